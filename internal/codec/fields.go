@@ -1,0 +1,243 @@
+// Package codec maps Go structs to DynamoDB items. It follows the rules of
+// attributevalue's `dynamodbav` struct tags so that a struct stored by the
+// library reads back identically with attributevalue.UnmarshalMap.
+package codec
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// TagKey is the struct tag read for attribute names and options.
+const TagKey = "dynamodbav"
+
+// Tag holds the options of one `dynamodbav` tag.
+type Tag struct {
+	Name          string
+	Ignore        bool
+	OmitEmpty     bool
+	OmitEmptyElem bool
+	NullEmpty     bool
+	NullEmptyElem bool
+	AsString      bool
+	AsBinSet      bool
+	AsNumSet      bool
+	AsStrSet      bool
+	AsUnixTime    bool
+}
+
+// ParseTag parses a `dynamodbav` tag value.
+func ParseTag(s string) Tag {
+	var t Tag
+	if s == "" {
+		return t
+	}
+	parts := strings.Split(s, ",")
+	if parts[0] == "-" {
+		t.Ignore = true
+	} else {
+		t.Name = parts[0]
+	}
+	for _, opt := range parts[1:] {
+		switch opt {
+		case "omitempty":
+			t.OmitEmpty = true
+		case "omitemptyelem":
+			t.OmitEmptyElem = true
+		case "nullempty":
+			t.NullEmpty = true
+		case "nullemptyelem":
+			t.NullEmptyElem = true
+		case "string":
+			t.AsString = true
+		case "binaryset":
+			t.AsBinSet = true
+		case "numberset":
+			t.AsNumSet = true
+		case "stringset":
+			t.AsStrSet = true
+		case "unixtime":
+			t.AsUnixTime = true
+		}
+	}
+	return t
+}
+
+// Field is one struct field stored as an item attribute.
+type Field struct {
+	GoName string       // the Go field name, as written in key templates
+	Attr   string       // the attribute name in the item
+	Index  []int        // the reflect index path, through embedded structs
+	Type   reflect.Type // the field's type (unnamed pointers of embedded structs resolved)
+	Tag    Tag
+	Extra  reflect.StructTag // the full struct tag, for the library's own `singletable` tag
+}
+
+// Fields lists the stored fields of struct type t in declaration order,
+// applying Go's visibility rules for embedded structs as attributevalue does.
+type Fields struct {
+	List   []Field
+	byGo   map[string]int
+	byAttr map[string]int
+}
+
+// ByGoName finds a field by its Go name.
+func (fs *Fields) ByGoName(name string) (*Field, bool) {
+	i, ok := fs.byGo[name]
+	if !ok {
+		return nil, false
+	}
+	return &fs.List[i], true
+}
+
+// ByAttr finds a field by its attribute name.
+func (fs *Fields) ByAttr(attr string) (*Field, bool) {
+	i, ok := fs.byAttr[attr]
+	if !ok {
+		return nil, false
+	}
+	return &fs.List[i], true
+}
+
+var fieldCache sync.Map // reflect.Type -> *Fields
+
+// FieldsOf returns the stored fields of struct type t (cached per type).
+func FieldsOf(t reflect.Type) (*Fields, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("codec: %s is not a struct", t)
+	}
+	if c, ok := fieldCache.Load(t); ok {
+		return c.(*Fields), nil
+	}
+	list := visible(enumerate(t))
+	fs := &Fields{List: list, byGo: map[string]int{}, byAttr: map[string]int{}}
+	for i, f := range list {
+		fs.byAttr[f.Attr] = i
+		if _, dup := fs.byGo[f.GoName]; !dup {
+			fs.byGo[f.GoName] = i
+		}
+	}
+	c, _ := fieldCache.LoadOrStore(t, fs)
+	return c.(*Fields), nil
+}
+
+type candidate struct {
+	Field
+	tagged bool
+}
+
+// enumerate walks t and its embedded structs breadth first, like encoding/json.
+func enumerate(t reflect.Type) []candidate {
+	type level struct {
+		typ   reflect.Type
+		index []int
+	}
+	var out []candidate
+	next := []level{{typ: t}}
+	visited := map[reflect.Type]bool{}
+	for len(next) > 0 {
+		current := next
+		next = nil
+		count := map[reflect.Type]int{}
+		for _, l := range current {
+			count[l.typ]++
+		}
+		nextCount := map[reflect.Type]int{}
+		for _, l := range current {
+			if visited[l.typ] {
+				continue
+			}
+			visited[l.typ] = true
+			for i := 0; i < l.typ.NumField(); i++ {
+				sf := l.typ.Field(i)
+				if sf.PkgPath != "" && !sf.Anonymous {
+					continue
+				}
+				tag := ParseTag(sf.Tag.Get(TagKey))
+				if tag.Ignore {
+					continue
+				}
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				index := append(append([]int(nil), l.index...), i)
+				if !sf.Anonymous || tag.Name != "" || ft.Kind() != reflect.Struct {
+					if sf.PkgPath != "" { // unexported embedded non-struct
+						continue
+					}
+					attr := sf.Name
+					if tag.Name != "" {
+						attr = tag.Name
+					}
+					c := candidate{Field: Field{GoName: sf.Name, Attr: attr, Index: index, Type: ft, Tag: tag, Extra: sf.Tag}, tagged: tag.Name != ""}
+					out = append(out, c)
+					if count[l.typ] > 1 {
+						out = append(out, c) // ambiguous: annihilated below
+					}
+					continue
+				}
+				nextCount[ft]++
+				if nextCount[ft] == 1 {
+					next = append(next, level{typ: ft, index: index})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// visible keeps, for each attribute name, the one dominant field.
+func visible(all []candidate) []Field {
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Attr != b.Attr {
+			return a.Attr < b.Attr
+		}
+		if len(a.Index) != len(b.Index) {
+			return len(a.Index) < len(b.Index)
+		}
+		return a.tagged && !b.tagged
+	})
+	var out []Field
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Attr == all[i].Attr {
+			j++
+		}
+		group := all[i:j]
+		i = j
+		if len(group) == 1 {
+			out = append(out, group[0].Field)
+			continue
+		}
+		// The shallowest fields compete; a single tagged one wins.
+		depth := len(group[0].Index)
+		var top []candidate
+		for _, c := range group {
+			if len(c.Index) == depth {
+				top = append(top, c)
+			}
+		}
+		if len(top) == 1 {
+			out = append(out, top[0].Field)
+			continue
+		}
+		if top[0].tagged && !top[1].tagged {
+			out = append(out, top[0].Field)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Index, out[j].Index
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return len(a) < len(b)
+	})
+	return out
+}
