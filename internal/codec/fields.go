@@ -138,14 +138,12 @@ func enumerate(t reflect.Type) []candidate {
 	var out []candidate
 	next := []level{{typ: t}}
 	visited := map[reflect.Type]bool{}
+	nextCount := map[reflect.Type]int{}
 	for len(next) > 0 {
 		current := next
 		next = nil
-		count := map[reflect.Type]int{}
-		for _, l := range current {
-			count[l.typ]++
-		}
-		nextCount := map[reflect.Type]int{}
+		count := nextCount // how often each type of this level was embedded
+		nextCount = map[reflect.Type]int{}
 		for _, l := range current {
 			if visited[l.typ] {
 				continue
