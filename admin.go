@@ -1,0 +1,174 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ErrSchemaMismatch: an existing table's key schema or indexes differ from
+// the model. EnsureTable returns it wrapped in a *SchemaMismatchError.
+var ErrSchemaMismatch = errors.New("singletable: table schema differs from the model")
+
+// SchemaMismatchError lists how an existing table differs from the model,
+// and what to do about each difference.
+type SchemaMismatchError struct {
+	Table       string
+	Differences []string
+}
+
+func (e *SchemaMismatchError) Error() string {
+	return fmt.Sprintf("singletable: table %s differs from the model:\n  - %s", e.Table, strings.Join(e.Differences, "\n  - "))
+}
+
+// Is makes errors.Is(err, ErrSchemaMismatch) true.
+func (e *SchemaMismatchError) Is(target error) bool { return target == ErrSchemaMismatch }
+
+// tableWaitTimeout bounds how long EnsureTable waits for ACTIVE.
+const tableWaitTimeout = 5 * time.Minute
+
+func (db *DB) adminClient(op string) (AdminClient, error) {
+	if db.admin == nil {
+		return nil, &InputError{Op: op, Reason: "the DB's client does not implement AdminClient; pass WithAdminClient"}
+	}
+	return db.admin, nil
+}
+
+// CreateTable creates the table from the model, waits until it is ACTIVE,
+// and enables TTL if the model declares it.
+func (db *DB) CreateTable(ctx context.Context) error {
+	admin, err := db.adminClient("CreateTable")
+	if err != nil {
+		return err
+	}
+	if _, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name)); err != nil {
+		return opError("CreateTable "+db.name, err)
+	}
+	return db.finishTable(ctx, admin)
+}
+
+// EnsureTable makes sure the table exists as the model describes it: it
+// creates a missing table (then waits until it is ACTIVE and enables TTL),
+// and checks an existing one. An existing table whose key schema or indexes
+// differ is a *SchemaMismatchError that says how; EnsureTable never changes
+// an existing table's schema. It is idempotent.
+func (db *DB) EnsureTable(ctx context.Context) error {
+	admin, err := db.adminClient("EnsureTable")
+	if err != nil {
+		return err
+	}
+	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+	var notFound *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &notFound):
+		_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
+		var inUse *types.ResourceInUseException
+		if err != nil && !errors.As(err, &inUse) { // in use: created concurrently
+			return opError("EnsureTable "+db.name, err)
+		}
+		return db.finishTable(ctx, admin)
+	case err != nil:
+		return opError("EnsureTable "+db.name, err)
+	}
+	if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
+		return &SchemaMismatchError{Table: db.name, Differences: diffs}
+	}
+	return db.finishTable(ctx, admin)
+}
+
+// finishTable waits for ACTIVE and enables TTL when declared.
+func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
+	waiter := dynamodb.NewTableExistsWaiter(admin)
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
+		func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second }); err != nil {
+		return opError("waiting for table "+db.name, err)
+	}
+	if db.table.ttlAttr == "" {
+		return nil
+	}
+	ttl, err := admin.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(db.name)})
+	if err != nil {
+		return opError("DescribeTimeToLive "+db.name, err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && aws.ToString(d.AttributeName) == db.table.ttlAttr &&
+		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return nil
+	}
+	_, err = admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               aws.String(db.name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(db.table.ttlAttr), Enabled: aws.Bool(true)},
+	})
+	if err != nil {
+		return opError("UpdateTimeToLive "+db.name, err)
+	}
+	return nil
+}
+
+// DeleteTable deletes the table and waits until it is gone.
+func (db *DB) DeleteTable(ctx context.Context) error {
+	admin, err := db.adminClient("DeleteTable")
+	if err != nil {
+		return err
+	}
+	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(db.name)}); err != nil {
+		return opError("DeleteTable "+db.name, err)
+	}
+	waiter := dynamodb.NewTableNotExistsWaiter(admin)
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
+		func(o *dynamodb.TableNotExistsWaiterOptions) { o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second }); err != nil {
+		return opError("waiting for deletion of table "+db.name, err)
+	}
+	return nil
+}
+
+// schemaDifferences compares a described table with the model.
+func (t *Table) schemaDifferences(d *types.TableDescription) []string {
+	var diffs []string
+	want := t.CreateTableInput(aws.ToString(d.TableName))
+	if got, exp := describeKeys(d.KeySchema), describeKeys(want.KeySchema); got != exp {
+		diffs = append(diffs, fmt.Sprintf("key schema is %s, the model wants %s: a table's keys cannot change; create a new table and migrate", got, exp))
+	}
+	attrTypes := map[string]types.ScalarAttributeType{}
+	for _, a := range d.AttributeDefinitions {
+		attrTypes[aws.ToString(a.AttributeName)] = a.AttributeType
+	}
+	for _, a := range want.AttributeDefinitions {
+		name := aws.ToString(a.AttributeName)
+		if got, ok := attrTypes[name]; ok && got != a.AttributeType {
+			diffs = append(diffs, fmt.Sprintf("attribute %s is of type %s, the model wants %s", name, got, a.AttributeType))
+		}
+	}
+	existing := map[string]types.GlobalSecondaryIndexDescription{}
+	for _, g := range d.GlobalSecondaryIndexes {
+		existing[aws.ToString(g.IndexName)] = g
+	}
+	for _, g := range want.GlobalSecondaryIndexes {
+		name := aws.ToString(g.IndexName)
+		have, ok := existing[name]
+		if !ok {
+			diffs = append(diffs, fmt.Sprintf("index %s is missing: add it with UpdateTable (GlobalSecondaryIndexUpdates Create, keys %s)", name, describeKeys(g.KeySchema)))
+			continue
+		}
+		if got, exp := describeKeys(have.KeySchema), describeKeys(g.KeySchema); got != exp {
+			diffs = append(diffs, fmt.Sprintf("index %s has keys %s, the model wants %s: delete and recreate the index", name, got, exp))
+		}
+		if have.Projection != nil && have.Projection.ProjectionType != g.Projection.ProjectionType {
+			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the model wants %s: delete and recreate the index", name, have.Projection.ProjectionType, g.Projection.ProjectionType))
+		}
+	}
+	return diffs
+}
+
+func describeKeys(ks []types.KeySchemaElement) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = aws.ToString(k.AttributeName) + " " + string(k.KeyType)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

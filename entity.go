@@ -1,0 +1,226 @@
+package singletable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// Entity is one Go struct type T registered on a table under an entity name,
+// with its key templates. Its methods read and write items of that type:
+// Get, Put, Create, Update, Delete, Query, and for each the request it would
+// send (GetInput, PutInput ...). Declare it once, at package level, with
+// Define or MustDefine.
+type Entity[T any] struct {
+	m *entityModel
+}
+
+// entityModel is the type-independent part of an entity, shared with
+// collections, transactions and batches that handle several entity types.
+type entityModel struct {
+	table   *Table
+	name    string
+	typ     reflect.Type
+	fields  *codec.Fields
+	pk, sk  *template
+	indexes []*entityIndex
+	// keyFields are the Go fields the primary key reads.
+	keyFields map[string]bool
+}
+
+// EntityOption declares part of an entity: its primary key (Key) or a GSI
+// key (Index).
+type EntityOption interface {
+	applyEntity(*entitySpec)
+}
+
+type entitySpec struct {
+	pk, sk   string
+	hasKey   bool
+	indexes  []IndexKey
+	keyCalls int
+}
+
+type keyOption struct{ pk, sk string }
+
+func (k keyOption) applyEntity(s *entitySpec) {
+	s.pk, s.sk, s.hasKey = k.pk, k.sk, true
+	s.keyCalls++
+}
+
+func (k IndexKey) applyEntity(s *entitySpec) { s.indexes = append(s.indexes, k) }
+
+// Key declares the entity's primary key templates: partition template pk and
+// sort template sk ("" for a table without a sort key). See the key template
+// rules at DefaultTimeLayout's package documentation.
+func Key(pk, sk string) EntityOption { return keyOption{pk: pk, sk: sk} }
+
+// Define registers struct type T on table t as the entity name, with its key
+// templates. Everything is checked now, and errors (a *ModelError, matching
+// ErrInvalidModel) name the entity, the field and the template: an unknown
+// field, a field kind keys cannot hold, a duplicate entity name, a struct
+// field stored under a key or type attribute, an index the table does not
+// declare, a sort template on a table without a sort key.
+func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], error) {
+	typ := reflect.TypeFor[T]()
+	fail := func(field, tpl, reason string, args ...any) (*Entity[T], error) {
+		return nil, &ModelError{Table: t.name, Entity: name, Field: field, Template: tpl, Reason: fmt.Sprintf(reason, args...)}
+	}
+	if name == "" {
+		return fail("", "", "the entity name is empty")
+	}
+	if strings.ContainsAny(name, "\x00") {
+		return fail("", "", "the entity name contains a NUL byte")
+	}
+	if typ.Kind() != reflect.Struct {
+		return fail("", "", "%s is not a struct type", typ)
+	}
+	fields, err := codec.FieldsOf(typ)
+	if err != nil {
+		return fail("", "", "%v", err)
+	}
+	var spec entitySpec
+	for _, o := range opts {
+		if o == nil {
+			return fail("", "", "nil option")
+		}
+		o.applyEntity(&spec)
+	}
+	if !spec.hasKey {
+		return fail("", "", "no primary key: pass Key(pkTemplate, skTemplate)")
+	}
+	if spec.keyCalls > 1 {
+		return fail("", "", "Key is given %d times", spec.keyCalls)
+	}
+
+	reserved := t.keyAttributes()
+	if t.ttlAttr != "" {
+		reserved[t.ttlAttr] = "" // a field may store the TTL, checked below
+	}
+	for _, f := range fields.List {
+		what, clash := reserved[f.Attr]
+		if clash && what != "" {
+			return fail(f.GoName, "", "stored as attribute %q, which is %s; rename it with a dynamodbav tag", f.Attr, what)
+		}
+		if f.Attr == t.ttlAttr && !isTTLField(f) {
+			return fail(f.GoName, "", "stored as the TTL attribute %q, so it must be an integer or a time.Time tagged `dynamodbav:\",unixtime\"`", f.Attr)
+		}
+	}
+
+	m := &entityModel{table: t, name: name, typ: typ, fields: fields, keyFields: map[string]bool{}}
+	parse := func(tpl string) (*template, error) {
+		pt, err := parseTemplate(tpl, fields, t.delim)
+		if err != nil {
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				return nil, &ModelError{Table: t.name, Entity: name, Field: fe.field, Template: tpl, Reason: fe.reason}
+			}
+			return nil, &ModelError{Table: t.name, Entity: name, Template: tpl, Reason: err.Error()}
+		}
+		return pt, nil
+	}
+	if m.pk, err = parse(spec.pk); err != nil {
+		return nil, err
+	}
+	switch {
+	case t.sk == "" && spec.sk != "":
+		return fail("", spec.sk, "table %s has no sort key, so the entity cannot declare a sort template", t.name)
+	case t.sk != "" && spec.sk == "":
+		return fail("", "", "table %s has sort key %s: Key needs a sort template (a constant such as \"PROFILE\" is fine)", t.name, t.sk)
+	case t.sk != "":
+		if m.sk, err = parse(spec.sk); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range m.pk.fields() {
+		m.keyFields[f] = true
+	}
+	if m.sk != nil {
+		for _, f := range m.sk.fields() {
+			m.keyFields[f] = true
+		}
+	}
+
+	for _, ik := range spec.indexes {
+		ix, ok := t.GSI(ik.index)
+		if !ok {
+			return fail("", ik.pk, "index %s is not declared on table %s (declare it with WithGSI)", ik.index, t.name)
+		}
+		for _, prev := range m.indexes {
+			if prev.index == ix {
+				return fail("", ik.pk, "index %s is given twice: an item has one value per index key", ix.name)
+			}
+		}
+		ei := &entityIndex{index: ix}
+		if ei.pk, err = parse(ik.pk); err != nil {
+			return nil, err
+		}
+		switch {
+		case ix.sk == "" && ik.sk != "":
+			return fail("", ik.sk, "index %s has no sort key", ix.name)
+		case ix.sk != "" && ik.sk == "":
+			return fail("", ik.pk, "index %s has sort key %s: give a sort template", ix.name, ix.sk)
+		case ix.sk != "":
+			if ei.sk, err = parse(ik.sk); err != nil {
+				return nil, err
+			}
+		}
+		if ei.when, err = compilePredicate[T](ik.when); err != nil {
+			return fail("", ik.pk, "index %s: %v", ix.name, err)
+		}
+		if ik.when != nil && len(ik.whenFields) == 0 {
+			return fail("", ik.pk, "index %s: When needs the names of the fields the condition reads", ix.name)
+		}
+		for _, f := range ik.whenFields {
+			if _, ok := fields.ByGoName(f); !ok {
+				return fail(f, ik.pk, "index %s: When names a field the struct does not have", ix.name)
+			}
+		}
+		ei.whenFields = ik.whenFields
+		m.indexes = append(m.indexes, ei)
+	}
+	if err := t.register(m); err != nil {
+		return nil, err
+	}
+	return &Entity[T]{m: m}, nil
+}
+
+// MustDefine is Define that panics on error, for package-level declarations.
+func MustDefine[T any](t *Table, name string, opts ...EntityOption) *Entity[T] {
+	e, err := Define[T](t, name, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+func isTTLField(f codec.Field) bool {
+	switch f.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return !f.Tag.AsString
+	}
+	return f.Type == reflect.TypeFor[time.Time]() && f.Tag.AsUnixTime
+}
+
+// Name is the entity name, stored in every item's type attribute.
+func (e *Entity[T]) Name() string { return e.m.name }
+
+// Table is the table the entity is stored in.
+func (e *Entity[T]) Table() *Table { return e.m.table }
+
+// model gives collections, transactions and batches the untyped entity.
+func (e *Entity[T]) model() *entityModel { return e.m }
+
+// AnyEntity is any *Entity[T], whatever T: collections, transactions and
+// batches take entities of several types.
+type AnyEntity interface {
+	Name() string
+	model() *entityModel
+}
+
+var _ AnyEntity = (*Entity[struct{}])(nil)

@@ -1,0 +1,268 @@
+package singletable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxItemBytes is DynamoDB's item size limit: names and values, 400 KB.
+const maxItemBytes = 400 * 1024
+
+// key renders the primary key attributes of struct value v.
+func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
+	key := make(map[string]types.AttributeValue, 2)
+	if err := m.addKey(key, v); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+func (m *entityModel) addKey(dst map[string]types.AttributeValue, v reflect.Value) error {
+	t := m.table
+	pk, err := m.renderTableKey(m.pk, t.pk, maxPartitionKeyBytes, v)
+	if err != nil {
+		return err
+	}
+	dst[t.pk] = &types.AttributeValueMemberS{Value: pk}
+	if m.sk != nil {
+		sk, err := m.renderTableKey(m.sk, t.sk, maxSortKeyBytes, v)
+		if err != nil {
+			return err
+		}
+		dst[t.sk] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return nil
+}
+
+// renderTableKey renders a table key: every field must have a value.
+func (m *entityModel) renderTableKey(tpl *template, attr string, limit int, v reflect.Value) (string, error) {
+	s, err := tpl.render(v)
+	if err != nil {
+		return "", m.keyError(tpl, attr, err)
+	}
+	if len(s) > limit {
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
+			Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
+	}
+	return s, nil
+}
+
+func (m *entityModel) keyError(tpl *template, attr string, err error) error {
+	var missing errMissing
+	var fe *fieldError
+	switch {
+	case errors.As(err, &missing):
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Field: missing.field,
+			Reason: "the value is empty; every field of a table key needs one"}
+	case errors.As(err, &fe):
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Field: fe.field, Reason: fe.reason}
+	default:
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Reason: err.Error()}
+	}
+}
+
+// indexKey renders an entity's key for one GSI. ok is false when the item
+// belongs outside the index: a key field is empty, or the index's When
+// condition does not hold.
+func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string, ok bool, err error) {
+	if ei.when != nil && !ei.when(v) {
+		return "", "", false, nil
+	}
+	render := func(tpl *template, attr string, limit int) (string, bool, error) {
+		s, err := tpl.render(v)
+		if err != nil {
+			if errors.As(err, new(errMissing)) {
+				return "", false, nil
+			}
+			return "", false, m.keyError(tpl, attr, err)
+		}
+		if len(s) > limit {
+			return "", false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
+				Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
+		}
+		return s, true, nil
+	}
+	if pk, ok, err = render(ei.pk, ei.index.pk, maxPartitionKeyBytes); !ok {
+		return "", "", false, err
+	}
+	if ei.sk != nil {
+		if sk, ok, err = render(ei.sk, ei.index.sk, maxSortKeyBytes); !ok {
+			return "", "", false, err
+		}
+	}
+	return pk, sk, true, nil
+}
+
+// item encodes struct value v as a complete item: its fields, the entity
+// type, the primary key and the key of every index it belongs to.
+func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, error) {
+	item, err := attributevalue.MarshalMap(v.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("singletable: entity %s: %w", m.name, err)
+	}
+	if err := m.addKey(item, v); err != nil {
+		return nil, err
+	}
+	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: m.name}
+	for _, ei := range m.indexes {
+		pk, sk, ok, err := m.indexKey(ei, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		item[ei.index.pk] = &types.AttributeValueMemberS{Value: pk}
+		if ei.index.sk != "" {
+			item[ei.index.sk] = &types.AttributeValueMemberS{Value: sk}
+		}
+	}
+	if n := itemSize(item); n > maxItemBytes {
+		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is %d", n, maxItemBytes)}
+	}
+	return item, nil
+}
+
+// decode checks that item is of this entity and decodes it into v, which
+// must be an addressable struct value.
+func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Value) error {
+	if err := m.checkType(item); err != nil {
+		return err
+	}
+	if err := attributevalue.UnmarshalMap(item, v.Addr().Interface()); err != nil {
+		return fmt.Errorf("singletable: decoding %s: %w", m.name, err)
+	}
+	return nil
+}
+
+func (m *entityModel) checkType(item map[string]types.AttributeValue) error {
+	got, _ := item[m.table.typeAttr].(*types.AttributeValueMemberS)
+	if got == nil || got.Value != m.name {
+		e := &EntityMismatchError{Want: m.name, Key: m.keyOfItem(item)}
+		if got != nil {
+			e.Got = got.Value
+		}
+		return e
+	}
+	return nil
+}
+
+// keyOfItem picks the table key attributes out of an item.
+func (m *entityModel) keyOfItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{}
+	for _, a := range []string{m.table.pk, m.table.sk} {
+		if v, ok := item[a]; ok && a != "" {
+			key[a] = v
+		}
+	}
+	return key
+}
+
+// itemSize estimates an item's size as DynamoDB counts it: attribute names
+// plus values (numbers at their digit count, a close upper bound).
+func itemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for k, v := range item {
+		n += len(k) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)/2 + 1
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range v.Value {
+			n += 1 + len(k) + valueSize(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// encodeValue encodes v the way the entity stores the field: a value of the
+// field's type (or convertible to it) goes through the field's own
+// `dynamodbav` rules. With element set, v may also be an element of a set or
+// list field (for Contains and set updates). An AttributeValue passes as is.
+func (m *entityModel) encodeValue(field string, v any, element bool) (types.AttributeValue, error) {
+	if av, ok := v.(types.AttributeValue); ok {
+		return av, nil
+	}
+	f, ok := m.fields.ByGoName(field)
+	if !ok {
+		return marshalValue(v)
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case !rv.IsValid():
+		return &types.AttributeValueMemberNULL{Value: true}, nil
+	case rv.Type().AssignableTo(f.Type):
+	case convertible(rv.Type(), f.Type):
+		rv = rv.Convert(f.Type)
+	case element:
+		return marshalValue(v)
+	default:
+		return nil, fmt.Errorf("field %s is a %s; got a %T", field, f.Type, v)
+	}
+	holder := reflect.New(m.typ).Elem()
+	holder.FieldByIndex(f.Index).Set(rv)
+	item, err := attributevalue.MarshalMap(holder.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", field, err)
+	}
+	if av, ok := item[f.Attr]; ok {
+		return av, nil
+	}
+	return marshalValue(rv.Interface()) // omitted as empty: encode it plainly
+}
+
+// convertible allows the conversions a caller means: between numeric kinds
+// (an untyped 5 for an int64 field) and between string kinds (a string for a
+// named string type).
+func convertible(from, to reflect.Type) bool {
+	num := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Float64 }
+	if num(from.Kind()) && num(to.Kind()) {
+		return true
+	}
+	return from.Kind() == reflect.String && to.Kind() == reflect.String
+}
+
+func marshalValue(v any) (types.AttributeValue, error) {
+	return attributevalue.Marshal(v)
+}

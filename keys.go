@@ -1,0 +1,445 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// Key templates
+//
+// A template is literal text with {Field} placeholders naming Go struct
+// fields: "USER#{ID}", "ORDER#{Date}#{ID}". A placeholder may carry a format
+// after a colon:
+//
+//	{Seq:8}                 integers zero-padded to 8 digits, so they sort as strings
+//	{At:2006-01-02}         time.Time with a custom layout (a time bucket)
+//	{At}                    time.Time, default layout DefaultTimeLayout (UTC, fixed width)
+//
+// Keys are data, and data cannot forge keys: in a field value, the table's
+// delimiter (default '#') and the escape character '%' are written as %XX
+// (hex of the byte), so a value never contains the delimiter and every key
+// splits into the segments its template declares. "u1#ORDER#x" is stored as
+// "u1%23ORDER%23x". Escaping is per byte, so it keeps prefixes: the escaped
+// form of a prefix is a prefix of the escaped form.
+
+// DefaultTimeLayout renders time.Time placeholders: UTC, fixed width, so that
+// keys sort chronologically as strings.
+const DefaultTimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// escapeByte introduces an escaped byte in a key value.
+const escapeByte = '%'
+
+// Service limits on key sizes, in bytes of UTF-8.
+const (
+	maxPartitionKeyBytes = 2048
+	maxSortKeyBytes      = 1024
+)
+
+type fieldKind int
+
+const (
+	kindString fieldKind = iota
+	kindInt
+	kindUint
+	kindTime
+)
+
+// placeholder is one {Field} of a template, resolved against the struct.
+type placeholder struct {
+	field  *codec.Field
+	kind   fieldKind
+	width  int    // zero-padding width for integers
+	layout string // time layout
+}
+
+// segment is a literal run of a template, or a placeholder.
+type segment struct {
+	lit string
+	ph  *placeholder
+}
+
+// template is a parsed key template.
+type template struct {
+	raw   string
+	segs  []segment
+	delim byte
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+// parseTemplate parses raw against the fields of an entity's struct.
+func parseTemplate(raw string, fields *codec.Fields, delim byte) (*template, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("template is empty")
+	}
+	t := &template{raw: raw, delim: delim}
+	rest := raw
+	for rest != "" {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			open = len(rest)
+		}
+		if close := strings.IndexByte(rest[:open], '}'); close >= 0 {
+			return nil, fmt.Errorf("unmatched '}' at offset %d", len(raw)-len(rest)+close)
+		}
+		if open > 0 {
+			lit := rest[:open]
+			if strings.IndexByte(lit, escapeByte) >= 0 {
+				return nil, fmt.Errorf("literal text %q contains the escape character %%", lit)
+			}
+			t.segs = append(t.segs, segment{lit: lit})
+			rest = rest[open:]
+			continue
+		}
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return nil, fmt.Errorf("unclosed '{'")
+		}
+		ph, err := parsePlaceholder(rest[1:end], fields, delim)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(t.segs); n > 0 && t.segs[n-1].ph != nil {
+			return nil, fmt.Errorf("placeholders {%s} and {%s} must be separated by literal text containing the delimiter %q",
+				t.segs[n-1].ph.field.GoName, ph.field.GoName, string(delim))
+		}
+		if n := len(t.segs); n > 1 && t.segs[n-2].ph != nil && strings.IndexByte(t.segs[n-1].lit, delim) < 0 {
+			return nil, fmt.Errorf("literal %q between {%s} and {%s} must contain the delimiter %q, or the key cannot be split back into fields",
+				t.segs[n-1].lit, t.segs[n-2].ph.field.GoName, ph.field.GoName, string(delim))
+		}
+		t.segs = append(t.segs, segment{ph: ph})
+		rest = rest[end+1:]
+	}
+	return t, nil
+}
+
+func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placeholder, error) {
+	name, format, hasFormat := strings.Cut(spec, ":")
+	if name == "" {
+		return nil, fmt.Errorf("empty placeholder {%s}", spec)
+	}
+	f, ok := fields.ByGoName(name)
+	if !ok {
+		return nil, &fieldError{field: name, reason: "no such field (placeholders name Go struct fields, not attribute names)"}
+	}
+	ph := &placeholder{field: f}
+	t := f.Type
+	switch {
+	case t == timeType:
+		ph.kind, ph.layout = kindTime, DefaultTimeLayout
+		if hasFormat {
+			if format == "" {
+				return nil, &fieldError{field: name, reason: "empty time layout"}
+			}
+			ph.layout = format
+		}
+		return ph, nil
+	case t.Kind() == reflect.String:
+		ph.kind = kindString
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		ph.kind = kindInt
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		ph.kind = kindUint
+	default:
+		return nil, &fieldError{field: name, reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer or time.Time)", t)}
+	}
+	if hasFormat {
+		if ph.kind == kindString {
+			return nil, &fieldError{field: name, reason: fmt.Sprintf("string fields take no format, got %q", format)}
+		}
+		w, err := strconv.Atoi(format)
+		if err != nil || w < 1 || w > 40 {
+			return nil, &fieldError{field: name, reason: fmt.Sprintf("integer format must be a padding width from 1 to 40, got %q", format)}
+		}
+		ph.width = w
+	}
+	return ph, nil
+}
+
+// fieldError is an error about one field of a template; the caller adds the
+// entity and the template.
+type fieldError struct {
+	field  string
+	reason string
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("field %s: %s", e.field, e.reason) }
+
+// fields lists the Go names of the template's placeholders, in order.
+func (t *template) fields() []string {
+	var out []string
+	for _, s := range t.segs {
+		if s.ph != nil {
+			out = append(out, s.ph.field.GoName)
+		}
+	}
+	return out
+}
+
+// uses reports whether the template has a placeholder for the Go field.
+func (t *template) uses(goName string) bool {
+	for _, s := range t.segs {
+		if s.ph != nil && s.ph.field.GoName == goName {
+			return true
+		}
+	}
+	return false
+}
+
+// constant reports whether the template has no placeholder.
+func (t *template) constant() bool {
+	for _, s := range t.segs {
+		if s.ph != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// literalPrefix is the literal text before the first placeholder.
+func (t *template) literalPrefix() string {
+	if len(t.segs) > 0 && t.segs[0].ph == nil {
+		return t.segs[0].lit
+	}
+	return ""
+}
+
+// errMissing reports an empty value for a placeholder.
+type errMissing struct{ field string }
+
+func (e errMissing) Error() string { return "field " + e.field + " is empty" }
+
+// render renders the full key from struct value v. An empty string or zero
+// time is an errMissing; other bad values are errors too.
+func (t *template) render(v reflect.Value) (string, error) {
+	var b strings.Builder
+	b.Grow(len(t.raw) + 16)
+	for _, s := range t.segs {
+		if s.ph == nil {
+			b.WriteString(s.lit)
+			continue
+		}
+		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, true)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", errMissing{field: s.ph.field.GoName}
+		}
+	}
+	return b.String(), nil
+}
+
+// renderPrefix renders as much of the key as v gives: it stops at the first
+// placeholder whose field is the zero value, after writing the literal text
+// before it. complete reports whether every placeholder was given. Because
+// the literal after a value is written whenever the next field is missing, a
+// prefix never ends inside a value: "ORDER#{Date}#{ID}" with only Date gives
+// "ORDER#2024-01-15#", which cannot match the date "2024-01-150".
+func (t *template) renderPrefix(v reflect.Value) (prefix string, complete bool, err error) {
+	var b strings.Builder
+	for _, s := range t.segs {
+		if s.ph == nil {
+			b.WriteString(s.lit)
+			continue
+		}
+		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
+		if err != nil {
+			return "", false, err
+		}
+		if !ok {
+			return b.String(), false, nil
+		}
+	}
+	return b.String(), true, nil
+}
+
+// appendValue writes the field's rendered value. It reports false, writing
+// nothing, for a missing value: an empty string or a zero time; and, when
+// zeroIsValue is false, a zero integer (for partial keys, where zero means
+// "not given").
+func (p *placeholder) appendValue(b *strings.Builder, fv reflect.Value, delim byte, zeroIsValue bool) (bool, error) {
+	switch p.kind {
+	case kindString:
+		s := fv.String()
+		if s == "" {
+			return false, nil
+		}
+		if !utf8.ValidString(s) {
+			return false, &fieldError{field: p.field.GoName, reason: "value is not valid UTF-8"}
+		}
+		appendEscaped(b, s, delim)
+	case kindInt:
+		n := fv.Int()
+		if n == 0 && !zeroIsValue {
+			return false, nil
+		}
+		if n < 0 && p.width > 0 {
+			return false, &fieldError{field: p.field.GoName, reason: fmt.Sprintf("negative value %d cannot be zero-padded to sort as a string", n)}
+		}
+		var buf [24]byte
+		appendPadded(b, strconv.AppendInt(buf[:0], n, 10), p.width)
+	case kindUint:
+		n := fv.Uint()
+		if n == 0 && !zeroIsValue {
+			return false, nil
+		}
+		var buf [24]byte
+		appendPadded(b, strconv.AppendUint(buf[:0], n, 10), p.width)
+	case kindTime:
+		tm := fv.Interface().(time.Time)
+		if tm.IsZero() {
+			return false, nil
+		}
+		var buf [64]byte
+		appendEscaped(b, string(tm.UTC().AppendFormat(buf[:0], p.layout)), delim)
+	}
+	return true, nil
+}
+
+func appendPadded(b *strings.Builder, digits []byte, width int) {
+	for i := len(digits); i < width; i++ {
+		b.WriteByte('0')
+	}
+	b.Write(digits)
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+// appendEscaped writes s with the delimiter and the escape byte as %XX.
+func appendEscaped(b *strings.Builder, s string, delim byte) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != delim && c != escapeByte {
+			continue
+		}
+		b.WriteString(s[start:i])
+		b.WriteByte(escapeByte)
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&0xF])
+		start = i + 1
+	}
+	b.WriteString(s[start:])
+}
+
+// escapeValue returns s escaped as appendEscaped writes it.
+func escapeValue(s string, delim byte) string {
+	if strings.IndexByte(s, delim) < 0 && strings.IndexByte(s, escapeByte) < 0 {
+		return s
+	}
+	var b strings.Builder
+	appendEscaped(&b, s, delim)
+	return b.String()
+}
+
+// unescapeValue reverses escapeValue; it rejects malformed escapes.
+func unescapeValue(s string) (string, error) {
+	if strings.IndexByte(s, escapeByte) < 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != escapeByte {
+			b.WriteByte(c)
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("truncated escape in %q", s)
+		}
+		n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("bad escape %q in %q", s[i:i+3], s)
+		}
+		b.WriteByte(byte(n))
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// parse splits a stored key back into its fields and sets them on the
+// struct value v (addressable). It fails if key does not match the template.
+func (t *template) parse(key string, v reflect.Value) error {
+	rest := key
+	for i, s := range t.segs {
+		if s.ph == nil {
+			if !strings.HasPrefix(rest, s.lit) {
+				return fmt.Errorf("key %q does not match template %q", key, t.raw)
+			}
+			rest = rest[len(s.lit):]
+			continue
+		}
+		// A value runs to the next literal (which, between placeholders,
+		// contains the delimiter that values never contain), or to the end.
+		var raw string
+		switch {
+		case i+1 == len(t.segs):
+			raw, rest = rest, ""
+		case i+2 == len(t.segs):
+			next := t.segs[i+1].lit
+			if !strings.HasSuffix(rest, next) || len(rest) < len(next) {
+				return fmt.Errorf("key %q does not match template %q", key, t.raw)
+			}
+			raw, rest = rest[:len(rest)-len(next)], rest[len(rest)-len(next):]
+		default:
+			next := t.segs[i+1].lit
+			end := strings.Index(rest, next)
+			if end < 0 {
+				return fmt.Errorf("key %q does not match template %q", key, t.raw)
+			}
+			raw, rest = rest[:end], rest[end:]
+		}
+		if err := s.ph.set(v.FieldByIndex(s.ph.field.Index), raw); err != nil {
+			return fmt.Errorf("key %q, template %q: %w", key, t.raw, err)
+		}
+	}
+	if rest != "" {
+		return fmt.Errorf("key %q does not match template %q", key, t.raw)
+	}
+	return nil
+}
+
+// set parses one rendered value into the field.
+func (p *placeholder) set(fv reflect.Value, raw string) error {
+	if raw == "" {
+		return &fieldError{field: p.field.GoName, reason: "empty value in key"}
+	}
+	switch p.kind {
+	case kindString:
+		s, err := unescapeValue(raw)
+		if err != nil {
+			return &fieldError{field: p.field.GoName, reason: err.Error()}
+		}
+		fv.SetString(s)
+	case kindInt:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || fv.OverflowInt(n) {
+			return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("%q is not a %s", raw, fv.Type())}
+		}
+		fv.SetInt(n)
+	case kindUint:
+		n, err := strconv.ParseUint(raw, 10, 64)
+		if err != nil || fv.OverflowUint(n) {
+			return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("%q is not a %s", raw, fv.Type())}
+		}
+		fv.SetUint(n)
+	case kindTime:
+		s, err := unescapeValue(raw)
+		if err != nil {
+			return &fieldError{field: p.field.GoName, reason: err.Error()}
+		}
+		tm, err := time.Parse(p.layout, s)
+		if err != nil {
+			return &fieldError{field: p.field.GoName, reason: err.Error()}
+		}
+		fv.Set(reflect.ValueOf(tm.UTC()))
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package singletable
+
+
+// Option tunes one operation: Get(ctx, db, key, ConsistentRead()),
+// Update(ctx, db, key, Set("Status", "SHIPPED"), If(Eq("Status", "PENDING"))).
+// Each operation accepts the options that make sense for it; any other is an
+// ErrInvalidInput before a request is sent.
+type Option struct {
+	kind  optKind
+	name  string
+	apply func(*settings)
+}
+
+// optKind is a bit per option, so that each operation can say which it
+// takes. Bits 0-7 are the core options; the read side and the write side
+// declare theirs in their own files.
+type optKind uint64
+
+const (
+	optConsistent optKind = 1 << iota
+	optMustExist
+	optCondition
+	optUpsert
+	optChange
+	optLimit
+	optDescending
+)
+
+// settings is what an operation's options add up to.
+type settings struct {
+	consistent bool
+	mustExist  bool
+	upsert     bool
+	cond       Cond
+	changes    []change
+	limit      int
+	descending bool
+}
+
+// collect applies opts for operation op, rejecting options it does not take.
+func collect(op string, allowed optKind, opts []Option) (*settings, error) {
+	s := &settings{}
+	for _, o := range opts {
+		if o.apply == nil {
+			return nil, &InputError{Op: op, Reason: "a zero Option was passed"}
+		}
+		if o.kind&allowed == 0 {
+			return nil, &InputError{Op: op, Reason: "option " + o.name + " does not apply to this operation"}
+		}
+		o.apply(s)
+	}
+	return s, nil
+}
+
+// ConsistentRead asks for a strongly consistent read (Get, and queries on
+// the base table; global secondary indexes cannot serve one).
+func ConsistentRead() Option {
+	return Option{optConsistent, "ConsistentRead", func(s *settings) { s.consistent = true }}
+}
+
+// MustExist makes Delete fail with ErrNotFound when there is no item.
+func MustExist() Option {
+	return Option{optMustExist, "MustExist", func(s *settings) { s.mustExist = true }}
+}
+
+// If adds a condition the item must meet for the write to happen; when it
+// does not, the write fails with a *ConditionError (ErrConditionFailed).
+// Several If options must all hold.
+func If(c Cond) Option {
+	return Option{optCondition, "If", func(s *settings) { s.cond = And(s.cond, c) }}
+}
+
+// Upsert lets Update create the item when it does not exist. Without it,
+// Update of a missing item fails with ErrNotFound rather than leaving a
+// partial item behind.
+func Upsert() Option {
+	return Option{optUpsert, "Upsert", func(s *settings) { s.upsert = true }}
+}
+
+// Limit caps the number of items a query returns.
+func Limit(n int) Option {
+	return Option{optLimit, "Limit", func(s *settings) { s.limit = n }}
+}
+
+// Descending returns query results in descending sort-key order.
+func Descending() Option {
+	return Option{optDescending, "Descending", func(s *settings) { s.descending = true }}
+}

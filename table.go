@@ -1,0 +1,313 @@
+package singletable
+
+import (
+	"fmt"
+	"regexp"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Defaults for a table declared without options.
+const (
+	DefaultPartitionKey  = "PK"
+	DefaultSortKey       = "SK"
+	DefaultTypeAttribute = "_type"
+	DefaultDelimiter     = '#'
+)
+
+// Service limits the model is checked against.
+const (
+	maxGSIs            = 20
+	recommendedMaxGSIs = 5
+)
+
+// Table is the model of one physical DynamoDB table: its key attributes, its
+// overloaded global secondary indexes, its TTL and entity-type attributes,
+// and the registry of entities stored in it. Declare it once, at package
+// level, with NewTable or MustTable; it is safe for concurrent use.
+type Table struct {
+	name     string
+	pk, sk   string
+	typeAttr string
+	ttlAttr  string
+	delim    byte
+	gsis     []*GSI
+	billing  types.BillingMode
+	rcu, wcu int64
+
+	mu          sync.RWMutex
+	entities    map[string]*entityModel
+	entityOrder []*entityModel
+}
+
+// TableOption configures a Table.
+type TableOption func(*Table) error
+
+// WithKeys names the table's partition and sort key attributes (default PK
+// and SK). An empty sk declares a table with a partition key only.
+func WithKeys(pk, sk string) TableOption {
+	return func(t *Table) error { t.pk, t.sk = pk, sk; return nil }
+}
+
+// WithGSI declares a global secondary index. Its key attributes default to
+// <name>PK and <name>SK and its projection to ALL.
+func WithGSI(name string, opts ...IndexOption) TableOption {
+	return func(t *Table) error {
+		ix := &GSI{name: name, pk: name + "PK", sk: name + "SK", projection: types.ProjectionTypeAll}
+		for _, o := range opts {
+			o(ix)
+		}
+		t.gsis = append(t.gsis, ix)
+		return nil
+	}
+}
+
+// WithTTL names the attribute DynamoDB's time to live reads: a number of
+// seconds since the Unix epoch. EnsureTable enables TTL on it. A struct field
+// stored under this name must be an integer or a time.Time tagged
+// `dynamodbav:",unixtime"`.
+func WithTTL(attr string) TableOption {
+	return func(t *Table) error { t.ttlAttr = attr; return nil }
+}
+
+// WithTypeAttribute names the attribute that stores each item's entity
+// name (default "_type"). Reads check it, so that an item of one entity is
+// never decoded as another.
+func WithTypeAttribute(attr string) TableOption {
+	return func(t *Table) error { t.typeAttr = attr; return nil }
+}
+
+// WithDelimiter sets the byte that separates key segments (default '#').
+// Field values never contain it: see the key template rules.
+func WithDelimiter(d byte) TableOption {
+	return func(t *Table) error {
+		if d < '!' || d > '~' || d == escapeByte || d == '{' || d == '}' ||
+			(d >= '0' && d <= '9') || (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') {
+			return fmt.Errorf("delimiter %q must be ASCII punctuation other than %%, { and }", string(d))
+		}
+		t.delim = d
+		return nil
+	}
+}
+
+// WithProvisioned switches the table from on-demand billing (the default)
+// to provisioned capacity.
+func WithProvisioned(readUnits, writeUnits int64) TableOption {
+	return func(t *Table) error {
+		t.billing, t.rcu, t.wcu = types.BillingModeProvisioned, readUnits, writeUnits
+		return nil
+	}
+}
+
+var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+
+// NewTable declares a table. The name is the default physical table name; a
+// DB can bind the model to another (see WithTableName).
+func NewTable(name string, opts ...TableOption) (*Table, error) {
+	t := &Table{
+		name: name, pk: DefaultPartitionKey, sk: DefaultSortKey,
+		typeAttr: DefaultTypeAttribute, delim: DefaultDelimiter,
+		billing:  types.BillingModePayPerRequest,
+		entities: map[string]*entityModel{},
+	}
+	fail := func(reason string, args ...any) (*Table, error) {
+		return nil, &ModelError{Table: name, Reason: fmt.Sprintf(reason, args...)}
+	}
+	if !tableNameRE.MatchString(name) {
+		return fail("table name must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'")
+	}
+	for _, o := range opts {
+		if err := o(t); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if t.pk == "" {
+		return fail("the partition key attribute name is empty")
+	}
+	if t.typeAttr == "" {
+		return fail("the entity type attribute name is empty")
+	}
+	if len(t.gsis) > maxGSIs {
+		return fail("%d global secondary indexes declared; DynamoDB allows %d", len(t.gsis), maxGSIs)
+	}
+	reserved := map[string]string{t.pk: "the partition key", t.typeAttr: "the entity type attribute"}
+	claim := func(attr, what string) error {
+		if prev, ok := reserved[attr]; ok {
+			return fmt.Errorf("attribute %q is used both as %s and as %s", attr, prev, what)
+		}
+		reserved[attr] = what
+		return nil
+	}
+	if t.sk != "" {
+		if err := claim(t.sk, "the sort key"); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if t.ttlAttr != "" {
+		if err := claim(t.ttlAttr, "the TTL attribute"); err != nil {
+			return fail("%v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, ix := range t.gsis {
+		if !tableNameRE.MatchString(ix.name) {
+			return fail("index name %q must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ix.name)
+		}
+		if seen[ix.name] {
+			return fail("index %s is declared twice", ix.name)
+		}
+		seen[ix.name] = true
+		if ix.pk == "" {
+			return fail("index %s has no partition key attribute", ix.name)
+		}
+		if err := claim(ix.pk, "the partition key of "+ix.name); err != nil {
+			return fail("%v", err)
+		}
+		if ix.sk != "" {
+			if err := claim(ix.sk, "the sort key of "+ix.name); err != nil {
+				return fail("%v", err)
+			}
+		}
+	}
+	return t, nil
+}
+
+// MustTable is NewTable that panics on error, for package-level declarations.
+func MustTable(name string, opts ...TableOption) *Table {
+	t, err := NewTable(name, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Name is the table's default physical name.
+func (t *Table) Name() string { return t.name }
+
+// PartitionKey is the name of the table's partition key attribute.
+func (t *Table) PartitionKey() string { return t.pk }
+
+// SortKey is the name of the table's sort key attribute; empty if it has none.
+func (t *Table) SortKey() string { return t.sk }
+
+// TypeAttribute is the name of the attribute that holds each item's entity name.
+func (t *Table) TypeAttribute() string { return t.typeAttr }
+
+// TTLAttribute is the name of the TTL attribute; empty if none is declared.
+func (t *Table) TTLAttribute() string { return t.ttlAttr }
+
+// GSIs lists the table's global secondary indexes in declaration order.
+func (t *Table) GSIs() []*GSI { return append([]*GSI(nil), t.gsis...) }
+
+// GSI finds a global secondary index by name.
+func (t *Table) GSI(name string) (*GSI, bool) {
+	for _, ix := range t.gsis {
+		if ix.name == name {
+			return ix, true
+		}
+	}
+	return nil, false
+}
+
+// Entities lists the names of the registered entities in registration order.
+func (t *Table) Entities() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := make([]string, len(t.entityOrder))
+	for i, m := range t.entityOrder {
+		out[i] = m.name
+	}
+	return out
+}
+
+func (t *Table) entity(name string) *entityModel {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.entities[name]
+}
+
+func (t *Table) register(m *entityModel) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, dup := t.entities[m.name]; dup {
+		return &ModelError{Table: t.name, Entity: m.name, Reason: "an entity of this name is already defined on the table"}
+	}
+	t.entities[m.name] = m
+	t.entityOrder = append(t.entityOrder, m)
+	return nil
+}
+
+// keyAttributes lists every attribute the table reserves for keys and
+// metadata, with what it is for.
+func (t *Table) keyAttributes() map[string]string {
+	out := map[string]string{t.pk: "the table's partition key", t.typeAttr: "the entity type attribute"}
+	if t.sk != "" {
+		out[t.sk] = "the table's sort key"
+	}
+	for _, ix := range t.gsis {
+		out[ix.pk] = "the partition key of index " + ix.name
+		if ix.sk != "" {
+			out[ix.sk] = "the sort key of index " + ix.name
+		}
+	}
+	return out
+}
+
+// CreateTableInput is the request that creates the table under the given
+// physical name: key schema, attribute definitions (every key attribute is a
+// string, as templates render strings), indexes and billing.
+func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
+	defs := []types.AttributeDefinition{{AttributeName: aws.String(t.pk), AttributeType: types.ScalarAttributeTypeS}}
+	defined := map[string]bool{t.pk: true}
+	define := func(attr string) {
+		if attr != "" && !defined[attr] {
+			defined[attr] = true
+			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(attr), AttributeType: types.ScalarAttributeTypeS})
+		}
+	}
+	define(t.sk)
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		KeySchema:   keySchema(t.pk, t.sk),
+		BillingMode: t.billing,
+	}
+	if t.billing == types.BillingModeProvisioned {
+		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.rcu), WriteCapacityUnits: aws.Int64(t.wcu)}
+	}
+	for _, ix := range t.gsis {
+		define(ix.pk)
+		define(ix.sk)
+		g := types.GlobalSecondaryIndex{
+			IndexName:  aws.String(ix.name),
+			KeySchema:  keySchema(ix.pk, ix.sk),
+			Projection: &types.Projection{ProjectionType: ix.projection},
+		}
+		if ix.projection == types.ProjectionTypeInclude {
+			g.Projection.NonKeyAttributes = append([]string(nil), ix.nonKeyAttrs...)
+		}
+		if t.billing == types.BillingModeProvisioned {
+			r, w := ix.rcu, ix.wcu
+			if r == 0 {
+				r = t.rcu
+			}
+			if w == 0 {
+				w = t.wcu
+			}
+			g.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(r), WriteCapacityUnits: aws.Int64(w)}
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
+	}
+	in.AttributeDefinitions = defs
+	return in
+}
+
+func keySchema(pk, sk string) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}}
+	if sk != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
