@@ -86,7 +86,9 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 	waiter := dynamodb.NewTableExistsWaiter(admin)
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second }); err != nil {
+		func(o *dynamodb.TableExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
+		}); err != nil {
 		return opError("waiting for table "+db.name, err)
 	}
 	if db.table.ttlAttr == "" {
@@ -121,7 +123,9 @@ func (db *DB) DeleteTable(ctx context.Context) error {
 	}
 	waiter := dynamodb.NewTableNotExistsWaiter(admin)
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableNotExistsWaiterOptions) { o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second }); err != nil {
+		func(o *dynamodb.TableNotExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
+		}); err != nil {
 		return opError("waiting for deletion of table "+db.name, err)
 	}
 	return nil

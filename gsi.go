@@ -13,11 +13,11 @@ import (
 // writes its own templates into the same generic key attributes (GSI1PK,
 // GSI1SK), and an entity that writes nothing there is absent from the index.
 type GSI struct {
-	name         string
-	pk, sk       string
-	projection   types.ProjectionType
-	nonKeyAttrs  []string
-	rcu, wcu     int64
+	name        string
+	pk, sk      string
+	projection  types.ProjectionType
+	nonKeyAttrs []string
+	rcu, wcu    int64
 }
 
 // Name is the index name.

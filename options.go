@@ -1,6 +1,5 @@
 package singletable
 
-
 // Option tunes one operation: Get(ctx, db, key, ConsistentRead()),
 // Update(ctx, db, key, Set("Status", "SHIPPED"), If(Eq("Status", "PENDING"))).
 // Each operation accepts the options that make sense for it; any other is an
