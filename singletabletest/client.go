@@ -23,15 +23,15 @@ type Call struct {
 // output and no error (a Get finds nothing, a Query returns no items, a
 // write succeeds). It is safe for concurrent use.
 type Client struct {
-	GetItemFunc func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
-	PutItemFunc func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
-	UpdateItemFunc func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
-	DeleteItemFunc func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error)
-	QueryFunc func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error)
-	BatchGetItemFunc func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
-	BatchWriteItemFunc func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
+	GetItemFunc            func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
+	PutItemFunc            func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
+	UpdateItemFunc         func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error)
+	DeleteItemFunc         func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error)
+	QueryFunc              func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error)
+	BatchGetItemFunc       func(context.Context, *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error)
+	BatchWriteItemFunc     func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
 	TransactWriteItemsFunc func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error)
-	TransactGetItemsFunc func(context.Context, *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error)
+	TransactGetItemsFunc   func(context.Context, *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error)
 
 	mu    sync.Mutex
 	calls []Call
