@@ -122,7 +122,7 @@ func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, er
 		}
 	}
 	if n := itemSize(item); n > maxItemBytes {
-		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is %d", n, maxItemBytes)}
+		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", n, maxItemBytes)}
 	}
 	return item, nil
 }
