@@ -266,6 +266,8 @@ func (e *TxError) Error() string {
 	for i, f := range e.Actions {
 		if i > 0 {
 			b.WriteByte(';')
+		} else {
+			b.WriteByte(':')
 		}
 		what := f.Entity
 		if f.Guard != "" {
