@@ -474,7 +474,11 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 		err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
 		return out, err
 	}
-	// A unique field changes: learn the old value, then one transaction.
+	// A unique field changes: check everything, learn the old value, then
+	// send one transaction.
+	if _, err := e.m.planUpdate(db, op, kv, kv, s); err != nil {
+		return out, err
+	}
 	old, found, err := e.m.readCurrent(ctx, db, op, kv)
 	if err != nil {
 		return out, err

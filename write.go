@@ -702,11 +702,11 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) e
 		return err
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	old := kv
+	acts, err := e.m.planDelete(db, op, kv, kv, s) // checks everything before any read
+	if err != nil {
+		return err
+	}
 	if len(e.m.w.unique) > 0 {
-		if err := db.checkTable(op, e.m); err != nil {
-			return err
-		}
 		cur, found, err := e.m.readCurrent(ctx, db, op, kv)
 		if err != nil {
 			return err
@@ -718,11 +718,9 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) e
 			}
 			return nil
 		}
-		old = cur
-	}
-	acts, err := e.m.planDelete(db, op, kv, old, s)
-	if err != nil {
-		return err
+		if acts, err = e.m.planDelete(db, op, kv, cur, s); err != nil {
+			return err
+		}
 	}
 	return db.sendActions(ctx, op, acts, s)
 }

@@ -7,9 +7,9 @@ import (
 // The write-side test model: a shop (users with a unique email, products
 // with a version, orders and their items) and a bank.
 
-var wShop = MustTable("WriteShop", WithGSI("GSI1"))
+var WShop = MustTable("WriteShop", WithGSI("GSI1"))
 
-type wUser struct {
+type WUser struct {
 	ID      string            `dynamodbav:"id"`
 	Email   string            `dynamodbav:"email" singletable:"unique"`
 	Name    string            `dynamodbav:"name"` // a reserved word
@@ -17,24 +17,24 @@ type wUser struct {
 	Tags    []string          `dynamodbav:"tags,stringset,omitempty"`
 	Log     []string          `dynamodbav:"log,omitempty"`
 	Logins  int               `dynamodbav:"logins"`
-	Address wAddress          `dynamodbav:"address"`
+	Address WAddress          `dynamodbav:"address"`
 	Attrs   map[string]string `dynamodbav:"attrs,omitempty"`
 	Version int64             `dynamodbav:"version" singletable:"version"`
 	Created time.Time         `dynamodbav:"created" singletable:"created"`
 	Updated time.Time         `dynamodbav:"updated" singletable:"updated"`
 }
 
-type wAddress struct {
+type WAddress struct {
 	City string `dynamodbav:"city"`
 	Zip  string `dynamodbav:"zip-code"` // a special character
 }
 
-var wUsers = MustDefine[wUser](wShop, "User",
+var WUsers = MustDefine[WUser](WShop, "User",
 	Key("USER#{ID}", "PROFILE"),
 	Index("GSI1", "STATUS#{Status}", "USER#{ID}"),
 )
 
-type wProduct struct {
+type WProduct struct {
 	ID        string  `dynamodbav:"id"`
 	Name      string  `dynamodbav:"name"`
 	Category  string  `dynamodbav:"category"`
@@ -43,13 +43,13 @@ type wProduct struct {
 	Version   int64   `dynamodbav:"version"`
 }
 
-var wProducts = MustDefine[wProduct](wShop, "Product",
+var WProducts = MustDefine[WProduct](WShop, "Product",
 	Key("PRODUCT#{ID}", "DETAILS"),
 	Index("GSI1", "CATEGORY#{Category}", "PRODUCT#{Name}"),
 	Version("Version"),
 )
 
-type wOrder struct {
+type WOrder struct {
 	UserID string  `dynamodbav:"userId"`
 	ID     string  `dynamodbav:"orderId"`
 	Date   string  `dynamodbav:"orderDate"`
@@ -57,38 +57,38 @@ type wOrder struct {
 	Total  float64 `dynamodbav:"total"`
 }
 
-var wOrders = MustDefine[wOrder](wShop, "Order",
+var WOrders = MustDefine[WOrder](WShop, "Order",
 	Key("USER#{UserID}", "ORDER#{ID}"),
-	Index("GSI1", "STATUS#{Status}", "{Date}#{ID}").When(func(o *wOrder) bool { return o.Status == "PENDING" }, "Status"),
+	Index("GSI1", "STATUS#{Status}", "{Date}#{ID}").When(func(o *WOrder) bool { return o.Status == "PENDING" }, "Status"),
 )
 
-type wOrderItem struct {
+type WOrderItem struct {
 	OrderID   string  `dynamodbav:"orderId"`
 	ProductID string  `dynamodbav:"productId"`
 	Quantity  int     `dynamodbav:"quantity"`
 	Price     float64 `dynamodbav:"price"`
 }
 
-var wOrderItems = MustDefine[wOrderItem](wShop, "OrderItem", Key("ORDER#{OrderID}", "ITEM#{ProductID}"))
+var WOrderItems = MustDefine[WOrderItem](WShop, "OrderItem", Key("ORDER#{OrderID}", "ITEM#{ProductID}"))
 
-// wCounter has no index: the plain version-checked counter.
-type wCounter struct {
+// WCounter has no index: the plain version-checked counter.
+type WCounter struct {
 	ID      string `dynamodbav:"id"`
 	Value   int    `dynamodbav:"value"`
 	Version int64  `dynamodbav:"version" singletable:"version"`
 }
 
-var wCounters = MustDefine[wCounter](wShop, "Counter", Key("COUNTER#{ID}", "COUNTER"))
+var WCounters = MustDefine[WCounter](WShop, "Counter", Key("COUNTER#{ID}", "COUNTER"))
 
-// wRecord is a plain entity for batches.
-type wRecord struct {
+// WRecord is a plain entity for batches.
+type WRecord struct {
 	ID   string `dynamodbav:"id"`
 	N    int    `dynamodbav:"n"`
 	Data string `dynamodbav:"data"`
 }
 
-var wRecords = MustDefine[wRecord](wShop, "Record", Key("REC#{ID}", "REC"))
+var WRecords = MustDefine[WRecord](WShop, "Record", Key("REC#{ID}", "REC"))
 
-var wClock = time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC)
+var WClock = time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC)
 
-func fixedClock() time.Time { return wClock }
+func FixedClock() time.Time { return WClock }
