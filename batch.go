@@ -451,7 +451,9 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 	inflight := 0
 	var lastThrottle error
 	for {
-		for stopErr == nil && inflight < conc && len(queue) > 0 {
+		// A part-full chunk waits while requests are in flight: what they
+		// leave unprocessed is merged into it.
+		for stopErr == nil && inflight < conc && len(queue) > 0 && (len(queue) >= max || inflight == 0) {
 			var idx []int
 			bytes := 0
 			for len(queue) > 0 && len(idx) < max {
