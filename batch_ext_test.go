@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -161,9 +161,9 @@ func TestBatchWriteBudgetReturnsTypedUnprocessed(t *testing.T) {
 
 func TestBatchWriteRetriesThrottling(t *testing.T) {
 	for _, err := range []error{
-		&types.ProvisionedThroughputExceededException{Message: aws.String("slow down")},
-		&types.RequestLimitExceeded{Message: aws.String("slow down")},
-		&types.ThrottlingException{Message: aws.String("slow down")},
+		&types.ProvisionedThroughputExceededException{Message: sdkaws.String("slow down")},
+		&types.RequestLimitExceeded{Message: sdkaws.String("slow down")},
+		&types.ThrottlingException{Message: sdkaws.String("slow down")},
 	} {
 		t.Run(fmt.Sprintf("%T", err), func(t *testing.T) {
 			db, mock, _ := batchDB()
@@ -238,7 +238,7 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		}, "field ID"},
 		{"item over 400 KB", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a", Data: strings.Repeat("x", 410*1024)})})
-		}, "DynamoDB's limit is 409600"},
+		}, "409600 bytes"},
 		{"no items", func(db *st.DB) error { return db.BatchWrite(context.Background(), nil) }, "no items"},
 		{"bad concurrency", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"})}, st.Concurrency(-1))

@@ -180,7 +180,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			if top == "" {
 				return fail("%s(%q): empty field name", name, c.field)
 			}
-			return fail("%s(%q): %v", name, c.field, r.unknownField(top))
+			return fail("%s(%q): no such field: %v", name, c.field, r.unknownField(top))
 		}
 		if m.keyFields[top] {
 			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
@@ -329,7 +329,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				continue
 			}
 			if fc.unknown() {
-				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB; Set the whole field instead",
+				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
 					changeNames[fc.op], fc.path, ei.index.name, f)
 			}
 			affected = true

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -79,7 +79,7 @@ func TestUniqueWritesAreTransactions(t *testing.T) {
 }
 
 func ccf(item map[string]types.AttributeValue) error {
-	return &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed"), Item: item}
+	return &types.ConditionalCheckFailedException{Message: sdkaws.String("The conditional request failed"), Item: item}
 }
 
 func TestVersionConflictCarriesCurrentItem(t *testing.T) {
@@ -138,10 +138,10 @@ func TestTransactErrorListsEachFailure(t *testing.T) {
 		"_ownerPK": &types.AttributeValueMemberS{Value: "USER#u9"}, "_ownerSK": &types.AttributeValueMemberS{Value: "PROFILE"},
 	}
 	mock.TransactWriteItemsFunc = func(_ context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
-		return nil, &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: []types.CancellationReason{
-			{Code: aws.String("None")},
-			{Code: aws.String("ConditionalCheckFailed"), Message: aws.String("The conditional request failed"), Item: guard},
-			{Code: aws.String("TransactionConflict"), Message: aws.String("Transaction is ongoing for the item")},
+		return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"), CancellationReasons: []types.CancellationReason{
+			{Code: sdkaws.String("None")},
+			{Code: sdkaws.String("ConditionalCheckFailed"), Message: sdkaws.String("The conditional request failed"), Item: guard},
+			{Code: sdkaws.String("TransactionConflict"), Message: sdkaws.String("Transaction is ongoing for the item")},
 		}}
 	}
 	err := db.Transact(context.Background(), func(tx *st.Tx) error {
@@ -242,7 +242,7 @@ func TestTransactFreshTokenPerCall(t *testing.T) {
 	calls := mock.Calls()
 	require.Len(t, calls, 3)
 	tok := func(i int) string {
-		return aws.ToString(calls[i].Input.(*dynamodb.TransactWriteItemsInput).ClientRequestToken)
+		return sdkaws.ToString(calls[i].Input.(*dynamodb.TransactWriteItemsInput).ClientRequestToken)
 	}
 	assert.NotEmpty(t, tok(0))
 	assert.NotEqual(t, tok(0), tok(1), "each logical transaction has its own token")
