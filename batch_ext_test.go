@@ -158,7 +158,6 @@ func TestBatchWriteBudgetReturnsTypedUnprocessed(t *testing.T) {
 	require.NoError(t, db.BatchWrite(context.Background(), be.Ops()))
 }
 
-
 func TestBatchWriteRetriesThrottling(t *testing.T) {
 	for _, err := range []error{
 		&types.ProvisionedThroughputExceededException{Message: sdkaws.String("slow down")},

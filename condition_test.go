@@ -162,4 +162,3 @@ func TestConditionErrors(t *testing.T) {
 		})
 	}
 }
-

@@ -134,7 +134,7 @@ func TestVersionConflictCarriesCurrentItem(t *testing.T) {
 func TestTransactErrorListsEachFailure(t *testing.T) {
 	db, mock := pureDB()
 	guard := map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "_unique#User#email#ann@example.com"},
+		"PK":       &types.AttributeValueMemberS{Value: "_unique#User#email#ann@example.com"},
 		"_ownerPK": &types.AttributeValueMemberS{Value: "USER#u9"}, "_ownerSK": &types.AttributeValueMemberS{Value: "PROFILE"},
 	}
 	mock.TransactWriteItemsFunc = func(_ context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
