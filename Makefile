@@ -43,9 +43,12 @@ test: fmt-check vet ## gofmt check, go vet, then go test ./... (and bench/) agai
 
 # test-go runs the Go tests against the DynamoDB Local that the environment
 # already points at (`make test` provides one; or `eval "$$(make -s ddb-start)"`).
+# The reliability tests (TestReliability*) run on their own with -v, so that
+# their figures (t.Logf lines starting with RELIABILITY) are in the log.
 .PHONY: test-go
 test-go: check-go ## go test ./... (and bench/) against an already running DynamoDB Local (env set).
-	$(GO) test -count=1 $(GOTESTFLAGS) ./...
+	$(GO) test -count=1 -skip '^TestReliability' $(GOTESTFLAGS) ./...
+	$(GO) test -count=1 -v -run '^TestReliability' $(GOTESTFLAGS) .
 	@if [ -f bench/go.mod ]; then \
 		echo "cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./..."; \
 		cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./...; \

@@ -1,11 +1,15 @@
 package singletable
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -83,10 +87,14 @@ func Contains(field string, v any) Cond {
 }
 
 // Exists: the item has the attribute.
-func Exists(field string) Cond { return Cond{funcNode{fn: "attribute_exists", field: field}} }
+func Exists(field string) Cond {
+	return Cond{funcNode{fn: "attribute_exists", field: field, unary: true}}
+}
 
 // NotExists: the item lacks the attribute.
-func NotExists(field string) Cond { return Cond{funcNode{fn: "attribute_not_exists", field: field}} }
+func NotExists(field string) Cond {
+	return Cond{funcNode{fn: "attribute_not_exists", field: field, unary: true}}
+}
 
 // IsType: the attribute is of type t.
 func IsType(field string, t AttrType) Cond {
@@ -155,23 +163,123 @@ type resolver struct {
 	b *expr.Builder
 }
 
-// attr returns the placeholder of the attribute a Go field is stored under.
-// Names not in the struct are accepted if they are the table's own key or
-// type attributes (the library's internal conditions use them).
+// attr returns the placeholder path of a field; see path.
 func (r *resolver) attr(field string) (string, error) {
-	if field == "" {
-		return "", fmt.Errorf("empty field name")
+	p, _, err := r.path(field)
+	return p, err
+}
+
+// path resolves a field path to its placeholder expression. A path is a Go
+// field name, optionally followed by nested parts: ".Name" for a field of a
+// nested struct (its Go name) or a key of a map, and "[n]" for an element of
+// a list: "Address.City", "Tags[0]", "Meta.Labels[2].Name". Every part gets
+// its own name placeholder, so reserved words and special characters in
+// attribute names always work. Names not in the struct are accepted if they
+// are the table's own key or type attributes (the library's conditions use
+// them). nested reports whether the path goes below a top-level field, whose
+// value is then encoded plainly rather than by the field's own rules.
+func (r *resolver) path(path string) (p string, nested bool, err error) {
+	head, rest := path, ""
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		head, rest = path[:i], path[i:]
 	}
-	if r.m == nil {
-		return r.b.Name(field), nil
+	if head == "" {
+		if path == "" {
+			return "", false, fmt.Errorf("empty field name")
+		}
+		return "", false, fmt.Errorf("field path %q does not start with a field name", path)
 	}
-	if f, ok := r.m.fields.ByGoName(field); ok {
-		return r.b.Name(f.Attr), nil
+	var typ reflect.Type // the Go type at the current part; nil when unknown
+	var b strings.Builder
+	switch {
+	case r.m == nil:
+		b.WriteString(r.b.Name(head))
+	default:
+		if f, ok := r.m.fields.ByGoName(head); ok {
+			b.WriteString(r.b.Name(f.Attr))
+			typ = f.Type
+		} else if _, ok := r.m.table.keyAttributes()[head]; ok && rest == "" {
+			b.WriteString(r.b.Name(head))
+		} else {
+			return "", false, r.unknownField(head)
+		}
 	}
-	if _, ok := r.m.table.keyAttributes()[field]; ok {
-		return r.b.Name(field), nil
+	for rest != "" {
+		nested = true
+		for typ != nil && typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		if rest[0] == '[' {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return "", false, fmt.Errorf("field path %q: unclosed '['", path)
+			}
+			n, err := strconv.Atoi(rest[1:end])
+			if err != nil || n < 0 || rest[1] == '+' {
+				return "", false, fmt.Errorf("field path %q: list index %q is not a non-negative integer", path, rest[1:end])
+			}
+			if typ != nil {
+				if typ.Kind() != reflect.Slice && typ.Kind() != reflect.Array && typ.Kind() != reflect.Interface {
+					return "", false, fmt.Errorf("field path %q: %s is not a list, so it takes no index", path, typ)
+				}
+				if typ.Kind() != reflect.Interface {
+					typ = typ.Elem()
+				} else {
+					typ = nil
+				}
+			}
+			b.WriteString("[" + strconv.Itoa(n) + "]")
+			rest = rest[end+1:]
+			continue
+		}
+		// rest[0] == '.'
+		name := rest[1:]
+		if i := strings.IndexAny(name, ".["); i >= 0 {
+			name, rest = name[:i], name[i:]
+		} else {
+			rest = ""
+		}
+		if name == "" {
+			return "", false, fmt.Errorf("field path %q has an empty part", path)
+		}
+		attr := name
+		switch {
+		case typ == nil || typ.Kind() == reflect.Interface:
+			typ = nil
+		case typ.Kind() == reflect.Struct && typ != timeType:
+			fs, err := codec.FieldsOf(typ)
+			if err != nil {
+				return "", false, fmt.Errorf("field path %q: %v", path, err)
+			}
+			f, ok := fs.ByGoName(name)
+			if !ok {
+				return "", false, fmt.Errorf("field path %q: %s has no field %q", path, typ, name)
+			}
+			attr, typ = f.Attr, f.Type
+		case typ.Kind() == reflect.Map && typ.Key().Kind() == reflect.String:
+			typ = typ.Elem()
+		default:
+			return "", false, fmt.Errorf("field path %q: %s is neither a struct nor a map, so it has no part %q", path, typ, name)
+		}
+		b.WriteByte('.')
+		b.WriteString(r.b.Name(attr))
 	}
-	return "", fmt.Errorf("entity %s has no field %q", r.m.name, field)
+	return b.String(), nested, nil
+}
+
+// unknownField explains a field name the entity does not have, suggesting
+// the Go field when the caller used an attribute name or another case.
+func (r *resolver) unknownField(name string) error {
+	msg := fmt.Sprintf("entity %s has no field %q", r.m.name, name)
+	if f, ok := r.m.fields.ByAttr(name); ok {
+		return fmt.Errorf("%s: %q is the attribute name of field %s; conditions and updates name Go fields", msg, name, f.GoName)
+	}
+	for _, f := range r.m.fields.List {
+		if strings.EqualFold(f.GoName, name) {
+			return fmt.Errorf("%s: did you mean %s?", msg, f.GoName)
+		}
+	}
+	return errors.New(msg)
 }
 
 // value returns the placeholder for v as the field stores it.
@@ -179,17 +287,23 @@ func (r *resolver) value(field string, v any, element bool) (string, error) {
 	if ref, ok := v.(FieldRef); ok {
 		return r.attr(string(ref))
 	}
-	var av types.AttributeValue
-	var err error
-	if r.m != nil {
-		av, err = r.m.encodeValue(field, v, element)
-	} else {
-		av, err = marshalValue(v)
-	}
+	av, err := r.encode(field, v, element)
 	if err != nil {
 		return "", err
 	}
 	return r.b.Value(av), nil
+}
+
+// encode encodes v for the field path: by the field's own dynamodbav rules
+// for a top-level field of the entity, plainly otherwise.
+func (r *resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
+	if r.m == nil || strings.ContainsAny(field, ".[") {
+		if av, ok := v.(types.AttributeValue); ok {
+			return av, nil
+		}
+		return marshalValue(v)
+	}
+	return r.m.encodeValue(field, v, element)
 }
 
 type cmpNode struct {
@@ -257,6 +371,7 @@ type funcNode struct {
 	arg       any
 	rawString bool // the argument is a plain string, whatever the field's type
 	element   bool // the argument may be an element of a set or list field
+	unary     bool // the function takes no argument
 }
 
 func (n funcNode) render(r *resolver) (string, error) {
@@ -264,11 +379,19 @@ func (n funcNode) render(r *resolver) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if n.arg == nil {
+	if n.unary {
 		return n.fn + "(" + a + ")", nil
+	}
+	if n.arg == nil {
+		return "", fmt.Errorf("%s(%q) needs a value, got nil", n.fn, n.field)
 	}
 	var v string
 	if t, ok := n.arg.(AttrType); ok {
+		switch t {
+		case TypeString, TypeStringSet, TypeNumber, TypeNumberSet, TypeBinary, TypeBinarySet, TypeBool, TypeNull, TypeList, TypeMap:
+		default:
+			return "", fmt.Errorf("IsType(%q): unknown attribute type %q", n.field, string(t))
+		}
 		v = r.b.Value(&types.AttributeValueMemberS{Value: string(t)})
 	} else if s, ok := n.arg.(string); ok && n.rawString {
 		v = r.b.Value(&types.AttributeValueMemberS{Value: s})
@@ -330,7 +453,7 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", err
 	}
 	if len(s) > expr.MaxExpressionBytes {
-		return "", fmt.Errorf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)
+		return "", &LimitError{Op: "condition", Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
 	}
 	return s, nil
 }

@@ -8,6 +8,7 @@ type DB struct {
 	admin  AdminClient
 	table  *Table
 	name   string
+	w      dbWrite // write-side settings: clock, sleep (options_write.go)
 }
 
 // DBOption configures a DB.

@@ -30,6 +30,9 @@ type entityModel struct {
 	indexes []*entityIndex
 	// keyFields are the Go fields the primary key reads.
 	keyFields map[string]bool
+	// w is the write-side metadata: version, timestamps, unique values
+	// (meta.go).
+	w writeMeta
 }
 
 // EntityOption declares part of an entity: its primary key (Key) or a GSI
@@ -43,6 +46,7 @@ type entitySpec struct {
 	hasKey   bool
 	indexes  []IndexKey
 	keyCalls int
+	write    writeSpec // write-side entity options: meta.go
 }
 
 type keyOption struct{ pk, sk string }
@@ -182,6 +186,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		}
 		ei.whenFields = ik.whenFields
 		m.indexes = append(m.indexes, ei)
+	}
+	if err := m.resolveWrite(&spec.write); err != nil {
+		return nil, err
 	}
 	if err := t.register(m); err != nil {
 		return nil, err

@@ -130,6 +130,8 @@ type ConditionError struct {
 	// ErrConditionFailed.
 	Kind error
 	Err  error // the SDK error
+	// Reason says what failed when the library can tell more than Kind.
+	Reason string
 }
 
 func (e *ConditionError) Error() string {
@@ -139,6 +141,9 @@ func (e *ConditionError) Error() string {
 		msg = "an item with this key already exists"
 	case ErrNotFound:
 		msg = "the item does not exist"
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
 	}
 	return fmt.Sprintf("singletable: %s %s: %s", e.Op, formatKey(e.Key), msg)
 }

@@ -34,6 +34,7 @@ type settings struct {
 	changes    []change
 	limit      int
 	descending bool
+	write      writeSettings // write-side options: options_write.go
 }
 
 // collect applies opts for operation op, rejecting options it does not take.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -20,14 +19,29 @@ const (
 	changeSet changeOp = iota
 	changeRemove
 	changeAdd
+	changeDeleteFromSet
+	changeAppend
+	changePrepend
+	changeSetIfNotExists
+	changeIncrement
+	changeDecrement
 )
 
-var changeNames = [...]string{changeSet: "Set", changeRemove: "Remove", changeAdd: "Add"}
+var changeNames = [...]string{
+	changeSet: "Set", changeRemove: "Remove", changeAdd: "Add", changeDeleteFromSet: "DeleteFromSet",
+	changeAppend: "Append", changePrepend: "Prepend", changeSetIfNotExists: "SetIfNotExists",
+	changeIncrement: "Increment", changeDecrement: "Decrement",
+}
+
+// computed reports whether DynamoDB computes the new value from the stored
+// one, so that the request cannot know it (and cannot derive index keys or
+// guard items from it).
+func (op changeOp) computed() bool { return op != changeSet && op != changeRemove }
 
 // change is one field change of an Update.
 type change struct {
 	op    changeOp
-	field string
+	field string // a field path: "Status", "Address.City", "Tags[0]"
 	value any
 }
 
@@ -35,103 +49,110 @@ func changeOption(c change) Option {
 	return Option{optChange, changeNames[c.op], func(s *settings) { s.changes = append(s.changes, c) }}
 }
 
-// Set sets a field (by Go name) to v, encoded by the field's `dynamodbav`
-// rules. Setting an omitempty field to its zero value removes the attribute,
-// as Put would leave it out.
+// Update changes
+//
+// Every change names a field by its Go name, or a path below it:
+// "Address.City" (a field of a nested struct, by Go name, or a map key),
+// "Tags[0]" (a list element). Values of top-level fields are encoded by the
+// field's own `dynamodbav` rules; values below them plainly. Changes whose
+// new value DynamoDB computes from the stored one (Add, Increment, Decrement,
+// Append, Prepend, DeleteFromSet, SetIfNotExists) cannot be applied to a
+// field that an index key, an index's When condition or a Unique declaration
+// reads, since the request could not recompute what depends on it: use Set.
+
+// Set sets a field (by Go name, or a path below it) to v, encoded by the
+// field's `dynamodbav` rules. Setting an omitempty top-level field to its
+// zero value removes the attribute, as Put would leave it out.
 func Set(field string, v any) Option { return changeOption(change{changeSet, field, v}) }
 
-// Remove removes a field's attribute from the item.
+// Remove removes a field's attribute (or a nested part) from the item.
 func Remove(field string) Option { return changeOption(change{changeRemove, field, nil}) }
 
 // Add adds v to a number field (use a negative v to subtract), or adds the
-// elements of v to a set field. The new value is computed by DynamoDB, so a
-// field that an index key reads cannot be changed with Add: use Set.
+// elements of v to a set field (v may be a set or a single element). A
+// missing attribute counts as 0 or the empty set. DynamoDB allows Add on
+// top-level fields only.
 func Add(field string, v any) Option { return changeOption(change{changeAdd, field, v}) }
 
+// DeleteFromSet removes the elements of v (a set, or a single element) from
+// a set field: DynamoDB's DELETE action, on top-level fields only. (It is
+// not named Delete, which deletes the item.)
+func DeleteFromSet(field string, v any) Option {
+	return changeOption(change{changeDeleteFromSet, field, v})
+}
+
+// Append appends v (a list, or a single element) to a list field; a missing
+// list counts as empty: SET f = list_append(if_not_exists(f, []), v).
+func Append(field string, v any) Option { return changeOption(change{changeAppend, field, v}) }
+
+// Prepend puts v (a list, or a single element) in front of a list field; a
+// missing list counts as empty.
+func Prepend(field string, v any) Option { return changeOption(change{changePrepend, field, v}) }
+
+// SetIfNotExists sets a field to v only if the item has no value for it:
+// SET f = if_not_exists(f, v).
+func SetIfNotExists(field string, v any) Option {
+	return changeOption(change{changeSetIfNotExists, field, v})
+}
+
+// Increment adds n to a number field, a missing one counting as 0:
+// SET f = if_not_exists(f, 0) + n. Unlike Add it works on nested paths.
+func Increment(field string, n any) Option { return changeOption(change{changeIncrement, field, n}) }
+
+// Decrement subtracts n from a number field, a missing one counting as 0:
+// SET f = if_not_exists(f, 0) - n. Combine it with If(Ge(field, n)) to keep
+// the field from going negative.
+func Decrement(field string, n any) Option { return changeOption(change{changeDecrement, field, n}) }
+
 // updatePlan is an Update resolved against the entity: the expression parts
-// and what the index keys become.
+// and what the item becomes, as far as the request knows it.
 type updatePlan struct {
-	set, remove, add []string
+	set, remove, add, del []string
+	// next holds the key fields and every field a Set or Remove gives a
+	// value; known says which fields of next are known.
+	next    reflect.Value
+	known   map[string]bool
+	changed map[string]fieldChange // top-level Go field -> its change
 }
 
-// UpdateInput is the UpdateItem request Update sends. Options: Set, Remove,
-// Add, If, Upsert.
-func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.UpdateItemInput, error) {
-	in, _, err := e.updateInput(db, key, opts)
-	return in, err
-}
-
-func (e *Entity[T]) updateInput(db *DB, key T, opts []Option) (*dynamodb.UpdateItemInput, *settings, error) {
-	m := e.m
-	op := m.name + ".Update"
-	s, err := collect(op, optChange|optCondition|optUpsert, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := db.checkTable(op, m); err != nil {
-		return nil, nil, err
-	}
-	if len(s.changes) == 0 {
-		return nil, nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove or Add"}
-	}
-	keyValue := reflect.ValueOf(&key).Elem()
-	k, err := m.key(keyValue)
-	if err != nil {
-		return nil, nil, err
-	}
-	var b expr.Builder
-	var plan updatePlan
-	if err := m.planChanges(op, keyValue, s, &b, &plan); err != nil {
-		return nil, nil, err
-	}
-	if s.upsert {
-		// A new item must still decode as this entity, and carry its key fields.
-		plan.set = append(plan.set, b.Name(m.table.typeAttr)+" = "+b.Value(expr.S(m.name)))
-		for _, f := range m.fields.List {
-			if !m.keyFields[f.GoName] {
-				continue
-			}
-			av, err := m.encodeValue(f.GoName, keyValue.FieldByIndex(f.Index).Interface(), false)
-			if err != nil {
-				return nil, nil, &InputError{Op: op, Reason: err.Error()}
-			}
-			plan.set = append(plan.set, b.Name(f.Attr)+" = "+b.Value(av))
-		}
-	}
+func (p *updatePlan) expression() string {
 	var update strings.Builder
-	for i, part := range [][]string{plan.set, plan.remove, plan.add} {
+	for i, part := range [][]string{p.set, p.remove, p.add, p.del} {
 		if len(part) == 0 {
 			continue
 		}
 		if update.Len() > 0 {
 			update.WriteByte(' ')
 		}
-		update.WriteString([]string{"SET ", "REMOVE ", "ADD "}[i])
+		update.WriteString([]string{"SET ", "REMOVE ", "ADD ", "DELETE "}[i])
 		update.WriteString(strings.Join(part, ", "))
 	}
-	if update.Len() > expr.MaxExpressionBytes {
-		return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", update.Len(), expr.MaxExpressionBytes)}
-	}
-	c := s.cond
-	if !s.upsert {
-		c = And(Exists(m.table.pk), c)
-	}
-	cond, err := renderCond(c, m, &b)
-	if err != nil {
-		return nil, nil, &InputError{Op: op, Reason: err.Error()}
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(db.name),
-		Key:                                 k,
-		UpdateExpression:                    aws.String(update.String()),
-		ConditionExpression:                 expr.Ptr(cond),
-		ExpressionAttributeNames:            b.Names,
-		ExpressionAttributeValues:           b.Values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-	return in, s, nil
+	return update.String()
 }
+
+// UpdateInput is the UpdateItem request Update sends. Options: Set, Remove,
+// Add, DeleteFromSet, Append, Prepend, SetIfNotExists, Increment, Decrement,
+// If, Upsert. An update that changes a unique field is a transaction built
+// from the stored item, so it has no UpdateItem request: see TxUpdate and
+// DB.TransactInput.
+func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.UpdateItemInput, error) {
+	op := e.m.name + ".Update"
+	s, err := collect(op, updateOptions, opts)
+	if err != nil {
+		return nil, err
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	if f := e.m.changedUnique(s); f != "" {
+		return nil, &InputError{Op: op, Reason: "the update changes unique field " + f + ", so Update reads the item and sends a transaction; build it with TxUpdate and DB.TransactInput"}
+	}
+	acts, err := e.m.planUpdate(db, op, kv, kv, s)
+	if err != nil {
+		return nil, err
+	}
+	return acts[0].updateItemInput(db), nil
+}
+
+const updateOptions = optChange | optCondition | optUpsert
 
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
@@ -139,6 +160,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	fail := func(format string, args ...any) error {
 		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
+	r := &resolver{m: m, b: b}
 	// next is the item as far as the update knows it: the key fields plus
 	// every field the update sets or removes.
 	next := reflect.New(m.typ).Elem()
@@ -147,26 +169,64 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	for f := range m.keyFields {
 		known[f] = true
 	}
-	changed := map[string]changeOp{}
+	changed := map[string]fieldChange{}
+	var paths []string
 	for _, c := range s.changes {
-		f, ok := m.fields.ByGoName(c.field)
+		name := changeNames[c.op]
+		top, _, _ := strings.Cut(strings.SplitN(c.field, "[", 2)[0], ".")
+		nested := top != c.field
+		f, ok := m.fields.ByGoName(top)
 		if !ok {
-			return fail("%s(%q): entity %s has no such field", changeNames[c.op], c.field, m.name)
+			if top == "" {
+				return fail("%s(%q): empty field name", name, c.field)
+			}
+			return fail("%s(%q): no such field: %v", name, c.field, r.unknownField(top))
 		}
-		if m.keyFields[c.field] {
+		if m.keyFields[top] {
 			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				changeNames[c.op], c.field, m.primaryTemplates())
+				name, c.field, m.primaryTemplates())
 		}
-		if _, dup := changed[c.field]; dup {
-			return fail("field %s is changed twice in one update", c.field)
+		if m.w.version != nil && top == m.w.version.GoName {
+			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", name, c.field)
 		}
-		changed[c.field] = c.op
-		name := b.Name(f.Attr)
+		for _, p := range paths {
+			if overlaps(p, c.field) {
+				if p == c.field {
+					return fail("field %s is changed twice in one update", c.field)
+				}
+				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
+			}
+		}
+		paths = append(paths, c.field)
+		if nested && (c.op == changeAdd || c.op == changeDeleteFromSet) {
+			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", name, c.field, name)
+		}
+		if prev, ok := changed[top]; !ok || !prev.unknown() {
+			changed[top] = fieldChange{op: c.op, path: c.field, nested: nested}
+		}
+		p, _, err := r.path(c.field)
+		if err != nil {
+			return fail("%s(%q): %v", name, c.field, err)
+		}
+		value := func(element bool) (types.AttributeValue, error) {
+			if nested {
+				if av, ok := c.value.(types.AttributeValue); ok {
+					return av, nil
+				}
+				return marshalValue(c.value)
+			}
+			return m.encodeValue(top, c.value, element)
+		}
 		switch c.op {
 		case changeSet:
-			av, err := m.encodeValue(c.field, c.value, false)
+			av, err := value(false)
 			if err != nil {
 				return fail("Set(%q): %v", c.field, err)
+			}
+			if nested {
+				plan.set = append(plan.set, p+" = "+b.Value(av))
+				known[top] = false
+				continue
 			}
 			// A raw AttributeValue tells nothing the index keys could use.
 			_, raw := c.value.(types.AttributeValue)
@@ -179,38 +239,98 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			} else if !raw {
 				fv.SetZero() // Set(field, nil)
 			}
-			known[c.field] = !raw
+			known[top] = !raw
 			if !raw && f.Tag.OmitEmpty && fv.IsZero() {
-				plan.remove = append(plan.remove, name)
+				plan.remove = append(plan.remove, p)
 				continue
 			}
-			plan.set = append(plan.set, name+" = "+b.Value(av))
+			plan.set = append(plan.set, p+" = "+b.Value(av))
 		case changeRemove:
-			next.FieldByIndex(f.Index).SetZero()
-			known[c.field] = true
-			plan.remove = append(plan.remove, name)
-		case changeAdd:
-			av, err := m.encodeValue(c.field, c.value, true)
+			if nested {
+				known[top] = false
+			} else {
+				next.FieldByIndex(f.Index).SetZero()
+				known[top] = true
+			}
+			plan.remove = append(plan.remove, p)
+		case changeAdd, changeDeleteFromSet:
+			av, err := value(true)
 			if err != nil {
-				return fail("Add(%q): %v", c.field, err)
+				return fail("%s(%q): %v", name, c.field, err)
+			}
+			if set := asSet(av, f.Type); set != nil {
+				av = set
 			}
 			switch av.(type) {
-			case *types.AttributeValueMemberN, *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+			case *types.AttributeValueMemberN:
+				if c.op == changeDeleteFromSet {
+					return fail("DeleteFromSet(%q): takes a set or a set element, got a number", c.field)
+				}
+			case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 			default:
-				return fail("Add(%q): Add takes a number or a set, got %T", c.field, c.value)
+				return fail("%s(%q): takes a number or a set, got %T", name, c.field, c.value)
 			}
-			plan.add = append(plan.add, name+" "+b.Value(av))
+			if c.op == changeAdd {
+				plan.add = append(plan.add, p+" "+b.Value(av))
+			} else {
+				plan.del = append(plan.del, p+" "+b.Value(av))
+			}
+		case changeAppend, changePrepend:
+			av, err := value(true)
+			if err != nil {
+				return fail("%s(%q): %v", name, c.field, err)
+			}
+			if _, isList := av.(*types.AttributeValueMemberL); !isList {
+				av = &types.AttributeValueMemberL{Value: []types.AttributeValue{av}}
+			}
+			empty := b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})
+			existing := "if_not_exists(" + p + ", " + empty + ")"
+			if c.op == changeAppend {
+				plan.set = append(plan.set, p+" = list_append("+existing+", "+b.Value(av)+")")
+			} else {
+				plan.set = append(plan.set, p+" = list_append("+b.Value(av)+", "+existing+")")
+			}
+		case changeSetIfNotExists:
+			av, err := value(false)
+			if err != nil {
+				return fail("SetIfNotExists(%q): %v", c.field, err)
+			}
+			plan.set = append(plan.set, p+" = if_not_exists("+p+", "+b.Value(av)+")")
+		case changeIncrement, changeDecrement:
+			av, err := value(false)
+			if err != nil {
+				return fail("%s(%q): %v", name, c.field, err)
+			}
+			if _, ok := av.(*types.AttributeValueMemberN); !ok {
+				return fail("%s(%q): takes a number, got %T", name, c.field, c.value)
+			}
+			sign := " + "
+			if c.op == changeDecrement {
+				sign = " - "
+			}
+			zero := b.Value(&types.AttributeValueMemberN{Value: "0"})
+			plan.set = append(plan.set, p+" = if_not_exists("+p+", "+zero+")"+sign+b.Value(av))
+		}
+	}
+	for f, fc := range changed {
+		if fc.unknown() {
+			known[f] = false
+			if m.isUnique(f) {
+				return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field",
+					changeNames[fc.op], fc.path, f)
+			}
 		}
 	}
 
 	for _, ei := range m.indexes {
 		affected := false
-		for f, op := range changed {
+		for f, fc := range changed {
 			if !ei.dependsOn(f) {
 				continue
 			}
-			if op == changeAdd {
-				return fail("Add(%q): index %s's key or condition reads %s, and Add leaves its new value to DynamoDB; use Set", f, ei.index.name, f)
+			if fc.unknown() {
+				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
+					changeNames[fc.op], fc.path, ei.index.name, f)
 			}
 			affected = true
 		}
@@ -248,7 +368,56 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.set = append(plan.set, b.Name(ei.index.sk)+" = "+b.Value(expr.S(sk)))
 		}
 	}
+	plan.next, plan.known, plan.changed = next, known, changed
 	return nil
+}
+
+// fieldChange is the change an update makes to one top-level field.
+type fieldChange struct {
+	op     changeOp
+	path   string
+	nested bool // the change is below the field ("Address.City")
+}
+
+// unknown reports whether the field's new value is unknown to the request.
+func (fc fieldChange) unknown() bool { return fc.nested || fc.op.computed() }
+
+// overlaps reports whether two document paths overlap: equal, or one
+// inside the other.
+func overlaps(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
+}
+
+// asSet turns a single element into a one-element set when the field is a
+// set (a slice or a map other than []byte), for Add and DeleteFromSet.
+func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
+	k := field.Kind()
+	if (k != reflect.Slice && k != reflect.Map && k != reflect.Array) || field.Elem().Kind() == reflect.Uint8 && k == reflect.Slice {
+		return nil
+	}
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberSS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberNS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberBS{Value: [][]byte{v.Value}}
+	}
+	return nil
+}
+
+// changedUnique names a unique field the update changes; "" if none.
+func (m *entityModel) changedUnique(s *settings) string {
+	for _, c := range s.changes {
+		top, _, _ := strings.Cut(strings.SplitN(c.field, "[", 2)[0], ".")
+		if m.isUnique(top) {
+			return top
+		}
+	}
+	return ""
 }
 
 // primaryTemplates describes the primary key templates for messages.
@@ -278,21 +447,52 @@ func (ei *entityIndex) describe() string {
 // holding), so index keys are never stale; an update that cannot recompute
 // one fails first, naming the fields it needs. Changing a primary-key field
 // is an error. Without Upsert, a missing item is ErrNotFound.
+//
+// On an entity with a version field, a key whose version is non-zero must
+// match the stored one (else a *VersionConflictError), and the stored
+// version goes up by one; the updated timestamp is set, and the created one
+// if the item has none. An update that changes a Unique field reads the item
+// first and is sent as a transaction (see Unique).
 func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (T, error) {
 	var out T
-	in, s, err := e.updateInput(db, key, opts)
+	op := e.m.name + ".Update"
+	s, err := collect(op, updateOptions, opts)
 	if err != nil {
 		return out, err
 	}
-	res, err := db.client.UpdateItem(ctx, in)
-	if err != nil {
-		return out, conditionError(e.m.name+".Update", e.m, in.Key, err, func(existed bool) error {
-			if !existed && !s.upsert {
-				return ErrNotFound
-			}
-			return ErrConditionFailed
-		})
+	kv := reflect.ValueOf(&key).Elem()
+	if e.m.changedUnique(s) == "" {
+		acts, err := e.m.planUpdate(db, op, kv, kv, s)
+		if err != nil {
+			return out, err
+		}
+		in := acts[0].updateItemInput(db)
+		res, err := db.client.UpdateItem(ctx, in)
+		if err != nil {
+			return out, acts[0].sendError(err)
+		}
+		err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
+		return out, err
 	}
-	err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
-	return out, err
+	// A unique field changes: check everything, learn the old value, then
+	// send one transaction.
+	if _, err := e.m.planUpdate(db, op, kv, kv, s); err != nil {
+		return out, err
+	}
+	old, found, err := e.m.readCurrent(ctx, db, op, kv)
+	if err != nil {
+		return out, err
+	}
+	if !found && !s.upsert {
+		k, _ := e.m.key(kv)
+		return out, &notFoundError{op: op, key: k}
+	}
+	acts, err := e.m.planUpdate(db, op, kv, old, s)
+	if err != nil {
+		return out, err
+	}
+	if err := db.sendActions(ctx, op, acts, s); err != nil {
+		return out, err
+	}
+	return e.Get(ctx, db, key, ConsistentRead())
 }

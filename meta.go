@@ -1,0 +1,364 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// Write-side entity metadata
+//
+// Three kinds of fields are managed by the library on every write. Declare
+// them with a `singletable` struct tag or with an entity option:
+//
+//	Version int64     `singletable:"version"` // or Version("Version")
+//	Created time.Time `singletable:"created"` // or Timestamps("Created", "Updated")
+//	Updated time.Time `singletable:"updated"`
+//	Email   string    `singletable:"unique"`  // or Unique("Email")
+//
+// A version field (an integer) is optimistic locking: every write checks it
+// and stores it plus one; see Entity.Put, Entity.Update and Entity.Delete.
+// Timestamps (time.Time, stored by its dynamodbav rules, or an integer of
+// Unix seconds) are set from the DB's clock (WithClock): created once, when
+// the item is created, and updated on every write. A unique field (a string
+// or an integer) holds a value no other item of the entity may hold; see
+// Unique.
+
+// writeSpec collects the write-side entity options.
+type writeSpec struct {
+	version          string
+	created, updated string
+	unique           []string
+}
+
+// writeMeta is the resolved write-side metadata of an entity.
+type writeMeta struct {
+	version          *codec.Field
+	created, updated *codec.Field
+	unique           []*codec.Field
+}
+
+// guardType is the type attribute of unique-value guard items; no entity
+// may use it, so a guard never decodes as an entity.
+const guardType = "_unique"
+
+// Attributes of a guard item naming the item that holds the value.
+const (
+	guardOwnerPK = "_ownerPK"
+	guardOwnerSK = "_ownerSK"
+)
+
+type writeOption func(*writeSpec)
+
+func (o writeOption) applyEntity(s *entitySpec) { o(&s.write) }
+
+// Version declares the entity's version field (an integer) for optimistic
+// locking, as the tag `singletable:"version"` does.
+//
+// Every write stores the version plus one and checks the stored one:
+//   - Create stores 1 and needs the item not to exist.
+//   - Put of a value whose version is 0 needs the item not to exist (it is
+//     new); Put of version n needs the stored version to be n, and stores n+1.
+//   - Update and Delete of a key whose version is n need the stored version
+//     to be n; a key with version 0 skips the check (Update still stores
+//     the version plus one, so that other writers see the change).
+//
+// A write whose check fails returns a *VersionConflictError, which matches
+// ErrVersionConflict and ErrConditionFailed and carries the item as stored
+// (Entity.CurrentItem decodes it).
+func Version(field string) EntityOption {
+	return writeOption(func(s *writeSpec) { s.version = field })
+}
+
+// Timestamps declares the fields that hold when an item was created and
+// last updated (either may be ""), as the tags `singletable:"created"` and
+// `singletable:"updated"` do. They are time.Time (stored by their dynamodbav
+// rules) or integers (Unix seconds), set from the DB's clock (WithClock):
+// Create, and Put of an item whose created field is zero, set created;
+// Update sets it only when the stored item has none (if_not_exists), so it
+// is never overwritten; every write sets updated.
+func Timestamps(created, updated string) EntityOption {
+	return writeOption(func(s *writeSpec) { s.created, s.updated = created, updated })
+}
+
+// Unique declares fields (strings or integers) whose values no two items of
+// the entity may share, such as a user's email, as the tag
+// `singletable:"unique"` does. Each value is held by a hidden guard item in
+// the same table (partition key "_unique#<Entity>#<attribute>#<value>", type
+// "_unique"), written in the same transaction as the item:
+//
+//   - Create and Put write the item and a guard that must not exist (or
+//     already belong to the item); a clash is a *UniqueViolationError.
+//   - Update that changes a unique field deletes the old guard and creates the
+//     new one in one transaction, conditioned on the item still holding the
+//     old value. Update reads the item first (a strongly consistent GetItem)
+//     to learn the old value, and reads it again after the transaction to
+//     return it, since a transaction returns no item; TxUpdate instead takes
+//     the old value from the key argument, and the condition makes a wrong
+//     one fail rather than orphan a guard.
+//   - Delete removes the item and its guards in one transaction; like Update
+//     it reads the item first to learn the values.
+//
+// Zero values (an empty string, 0) are not guarded: any number of items may
+// lack the value. Values are compared exactly; normalise them (for example
+// lower-case emails) before writing. BatchWrite refuses entities with unique
+// fields, since BatchWriteItem cannot keep guards in step.
+func Unique(fields ...string) EntityOption {
+	return writeOption(func(s *writeSpec) { s.unique = append(s.unique, fields...) })
+}
+
+// resolveWrite checks and resolves the write-side metadata of an entity
+// being defined: the options and the `singletable` tags.
+func (m *entityModel) resolveWrite(spec *writeSpec) error {
+	fail := func(field, reason string, args ...any) error {
+		return &ModelError{Table: m.table.name, Entity: m.name, Field: field, Reason: fmt.Sprintf(reason, args...)}
+	}
+	if m.name == guardType {
+		return fail("", "the entity name %q is reserved for unique-value guard items", guardType)
+	}
+	if p := m.pk.literalPrefix(); strings.HasPrefix(p, guardType+string(m.table.delim)) {
+		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.raw, guardType+string(m.table.delim))
+	}
+	names := map[string][]string{} // role -> Go field names
+	add := func(role, field string) {
+		if field != "" && !slices.Contains(names[role], field) {
+			names[role] = append(names[role], field)
+		}
+	}
+	add("version", spec.version)
+	add("created", spec.created)
+	add("updated", spec.updated)
+	for _, f := range spec.unique {
+		add("unique", f)
+	}
+	for _, f := range m.fields.List {
+		tag := f.Extra.Get("singletable")
+		if tag == "" {
+			continue
+		}
+		for _, role := range strings.Split(tag, ",") {
+			switch role = strings.TrimSpace(role); role {
+			case "version", "created", "updated", "unique":
+				add(role, f.GoName)
+			case "":
+			default:
+				return fail(f.GoName, "unknown singletable tag option %q (want version, created, updated or unique)", role)
+			}
+		}
+	}
+	lookup := func(role, name string) (*codec.Field, error) {
+		f, ok := m.fields.ByGoName(name)
+		if !ok {
+			return nil, fail(name, "declared as the %s field, but the struct has no such field", role)
+		}
+		if m.keyFields[name] && role != "unique" {
+			return nil, fail(name, "the %s field cannot be part of the primary key", role)
+		}
+		return f, nil
+	}
+	used := map[string]string{}
+	claim := func(role string, f *codec.Field) error {
+		if prev, ok := used[f.GoName]; ok {
+			return fail(f.GoName, "the field is declared both as the %s field and as the %s field", prev, role)
+		}
+		used[f.GoName] = role
+		return nil
+	}
+	for _, role := range []string{"version", "created", "updated"} {
+		switch len(names[role]) {
+		case 0:
+			continue
+		case 1:
+		default:
+			return fail("", "%d fields are declared as the %s field (%s); an entity has one", len(names[role]), role, strings.Join(names[role], ", "))
+		}
+		f, err := lookup(role, names[role][0])
+		if err != nil {
+			return err
+		}
+		if err := claim(role, f); err != nil {
+			return err
+		}
+		switch role {
+		case "version":
+			if !isIntegerType(f.Type) || f.Tag.AsString {
+				return fail(f.GoName, "the version field must be an integer stored as a number, not %s", f.Type)
+			}
+			m.w.version = f
+		default:
+			if f.Type != timeType && (!isIntegerType(f.Type) || f.Tag.AsString) {
+				return fail(f.GoName, "the %s timestamp must be a time.Time or an integer (Unix seconds), not %s", role, f.Type)
+			}
+			if role == "created" {
+				m.w.created = f
+			} else {
+				m.w.updated = f
+			}
+		}
+	}
+	for _, name := range names["unique"] {
+		f, err := lookup("unique", name)
+		if err != nil {
+			return err
+		}
+		if err := claim("unique", f); err != nil {
+			return err
+		}
+		if f.Type.Kind() != reflect.String && !isIntegerType(f.Type) {
+			return fail(f.GoName, "a unique field must be a string or an integer, not %s", f.Type)
+		}
+		m.w.unique = append(m.w.unique, f)
+	}
+	return nil
+}
+
+func isIntegerType(t reflect.Type) bool {
+	k := t.Kind()
+	return (k >= reflect.Int && k <= reflect.Int64) || (k >= reflect.Uint && k <= reflect.Uint64)
+}
+
+// isUnique reports whether the Go field is declared unique.
+func (m *entityModel) isUnique(goName string) bool {
+	for _, f := range m.w.unique {
+		if f.GoName == goName {
+			return true
+		}
+	}
+	return false
+}
+
+// versionOf reads the version field of struct value v.
+func (m *entityModel) versionOf(v reflect.Value) int64 {
+	fv := v.FieldByIndex(m.w.version.Index)
+	if fv.CanInt() {
+		return fv.Int()
+	}
+	return int64(fv.Uint())
+}
+
+func (m *entityModel) setVersion(v reflect.Value, n int64) {
+	fv := v.FieldByIndex(m.w.version.Index)
+	if fv.CanInt() {
+		fv.SetInt(n)
+	} else {
+		fv.SetUint(uint64(n))
+	}
+}
+
+// storedVersion reads the version attribute of a stored item (0 if none).
+func (m *entityModel) storedVersion(item map[string]types.AttributeValue) int64 {
+	n, ok := item[m.w.version.Attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.ParseInt(n.Value, 10, 64)
+	return v
+}
+
+// setTimestamp stores now into a timestamp field of struct value v.
+func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
+	fv := v.FieldByIndex(f.Index)
+	switch {
+	case f.Type == timeType:
+		fv.Set(reflect.ValueOf(now))
+	case fv.CanInt():
+		fv.SetInt(now.Unix())
+	default:
+		fv.SetUint(uint64(now.Unix()))
+	}
+}
+
+// timestampValue is now as a timestamp field stores it.
+func (m *entityModel) timestampValue(f *codec.Field, now time.Time) (types.AttributeValue, error) {
+	holder := reflect.New(m.typ).Elem()
+	setTimestamp(f, holder, now)
+	return m.encodeValue(f.GoName, holder.FieldByIndex(f.Index).Interface(), false)
+}
+
+// uniqueValue renders a unique field's value of struct value v as the guard
+// key holds it; "" for the zero value, which is not guarded.
+func uniqueValue(f *codec.Field, v reflect.Value) string {
+	fv := v.FieldByIndex(f.Index)
+	switch {
+	case fv.Kind() == reflect.String:
+		return fv.String()
+	case fv.CanInt():
+		if fv.Int() == 0 {
+			return ""
+		}
+		return strconv.FormatInt(fv.Int(), 10)
+	default:
+		if fv.Uint() == 0 {
+			return ""
+		}
+		return strconv.FormatUint(fv.Uint(), 10)
+	}
+}
+
+// guardKey is the key of the guard item for a unique value.
+func (m *entityModel) guardKey(f *codec.Field, value string) map[string]types.AttributeValue {
+	t := m.table
+	d := string(t.delim)
+	k := guardType + d + escapeValue(m.name, t.delim) + d + escapeValue(f.Attr, t.delim) + d + escapeValue(value, t.delim)
+	key := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: k}}
+	if t.sk != "" {
+		key[t.sk] = &types.AttributeValueMemberS{Value: k}
+	}
+	return key
+}
+
+// guardItem is the guard item for a unique value held by the item with
+// primary key owner.
+func (m *entityModel) guardItem(f *codec.Field, value string, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+	item := m.guardKey(f, value)
+	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: guardType}
+	item[guardOwnerPK] = owner[m.table.pk]
+	if m.table.sk != "" {
+		item[guardOwnerSK] = owner[m.table.sk]
+	}
+	return item
+}
+
+// ownedBy is the condition that a guard item is absent or belongs to owner.
+func (m *entityModel) ownedBy(owner map[string]types.AttributeValue) Cond {
+	c := Eq(guardOwnerPK, owner[m.table.pk])
+	if m.table.sk != "" {
+		c = And(c, Eq(guardOwnerSK, owner[m.table.sk]))
+	}
+	return Or(NotExists(m.table.pk), c)
+}
+
+// guardOwner reads the owner key out of a guard item.
+func (m *entityModel) guardOwner(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if len(item) == 0 {
+		return nil
+	}
+	owner := map[string]types.AttributeValue{}
+	if v, ok := item[guardOwnerPK]; ok {
+		owner[m.table.pk] = v
+	}
+	if v, ok := item[guardOwnerSK]; ok && m.table.sk != "" {
+		owner[m.table.sk] = v
+	}
+	return owner
+}
+
+// heldValue is the condition that the stored item holds value (as rendered
+// by uniqueValue) in unique field f; for "" that it holds none.
+func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
+	if uniqueValue(f, v) == "" {
+		zero, err := m.encodeValue(f.GoName, reflect.Zero(f.Type).Interface(), false)
+		if err != nil {
+			return Cond{}, err
+		}
+		return Or(NotExists(f.GoName), Eq(f.GoName, zero)), nil
+	}
+	return Eq(f.GoName, v.FieldByIndex(f.Index).Interface()), nil
+}

@@ -1,0 +1,489 @@
+package singletable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Service limits of transactions.
+const (
+	maxTxActions = 100
+	maxTxBytes   = 4 * 1024 * 1024
+)
+
+// Tx collects the actions of one write transaction: Put, Create, Update,
+// Delete and ConditionCheck of items of any entities of the DB's table,
+// added with the entities' TxPut, TxCreate, TxUpdate, TxDelete and TxCheck.
+// All happen or none does. Unique-value guard items are added as the single
+// operations add them, and version fields are checked and incremented.
+//
+// A Tx is built inside DB.Transact (or DB.TransactInput) and is not safe for
+// concurrent use. An action that cannot be built (an unknown field, a bad
+// key) is remembered, and Transact returns that error without sending.
+type Tx struct {
+	db      *DB
+	actions []*action
+	errs    []error
+}
+
+func (tx *Tx) add(acts []*action, err error) {
+	if err != nil {
+		tx.errs = append(tx.errs, err)
+		return
+	}
+	tx.actions = append(tx.actions, acts...)
+}
+
+// Len is the number of actions so far, guard items included.
+func (tx *Tx) Len() int { return len(tx.actions) }
+
+// TxPut adds Put of v to the transaction (see Put). Options: If.
+func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...Option) {
+	acts, _, err := e.planPut(tx.db, e.m.name+".Put", &v, false, opts)
+	tx.add(acts, err)
+}
+
+// TxCreate adds Create of v to the transaction (see Create): the item must
+// not exist. Options: If.
+func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
+	acts, _, err := e.planPut(tx.db, e.m.name+".Create", &v, true, opts)
+	tx.add(acts, err)
+}
+
+// TxUpdate adds Update of the item whose key fields are set in key (see
+// Update). Options: the changes (Set, Add, Increment ...), If, Upsert. When
+// a change touches a unique field, key must also hold the field's current
+// value: the transaction moves the guard from it to the new value, and is
+// conditioned on the item holding it (so a wrong one cancels the
+// transaction rather than orphaning a guard).
+func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
+	op := e.m.name + ".Update"
+	s, err := collect(op, updateOptions, opts)
+	if err != nil {
+		tx.add(nil, err)
+		return
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	tx.add(e.m.planUpdate(tx.db, op, kv, kv, s))
+}
+
+// TxDelete adds Delete of the item whose key fields are set in key (see
+// Delete). Options: MustExist, If. On an entity with unique fields, key
+// must hold the item's unique values: their guards are deleted with it, and
+// the transaction is conditioned on the item holding them.
+func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
+	op := e.m.name + ".Delete"
+	s, err := collect(op, optMustExist|optCondition, opts)
+	if err != nil {
+		tx.add(nil, err)
+		return
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	tx.add(e.m.planDelete(tx.db, op, kv, kv, s))
+}
+
+// TxCheck adds a ConditionCheck: the transaction happens only if the item
+// whose key fields are set in key meets cond. Use Exists on a key attribute
+// (for example Exists("ID")... or any field the item always has) to require
+// that it exists.
+func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
+	a, err := e.m.planCheck(tx.db, e.m.name+".Check", reflect.ValueOf(&key).Elem(), cond)
+	if err != nil {
+		tx.add(nil, err)
+		return
+	}
+	tx.add([]*action{a}, nil)
+}
+
+// Transact runs build to collect a transaction's actions, checks them and
+// sends them as one TransactWriteItems request: all happen or none does.
+// Options: IdempotencyToken.
+//
+// Checked before sending (an error, and nothing is sent): an action that
+// could not be built, no actions, more than 100 actions, two actions on one
+// item, more than 4 MB. Each Transact call is one logical transaction under
+// a fresh idempotency token (unless IdempotencyToken gives one), which the
+// SDK's retries reuse, so a retried request is never applied twice.
+//
+// A cancelled transaction is a *TxError listing each failed action: its
+// position, entity, key, reason code and, for a failed condition, the item
+// as it was. It matches ErrConditionFailed when a condition failed,
+// ErrTransactionConflict when another request was changing an item, and
+// the more specific errors of the actions (ErrVersionConflict,
+// ErrUniqueViolation, ErrAlreadyExists, ErrNotFound).
+func (db *DB) Transact(ctx context.Context, build func(tx *Tx) error, opts ...Option) error {
+	tx, s, err := db.buildTx(build, opts)
+	if err != nil {
+		return err
+	}
+	return tx.send(ctx, "Transact", s)
+}
+
+// TransactInput is the TransactWriteItems request Transact would send for
+// build, without sending it (a dry run). Without IdempotencyToken it holds a
+// fresh random token.
+func (db *DB) TransactInput(build func(tx *Tx) error, opts ...Option) (*dynamodb.TransactWriteItemsInput, error) {
+	tx, s, err := db.buildTx(build, opts)
+	if err != nil {
+		return nil, err
+	}
+	return tx.input("Transact", s)
+}
+
+func (db *DB) buildTx(build func(tx *Tx) error, opts []Option) (*Tx, *settings, error) {
+	s, err := collect("Transact", optIdempotency, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx := &Tx{db: db}
+	if err := build(tx); err != nil {
+		return nil, nil, err
+	}
+	if len(tx.errs) > 0 {
+		return nil, nil, errors.Join(tx.errs...)
+	}
+	return tx, s, nil
+}
+
+// check applies the checks the service would otherwise fail.
+func (tx *Tx) check(op string) error {
+	n := len(tx.actions)
+	switch {
+	case n == 0:
+		return &InputError{Op: op, Reason: "the transaction has no actions"}
+	case n > maxTxActions:
+		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction has %d actions (guard items of unique values included); DynamoDB allows %d", n, maxTxActions)}
+	}
+	seen := map[string]int{}
+	size := 0
+	for i, a := range tx.actions {
+		id := formatKey(a.key)
+		if j, dup := seen[id]; dup {
+			return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
+				j, tx.actions[j].describe(), i, a.describe(), id)}
+		}
+		seen[id] = i
+		size += a.size()
+	}
+	if size > maxTxBytes {
+		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction is about %d bytes; DynamoDB allows %d", size, maxTxBytes)}
+	}
+	return nil
+}
+
+// describe names an action for messages: "User.Update", "User.Create guard of Email".
+func (a *action) describe() string {
+	if a.guard != nil {
+		return a.op + " " + actionNames[a.kind] + " of the unique " + a.guard.GoName + " guard"
+	}
+	return a.op
+}
+
+// newToken returns a fresh random idempotency token (32 hex digits).
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// input checks the transaction and builds a fresh request for it.
+func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, error) {
+	if err := tx.check(op); err != nil {
+		return nil, err
+	}
+	token := s.write.token
+	if token == "" {
+		token = newToken()
+	} else if len(token) > 36 {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("IdempotencyToken is %d characters; DynamoDB allows 1 to 36", len(token))}
+	}
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token)}
+	in.TransactItems = make([]types.TransactWriteItem, len(tx.actions))
+	for i, a := range tx.actions {
+		in.TransactItems[i] = a.transactItem(tx.db.name)
+	}
+	return in, nil
+}
+
+// send sends the transaction once, under one token.
+func (tx *Tx) send(ctx context.Context, op string, s *settings) error {
+	in, err := tx.input(op, s)
+	if err != nil {
+		return err
+	}
+	token := aws.ToString(in.ClientRequestToken)
+	if _, err := tx.db.client.TransactWriteItems(ctx, in); err != nil {
+		return tx.error(op, token, err)
+	}
+	return nil
+}
+
+// TxError is a cancelled or failed transaction. Actions lists each action
+// that failed, in request order.
+type TxError struct {
+	Op      string // "Transact", or the operation that sent it ("User.Create")
+	Token   string // the idempotency token it was sent with
+	Actions []TxFailure
+	Err     error // the SDK error
+}
+
+// TxFailure is one failed action of a transaction.
+type TxFailure struct {
+	Index  int    // position in the transaction, from 0
+	Entity string // the entity of the item (for a guard item, the entity it guards)
+	Guard  string // for a unique-value guard item: the unique field; else ""
+	Op     string // Put, Update, Delete or ConditionCheck
+	Key    map[string]types.AttributeValue
+	// Code is the service's reason: ConditionalCheckFailed,
+	// TransactionConflict, ItemCollectionSizeLimitExceeded,
+	// ProvisionedThroughputExceeded, ThrottlingError, ValidationError ...
+	Code    string
+	Message string
+	// Item is the item as it was, when a condition failed and it existed.
+	Item map[string]types.AttributeValue
+	// Err is the failure as the single operation would report it (a
+	// *ConditionError, *VersionConflictError or *UniqueViolationError) for
+	// a failed condition; nil otherwise.
+	Err error
+}
+
+func (e *TxError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "singletable: %s: transaction cancelled", e.Op)
+	if len(e.Actions) == 0 {
+		fmt.Fprintf(&b, ": %v", e.Err)
+		return b.String()
+	}
+	for i, f := range e.Actions {
+		if i > 0 {
+			b.WriteByte(';')
+		} else {
+			b.WriteByte(':')
+		}
+		what := f.Entity
+		if f.Guard != "" {
+			what += " unique " + f.Guard + " guard"
+		}
+		fmt.Fprintf(&b, " action %d (%s %s %s): %s", f.Index, f.Op, what, formatKey(f.Key), f.Code)
+		if f.Err != nil {
+			fmt.Fprintf(&b, " (%s)", strings.TrimPrefix(f.Err.Error(), "singletable: "))
+		} else if f.Message != "" {
+			fmt.Fprintf(&b, " (%s)", f.Message)
+		}
+	}
+	return b.String()
+}
+
+// Unwrap gives errors.Is/As the failures' errors, ErrConditionFailed and
+// ErrTransactionConflict where they apply, and the SDK error.
+func (e *TxError) Unwrap() []error {
+	var errs []error
+	conflict := false
+	for _, f := range e.Actions {
+		if f.Err != nil {
+			errs = append(errs, f.Err)
+		}
+		if f.Code == "ConditionalCheckFailed" && f.Err == nil {
+			errs = append(errs, ErrConditionFailed)
+		}
+		if f.Code == "TransactionConflict" && !conflict {
+			errs = append(errs, ErrTransactionConflict)
+			conflict = true
+		}
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
+
+// cause is the error of the first action whose condition failed, if the
+// transaction failed only by conditions.
+func (e *TxError) cause() error {
+	for _, f := range e.Actions {
+		if f.Code != "ConditionalCheckFailed" {
+			return nil
+		}
+	}
+	for _, f := range e.Actions {
+		if f.Err != nil {
+			return f.Err
+		}
+	}
+	return nil
+}
+
+// error turns the SDK error of TransactWriteItems into a *TxError.
+func (tx *Tx) error(op, token string, err error) error {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		var conflict *types.TransactionConflictException
+		if errors.As(err, &conflict) {
+			return &TxError{Op: op, Token: token, Err: err,
+				Actions: []TxFailure{{Index: -1, Code: "TransactionConflict", Message: aws.ToString(conflict.Message)}}}
+		}
+		return opError(op, err)
+	}
+	te := &TxError{Op: op, Token: token, Err: err}
+	for i, r := range tce.CancellationReasons {
+		code := aws.ToString(r.Code)
+		if code == "" || code == "None" || i >= len(tx.actions) {
+			continue
+		}
+		a := tx.actions[i]
+		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.key, Code: code,
+			Message: aws.ToString(r.Message), Item: r.Item}
+		if a.guard != nil {
+			f.Guard = a.guard.GoName
+		}
+		if code == "ConditionalCheckFailed" {
+			f.Err = a.failure(r.Item, err)
+		}
+		te.Actions = append(te.Actions, f)
+	}
+	return te
+}
+
+// Transactional reads
+
+// GetTx collects the reads of one TransactGetItems request: a consistent
+// snapshot of up to 100 items of any entities. Add reads with an entity's
+// TxGet, then Run; each TxGet returns a *TxValue that holds its item after
+// Run.
+type GetTx struct {
+	db   *DB
+	gets []txGet
+	errs []error
+}
+
+type txGet struct {
+	m    *entityModel
+	key  map[string]types.AttributeValue
+	done func(item map[string]types.AttributeValue) error
+}
+
+// TransactGet starts a transactional read.
+func (db *DB) TransactGet() *GetTx { return &GetTx{db: db} }
+
+// TxValue is the result of one read of a GetTx, filled in by Run.
+type TxValue[T any] struct {
+	value T
+	found bool
+	err   error
+}
+
+// Get returns the item read, or ErrNotFound if there was none.
+func (v *TxValue[T]) Get() (T, error) {
+	if v.err != nil {
+		return v.value, v.err
+	}
+	return v.value, nil
+}
+
+// Found reports whether the item existed.
+func (v *TxValue[T]) Found() bool { return v.found }
+
+// Value is the item read (the zero value if there was none).
+func (v *TxValue[T]) Value() T { return v.value }
+
+// TxGet adds a read of the item whose key fields are set in key to a
+// transactional read; its value is there after tg.Run.
+func (e *Entity[T]) TxGet(tg *GetTx, key T) *TxValue[T] {
+	out := &TxValue[T]{err: errors.New("singletable: TxValue read before GetTx.Run succeeded")}
+	op := e.m.name + ".TxGet"
+	if err := tg.db.checkTable(op, e.m); err != nil {
+		tg.errs = append(tg.errs, err)
+		return out
+	}
+	k, err := e.m.key(reflect.ValueOf(&key).Elem())
+	if err != nil {
+		tg.errs = append(tg.errs, err)
+		return out
+	}
+	tg.gets = append(tg.gets, txGet{m: e.m, key: k, done: func(item map[string]types.AttributeValue) error {
+		out.value, out.found, out.err = *new(T), false, nil
+		if len(item) == 0 {
+			out.err = &notFoundError{op: op, key: k}
+			return nil
+		}
+		if err := e.m.decode(item, reflect.ValueOf(&out.value).Elem()); err != nil {
+			out.err = err
+			return err
+		}
+		out.found = true
+		return nil
+	}})
+	return out
+}
+
+// Input is the TransactGetItems request Run sends, after the same checks:
+// a read that could not be built, no reads, more than 100, the same item
+// twice.
+func (tg *GetTx) Input() (*dynamodb.TransactGetItemsInput, error) {
+	const op = "TransactGet"
+	if len(tg.errs) > 0 {
+		return nil, errors.Join(tg.errs...)
+	}
+	switch n := len(tg.gets); {
+	case n == 0:
+		return nil, &InputError{Op: op, Reason: "no reads"}
+	case n > maxTxActions:
+		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("%d reads; DynamoDB allows %d in one transaction", n, maxTxActions)}
+	}
+	in := &dynamodb.TransactGetItemsInput{TransactItems: make([]types.TransactGetItem, len(tg.gets))}
+	seen := map[string]int{}
+	for i, g := range tg.gets {
+		id := formatKey(g.key)
+		if j, dup := seen[id]; dup {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, id)}
+		}
+		seen[id] = i
+		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(tg.db.name), Key: g.key}}
+	}
+	return in, nil
+}
+
+// Run sends the reads as one TransactGetItems request and fills in every
+// TxValue. A missing item is not an error of Run: its TxValue reports it.
+// An item of another entity type is an error (ErrWrongEntity).
+func (tg *GetTx) Run(ctx context.Context) error {
+	in, err := tg.Input()
+	if err != nil {
+		return err
+	}
+	res, err := tg.db.client.TransactGetItems(ctx, in)
+	if err != nil {
+		var tce *types.TransactionCanceledException
+		if errors.As(err, &tce) {
+			te := &TxError{Op: "TransactGet", Err: err}
+			for i, r := range tce.CancellationReasons {
+				if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
+					te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.gets[i].key,
+						Code: code, Message: aws.ToString(r.Message)})
+				}
+			}
+			return te
+		}
+		return opError("TransactGet", err)
+	}
+	var errs []error
+	for i, g := range tg.gets {
+		var item map[string]types.AttributeValue
+		if i < len(res.Responses) {
+			item = res.Responses[i].Item
+		}
+		if err := g.done(item); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
