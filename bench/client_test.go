@@ -27,9 +27,9 @@ import (
 // benchmark measures the code that builds requests and decodes responses,
 // not a network or a server.
 type canned struct {
-	get   *dynamodb.GetItemOutput         // the full stored order
-	query *dynamodb.QueryOutput           // 25 stored orders, no further page
-	put   *dynamodb.PutItemOutput         // empty, as DynamoDB answers a put
+	get   *dynamodb.GetItemOutput // the full stored order
+	query *dynamodb.QueryOutput   // 25 stored orders, no further page
+	put   *dynamodb.PutItemOutput // empty, as DynamoDB answers a put
 	tx    *dynamodb.TransactWriteItemsOutput
 	batch *dynamodb.BatchWriteItemOutput // no unprocessed items
 	upd   *dynamodb.UpdateItemOutput
@@ -75,7 +75,7 @@ type cannedClient struct {
 }
 
 var (
-	_ st.Client                  = (*cannedClient)(nil)
+	_ st.Client                 = (*cannedClient)(nil)
 	_ dynamodbiface.DynamoDBAPI = (*cannedClient)(nil)
 )
 

@@ -165,9 +165,9 @@ func canonTxItem(t *testing.T, it types.TransactWriteItem) map[string]any {
 		p := it.Put
 		checkPlaceholders(t, p.ExpressionAttributeNames, p.ExpressionAttributeValues, aws.ToString(p.ConditionExpression))
 		m["Put"] = map[string]any{
-			"TableName": aws.ToString(p.TableName),
-			"Item":      canonItem(p.Item),
-			"Condition": canonExpr(aws.ToString(p.ConditionExpression), p.ExpressionAttributeNames, p.ExpressionAttributeValues),
+			"TableName":                           aws.ToString(p.TableName),
+			"Item":                                canonItem(p.Item),
+			"Condition":                           canonExpr(aws.ToString(p.ConditionExpression), p.ExpressionAttributeNames, p.ExpressionAttributeValues),
 			"ReturnValuesOnConditionCheckFailure": string(p.ReturnValuesOnConditionCheckFailure),
 		}
 	case it.Update != nil:
@@ -175,10 +175,10 @@ func canonTxItem(t *testing.T, it types.TransactWriteItem) map[string]any {
 		checkPlaceholders(t, u.ExpressionAttributeNames, u.ExpressionAttributeValues,
 			aws.ToString(u.UpdateExpression), aws.ToString(u.ConditionExpression))
 		m["Update"] = map[string]any{
-			"TableName": aws.ToString(u.TableName),
-			"Key":       canonItem(u.Key),
-			"Update":    canonExpr(aws.ToString(u.UpdateExpression), u.ExpressionAttributeNames, u.ExpressionAttributeValues),
-			"Condition": canonExpr(aws.ToString(u.ConditionExpression), u.ExpressionAttributeNames, u.ExpressionAttributeValues),
+			"TableName":                           aws.ToString(u.TableName),
+			"Key":                                 canonItem(u.Key),
+			"Update":                              canonExpr(aws.ToString(u.UpdateExpression), u.ExpressionAttributeNames, u.ExpressionAttributeValues),
+			"Condition":                           canonExpr(aws.ToString(u.ConditionExpression), u.ExpressionAttributeNames, u.ExpressionAttributeValues),
 			"ReturnValuesOnConditionCheckFailure": string(u.ReturnValuesOnConditionCheckFailure),
 		}
 	default:

@@ -58,7 +58,7 @@ type variant func(ctx context.Context, e *env) error
 // benchOp is one benchmarked operation and its variants; a nil variant is
 // one the peer library cannot express.
 type benchOp struct {
-	name                  string
+	name                 string
 	library, sdk, guregu variant
 }
 
