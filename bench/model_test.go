@@ -175,3 +175,7 @@ func makeOrders(user string, n int) []Order {
 	}
 	return out
 }
+
+func storedOrderKey(o Order) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"PK": sv(orderPK(o.UserID)), "SK": sv(orderSK(o.ID))}
+}

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -37,24 +39,52 @@ func runOps(b *testing.B, e *env) {
 	ctx := context.Background()
 	for _, op := range benchOps {
 		b.Run(op.name, func(b *testing.B) {
-			for _, v := range []struct {
-				name string
-				fn   variant
-			}{{"library", op.library}, {"sdk", op.sdk}, {"guregu", op.guregu}} {
-				if v.fn == nil {
-					continue
-				}
-				b.Run(v.name, func(b *testing.B) {
-					// One call first: fail fast, and leave one-time costs
-					// (codec plans, caches) out of the measurement.
-					if err := v.fn(ctx, e); err != nil {
-						b.Fatal(err)
+			variants := []namedVariant{{"library", op.library}, {"sdk", op.sdk}, {"guregu", op.guregu}}
+			for round := range benchRounds() {
+				for _, v := range rotate(variants, round) {
+					if v.fn == nil {
+						continue
 					}
-					measure(b, func() error { return v.fn(ctx, e) })
-				})
+					b.Run(v.name, func(b *testing.B) {
+						// One call first: fail fast, and leave one-time costs
+						// (codec plans, caches) out of the measurement.
+						if err := v.fn(ctx, e); err != nil {
+							b.Fatal(err)
+						}
+						measure(b, func() error { return v.fn(ctx, e) })
+					})
+				}
 			}
 		})
 	}
+}
+
+type namedVariant struct {
+	name string
+	fn   variant
+}
+
+// roundsEnv sets how many rounds the benchmarks run (default 1). In each
+// round every variant of an op runs once, in an order that rotates from
+// round to round, so that the variants are measured interleaved, side by
+// side, and a load spike on a shared machine does not land on one variant
+// only (-count would run all the counts of one variant back to back). The
+// testing package names the repeats <Op>/<variant>#01, #02 ...;
+// cmd/benchreport takes the median over them.
+const roundsEnv = "SINGLETABLE_BENCH_ROUNDS"
+
+func benchRounds() int {
+	n, err := strconv.Atoi(os.Getenv(roundsEnv))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// rotate returns vs rotated left by r.
+func rotate[T any](vs []T, r int) []T {
+	r %= len(vs)
+	return append(append([]T(nil), vs[r:]...), vs[:r]...)
 }
 
 // measure runs fn b.N times and reports, besides the usual ns/op, B/op and

@@ -79,13 +79,18 @@ func libPut(ctx context.Context, e *env) error {
 }
 
 func sdkPut(ctx context.Context, e *env) error {
-	o := putOrder
+	return sdkPutOrder(ctx, e.ddb, e.table, putOrder)
+}
+
+// sdkPutOrder is hand-written SDK code for Put: the struct marshalled with
+// attributevalue, the key attributes added by hand.
+func sdkPutOrder(ctx context.Context, c st.Client, table string, o Order) error {
 	item, err := attributevalue.MarshalMap(o)
 	if err != nil {
 		return err
 	}
 	addOrderKeys(item, &o)
-	_, err = e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.table), Item: item})
+	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
 	return err
 }
 
@@ -102,25 +107,29 @@ func libGet(ctx context.Context, e *env) error {
 }
 
 func sdkGet(ctx context.Context, e *env) error {
-	out, err := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(e.table),
+	o, err := sdkGetOrder(ctx, e.ddb, e.table, getKey.UserID, getKey.ID)
+	e.order = o
+	return err
+}
+
+// sdkGetOrder is hand-written SDK code for Get.
+func sdkGetOrder(ctx context.Context, c st.Client, table, userID, id string) (Order, error) {
+	var o Order
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: orderPK(getKey.UserID)},
-			"SK": &types.AttributeValueMemberS{Value: orderSK(getKey.ID)},
+			"PK": &types.AttributeValueMemberS{Value: orderPK(userID)},
+			"SK": &types.AttributeValueMemberS{Value: orderSK(id)},
 		},
 	})
 	if err != nil {
-		return err
+		return o, err
 	}
 	if len(out.Item) == 0 {
-		return errNotFound
+		return o, errNotFound
 	}
-	var o Order
-	if err := attributevalue.UnmarshalMap(out.Item, &o); err != nil {
-		return err
-	}
-	e.order = o
-	return nil
+	err = attributevalue.UnmarshalMap(out.Item, &o)
+	return o, err
 }
 
 func guGet(ctx context.Context, e *env) error {
@@ -139,8 +148,16 @@ func libQuery(ctx context.Context, e *env) error {
 }
 
 func sdkQuery(ctx context.Context, e *env) error {
+	os, err := sdkQueryOrders(ctx, e.ddb, e.table, userID)
+	e.orders = os
+	return err
+}
+
+// sdkQueryOrders is hand-written SDK code for a user's orders: the same key
+// condition and type filter as the library's, every page decoded.
+func sdkQueryOrders(ctx context.Context, c st.Client, table, userID string) ([]Order, error) {
 	in := &dynamodb.QueryInput{
-		TableName:              aws.String(e.table),
+		TableName:              aws.String(table),
 		KeyConditionExpression: aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
 		FilterExpression:       aws.String("#type = :type"),
 		ExpressionAttributeNames: map[string]string{
@@ -154,13 +171,13 @@ func sdkQuery(ctx context.Context, e *env) error {
 	}
 	var orders []Order
 	for {
-		out, err := e.ddb.Query(ctx, in)
+		out, err := c.Query(ctx, in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var page []Order
 		if err := attributevalue.UnmarshalListOfMaps(out.Items, &page); err != nil {
-			return err
+			return nil, err
 		}
 		if orders == nil {
 			orders = page
@@ -168,12 +185,10 @@ func sdkQuery(ctx context.Context, e *env) error {
 			orders = append(orders, page...)
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			break
+			return orders, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	e.orders = orders
-	return nil
 }
 
 func guQuery(ctx context.Context, e *env) error {

@@ -1,0 +1,328 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+)
+
+// End to end against DynamoDB Local: the library and hand-written SDK code
+// through the same *dynamodb.Client, on the same table and data, with the
+// same number of concurrent workers. DynamoDB Local runs on the same
+// machine, so these numbers say whether the library's overhead shows next
+// to a real round trip, not what the service would sustain.
+
+const (
+	endpointEnv = "AWS_ENDPOINT_URL_DYNAMODB"
+	// e2eWorkers is the number of goroutines sending requests, for every
+	// variant (independent of GOMAXPROCS).
+	e2eWorkers = 8
+	e2eUsers   = 40   // seeded users, with nQuery orders each
+	e2ePutPool = 4096 // distinct orders the Put benchmark cycles through
+)
+
+// localConfig loads an SDK config for DynamoDB Local, as internal/ddblocal
+// does for the library's own tests (an internal package cannot be imported
+// from this module): it refuses to run without AWS_ENDPOINT_URL_DYNAMODB,
+// so that a benchmark never reaches a real AWS account, and uses dummy
+// credentials and region when the environment has none. Its HTTP client
+// keeps enough idle connections for every worker.
+func localConfig(ctx context.Context, logger logging.Logger) (aws.Config, error) {
+	endpoint := strings.TrimSpace(os.Getenv(endpointEnv))
+	if endpoint == "" {
+		return aws.Config{}, errors.New(endpointEnv + " is not set: run `make bench` (or `make test`), " +
+			"or `scripts/dynamodb-local.sh run -- <cmd>`")
+	}
+	if u, err := url.Parse(endpoint); err != nil || u.Scheme == "" || u.Host == "" {
+		return aws.Config{}, fmt.Errorf("%s=%q is not a URL such as http://127.0.0.1:8000", endpointEnv, endpoint)
+	}
+	if v, _ := strconv.ParseBool(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")); v {
+		return aws.Config{}, fmt.Errorf("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is set: the SDK would ignore %s", endpointEnv)
+	}
+	hc := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConns = 4 * e2eWorkers
+		tr.MaxIdleConnsPerHost = 4 * e2eWorkers
+	})
+	opts := []func(*config.LoadOptions) error{config.WithHTTPClient(hc), config.WithLogger(logger)}
+	if os.Getenv("AWS_ACCESS_KEY_ID") == "" || os.Getenv("AWS_SECRET_ACCESS_KEY") == "" {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	}
+	if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+		opts = append(opts, config.WithRegion("us-east-1"))
+	}
+	return config.LoadDefaultConfig(ctx, opts...)
+}
+
+// e2eEnv is a fresh table on DynamoDB Local with seeded data.
+type e2eEnv struct {
+	client *dynamodb.Client
+	db     *st.DB
+	table  string
+	users  []string // users with nQuery orders each
+	keys   []Order  // keys of the seeded orders
+	puts   []Order  // orders the Put benchmark writes, in turn
+
+	warnings *warnLog
+}
+
+// newE2EEnv creates a uniquely named table, seeds it, and deletes it when
+// tb ends.
+func newE2EEnv(tb testing.TB, users int) *e2eEnv {
+	tb.Helper()
+	ctx := context.Background()
+	warnings := &warnLog{}
+	cfg, err := localConfig(ctx, warnings)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client := dynamodb.NewFromConfig(cfg)
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	table := "bench-" + hex.EncodeToString(suffix[:]) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	db := st.New(client, Shop, st.WithTableName(table))
+	if err := db.CreateTable(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := db.DeleteTable(context.Background()); err != nil {
+			tb.Errorf("deleting table %s: %v", table, err)
+		}
+	})
+	e := &e2eEnv{client: client, db: db, table: table, warnings: warnings}
+	var seed []Order
+	for u := range users {
+		user := fmt.Sprintf("e2e-q-%03d", u)
+		e.users = append(e.users, user)
+		for i := 1; i <= nQuery; i++ {
+			o := makeOrder(user, i)
+			seed = append(seed, o)
+			e.keys = append(e.keys, Order{UserID: o.UserID, ID: o.ID})
+		}
+	}
+	if err := db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(Orders, seed...)}); err != nil {
+		tb.Fatalf("seeding %d orders: %v", len(seed), err)
+	}
+	for i := range e2ePutPool {
+		e.puts = append(e.puts, makeOrder(fmt.Sprintf("e2e-p-%03d", i%64), 1000+i))
+	}
+	return e
+}
+
+// e2eOp is one end-to-end operation; call i of a run uses fixture i (mod
+// the fixtures' count).
+type e2eOp struct {
+	name         string
+	library, sdk func(ctx context.Context, e *e2eEnv, i int) error
+}
+
+var e2eOps = []e2eOp{
+	{"Put",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			return Orders.Put(ctx, e.db, e.puts[i%len(e.puts)])
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			return sdkPutOrder(ctx, e.client, e.table, e.puts[i%len(e.puts)])
+		}},
+	{"Get",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			_, err := Orders.Get(ctx, e.db, e.keys[i%len(e.keys)])
+			return err
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			k := e.keys[i%len(e.keys)]
+			_, err := sdkGetOrder(ctx, e.client, e.table, k.UserID, k.ID)
+			return err
+		}},
+	{"Query",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			os, err := Orders.Query(ctx, e.db, Order{UserID: e.users[i%len(e.users)]})
+			return checkCount(os, err)
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			os, err := sdkQueryOrders(ctx, e.client, e.table, e.users[i%len(e.users)])
+			return checkCount(os, err)
+		}},
+}
+
+func checkCount(os []Order, err error) error {
+	if err == nil && len(os) != nQuery {
+		return fmt.Errorf("query returned %d orders, want %d", len(os), nQuery)
+	}
+	return err
+}
+
+// BenchmarkEndToEnd measures the throughput of each op against DynamoDB
+// Local, <Op>/library and <Op>/sdk, with e2eWorkers concurrent workers
+// each. It reports ops/s and the client process's CPU time per op
+// (cpu-ns/op) besides ns/op (wall time per op, all workers together). It
+// fails, rather than skips, without AWS_ENDPOINT_URL_DYNAMODB.
+func BenchmarkEndToEnd(b *testing.B) {
+	e := newE2EEnv(b, e2eUsers)
+	ctx := context.Background()
+	// Warm up the server (the JVM compiles its hot paths) and the
+	// connection pool with every op of both variants.
+	for _, op := range e2eOps {
+		for _, fn := range []func(context.Context, *e2eEnv, int) error{op.library, op.sdk} {
+			if err := runWorkers(500, func(i int) error { return fn(ctx, e, i) }); err != nil {
+				b.Fatalf("warm-up %s: %v", op.name, err)
+			}
+		}
+	}
+	for _, op := range e2eOps {
+		b.Run(op.name, func(b *testing.B) {
+			variants := []e2eVariant{{"library", op.library}, {"sdk", op.sdk}}
+			for round := range benchRounds() {
+				for _, v := range rotate(variants, round) {
+					b.Run(v.name, func(b *testing.B) {
+						b.ReportAllocs()
+						e.warnings.take() // not this run's
+						cpu0 := processCPU()
+						start := time.Now()
+						err := runWorkers(b.N, func(i int) error { return v.fn(ctx, e, i) })
+						elapsed := time.Since(start)
+						cpu := processCPU() - cpu0
+						b.StopTimer()
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+						b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+						if n, first := e.warnings.take(); n > 0 {
+							b.Logf("the SDK logged %d warning(s) during this run; the first: %s", n, first)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+type e2eVariant struct {
+	name string
+	fn   func(context.Context, *e2eEnv, int) error
+}
+
+// warnLog is the SDK's logger in the end-to-end benchmarks: it counts what
+// the SDK logs (such as DynamoDB Local's connection resets) and keeps the
+// first message, so that the benchmark can report it after the run instead
+// of the SDK writing into the middle of a benchmark's result line.
+type warnLog struct {
+	mu    sync.Mutex
+	n     int
+	first string
+}
+
+func (w *warnLog) Logf(c logging.Classification, format string, v ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		w.first = string(c) + " " + fmt.Sprintf(format, v...)
+	}
+	w.n++
+}
+
+// take returns and resets the count and the first message.
+func (w *warnLog) take() (int, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, first := w.n, w.first
+	w.n, w.first = 0, ""
+	return n, first
+}
+
+// runWorkers calls fn(0) ... fn(n-1) from e2eWorkers goroutines and returns
+// the first error.
+func runWorkers(n int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for range e2eWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n)) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// TestEndToEndVariants runs each end-to-end op of both variants against
+// DynamoDB Local (make test provides it) and checks that they read and
+// write the same data, so that the benchmark compares equal work. Like the
+// library's integration tests it fails without AWS_ENDPOINT_URL_DYNAMODB.
+func TestEndToEndVariants(t *testing.T) {
+	e := newE2EEnv(t, 2)
+	ctx := context.Background()
+	for _, op := range e2eOps {
+		for i := range 3 {
+			require.NoError(t, op.library(ctx, e, i), "%s/library", op.name)
+			require.NoError(t, op.sdk(ctx, e, i), "%s/sdk", op.name)
+		}
+	}
+
+	// Reads: both decode the same values.
+	for _, k := range e.keys[:5] {
+		lib, err := Orders.Get(ctx, e.db, k)
+		require.NoError(t, err)
+		sdk, err := sdkGetOrder(ctx, e.client, e.table, k.UserID, k.ID)
+		require.NoError(t, err)
+		assert.Equal(t, lib, sdk)
+		assert.Equal(t, k.ID, lib.ID)
+	}
+	for _, u := range e.users {
+		lib, err := Orders.Query(ctx, e.db, Order{UserID: u})
+		require.NoError(t, err)
+		sdk, err := sdkQueryOrders(ctx, e.client, e.table, u)
+		require.NoError(t, err)
+		assert.Len(t, lib, nQuery)
+		assert.Equal(t, lib, sdk)
+	}
+
+	// Writes: an order put by either is the same item, and reads back.
+	o := makeOrder("e2e-w", 7)
+	require.NoError(t, sdkPutOrder(ctx, e.client, e.table, o))
+	byLib, err := Orders.Get(ctx, e.db, o)
+	require.NoError(t, err)
+	assert.Equal(t, o, byLib)
+	raw1, err := e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: storedOrderKey(o)})
+	require.NoError(t, err)
+	require.NoError(t, Orders.Put(ctx, e.db, o))
+	raw2, err := e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: storedOrderKey(o)})
+	require.NoError(t, err)
+	assert.Equal(t, canonItem(raw1.Item), canonItem(raw2.Item), "the SDK code and the library store the same item")
+	assert.Len(t, raw2.Item, 16)
+}
