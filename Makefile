@@ -103,14 +103,8 @@ examples-run: check-go
 	echo 'all examples passed: $(EXAMPLE_DIRS)'
 
 .PHONY: bench
-bench: check-go ## Benchmarks: scripts/bench.sh if present, else go test -bench (and bench/) in DynamoDB Local.
-	@if [ -f scripts/bench.sh ]; then \
-		echo 'bash scripts/bench.sh'; \
-		bash scripts/bench.sh; \
-	else \
-		echo '$(DDB) run -- $(MAKE) bench-go'; \
-		$(DDB) run -- $(MAKE) bench-go; \
-	fi
+bench: check-go ## Benchmarks (bench/): library vs hand-written SDK vs guregu, in process and against DynamoDB Local; writes BENCHMARKS.md.
+	bash scripts/bench.sh
 
 .PHONY: bench-go
 bench-go: check-go

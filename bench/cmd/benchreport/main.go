@@ -1,0 +1,539 @@
+// Command benchreport turns the output of singletable's benchmarks
+// (`go test -bench` in bench/) into BENCHMARKS.md: the machine, the date,
+// and for each operation the library's cost next to hand-written
+// aws-sdk-go-v2 code and guregu/dynamo, as ratios checked against the
+// targets of issue #5.
+//
+//	go run ./cmd/benchreport -overhead overhead.txt -http http.txt -e2e e2e.txt -out ../BENCHMARKS.md
+//
+// Each benchmark may appear several times (rounds, `#01` suffixes, or
+// -count): the report uses the median of each metric. scripts/bench.sh runs
+// it; see `make bench`.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Targets (issue #5), as ratios library ÷ hand-written SDK code measured
+// side by side in one run.
+const (
+	targetCPU        = 1.0  // CPU time per op, at most
+	targetAllocs     = 1.0  // allocations per op, at most
+	targetThroughput = 0.97 // end-to-end throughput, at least
+)
+
+// The operations and variants, in report order.
+var (
+	overheadOps = []string{"Put", "Get", "Query25", "TxWrite3", "BatchWrite100"}
+	e2eOps      = []string{"Put", "Get", "Query"}
+	variants    = []string{"library", "sdk", "guregu"}
+)
+
+// Results holds every measurement: results[benchmark][unit] lists the
+// values in the order they were read (one per round or count).
+type Results map[string]map[string][]float64
+
+var (
+	procSuffix  = regexp.MustCompile(`-\d+$`)
+	repeatMark  = regexp.MustCompile(`#\d+`)
+	resultStart = regexp.MustCompile(`^\s*\d+\s+\S+\s+\S+/op`)
+)
+
+// Parse reads `go test -bench` output. A benchmark's name is normalised:
+// the -GOMAXPROCS suffix and the #NN marks of repeated sub-benchmarks are
+// removed, so that repeats pool. A result line that something else split
+// (a log line written between the name and the numbers) is joined back.
+func Parse(r io.Reader, into Results) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1024*1024), 1024*1024)
+	pending := "" // a benchmark name whose numbers are on a later line
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "Benchmark") {
+			fields := strings.Fields(line)
+			if len(fields) < 4 || !isInt(fields[1]) {
+				pending = fields[0] // the numbers follow later
+				continue
+			}
+			pending = ""
+			if err := addResult(into, fields); err != nil {
+				return err
+			}
+			continue
+		}
+		if pending != "" && resultStart.MatchString(line) {
+			if err := addResult(into, append([]string{pending}, strings.Fields(line)...)); err != nil {
+				return err
+			}
+			pending = ""
+		}
+	}
+	return sc.Err()
+}
+
+// addResult adds one result: name, iterations, then value-unit pairs.
+func addResult(into Results, fields []string) error {
+	name := repeatMark.ReplaceAllString(procSuffix.ReplaceAllString(fields[0], ""), "")
+	if into[name] == nil {
+		into[name] = map[string][]float64{}
+	}
+	for i := 2; i+1 < len(fields); i += 2 {
+		v, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			return fmt.Errorf("benchmark %s: value %q: %v", name, fields[i], err)
+		}
+		into[name][fields[i+1]] = append(into[name][fields[i+1]], v)
+	}
+	return nil
+}
+
+func isInt(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(vs)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Median of a benchmark's metric; NaN when missing.
+func (r Results) Median(name, unit string) float64 { return median(r[name][unit]) }
+
+// Runs is how many times a benchmark was measured.
+func (r Results) Runs(name string) int {
+	n := 0
+	for _, vs := range r[name] {
+		n = max(n, len(vs))
+	}
+	return n
+}
+
+// Ratio is median(a) ÷ median(b) for one metric, with the range of the
+// ratios of the runs taken pairwise (run i of a with run i of b: with
+// interleaved rounds, the two sides of a pair ran next to each other).
+type Ratio struct {
+	Value, Lo, Hi float64
+	Paired        bool
+}
+
+func (r Results) Ratio(a, b, unit string) Ratio {
+	va, vb := r[a][unit], r[b][unit]
+	ra := Ratio{Value: median(va) / median(vb), Lo: math.Inf(1), Hi: math.Inf(-1)}
+	if len(va) == len(vb) && len(va) > 1 {
+		ra.Paired = true
+		for i := range va {
+			x := va[i] / vb[i]
+			ra.Lo, ra.Hi = min(ra.Lo, x), max(ra.Hi, x)
+		}
+	}
+	return ra
+}
+
+func (ra Ratio) valid() bool { return !math.IsNaN(ra.Value) && !math.IsInf(ra.Value, 0) }
+
+// String renders the ratio with two decimals, and its range when paired.
+func (ra Ratio) String() string {
+	if !ra.valid() {
+		return "–"
+	}
+	s := fmt.Sprintf("%.2f×", ra.Value)
+	if lo, hi := fmt.Sprintf("%.2f", ra.Lo), fmt.Sprintf("%.2f", ra.Hi); ra.Paired && lo != hi {
+		s += fmt.Sprintf(" <sub>(%.2f–%.2f)</sub>", ra.Lo, ra.Hi)
+	}
+	return s
+}
+
+// round2 is the ratio as shown (two decimals); targets are judged on it.
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// AtMost marks a ratio against a ceiling.
+func (ra Ratio) AtMost(limit float64) string {
+	if !ra.valid() {
+		return "–"
+	}
+	return ra.String() + " " + mark(round2(ra.Value) <= limit)
+}
+
+// AtLeast marks a ratio against a floor.
+func (ra Ratio) AtLeast(limit float64) string {
+	if !ra.valid() {
+		return "–"
+	}
+	return ra.String() + " " + mark(round2(ra.Value) >= limit)
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✅"
+	}
+	return "❌"
+}
+
+// Machine describes where the benchmarks ran.
+type Machine struct {
+	CPU, Cores, Memory, Go, Kernel string
+}
+
+func readMachine() Machine {
+	m := Machine{
+		CPU:    "unknown",
+		Cores:  fmt.Sprintf("%d (GOMAXPROCS %d)", runtime.NumCPU(), runtime.GOMAXPROCS(0)),
+		Memory: "unknown",
+		Go:     runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
+		Kernel: runtime.GOOS,
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				if kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64); err == nil {
+					m.Memory = fmt.Sprintf("%.1f GiB", kb/1024/1024)
+				}
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = "Linux " + strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+// Report is everything the Markdown is made from.
+type Report struct {
+	Date                       time.Time
+	Machine                    Machine
+	Commit                     string
+	LoadStart, LoadEnd         string
+	Overhead, HTTP, E2E        Results
+	BenchtimeOverhead, E2ETime string
+	Workers                    int
+}
+
+// Write renders the report as Markdown.
+func (rp *Report) Write(w io.Writer) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Benchmarks\n\n")
+	p("Written by `make bench` (`scripts/bench.sh`, `bench/cmd/benchreport`) on %s", rp.Date.UTC().Format("2006-01-02 15:04 MST"))
+	if rp.Commit != "" {
+		p(", at commit `%s`", rp.Commit)
+	}
+	p(". Every ratio is library ÷ the other code, measured side by side in this one run (median of the rounds; the range of the per-round ratios in small print). Below 1.00× the library is cheaper.\n\n")
+
+	p("| machine | |\n| --- | --- |\n")
+	p("| CPU | %s |\n| cores | %s |\n| memory | %s |\n| Go | %s |\n| kernel | %s |\n", rp.Machine.CPU, rp.Machine.Cores, rp.Machine.Memory, rp.Machine.Go, rp.Machine.Kernel)
+	if rp.LoadStart != "" || rp.LoadEnd != "" {
+		p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", orDash(rp.LoadStart), orDash(rp.LoadEnd))
+	}
+	p("\n")
+
+	rp.writeTargets(p)
+	rp.writeOverhead(p)
+	rp.writeHTTP(p)
+	rp.writeE2E(p)
+	rp.writeMethod(p)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func (rp *Report) writeTargets(p func(string, ...any)) {
+	p("## Targets (issue #5)\n\n")
+	p("| target | result |\n| --- | --- |\n")
+	cpuFail, allocFail, tpFail := []string{}, []string{}, []string{}
+	var cpuN, allocN, tpN int
+	for _, op := range overheadOps {
+		lib, sdk := "BenchmarkOverhead/"+op+"/library", "BenchmarkOverhead/"+op+"/sdk"
+		if c := rp.Overhead.Ratio(lib, sdk, "cpu-ns/op"); c.valid() {
+			cpuN++
+			if round2(c.Value) > targetCPU {
+				cpuFail = append(cpuFail, fmt.Sprintf("%s %.2f×", op, c.Value))
+			}
+		}
+		if a := rp.Overhead.Ratio(lib, sdk, "allocs/op"); a.valid() {
+			allocN++
+			if round2(a.Value) > targetAllocs {
+				allocFail = append(allocFail, fmt.Sprintf("%s %.2f×", op, a.Value))
+			}
+		}
+	}
+	for _, op := range e2eOps {
+		lib, sdk := "BenchmarkEndToEnd/"+op+"/library", "BenchmarkEndToEnd/"+op+"/sdk"
+		if t := rp.E2E.Ratio(lib, sdk, "ops/s"); t.valid() {
+			tpN++
+			if round2(t.Value) < targetThroughput {
+				tpFail = append(tpFail, fmt.Sprintf("%s %.2f×", op, t.Value))
+			}
+		}
+	}
+	line := func(what string, n int, fails []string) {
+		switch {
+		case n == 0:
+			p("| %s | not measured |\n", what)
+		case len(fails) == 0:
+			p("| %s | ✅ all %d ops |\n", what, n)
+		default:
+			p("| %s | ❌ %d of %d ops over: %s |\n", what, len(fails), n, strings.Join(fails, ", "))
+		}
+	}
+	line(fmt.Sprintf("CPU time per op ≤ %.2f× hand-written SDK (in process)", targetCPU), cpuN, cpuFail)
+	line(fmt.Sprintf("allocations per op ≤ %.2f× hand-written SDK (in process)", targetAllocs), allocN, allocFail)
+	line(fmt.Sprintf("end-to-end throughput ≥ %.2f× raw SDK (DynamoDB Local)", targetThroughput), tpN, tpFail)
+	p("\n")
+}
+
+func (rp *Report) writeOverhead(p func(string, ...any)) {
+	r := rp.Overhead
+	if len(r) == 0 {
+		return
+	}
+	p("## In process: `BenchmarkOverhead`\n\n")
+	p("No network: a client answers each call with a canned, realistic response (GetItem a full item, Query 25 items, BatchWriteItem no unprocessed items). `cpu-ns/op` is the process's CPU time per op, every thread and the garbage collector included; it is what the CPU target is judged on (for BatchWrite100 the library spreads its four requests over goroutines, so its wall time, `ns/op`, is lower than its CPU time).\n\n")
+	p("| op | CPU library ÷ sdk | allocs library ÷ sdk | B/op library ÷ sdk | CPU library ÷ guregu | allocs library ÷ guregu |\n")
+	p("| --- | --- | --- | --- | --- | --- |\n")
+	for _, op := range overheadOps {
+		lib, sdk, gu := "BenchmarkOverhead/"+op+"/library", "BenchmarkOverhead/"+op+"/sdk", "BenchmarkOverhead/"+op+"/guregu"
+		if r[lib] == nil {
+			continue
+		}
+		p("| %s | %s | %s | %s | %s | %s |\n", op,
+			r.Ratio(lib, sdk, "cpu-ns/op").AtMost(targetCPU),
+			r.Ratio(lib, sdk, "allocs/op").AtMost(targetAllocs),
+			r.Ratio(lib, sdk, "B/op"),
+			r.Ratio(lib, gu, "cpu-ns/op"),
+			r.Ratio(lib, gu, "allocs/op"))
+	}
+	p("\n")
+	for _, op := range overheadOps {
+		rp.writeOpTable(p, r, "BenchmarkOverhead/"+op, op, true)
+	}
+}
+
+// writeOpTable writes one op's medians per variant and the ratio rows.
+func (rp *Report) writeOpTable(p func(string, ...any), r Results, prefix, title string, judge bool) {
+	lib := prefix + "/library"
+	if r[lib] == nil {
+		return
+	}
+	units := []string{"ns/op", "cpu-ns/op", "B/op", "allocs/op"}
+	p("### %s\n\n| | ns/op | cpu-ns/op | B/op | allocs/op | runs |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", title)
+	for _, v := range variants {
+		name := prefix + "/" + v
+		if r[name] == nil {
+			continue
+		}
+		p("| %s", v)
+		for _, u := range units {
+			p(" | %s", num(r.Median(name, u)))
+		}
+		p(" | %d |\n", r.Runs(name))
+	}
+	for _, other := range variants[1:] {
+		o := prefix + "/" + other
+		if r[o] == nil {
+			continue
+		}
+		p("| **library ÷ %s** | %s", other, r.Ratio(lib, o, "ns/op"))
+		cpu, allocs := r.Ratio(lib, o, "cpu-ns/op"), r.Ratio(lib, o, "allocs/op")
+		if judge && other == "sdk" {
+			p(" | %s | %s | %s | |\n", cpu.AtMost(targetCPU), r.Ratio(lib, o, "B/op"), allocs.AtMost(targetAllocs))
+		} else {
+			p(" | %s | %s | %s | |\n", cpu, r.Ratio(lib, o, "B/op"), allocs)
+		}
+	}
+	p("\n")
+}
+
+func (rp *Report) writeHTTP(p func(string, ...any)) {
+	r := rp.HTTP
+	if len(r) == 0 {
+		return
+	}
+	p("## Through the SDK's HTTP stack: `BenchmarkOverheadHTTP`\n\n")
+	p("The same variants through a real `*dynamodb.Client` whose HTTP transport answers with the canned responses as JSON: serialization, signing, the retry and checksum middleware and deserialization included, no network. For information (no target): it shows how much the library's cost weighs against what every request costs anyway. It is also the fair comparison for TxWrite3, where the library generates the idempotency token that the SDK's middleware generates for the other two.\n\n")
+	p("| op | library cpu-ns/op | sdk cpu-ns/op | guregu cpu-ns/op | CPU library ÷ sdk | allocs library ÷ sdk | CPU library ÷ guregu |\n")
+	p("| --- | ---: | ---: | ---: | --- | --- | --- |\n")
+	for _, op := range overheadOps {
+		pre := "BenchmarkOverheadHTTP/" + op
+		lib, sdk, gu := pre+"/library", pre+"/sdk", pre+"/guregu"
+		if r[lib] == nil {
+			continue
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", op,
+			num(r.Median(lib, "cpu-ns/op")), num(r.Median(sdk, "cpu-ns/op")), num(r.Median(gu, "cpu-ns/op")),
+			r.Ratio(lib, sdk, "cpu-ns/op"), r.Ratio(lib, sdk, "allocs/op"), r.Ratio(lib, gu, "cpu-ns/op"))
+	}
+	p("\n")
+}
+
+func (rp *Report) writeE2E(p func(string, ...any)) {
+	r := rp.E2E
+	if len(r) == 0 {
+		return
+	}
+	p("## End to end: `BenchmarkEndToEnd` against DynamoDB Local\n\n")
+	workers := "the same number of"
+	if rp.Workers > 0 {
+		workers = strconv.Itoa(rp.Workers)
+	}
+	p("The library and hand-written SDK code through one `*dynamodb.Client`, on one fresh table with the same seeded items, %s concurrent workers each. DynamoDB Local (a JVM) runs on the same machine and competes with the client for its cores, so throughput here is noisy; the client's CPU time per op (`cpu-ns/op`, the benchmark process only) is the steadier measure of what the library adds.\n\n", workers)
+	p("| op | library ops/s | sdk ops/s | throughput library ÷ sdk | library client cpu-ns/op | sdk client cpu-ns/op | client CPU library ÷ sdk | allocs library ÷ sdk |\n")
+	p("| --- | ---: | ---: | --- | ---: | ---: | --- | --- |\n")
+	for _, op := range e2eOps {
+		lib, sdk := "BenchmarkEndToEnd/"+op+"/library", "BenchmarkEndToEnd/"+op+"/sdk"
+		if r[lib] == nil {
+			continue
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", op,
+			num(r.Median(lib, "ops/s")), num(r.Median(sdk, "ops/s")),
+			r.Ratio(lib, sdk, "ops/s").AtLeast(targetThroughput),
+			num(r.Median(lib, "cpu-ns/op")), num(r.Median(sdk, "cpu-ns/op")),
+			r.Ratio(lib, sdk, "cpu-ns/op"), r.Ratio(lib, sdk, "allocs/op"))
+	}
+	p("\n")
+}
+
+func (rp *Report) writeMethod(p func(string, ...any)) {
+	p("## How it was measured\n\n")
+	p("- Code: `bench/` (a separate Go module, so that guregu/dynamo stays out of the library's go.mod). `TestSameRequests` checks that the three variants of each op send the same request (table, keys, items, expressions up to placeholder names, return-value options, batch chunking) and decode the same values; `TestEndToEndVariants` does the same against DynamoDB Local. Known differences: the library sets `ClientRequestToken` on transactions itself (the others leave it to the SDK's middleware), and guregu cannot ask for `ReturnValuesOnConditionCheckFailure` inside a transaction.\n")
+	p("- Ops: **Put** an order (9 fields) with its table key, type attribute and two GSI keys; **Get** it by key and decode it; **Query25** a user's orders, 25 items decoded; **TxWrite3** put an order, put a line item, and decrement a product's inventory if there is enough (3 actions); **BatchWrite100** put 100 orders (4 BatchWriteItem requests).\n")
+	p("- Variants: `library` is singletable; `sdk` is idiomatic hand-written aws-sdk-go-v2 code (attributevalue, key strings and expressions built by hand); `guregu` is github.com/guregu/dynamo/v2 with its single-table idiom (a struct holding the key attributes, the domain struct embedded).\n")
+	if rp.BenchtimeOverhead != "" || rp.E2ETime != "" {
+		p("- Settings: %s.\n", strings.Join(nonEmpty(rp.BenchtimeOverhead, rp.E2ETime), "; "))
+	}
+	p("- The variants of an op run interleaved, in an order that rotates each round, so a load spike on the machine does not land on one variant only; each figure is the median of the rounds.\n")
+	p("- Reproduce: `make bench`; profiles of the library's variants: `scripts/bench.sh profile`. The raw `go test -bench` output of this run is in `bench/results/`.\n")
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// num formats a median for a table: whole numbers (and anything from 100
+// up, rounded) with thousands separators, smaller fractions with one
+// decimal.
+func num(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "–"
+	case x >= 100 || x == math.Trunc(x):
+		return group(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+	default:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+}
+
+func group(digits string) string {
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func readResults(path string) (Results, error) {
+	r := Results{}
+	if path == "" {
+		return r, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := Parse(f, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+func main() {
+	var (
+		overhead  = flag.String("overhead", "", "output of BenchmarkOverhead")
+		httpFile  = flag.String("http", "", "output of BenchmarkOverheadHTTP")
+		e2e       = flag.String("e2e", "", "output of BenchmarkEndToEnd")
+		out       = flag.String("out", "BENCHMARKS.md", "the Markdown file to write ('-' for stdout)")
+		commit    = flag.String("commit", "", "the commit measured")
+		loadStart = flag.String("load-start", "", "load average when the benchmarks started")
+		settings  = flag.String("settings", "", "how the in-process benchmarks ran (for the report)")
+		e2eSet    = flag.String("e2e-settings", "", "how the end-to-end benchmarks ran (for the report)")
+		workers   = flag.Int("workers", 0, "concurrent workers of the end-to-end benchmarks")
+	)
+	flag.Parse()
+	rp := &Report{Date: time.Now(), Machine: readMachine(), Commit: *commit, LoadStart: *loadStart,
+		BenchtimeOverhead: *settings, E2ETime: *e2eSet, Workers: *workers}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			rp.LoadEnd = strings.Join(f[:3], " ")
+		}
+	}
+	var err error
+	for _, x := range []struct {
+		path string
+		dst  *Results
+	}{{*overhead, &rp.Overhead}, {*httpFile, &rp.HTTP}, {*e2e, &rp.E2E}} {
+		if *x.dst, err = readResults(x.path); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+	}
+	if len(rp.Overhead)+len(rp.HTTP)+len(rp.E2E) == 0 {
+		fmt.Fprintln(os.Stderr, "benchreport: no benchmark results in the given files")
+		os.Exit(1)
+	}
+	if *out == "-" {
+		rp.Write(os.Stdout)
+		return
+	}
+	f, err := os.Create(*out)
+	if err == nil {
+		rp.Write(f)
+		err = f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}

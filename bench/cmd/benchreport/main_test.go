@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/singletable/singletable/bench
+cpu: Intel(R) Xeon(R) Processor
+BenchmarkOverhead/Put/library-2         	     200	      9000 ns/op	      9200 cpu-ns/op	    3944 B/op	      45 allocs/op
+BenchmarkOverhead/Put/sdk-2             	     200	      4000 ns/op	      4000 cpu-ns/op	    3005 B/op	      36 allocs/op
+BenchmarkOverhead/Put/guregu-2          	     200	      2000 ns/op	      2000 cpu-ns/op	    2205 B/op	      30 allocs/op
+BenchmarkOverhead/Put/sdk#01-2          	     200	      5000 ns/op	      5000 cpu-ns/op	    3005 B/op	      36 allocs/op
+BenchmarkOverhead/Put/guregu#01-2       	     200	      2000 ns/op	      2000 cpu-ns/op	    2205 B/op	      30 allocs/op
+BenchmarkOverhead/Put/library#01-2      	     200	      5000 ns/op	      4000 cpu-ns/op	    3944 B/op	      45 allocs/op
+BenchmarkOverhead/Get/library-2         	     200	      2000 ns/op	      2000 cpu-ns/op	     768 B/op	      12 allocs/op
+BenchmarkOverhead/Get/sdk-2             	     200	      2000 ns/op	      2000 cpu-ns/op	     768 B/op	      12 allocs/op
+BenchmarkEndToEnd/Query/library-2         	SDK 2026/11/21 22:12:51 WARN failed to discard remaining HTTP response body
+    1398	   2055231 ns/op	    625163 cpu-ns/op	       486.6 ops/s	  117520 B/op	    1483 allocs/op
+BenchmarkEndToEnd/Query/sdk-2             	    2326	   1064466 ns/op	    456194 cpu-ns/op	       500 ops/s	  106630 B/op	    1392 allocs/op
+    e2e_test.go:10: a log line
+PASS
+ok  	github.com/singletable/singletable/bench	18.972s
+`
+
+func TestParse(t *testing.T) {
+	r := Results{}
+	if err := Parse(strings.NewReader(sample), r); err != nil {
+		t.Fatal(err)
+	}
+	if got := r["BenchmarkOverhead/Put/library"]["ns/op"]; len(got) != 2 || got[0] != 9000 || got[1] != 5000 {
+		t.Errorf("repeats do not pool: %v", got)
+	}
+	if got := r.Median("BenchmarkOverhead/Put/library", "ns/op"); got != 7000 {
+		t.Errorf("median = %v, want 7000", got)
+	}
+	if got := r.Median("BenchmarkEndToEnd/Query/library", "ops/s"); got != 486.6 {
+		t.Errorf("a result split by a log line: ops/s = %v, want 486.6", got)
+	}
+	if got := r.Runs("BenchmarkOverhead/Put/sdk"); got != 2 {
+		t.Errorf("runs = %d", got)
+	}
+
+	ra := r.Ratio("BenchmarkOverhead/Put/library", "BenchmarkOverhead/Put/sdk", "cpu-ns/op")
+	// medians 6600 / 4500; pairwise 9200/4000 = 2.3, 4000/5000 = 0.8
+	if math.Abs(ra.Value-6600.0/4500) > 1e-9 || !ra.Paired || ra.Lo != 0.8 || ra.Hi != 2.3 {
+		t.Errorf("ratio = %+v", ra)
+	}
+	if got := r.Ratio("BenchmarkOverhead/Get/library", "BenchmarkOverhead/Get/sdk", "allocs/op").AtMost(1); got != "1.00× ✅" {
+		t.Errorf("equal allocations: %q", got)
+	}
+	if got := r.Ratio("BenchmarkOverhead/Put/library", "BenchmarkOverhead/Put/sdk", "allocs/op").AtMost(1); !strings.HasSuffix(got, "❌") {
+		t.Errorf("more allocations: %q", got)
+	}
+	if got := r.Ratio("BenchmarkEndToEnd/Query/library", "BenchmarkEndToEnd/Query/sdk", "ops/s").AtLeast(0.97); got != "0.97× ✅" {
+		t.Errorf("throughput: %q", got)
+	}
+	if got := r.Ratio("BenchmarkOverhead/Nope/library", "BenchmarkOverhead/Put/sdk", "ns/op").String(); got != "–" {
+		t.Errorf("missing benchmark: %q", got)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	r := Results{}
+	if err := Parse(strings.NewReader(sample), r); err != nil {
+		t.Fatal(err)
+	}
+	rp := &Report{Date: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC), Machine: Machine{CPU: "Test CPU", Cores: "2"},
+		Overhead: r, E2E: r, Commit: "abc1234", Workers: 8}
+	var b bytes.Buffer
+	rp.Write(&b)
+	md := b.String()
+	for _, want := range []string{
+		"2026-11-21 22:00 UTC", "`abc1234`", "Test CPU",
+		"❌ 1 of 2 ops over: Put 1.47×", // CPU: Get passes at 1.00
+		"| Put | 1.47× <sub>(0.80–2.30)</sub> ❌ |",
+		"### Put", "| library | 7,000 | 6,600 | 3,944 | 45 | 2 |",
+		"| **library ÷ sdk** | 1.56× <sub>(1.00–2.25)</sub> | 1.47× <sub>(0.80–2.30)</sub> ❌ | 1.31× | 1.25× ❌ | |",
+		"| Query | 487 | 500 | 0.97× ✅ | 625,163 | 456,194 | 1.37× | 1.07× |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
