@@ -255,12 +255,26 @@ func (rp *Report) Write(w io.Writer) {
 		p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", orDash(rp.LoadStart), orDash(rp.LoadEnd))
 	}
 	p("\n")
+	if busy := max(load1(rp.LoadStart), load1(rp.LoadEnd)); busy > float64(runtime.NumCPU()) {
+		p("> The machine was busy while this ran (load average up to %.1f on %d cores: other builds and tests). That inflates every absolute figure and widens the ranges; the ratios hold better, since the variants ran interleaved, but read differences of a few percent as noise.\n\n", busy, runtime.NumCPU())
+	}
 
 	rp.writeTargets(p)
 	rp.writeOverhead(p)
 	rp.writeHTTP(p)
 	rp.writeE2E(p)
 	rp.writeMethod(p)
+}
+
+// load1 is the 1-minute figure of a load average ("0.52 0.58 0.59"); 0
+// when unknown.
+func load1(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return 0
+	}
+	x, _ := strconv.ParseFloat(f[0], 64)
+	return x
 }
 
 func orDash(s string) string {
