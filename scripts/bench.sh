@@ -55,7 +55,7 @@ run_bench() {
 }
 
 cmd_run() {
-	local started=$SECONDS load_start commit
+	local started=$SECONDS load_start load_end commit
 	load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 	commit=$(git rev-parse --short HEAD 2>/dev/null || true)
 	if [[ -n $commit ]] && ! git diff --quiet HEAD -- . 2>/dev/null; then
@@ -79,9 +79,10 @@ cmd_run() {
 		args+=(-e2e results/e2e.txt -workers 8)
 	fi
 
+	load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 	log "writing BENCHMARKS.md"
 	(cd bench && "$GO" run ./cmd/benchreport "${args[@]}" -out ../BENCHMARKS.md \
-		-commit "$commit" -load-start "$load_start" \
+		-commit "$commit" -load-start "$load_start" -load-end "$load_end" \
 		-settings "in process: $ROUNDS rounds of -benchtime $TIME per variant; through the HTTP stack: $HTTP_ROUNDS rounds" \
 		-e2e-settings "end to end: $E2E_ROUNDS rounds of -benchtime $E2E_TIME per variant, 8 workers each")
 	log "done in $((SECONDS - started))s: BENCHMARKS.md, raw output in bench/results/"

@@ -130,9 +130,11 @@ func (r Results) Runs(name string) int {
 	return n
 }
 
-// Ratio is median(a) ÷ median(b) for one metric, with the range of the
-// ratios of the runs taken pairwise (run i of a with run i of b: with
-// interleaved rounds, the two sides of a pair ran next to each other).
+// Ratio compares a with b on one metric. When both ran the same number of
+// times the runs are paired (run i of a with run i of b: with interleaved
+// rounds the two ran next to each other, under the same load), and Value
+// is the median of the per-round ratios, Lo and Hi their range; otherwise
+// Value is median(a) ÷ median(b).
 type Ratio struct {
 	Value, Lo, Hi float64
 	Paired        bool
@@ -143,10 +145,12 @@ func (r Results) Ratio(a, b, unit string) Ratio {
 	ra := Ratio{Value: median(va) / median(vb), Lo: math.Inf(1), Hi: math.Inf(-1)}
 	if len(va) == len(vb) && len(va) > 1 {
 		ra.Paired = true
+		xs := make([]float64, len(va))
 		for i := range va {
-			x := va[i] / vb[i]
-			ra.Lo, ra.Hi = min(ra.Lo, x), max(ra.Hi, x)
+			xs[i] = va[i] / vb[i]
+			ra.Lo, ra.Hi = min(ra.Lo, xs[i]), max(ra.Hi, xs[i])
 		}
+		ra.Value = median(xs)
 	}
 	return ra
 }
@@ -247,7 +251,7 @@ func (rp *Report) Write(w io.Writer) {
 	if rp.Commit != "" {
 		p(", at commit `%s`", rp.Commit)
 	}
-	p(". Every ratio is library ÷ the other code, measured side by side in this one run (median of the rounds; the range of the per-round ratios in small print). Below 1.00× the library is cheaper.\n\n")
+	p(". Every ratio is library ÷ the other code, measured side by side in this one run: the median of the per-round ratios, their range in small print. Below 1.00× the library is cheaper.\n\n")
 
 	p("| machine | |\n| --- | --- |\n")
 	p("| CPU | %s |\n| cores | %s |\n| memory | %s |\n| Go | %s |\n| kernel | %s |\n", rp.Machine.CPU, rp.Machine.Cores, rp.Machine.Memory, rp.Machine.Go, rp.Machine.Kernel)
@@ -511,6 +515,7 @@ func main() {
 		out       = flag.String("out", "BENCHMARKS.md", "the Markdown file to write ('-' for stdout)")
 		commit    = flag.String("commit", "", "the commit measured")
 		loadStart = flag.String("load-start", "", "load average when the benchmarks started")
+		loadEnd   = flag.String("load-end", "", "load average when they ended (default: now)")
 		settings  = flag.String("settings", "", "how the in-process benchmarks ran (for the report)")
 		e2eSet    = flag.String("e2e-settings", "", "how the end-to-end benchmarks ran (for the report)")
 		workers   = flag.Int("workers", 0, "concurrent workers of the end-to-end benchmarks")
@@ -518,7 +523,8 @@ func main() {
 	flag.Parse()
 	rp := &Report{Date: time.Now(), Machine: readMachine(), Commit: *commit, LoadStart: *loadStart,
 		BenchtimeOverhead: *settings, E2ETime: *e2eSet, Workers: *workers}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+	rp.LoadEnd = *loadEnd
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil && rp.LoadEnd == "" {
 		if f := strings.Fields(string(b)); len(f) >= 3 {
 			rp.LoadEnd = strings.Join(f[:3], " ")
 		}

@@ -47,8 +47,8 @@ func TestParse(t *testing.T) {
 	}
 
 	ra := r.Ratio("BenchmarkOverhead/Put/library", "BenchmarkOverhead/Put/sdk", "cpu-ns/op")
-	// medians 6600 / 4500; pairwise 9200/4000 = 2.3, 4000/5000 = 0.8
-	if math.Abs(ra.Value-6600.0/4500) > 1e-9 || !ra.Paired || ra.Lo != 0.8 || ra.Hi != 2.3 {
+	// pairwise 9200/4000 = 2.3, 4000/5000 = 0.8: median 1.55
+	if math.Abs(ra.Value-1.55) > 1e-9 || !ra.Paired || ra.Lo != 0.8 || ra.Hi != 2.3 {
 		t.Errorf("ratio = %+v", ra)
 	}
 	if got := r.Ratio("BenchmarkOverhead/Get/library", "BenchmarkOverhead/Get/sdk", "allocs/op").AtMost(1); got != "1.00× ✅" {
@@ -77,10 +77,10 @@ func TestWrite(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"2026-11-21 22:00 UTC", "`abc1234`", "Test CPU",
-		"❌ 1 of 2 ops over: Put 1.47×", // CPU: Get passes at 1.00
-		"| Put | 1.47× <sub>(0.80–2.30)</sub> ❌ |",
+		"❌ 1 of 2 ops over: Put 1.55×", // CPU: Get passes at 1.00
+		"| Put | 1.55× <sub>(0.80–2.30)</sub> ❌ |",
 		"### Put", "| library | 7,000 | 6,600 | 3,944 | 45 | 2 |",
-		"| **library ÷ sdk** | 1.56× <sub>(1.00–2.25)</sub> | 1.47× <sub>(0.80–2.30)</sub> ❌ | 1.31× | 1.25× ❌ | |",
+		"| **library ÷ sdk** | 1.62× <sub>(1.00–2.25)</sub> | 1.55× <sub>(0.80–2.30)</sub> ❌ | 1.31× | 1.25× ❌ | |",
 		"| Query | 487 | 500 | 0.97× ✅ | 625,163 | 456,194 | 1.37× | 1.07× |",
 	} {
 		if !strings.Contains(md, want) {
