@@ -453,7 +453,7 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", err
 	}
 	if len(s) > expr.MaxExpressionBytes {
-		return "", &LimitError{Op: "condition", Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
+		return "", &LimitError{Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
 	}
 	return s, nil
 }

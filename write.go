@@ -511,7 +511,7 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 			continue
 		}
 		if verb == "holds" {
-			return fmt.Sprintf("the item holds unique %s %s, not %s as given", f.GoName, formatValue(got), formatValue(want))
+			return fmt.Sprintf("the item holds unique %s %s, not %s as expected", f.GoName, formatValue(got), formatValue(want))
 		}
 		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
 	}

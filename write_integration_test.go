@@ -76,7 +76,7 @@ func TestIntegrationUniqueLifecycle(t *testing.T) {
 		return nil
 	})
 	require.ErrorIs(t, err, ErrConditionFailed)
-	assert.Contains(t, err.Error(), `the item holds unique Email "ann@y.com", not "wrong@x.com" as given`)
+	assert.Contains(t, err.Error(), `the item holds unique Email "ann@y.com", not "wrong@x.com" as expected`)
 
 	// Delete removes the item and its guard, leaving no orphan.
 	require.NoError(t, WUsers.Delete(ctx, db, WUser{ID: "u1"}))
