@@ -120,7 +120,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 	a := &action{kind: actPut, op: op, m: m, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if create {
-		c = NotExists(m.table.pk)
+		c = attrNotExists(m.table.pk)
 		a.whenExists = ErrAlreadyExists
 	}
 	if ver := m.w.version; ver != nil {
@@ -129,7 +129,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		case create:
 			m.setVersion(v, 1)
 		case exp == 0:
-			c = NotExists(m.table.pk)
+			c = attrNotExists(m.table.pk)
 			a.versioned = true
 			m.setVersion(v, 1)
 		default:
@@ -165,7 +165,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			c = And(c, Or(NotExists(m.table.pk), held))
+			c = And(c, Or(attrNotExists(m.table.pk), held))
 			a.newUnique = v
 		}
 		val := uniqueValue(f, v)
@@ -224,7 +224,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	}
 	var c Cond
 	if !s.upsert {
-		c = Exists(m.table.pk)
+		c = attrExists(m.table.pk)
 	}
 	if ver := m.w.version; ver != nil {
 		plan.add = append(plan.add, b.Name(ver.Attr)+" "+b.Value(&types.AttributeValueMemberN{Value: "1"}))
@@ -309,7 +309,7 @@ func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *s
 	a := &action{kind: actDelete, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if s.mustExist {
-		c = Exists(m.table.pk)
+		c = attrExists(m.table.pk)
 		a.whenMissing = ErrNotFound
 	}
 	if ver := m.w.version; ver != nil {
