@@ -8,6 +8,7 @@ type DB struct {
 	admin  AdminClient
 	table  *Table
 	name   string
+	cursor cursorKey // the key that seals query cursors (cursor.go)
 }
 
 // DBOption configures a DB.

@@ -34,6 +34,7 @@ type settings struct {
 	changes    []change
 	limit      int
 	descending bool
+	read       readSettings // read-side options (options_read.go)
 }
 
 // collect applies opts for operation op, rejecting options it does not take.

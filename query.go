@@ -2,12 +2,16 @@ package singletable
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -120,4 +124,405 @@ func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput,
 		}
 		page.ExclusiveStartKey = res.LastEvaluatedKey
 	}
+}
+
+// readReq is a named read resolved for one call: the first request, and
+// what paging and decoding need.
+type readReq struct {
+	d         *readDecl
+	op        string
+	mem       *readMember // the member whose params gave the keys (patterns)
+	s         *settings
+	query     *dynamodb.QueryInput
+	get       *dynamodb.GetItemInput
+	binding   cursorBinding
+	secret    []byte
+	parseKeys bool       // recover fields from keys: the read may not carry them all
+	fetch     *fetchSpec // FetchFull
+}
+
+// skCond is a sort-key condition: op "" (none), "=", "<", "<=", ">", ">=",
+// "begins_with" or "BETWEEN" (a .. b).
+type skCond struct {
+	op   string
+	a, b string
+}
+
+// readOpts are the options each kind of read takes.
+const (
+	getReadOpts   = optConsistent | optProject
+	queryReadOpts = optLimit | optDescending | optConsistent | optAfter | optFilter | optProject | optFetchFull | optAscending | optUpTo | optPartial
+)
+
+// settingsFor collects and checks the options of a read.
+func (d *readDecl) settingsFor(op string, opts []Option) (*settings, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	allowed := queryReadOpts
+	if d.isGet() {
+		allowed = getReadOpts
+	}
+	s, err := collect(op, allowed, opts)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(format string, args ...any) (*settings, error) {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case s.limit < 0:
+		return fail("Limit must not be negative")
+	case s.consistent && d.index != nil:
+		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
+	case s.descending && s.read.ascending:
+		return fail("both Ascending and Descending are given")
+	case s.read.hasUpTo && d.sort != sortBetween:
+		return fail("UpTo applies to SortBetween patterns only")
+	case d.sort == sortBetween && !s.read.hasUpTo:
+		return fail("a SortBetween pattern needs its upper bound: pass UpTo(...)")
+	case s.read.partial && d.sort != sortPrefix:
+		return fail("PartialMatch applies to SortPrefix patterns only")
+	case s.read.fetchFull && d.fullItems():
+		where := "the table"
+		if d.index != nil {
+			where = "index " + d.index.name + ", which projects ALL"
+		}
+		return fail("FetchFull: %s already returns whole items", where)
+	}
+	return s, nil
+}
+
+// checkDB makes sure the read belongs to the DB's table.
+func (d *readDecl) checkDB(op string, db *DB) error {
+	if db.table != d.table {
+		return &InputError{Op: op, Reason: "declared on table " + d.table.name + ", not on this DB's table " + db.table.name}
+	}
+	return nil
+}
+
+// sortCond renders a pattern's sort condition from params.
+func (d *readDecl) sortCond(op string, mem *readMember, params reflect.Value, s *settings) (skCond, error) {
+	fail := func(format string, args ...any) (skCond, error) {
+		return skCond{}, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
+	}
+	sk := mem.sk
+	if sk == nil {
+		return skCond{}, nil
+	}
+	attr := d.skAttr()
+	prefix := func(v reflect.Value) (string, bool, error) {
+		p, complete, err := sk.renderPrefix(v)
+		if err != nil {
+			return "", false, mem.m.keyError(sk, attr, err)
+		}
+		return p, complete, nil
+	}
+	switch d.sort {
+	case sortDefault:
+		if d.collection {
+			return skCond{}, nil
+		}
+		if lit := sk.literalPrefix(); lit != "" {
+			return skCond{op: "begins_with", a: lit}, nil
+		}
+		return skCond{}, nil
+	case sortBeginsWith:
+		return skCond{op: "begins_with", a: d.sortLit}, nil
+	case sortEquals:
+		v, err := sk.render(params)
+		if err != nil {
+			return skCond{}, mem.m.keyError(sk, attr, err)
+		}
+		return skCond{op: "=", a: v}, nil
+	case sortPrefix:
+		if s.read.partial {
+			p, err := partialPrefix(sk, params)
+			if err != nil {
+				return fail("PartialMatch: %v", err)
+			}
+			return skCond{op: "begins_with", a: p}, nil
+		}
+		p, complete, err := prefix(params)
+		switch {
+		case err != nil:
+			return skCond{}, err
+		case complete:
+			return skCond{op: "=", a: p}, nil
+		case p == "":
+			return skCond{}, nil
+		}
+		return skCond{op: "begins_with", a: p}, nil
+	case sortBetween:
+		upper := reflect.ValueOf(s.read.upTo)
+		if !upper.IsValid() || upper.Type() != mem.m.typ {
+			return fail("UpTo takes a %s, got %T", mem.m.typ, s.read.upTo)
+		}
+		lo, _, err := prefix(params)
+		if err != nil {
+			return skCond{}, err
+		}
+		hiP, hiComplete, err := prefix(upper)
+		if err != nil {
+			return skCond{}, err
+		}
+		hi := hiP
+		if !hiComplete {
+			var ok bool
+			if hi, ok = successor(hiP); !ok {
+				hi = ""
+			}
+		}
+		switch {
+		case lo == "" && hi == "":
+			return skCond{}, nil
+		case lo == "":
+			return skCond{op: "<=", a: hi}, nil
+		case hi == "":
+			return skCond{op: ">=", a: lo}, nil
+		case lo > hi:
+			return fail("the lower bound %q is above the upper bound %q", lo, hi)
+		}
+		return skCond{op: "BETWEEN", a: lo, b: hi}, nil
+	}
+	p, complete, err := prefix(params)
+	if err != nil {
+		return skCond{}, err
+	}
+	if p == "" {
+		first := sk.placeholders()
+		return fail("%s needs a value for the sort field %s", sortOpNames[d.sort], first[0].field.GoName)
+	}
+	if complete {
+		return skCond{op: map[sortOp]string{sortLT: "<", sortLE: "<=", sortGT: ">", sortGE: ">="}[d.sort], a: p}, nil
+	}
+	succ, ok := successor(p)
+	if !ok {
+		return fail("the sort prefix %q has no successor", p)
+	}
+	switch d.sort {
+	case sortLT:
+		return skCond{op: "<", a: p}, nil // every key starting with p is >= p
+	case sortLE:
+		return skCond{op: "<", a: succ}, nil
+	case sortGT:
+		return skCond{op: ">=", a: succ}, nil
+	}
+	return skCond{op: ">=", a: p}, nil
+}
+
+// partialPrefix renders the sort template up to the end of the last value
+// params give, without the literal after it: the last value matches as a
+// prefix. That value must be a string.
+func partialPrefix(t *template, v reflect.Value) (string, error) {
+	var b strings.Builder
+	end, last := 0, (*placeholder)(nil)
+	for _, s := range t.segs {
+		if s.ph == nil {
+			b.WriteString(s.lit)
+			continue
+		}
+		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			break
+		}
+		end, last = b.Len(), s.ph
+	}
+	if last == nil {
+		return "", fmt.Errorf("no sort field is given")
+	}
+	if last.kind != kindString {
+		return "", fmt.Errorf("the last sort field given, %s, is a %s: only a string can match partially", last.field.GoName, last.field.Type)
+	}
+	return b.String()[:end], nil
+}
+
+// renderSK writes a sort-key condition.
+func (c skCond) render(b *expr.Builder, attr string) string {
+	n := b.Name(attr)
+	switch c.op {
+	case "":
+		return ""
+	case "begins_with":
+		return "begins_with(" + n + ", " + b.Value(expr.S(c.a)) + ")"
+	case "BETWEEN":
+		return n + " BETWEEN " + b.Value(expr.S(c.a)) + " AND " + b.Value(expr.S(c.b))
+	}
+	return n + " " + c.op + " " + b.Value(expr.S(c.a))
+}
+
+// buildQuery builds the first Query of a read of partition pk.
+func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, pk string, sk skCond) (*readReq, error) {
+	if err := d.checkDB(op, db); err != nil {
+		return nil, err
+	}
+	r := &readReq{d: d, op: op, mem: mem, s: s}
+	desc := (d.descending || s.descending) && !s.read.ascending
+	r.binding = cursorBinding{pattern: d.name, partition: pk, descending: desc, keyAttrs: d.keyAttrs()}
+	var b expr.Builder
+	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(expr.S(pk))
+	if c := sk.render(&b, d.skAttr()); c != "" {
+		keyCond += " AND " + c
+	}
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(db.name),
+		KeyConditionExpression: aws.String(keyCond),
+	}
+	if d.index != nil {
+		in.IndexName = aws.String(d.index.name)
+	}
+	// The filter: the entity type (when the index carries it), then the caller's.
+	var filter Cond
+	if !d.collection && d.projects(d.table.typeAttr) {
+		filter = Eq(d.table.typeAttr, d.entities[0].name)
+	}
+	if !s.read.filter.IsZero() {
+		if err := d.checkFilter(op, s.read.filter); err != nil {
+			return nil, err
+		}
+		filter = And(filter, s.read.filter)
+	}
+	f, err := d.renderFor(op, filter, &b)
+	if err != nil {
+		return nil, err
+	}
+	in.FilterExpression = expr.Ptr(f)
+	// The projection.
+	if s.read.fetchFull {
+		r.fetch = &fetchSpec{consistent: false}
+		if len(s.read.project) > 0 {
+			attrs, err := d.projection(op, s.read.project, true)
+			if err != nil {
+				return nil, err
+			}
+			r.fetch.attrs = attrs
+		}
+		r.parseKeys = len(s.read.project) > 0
+	} else if len(s.read.project) > 0 {
+		attrs, err := d.projection(op, s.read.project, false)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(attrs))
+		for i, a := range attrs {
+			names[i] = b.Name(a)
+		}
+		in.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		r.parseKeys = true
+	} else if !d.fullItems() {
+		r.parseKeys = true
+	}
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names, b.Values
+	if desc {
+		in.ScanIndexForward = aws.Bool(false)
+	}
+	if s.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if s.limit > 0 {
+		in.Limit = aws.Int32(int32(min(s.limit, 1<<30)))
+	}
+	secret, err := db.cursorSecret(op)
+	if err != nil {
+		return nil, err
+	}
+	r.secret = secret
+	if s.read.hasCursor && s.read.cursor != "" {
+		start, err := openCursor(secret, r.binding, s.read.cursor)
+		if err != nil {
+			return nil, err
+		}
+		in.ExclusiveStartKey = start
+	}
+	r.query = in
+	return r, nil
+}
+
+// renderFor renders a condition over the fields of the read's entities: for
+// a collection, with the first member whose fields it names.
+func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error) {
+	if c.IsZero() {
+		return "", nil
+	}
+	var firstErr error
+	for _, m := range d.entities {
+		var scratch expr.Builder
+		if _, err := renderCond(c, m, &scratch); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		s, err := renderCond(c, m, b)
+		if err != nil {
+			return "", &InputError{Op: op, Reason: "Filter: " + err.Error()}
+		}
+		return s, nil
+	}
+	return "", &InputError{Op: op, Reason: "Filter: " + firstErr.Error()}
+}
+
+// checkFilter refuses a filter on attributes the index does not carry: it
+// would silently match nothing.
+func (d *readDecl) checkFilter(op string, c Cond) error {
+	if d.fullItems() {
+		return nil
+	}
+	var b expr.Builder
+	if _, err := d.renderFor(op, c, &b); err != nil {
+		return err
+	}
+	for _, attr := range b.Names {
+		if !d.projects(attr) {
+			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is not projected into index %s (%s), so the filter would match nothing", attr, d.index.name, d.index.projection)}
+		}
+	}
+	return nil
+}
+
+// projection lists the attributes to read for Project(fields): the fields'
+// attributes, the keys and the entity type. Without fetch, a field the index
+// does not carry must be recoverable from the keys.
+func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string, error) {
+	var attrs []string
+	add := func(a string) {
+		if a != "" && !slices.Contains(attrs, a) {
+			attrs = append(attrs, a)
+		}
+	}
+	for _, name := range fields {
+		var f *codec.Field
+		var owner *readMember
+		for _, mem := range d.members {
+			if ff, ok := mem.m.fields.ByGoName(name); ok {
+				f, owner = ff, mem
+				break
+			}
+		}
+		if f == nil {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
+		}
+		if !fetch && !d.projects(f.Attr) {
+			if owner.fromKeys(name) {
+				continue // recovered from the keys
+			}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
+		}
+		add(f.Attr)
+	}
+	if !fetch {
+		for _, a := range d.keyAttrs() {
+			add(a)
+		}
+	} else {
+		add(d.table.pk)
+		add(d.table.sk)
+	}
+	if fetch || d.projects(d.table.typeAttr) {
+		add(d.table.typeAttr)
+	}
+	return attrs, nil
 }
