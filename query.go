@@ -289,8 +289,7 @@ func (d *readDecl) sortCond(op string, mem *readMember, params reflect.Value, s 
 	if err != nil {
 		return skCond{}, err
 	}
-	if p == "" {
-		first := sk.placeholders()
+	if first := sk.placeholders(); len(first) > 0 && p == sk.literalPrefix() {
 		return fail("%s needs a value for the sort field %s", sortOpNames[d.sort], first[0].field.GoName)
 	}
 	if complete {
