@@ -30,7 +30,9 @@ func TestPatternRequestsGolden(t *testing.T) {
 	}
 	cases := []req{
 		{"GetUser", func() (any, error) { return s.GetUser.GetInput(db, User{ID: "user_123"}) }, "GetItem"},
-		{"ListUserOrders", func() (any, error) { return s.ListUserOrders.QueryInput(db, Order{UserID: "user_123"}, singletable.Limit(10)) }, "Query"},
+		{"ListUserOrders", func() (any, error) {
+			return s.ListUserOrders.QueryInput(db, Order{UserID: "user_123"}, singletable.Limit(10))
+		}, "Query"},
 		{"UserOrdersByDate", func() (any, error) {
 			return s.UserOrdersByDate.QueryInput(db, Order{UserID: "user_123", Date: "2026-01-01"}, singletable.UpTo(Order{Date: "2026-02-28"}))
 		}, "Query"},
