@@ -134,7 +134,7 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 		case !rv.IsValid():
 			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.label)}
 		case rv.Type().AssignableTo(f.Type):
-		case convertible(rv.Type(), f.Type):
+		case convertible(rv, f.Type):
 			rv = rv.Convert(f.Type)
 		default:
 			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.label, f.Type, val)}

@@ -122,7 +122,7 @@ func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, er
 		}
 	}
 	if n := itemSize(item); n > maxItemBytes {
-		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is %d", n, maxItemBytes)}
+		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", n, maxItemBytes)}
 	}
 	return item, nil
 }
@@ -233,7 +233,7 @@ func (m *entityModel) encodeValue(field string, v any, element bool) (types.Attr
 	case !rv.IsValid():
 		return &types.AttributeValueMemberNULL{Value: true}, nil
 	case rv.Type().AssignableTo(f.Type):
-	case convertible(rv.Type(), f.Type):
+	case convertible(rv, f.Type):
 		rv = rv.Convert(f.Type)
 	case element:
 		return marshalValue(v)
@@ -252,15 +252,21 @@ func (m *entityModel) encodeValue(field string, v any, element bool) (types.Attr
 	return marshalValue(rv.Interface()) // omitted as empty: encode it plainly
 }
 
-// convertible allows the conversions a caller means: between numeric kinds
-// (an untyped 5 for an int64 field) and between string kinds (a string for a
+// convertible allows the conversions a caller means and that lose nothing:
+// between numeric kinds when the value fits (an untyped 5 for an int64
+// field; not 1.5 for an int), and between string kinds (a string for a
 // named string type).
-func convertible(from, to reflect.Type) bool {
-	num := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Float64 }
-	if num(from.Kind()) && num(to.Kind()) {
+func convertible(v reflect.Value, to reflect.Type) bool {
+	from := v.Type()
+	if from.Kind() == reflect.String && to.Kind() == reflect.String {
 		return true
 	}
-	return from.Kind() == reflect.String && to.Kind() == reflect.String
+	num := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Float64 }
+	if !num(from.Kind()) || !num(to.Kind()) || !v.CanConvert(to) {
+		return false
+	}
+	back := v.Convert(to).Convert(from)
+	return back.Equal(v)
 }
 
 func marshalValue(v any) (types.AttributeValue, error) {

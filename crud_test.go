@@ -1,0 +1,181 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+var ctx = context.Background()
+
+func mockDB() (*singletabletest.Client, *st.DB) {
+	c := &singletabletest.Client{}
+	return c, st.New(c, shop)
+}
+
+var (
+	seedUser  = shopUser{ID: "u123", Name: "Ada", Email: "ada@example.com", CreatedAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+	seedOrder = shopOrder{UserID: "u123", ID: "2024-001", Date: "2024-01-15", Status: "PENDING", Total: 59.5}
+)
+
+// Every operation's request, built without a network, matches its golden file.
+func TestGoldenRequests(t *testing.T) {
+	_, db := mockDB()
+	must := func(v any, err error) any { t.Helper(); require.NoError(t, err); return v }
+	goldenAssert(t, "get", must(shopUsers.GetInput(db, shopUser{ID: "u123"})))
+	goldenAssert(t, "get_consistent", must(shopUsers.GetInput(db, shopUser{ID: "u123"}, st.ConsistentRead())))
+	goldenAssert(t, "put_user", must(shopUsers.PutInput(db, seedUser)))
+	goldenAssert(t, "put_user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
+	goldenAssert(t, "put_order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
+	goldenAssert(t, "put_if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
+	goldenAssert(t, "create", must(shopUsers.CreateInput(db, seedUser)))
+	goldenAssert(t, "delete", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
+	goldenAssert(t, "delete_must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
+	goldenAssert(t, "update_status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "SHIPPED"), st.Set("Date", "2024-01-15"))))
+	goldenAssert(t, "update_flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "FLAGGED"), st.Set("Date", "2024-01-15"), st.Add("Total", 5))))
+	goldenAssert(t, "update_remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
+	goldenAssert(t, "update_upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
+	goldenAssert(t, "query_orders", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
+	goldenAssert(t, "query_order_prefix", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
+	goldenAssert(t, "query_collection", must(shopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
+	goldenAssert(t, "put_session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
+}
+
+// Bad input is a typed error, and no request is sent.
+func TestBadInputSendsNothing(t *testing.T) {
+	c, db := mockDB()
+	long := strings.Repeat("x", 2100)
+	cases := []struct {
+		name string
+		call func() error
+		is   error
+		msg  string
+	}{
+		{"empty partition field", func() error { _, err := shopUsers.Get(ctx, db, shopUser{}); return err }, st.ErrInvalidKey, "field ID"},
+		{"empty sort field", func() error { return shopOrders.Put(ctx, db, shopOrder{UserID: "u1"}) }, st.ErrInvalidKey, "key SK"},
+		{"partition key over 2048 bytes", func() error { return shopUsers.Put(ctx, db, shopUser{ID: long}) }, st.ErrInvalidKey, "DynamoDB allows 2048"},
+		{"sort key over 1024 bytes", func() error { return shopOrders.Put(ctx, db, shopOrder{UserID: "u", ID: long[:1100]}) }, st.ErrInvalidKey, "DynamoDB allows 1024"},
+		{"invalid UTF-8", func() error { return shopUsers.Delete(ctx, db, shopUser{ID: "a\xff"}) }, st.ErrInvalidKey, "UTF-8"},
+		{"item over 400 KB", func() error {
+			return shopOrders.Put(ctx, db, shopOrder{UserID: "u", ID: "o", Note: strings.Repeat("n", 410*1024)})
+		}, st.ErrInvalidInput, "400"},
+		{"option an op does not take", func() error { return shopUsers.Put(ctx, db, seedUser, st.ConsistentRead()) }, st.ErrInvalidInput, "ConsistentRead does not apply"},
+		{"update without changes", func() error { _, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}); return err }, st.ErrInvalidInput, "no change"},
+		{"update of an unknown field", func() error {
+			_, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Set("Nope", 1))
+			return err
+		}, st.ErrInvalidInput, "no such field"},
+		{"update of a primary-key field", func() error {
+			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("ID", "o2"))
+			return err
+		}, st.ErrInvalidInput, "part of the primary key"},
+		{"update that cannot recompute an index key", func() error {
+			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Status", "SHIPPED"))
+			return err
+		}, st.ErrInvalidInput, "also needs Date"},
+		{"Add on an indexed field", func() error {
+			_, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Add("Email", 1))
+			return err
+		}, st.ErrInvalidInput, "use Set"},
+		{"Set of the wrong type", func() error {
+			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Total", "lots"))
+			return err
+		}, st.ErrInvalidInput, "Total is a float64"},
+		{"condition on an unknown field", func() error { return shopUsers.Put(ctx, db, seedUser, st.If(st.Eq("Nope", 1))) }, st.ErrInvalidInput, "no field"},
+		{"collection without its value", func() error { _, err := shopUserAndOrders.Query(ctx, db, st.Values{}); return err }, st.ErrInvalidInput, "no value for {UserID}"},
+		{"collection with an unknown value", func() error {
+			_, err := shopUserAndOrders.Query(ctx, db, st.Values{"UserID": "u", "X": 1})
+			return err
+		}, st.ErrInvalidInput, `"X" is not a placeholder`},
+		{"query without a partition", func() error { _, err := shopOrders.Query(ctx, db, shopOrder{}); return err }, st.ErrInvalidKey, "field UserID"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c.Reset()
+			err := tc.call()
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.is)
+			assert.Contains(t, err.Error(), tc.msg)
+			assert.Empty(t, c.Calls(), "no request may be sent")
+		})
+	}
+}
+
+func TestErrorsMapServiceFailures(t *testing.T) {
+	c, db := mockDB()
+	existing, err := shopUsers.PutInput(db, seedUser)
+	require.NoError(t, err)
+
+	c.PutItemFunc = func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+		return nil, &types.ConditionalCheckFailedException{Message: aws("exists"), Item: existing.Item}
+	}
+	err = shopUsers.Create(ctx, db, seedUser)
+	assert.ErrorIs(t, err, st.ErrAlreadyExists)
+	assert.ErrorIs(t, err, st.ErrConditionFailed)
+	var ccf *types.ConditionalCheckFailedException
+	assert.ErrorAs(t, err, &ccf, "the SDK error stays reachable")
+	var ce *st.ConditionError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "User.Create", ce.Op)
+	assert.Equal(t, existing.Item, ce.Item)
+
+	c.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		return nil, &types.ConditionalCheckFailedException{Message: aws("no item")}
+	}
+	_, err = shopUsers.Update(ctx, db, shopUser{ID: "u404"}, st.Set("Name", "x"))
+	assert.ErrorIs(t, err, st.ErrNotFound)
+
+	c.DeleteItemFunc = func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+		return nil, &types.ConditionalCheckFailedException{Message: aws("no item")}
+	}
+	assert.ErrorIs(t, shopUsers.Delete(ctx, db, shopUser{ID: "u404"}, st.MustExist()), st.ErrNotFound)
+
+	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{}, nil
+	}
+	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u404"})
+	assert.ErrorIs(t, err, st.ErrNotFound)
+
+	// An item of another entity at the asked key is never decoded as this one.
+	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "USER#u1"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"},
+			"_type": &types.AttributeValueMemberS{Value: "Order"},
+		}}, nil
+	}
+	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u1"})
+	var mismatch *st.EntityMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.Equal(t, "Order", mismatch.Got)
+	assert.ErrorIs(t, err, st.ErrWrongEntity)
+
+	boom := errors.New("network down")
+	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) { return nil, boom }
+	_, err = shopOrders.Query(ctx, db, shopOrder{UserID: "u1"})
+	assert.ErrorIs(t, err, boom)
+	assert.Contains(t, err.Error(), "Order.Query")
+}
+
+func aws(s string) *string { return &s }
+
+func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
+	_, db := mockDB()
+	_, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 1.5))
+	assert.ErrorIs(t, err, st.ErrInvalidInput, "1.5 does not fit an int")
+	in, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 2.0), st.Set("Price", 3))
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, in.ExpressionAttributeValues[":v0"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "3"}, in.ExpressionAttributeValues[":v1"])
+}

@@ -1,0 +1,57 @@
+// Package singletable models many entity types in one DynamoDB table.
+//
+// Declare the physical table once, with its generic key attributes and
+// overloaded global secondary indexes; register each Go struct as an entity
+// with key templates whose {placeholders} name its fields; then read and
+// write typed values:
+//
+//	var Shop = singletable.MustTable("ECommerceApp",
+//		singletable.WithGSI("GSI1"),
+//		singletable.WithTTL("ttl"),
+//	)
+//
+//	var Orders = singletable.MustDefine[Order](Shop, "Order",
+//		singletable.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
+//		singletable.Index("GSI1", "STATUS#{Status}", "{Date}#{ID}"),
+//	)
+//
+//	db := singletable.New(dynamodb.NewFromConfig(cfg), Shop)
+//	err := Orders.Create(ctx, db, Order{UserID: "u1", Date: "2024-01-15", ID: "o1", Status: "PENDING"})
+//	o, err := Orders.Get(ctx, db, Order{UserID: "u1", Date: "2024-01-15", ID: "o1"})
+//	o, err = Orders.Update(ctx, db, key, singletable.Set("Status", "SHIPPED"), ...)
+//
+// # The path of every request
+//
+// Every operation is model → request → Client → decode. The request is
+// built by a pure function that each operation exposes (GetInput, PutInput,
+// UpdateInput ...), so a request can be inspected, logged or golden-tested
+// without a network. The Client is a small interface that *dynamodb.Client
+// satisfies, as does any wrapper or mock (package singletabletest).
+//
+// # Keys
+//
+// Key templates are literal text with {Field} placeholders naming Go struct
+// fields; integers take a zero-padding width ({Seq:8}) and times a layout
+// ({At:2006-01-02}). Field values are escaped so that they never contain the
+// table's delimiter ('#' by default): '#' is written %23 and '%' is written
+// %25, so "u1#ORDER#x" cannot forge another entity's key, and stored keys
+// parse back into fields. An empty value in a table key is an ErrInvalidKey
+// before any request; an empty value in an index key leaves the item out of
+// that index (a sparse index).
+//
+// # Index keys are never stale
+//
+// Put computes every index key from the value. Update recomputes, in the
+// same request, every index key that reads a changed field, and removes it
+// when a key field becomes empty or the index's When condition stops
+// holding; an update that cannot (because it does not give every field the
+// key reads) fails before sending, naming the fields it needs.
+//
+// # Errors
+//
+// Errors match sentinels with errors.Is (ErrNotFound, ErrAlreadyExists,
+// ErrConditionFailed, ErrInvalidKey, ErrInvalidModel, ErrInvalidInput,
+// ErrWrongEntity) and carry details with errors.As (*ModelError, *KeyError,
+// *InputError, *ConditionError, *EntityMismatchError); SDK errors stay
+// reachable through them.
+package singletable

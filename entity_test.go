@@ -1,0 +1,148 @@
+package singletable_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+)
+
+type badKinds struct {
+	ID    string
+	Tags  []string
+	Price float64
+	PK    string // stored as "PK": clashes with the table key
+}
+
+type clashTyped struct {
+	ID   string
+	Kind string `dynamodbav:"_type"`
+}
+
+type ttlWrong struct {
+	ID  string
+	TTL time.Time `dynamodbav:"ttl"` // not unixtime: DynamoDB's TTL needs a number
+}
+
+func TestDefineChecksTheModel(t *testing.T) {
+	newTable := func() *st.Table {
+		return st.MustTable("Models", st.WithGSI("GSI1"), st.WithTTL("ttl"))
+	}
+	type pk struct{ ID string }
+	cases := []struct {
+		name   string
+		define func(*st.Table) error
+		want   []string // fragments of the message
+	}{
+		{"unknown field", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{Nope}", "X"))
+			return err
+		}, []string{"entity E", `template "E#{Nope}"`, "field Nope", "no such field"}},
+		{"unsupported kind", func(tb *st.Table) error {
+			_, err := st.Define[struct{ Price float64 }](tb, "E", st.Key("E#{Price}", "X"))
+			return err
+		}, []string{"field Price", "unsupported kind float64"}},
+		{"slice kind", func(tb *st.Table) error {
+			_, err := st.Define[struct{ Tags []string }](tb, "E", st.Key("E#{Tags}", "X"))
+			return err
+		}, []string{"field Tags", "unsupported kind"}},
+		{"field stored as a key attribute", func(tb *st.Table) error {
+			_, err := st.Define[badKinds](tb, "E", st.Key("E#{ID}", "X"))
+			return err
+		}, []string{"field PK", `attribute "PK"`, "partition key"}},
+		{"field stored as the type attribute", func(tb *st.Table) error {
+			_, err := st.Define[clashTyped](tb, "E", st.Key("E#{ID}", "X"))
+			return err
+		}, []string{"field Kind", "entity type attribute"}},
+		{"TTL field of the wrong kind", func(tb *st.Table) error {
+			_, err := st.Define[ttlWrong](tb, "E", st.Key("E#{ID}", "X"))
+			return err
+		}, []string{"field TTL", "unixtime"}},
+		{"undeclared index", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"), st.Index("GSI9", "A#{ID}", "B"))
+			return err
+		}, []string{"index GSI9 is not declared"}},
+		{"duplicate entity", func(tb *st.Table) error {
+			if _, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X")); err != nil {
+				return err
+			}
+			_, err := st.Define[pk](tb, "E", st.Key("F#{ID}", "X"))
+			return err
+		}, []string{"entity E", "already defined"}},
+		{"missing sort template", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", ""))
+			return err
+		}, []string{"needs a sort template"}},
+		{"no key", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E")
+			return err
+		}, []string{"no primary key"}},
+		{"not a struct", func(tb *st.Table) error {
+			_, err := st.Define[string](tb, "E", st.Key("E", "X"))
+			return err
+		}, []string{"not a struct"}},
+		{"When without fields", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(func(p *pk) bool { return true }))
+			return err
+		}, []string{"When needs the names of the fields"}},
+		{"When of the wrong type", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(func(s string) bool { return true }, "ID"))
+			return err
+		}, []string{"When needs a func(*"}},
+		{"ambiguous placeholders", func(tb *st.Table) error {
+			_, err := st.Define[struct{ A, B string }](tb, "E", st.Key("E#{A}{B}", "X"))
+			return err
+		}, []string{"must be separated"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.define(newTable())
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, st.ErrInvalidModel), "want ErrInvalidModel, got %v", err)
+			var me *st.ModelError
+			require.ErrorAs(t, err, &me)
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestNewTableChecks(t *testing.T) {
+	for name, opts := range map[string][]st.TableOption{
+		"duplicate index":        {st.WithGSI("GSI1"), st.WithGSI("GSI1")},
+		"index key is table key": {st.WithGSI("GSI1", st.IndexKeys("PK", "X"))},
+		"empty partition key":    {st.WithKeys("", "SK")},
+		"bad delimiter":          {st.WithDelimiter('a')},
+		"ttl is the sort key":    {st.WithTTL("SK")},
+	} {
+		_, err := st.NewTable("T1x", opts...)
+		assert.ErrorIs(t, err, st.ErrInvalidModel, name)
+	}
+	_, err := st.NewTable("x")
+	assert.ErrorIs(t, err, st.ErrInvalidModel, "a too-short table name")
+}
+
+func TestPartitionOnlyTable(t *testing.T) {
+	kv := st.MustTable("KVStore", st.WithKeys("id", ""))
+	type entry struct{ Key string }
+	e, err := st.Define[entry](kv, "Entry", st.Key("ENTRY#{Key}", ""))
+	require.NoError(t, err)
+	in := kv.CreateTableInput("KVStore")
+	assert.Len(t, in.KeySchema, 1)
+	_, err = st.Define[entry](kv, "Other", st.Key("O#{Key}", "S"))
+	assert.ErrorContains(t, err, "no sort key")
+	assert.Equal(t, "Entry", e.Name())
+}
+
+func TestCreateTableInput(t *testing.T) {
+	goldenAssert(t, "create_table", shop.CreateTableInput("ECommerceApp"))
+	prov := st.MustTable("Prov", st.WithProvisioned(5, 5), st.WithGSI("ByTag", st.IndexKeys("tag", ""), st.Include("name", "price")))
+	goldenAssert(t, "create_table_provisioned", prov.CreateTableInput("Prov"))
+}
