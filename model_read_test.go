@@ -49,8 +49,8 @@ type Membership struct {
 	Joined string `dynamodbav:"joinedAt"`
 }
 
-// shop is the seed model on a fresh table: entities, patterns, collections.
-type shop struct {
+// seedModel is the seed model on a fresh table: entities, patterns, collections.
+type seedModel struct {
 	Table        *singletable.Table
 	Users        *singletable.Entity[User]
 	Orders       *singletable.Entity[Order]
@@ -75,10 +75,10 @@ type shop struct {
 
 func isPending(o *Order) bool { return o.Status == "PENDING" }
 
-// newShop declares the seed model on a new table model.
-func newShop(t testing.TB) *shop {
+// newSeed declares the seed model on a new table model.
+func newSeed(t testing.TB) *seedModel {
 	t.Helper()
-	s := &shop{}
+	s := &seedModel{}
 	s.Table = singletable.MustTable("OrdersTable",
 		singletable.WithGSI("GSI1"),
 		singletable.WithGSI("GSI2", singletable.KeysOnly()),

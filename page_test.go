@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -82,8 +81,8 @@ func mixedPartition(n int) []map[string]types.AttributeValue {
 }
 
 func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(50))
 	ctx := t.Context()
 	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
@@ -116,8 +115,8 @@ func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
 }
 
 func TestAllStopsWhenTheLoopStops(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(100))
 	n := 0
 	for o, err := range sh.ListUserOrders.All(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(1000)) {
@@ -144,8 +143,8 @@ func TestAllStopsWhenTheLoopStops(t *testing.T) {
 }
 
 func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(20))
 	ctx := t.Context()
 	page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
@@ -222,8 +221,8 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 }
 
 func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	keys := func(user string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{
 			"PK": s("USER#" + user), "SK": s("TEAM#t1"), "GSI2PK": s("TEAM#t1"), "GSI2SK": s("USER#" + user),
@@ -266,8 +265,8 @@ func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
 }
 
 func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
 			{"PK": s("USER#u1"), "SK": s("#METADATA#u1"), "_type": s("User"), "userId": s("u1"), "name": s("Ann")},
@@ -300,8 +299,8 @@ func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
 }
 
 func TestGetOnQueryPattern(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	user := func(id string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"PK": s("USER#" + id), "SK": s("#METADATA#" + id), "_type": s("User"), "userId": s(id), "email": s("a@x")}
 	}
@@ -331,11 +330,11 @@ func TestGetOnQueryPattern(t *testing.T) {
 }
 
 func TestProjectAsksForFieldsAndKeys(t *testing.T) {
-	sh := newShop(t)
-	db, client := mockDB(sh)
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
 	in, err := sh.ListUserOrders.QueryInput(db, Order{UserID: "u1"}, singletable.Project("Total", "Status"))
 	require.NoError(t, err)
-	proj := aws.ToString(in.ProjectionExpression)
+	proj := *in.ProjectionExpression
 	var attrs []string
 	for _, n := range strings.Split(proj, ", ") {
 		attrs = append(attrs, in.ExpressionAttributeNames[n])

@@ -14,15 +14,15 @@ import (
 	"github.com/singletable/singletable/singletabletest"
 )
 
-func mockDB(s *shop) (*singletable.DB, *singletabletest.Client) {
+func readMockDB(s *seedModel) (*singletable.DB, *singletabletest.Client) {
 	c := &singletabletest.Client{}
 	return singletable.New(c, s.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef"))), c
 }
 
 // Every seed pattern: which operation it is, and the request it sends.
 func TestPatternRequestsGolden(t *testing.T) {
-	s := newShop(t)
-	db, client := mockDB(s)
+	s := newSeed(t)
+	db, client := readMockDB(s)
 	type req struct {
 		name string
 		get  func() (any, error)
@@ -73,8 +73,8 @@ func TestPatternRequestsGolden(t *testing.T) {
 // Each sort operator on "ORDER#{Date}#{ID}", with partial and complete
 // params: prefix-safe bounds.
 func TestSortOperatorsGolden(t *testing.T) {
-	s := newShop(t)
-	db, _ := mockDB(s)
+	s := newSeed(t)
+	db, _ := readMockDB(s)
 	o := s.Orders
 	pats := map[string]*singletable.Pattern[Order]{
 		"eq":      o.Pattern("Eq").On("GSI1").Partition("STATUS#PENDING").SortEquals().Must(),
@@ -199,7 +199,7 @@ func TestSortPrefixIsPrefixSafe(t *testing.T) {
 }
 
 func TestPatternDeclarationErrors(t *testing.T) {
-	s := newShop(t)
+	s := newSeed(t)
 	cases := []struct {
 		name string
 		err  error
@@ -251,7 +251,7 @@ func TestPatternDeclarationErrors(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel, "no members")
 
 	// A declaration error is returned by the query, and nothing is sent.
-	db, client := mockDB(s)
+	db, client := readMockDB(s)
 	bad := s.Orders.Pattern("R").On("GSI9")
 	_, err = bad.Query(t.Context(), db, Order{})
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel)
@@ -271,8 +271,8 @@ func TestSortOnIndexWithoutSortKey(t *testing.T) {
 }
 
 func TestQueryOptionErrorsSendNothing(t *testing.T) {
-	s := newShop(t)
-	db, client := mockDB(s)
+	s := newSeed(t)
+	db, client := readMockDB(s)
 	ctx := t.Context()
 	cases := []struct {
 		name string
@@ -331,7 +331,7 @@ func TestQueryOptionErrorsSendNothing(t *testing.T) {
 			return err
 		}},
 		{"another table's DB", func() error {
-			other := newShop(t)
+			other := newSeed(t)
 			_, err := s.ListUserOrders.Query(ctx, singletable.New(client, other.Table), Order{UserID: "u"})
 			return err
 		}},

@@ -341,10 +341,11 @@ func partialPrefix(t *template, v reflect.Value) (string, error) {
 
 // renderSK writes a sort-key condition.
 func (c skCond) render(b *expr.Builder, attr string) string {
+	if c.op == "" {
+		return ""
+	}
 	n := b.Name(attr)
 	switch c.op {
-	case "":
-		return ""
 	case "begins_with":
 		return "begins_with(" + n + ", " + b.Value(expr.S(c.a)) + ")"
 	case "BETWEEN":
