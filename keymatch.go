@@ -283,7 +283,7 @@ func successor(p string) (string, bool) {
 
 type globTok struct {
 	lit   byte // a literal byte, when class == 0
-	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and '-'
+	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and '-'; classAll, classUint
 	star  bool // zero or more of class (after at least one: see tokens)
 }
 
@@ -303,8 +303,11 @@ func (t *template) tokens() []globTok {
 			continue
 		}
 		c := classAny
-		if s.ph.kind == kindInt || s.ph.kind == kindUint {
+		switch s.ph.kind {
+		case kindInt:
 			c = classDigit
+		case kindUint:
+			c = classUint
 		}
 		out = append(out, globTok{class: c}, globTok{class: c, star: true})
 	}
@@ -320,8 +323,12 @@ func prefixTokens(p string) []globTok {
 	return append(out, globTok{class: classAll, star: true})
 }
 
-// classAll matches any byte, the delimiter included (for open prefixes).
-const classAll = 3
+// classAll matches any byte, the delimiter included (for open prefixes);
+// classUint matches digits.
+const (
+	classAll = 3 + iota
+	classUint
+)
 
 func (g globTok) accepts(c byte, delim byte) bool {
 	switch g.class {
@@ -329,6 +336,8 @@ func (g globTok) accepts(c byte, delim byte) bool {
 		return g.lit == c
 	case classDigit:
 		return c >= '0' && c <= '9' || c == '-'
+	case classUint:
+		return c >= '0' && c <= '9'
 	case classAll:
 		return true
 	}
@@ -344,8 +353,8 @@ func compatible(a, b globTok, delim byte) bool {
 		return a.accepts(b.lit, delim)
 	case a.class == classAll || b.class == classAll:
 		return true
-	case a.class == classDigit || b.class == classDigit:
-		return delim < '0' || delim > '9' // digits are never the delimiter
+	case a.class == classDigit || b.class == classDigit || a.class == classUint || b.class == classUint:
+		return true // digits are never the delimiter
 	}
 	return true
 }
