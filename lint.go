@@ -135,7 +135,7 @@ func (t *Table) Lint() []LintIssue {
 			if mem.ei != nil && mem.ei.when != nil {
 				sev = LintInfo
 			}
-			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", d.partRaw)
+			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.literalPrefix())
 		}
 		index := ""
 		if d.index != nil {

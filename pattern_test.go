@@ -1,6 +1,7 @@
 package singletable_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -358,4 +359,38 @@ func sv(av any) string {
 		return s.Value
 	}
 	return ""
+}
+
+// An INCLUDE index: no entity-type filter unless the type is included;
+// filters and projections only on what it carries; fields recovered from
+// the keys.
+func TestIncludeProjection(t *testing.T) {
+	tbl := singletable.MustTable("Included", singletable.WithGSI("GSI1", singletable.Include("status", "total")))
+	orders := singletable.MustDefine[Order](tbl, "Order",
+		singletable.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
+		singletable.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}"),
+	)
+	byStatus := orders.Pattern("ByStatus").On("GSI1").Partition("STATUS#{Status}").Must()
+	client := &singletabletest.Client{}
+	db := singletable.New(client, tbl)
+	in, err := byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Filter(singletable.Gt("Total", 10)))
+	require.NoError(t, err)
+	assert.Equal(t, "#n2 > :v2", *in.FilterExpression, "no type filter: the index does not carry _type")
+	_, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Filter(singletable.Eq("Address", "x")))
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	_, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Project("Address"))
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	in, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Project("Total", "UserID"))
+	require.NoError(t, err, "UserID is recovered from the table key")
+	golden.Assert(t, "include_project", in)
+
+	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{{
+			"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o1"), "GSI1PK": s("STATUS#PENDING"), "GSI1SK": s("ORDER#2026-01-01#o1"),
+			"status": s("PENDING"), "total": &types.AttributeValueMemberN{Value: "20"},
+		}}}, nil
+	}
+	page, err := byStatus.Query(t.Context(), db, Order{Status: "PENDING"})
+	require.NoError(t, err)
+	assert.Equal(t, []Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Status: "PENDING", Total: 20}}, page.Items)
 }
