@@ -81,23 +81,23 @@ vet: check-go ## go vet ./... (and bench/).
 example: check-go ## Run examples/ecommerce against a fresh DynamoDB Local.
 	$(DDB) run -- $(GO) run ./examples/ecommerce
 
+# Directories under examples/ that hold a main package.
+EXAMPLE_DIRS = $(sort $(patsubst %/,%,$(dir $(shell grep -lsx 'package main' examples/*/*.go))))
+
 .PHONY: examples
 examples: check-go ## Run every examples/*/ program in turn against one DynamoDB Local.
+	@if [ -z '$(EXAMPLE_DIRS)' ]; then echo 'no example programs under examples/' >&2; exit 1; fi
 	$(DDB) run -- $(MAKE) examples-run
 
 .PHONY: examples-run
 examples-run: check-go
-	@failed=(); ran=0; \
-	for dir in examples/*/; do \
-		dir=$${dir%/}; \
-		grep -lqs '^package main$$' "$$dir"/*.go || continue; \
-		ran=$$((ran + 1)); \
+	@failed=(); \
+	for dir in $(EXAMPLE_DIRS); do \
 		echo "=== go run ./$$dir"; \
 		if $(GO) run "./$$dir"; then echo "--- ok   $$dir"; else echo "--- FAIL $$dir"; failed+=("$$dir"); fi; \
 	done; \
-	if [ "$$ran" -eq 0 ]; then echo 'no example programs under examples/' >&2; exit 1; fi; \
 	if [ "$${#failed[@]}" -gt 0 ]; then echo "failed examples: $${failed[*]}" >&2; exit 1; fi; \
-	echo "all $$ran examples passed"
+	echo 'all examples passed: $(EXAMPLE_DIRS)'
 
 .PHONY: bench
 bench: check-go ## Benchmarks: scripts/bench.sh if present, else go test -bench (and bench/) in DynamoDB Local.

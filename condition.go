@@ -156,8 +156,6 @@ type resolver struct {
 }
 
 // attr returns the placeholder of the attribute a Go field is stored under.
-// Names not in the struct are accepted if they are the table's own key or
-// type attributes (the library's internal conditions use them).
 func (r *resolver) attr(field string) (string, error) {
 	if field == "" {
 		return "", fmt.Errorf("empty field name")
@@ -167,9 +165,6 @@ func (r *resolver) attr(field string) (string, error) {
 	}
 	if f, ok := r.m.fields.ByGoName(field); ok {
 		return r.b.Name(f.Attr), nil
-	}
-	if _, ok := r.m.table.keyAttributes()[field]; ok {
-		return r.b.Name(field), nil
 	}
 	return "", fmt.Errorf("entity %s has no field %q", r.m.name, field)
 }
@@ -257,11 +252,26 @@ type funcNode struct {
 	arg       any
 	rawString bool // the argument is a plain string, whatever the field's type
 	element   bool // the argument may be an element of a set or list field
+	rawAttr   bool // field is an attribute name, not a Go field (the library's own conditions)
+}
+
+// attrExists and attrNotExists test an attribute by its stored name: the
+// library's own conditions on key attributes, which must not be mistaken
+// for a Go field of the same name.
+func attrExists(attr string) Cond {
+	return Cond{funcNode{fn: "attribute_exists", field: attr, rawAttr: true}}
+}
+
+func attrNotExists(attr string) Cond {
+	return Cond{funcNode{fn: "attribute_not_exists", field: attr, rawAttr: true}}
 }
 
 func (n funcNode) render(r *resolver) (string, error) {
-	a, err := r.attr(n.field)
-	if err != nil {
+	var a string
+	var err error
+	if n.rawAttr {
+		a = r.b.Name(n.field)
+	} else if a, err = r.attr(n.field); err != nil {
 		return "", err
 	}
 	if n.arg == nil {

@@ -87,7 +87,7 @@ func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error 
 
 // CreateInput is the PutItem request Create sends. Options: If.
 func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	return e.putInput(db, e.m.name+".Create", v, NotExists(e.m.table.pk), opts)
+	return e.putInput(db, e.m.name+".Create", v, attrNotExists(e.m.table.pk), opts)
 }
 
 // Create writes v only if no item has its key; otherwise it fails with a
@@ -163,7 +163,7 @@ func (e *Entity[T]) deleteInput(db *DB, key T, opts []Option) (*dynamodb.DeleteI
 	in := &dynamodb.DeleteItemInput{TableName: aws.String(db.name), Key: k}
 	c := s.cond
 	if s.mustExist {
-		c = And(Exists(e.m.table.pk), c)
+		c = And(attrExists(e.m.table.pk), c)
 	}
 	var b expr.Builder
 	cond, err := renderCond(c, e.m, &b)

@@ -114,7 +114,7 @@ func (e *Entity[T]) updateInput(db *DB, key T, opts []Option) (*dynamodb.UpdateI
 	}
 	c := s.cond
 	if !s.upsert {
-		c = And(Exists(m.table.pk), c)
+		c = And(attrExists(m.table.pk), c)
 	}
 	cond, err := renderCond(c, m, &b)
 	if err != nil {

