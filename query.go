@@ -375,21 +375,26 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		in.IndexName = aws.String(d.index.name)
 	}
 	// The filter: the entity type (when the index carries it), then the caller's.
-	var filter Cond
+	var parts []string
 	if !d.collection && d.projects(d.table.typeAttr) {
-		filter = Eq(d.table.typeAttr, d.entities[0].name)
+		parts = append(parts, b.Name(d.table.typeAttr)+" = "+b.Value(expr.S(d.entities[0].name)))
 	}
 	if !s.read.filter.IsZero() {
 		if err := d.checkFilter(op, s.read.filter); err != nil {
 			return nil, err
 		}
-		filter = And(filter, s.read.filter)
+		f, err := d.renderFor(op, s.read.filter, &b)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, f)
 	}
-	f, err := d.renderFor(op, filter, &b)
-	if err != nil {
-		return nil, err
+	switch len(parts) {
+	case 1:
+		in.FilterExpression = aws.String(parts[0])
+	case 2:
+		in.FilterExpression = aws.String("(" + parts[0] + ") AND (" + parts[1] + ")")
 	}
-	in.FilterExpression = expr.Ptr(f)
 	// The projection.
 	if s.read.fetchFull {
 		r.fetch = &fetchSpec{consistent: false}
