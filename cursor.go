@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -214,15 +213,4 @@ func decodeKeyValue(raw json.RawMessage) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberB{Value: v.B}, nil
 	}
 	return nil, fmt.Errorf("not a key value")
-}
-
-// readRegistry is the read side's state on a Table: the named patterns and
-// collections declared on it (for the access-pattern sheet and lint), and the
-// default cursor key.
-type readRegistry struct {
-	mu      sync.Mutex
-	byName  map[string]*readDecl
-	order   []*readDecl
-	keyOnce sync.Once
-	key     []byte
 }
