@@ -174,10 +174,18 @@ func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) 
 		if b.label != "" {
 			continue
 		}
+		fv := v.FieldByIndex(b.ph.field.Index)
 		var sb strings.Builder
-		ok, err := b.ph.appendValue(&sb, v.FieldByIndex(b.ph.field.Index), d.table.delim, false)
-		if err == nil && ok && sb.String() != b.fixed {
+		ok, err := b.ph.appendValue(&sb, fv, d.table.delim, false)
+		switch {
+		case err == nil && ok && sb.String() != b.fixed:
 			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, sb.String(), b.fixed)}
+		case err == nil && !ok:
+			// The pattern fixes the field: the other templates (the sort
+			// key of a GetItem) render with it too.
+			if err := b.ph.set(fv, b.fixed); err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
 		}
 	}
 	pk, err := mem.m.renderTableKey(mem.partTpl, d.pkAttr(), maxPartitionKeyBytes, v)

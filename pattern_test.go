@@ -394,3 +394,16 @@ func TestIncludeProjection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Status: "PENDING", Total: 20}}, page.Items)
 }
+
+// A GetItem pattern with a fixed partition value renders the whole key
+// with it.
+func TestGetPatternWithFixedValue(t *testing.T) {
+	m := newSeed(t)
+	admin := m.Users.Pattern("Admin").Partition("USER#admin").SortEquals().Must()
+	assert.Equal(t, "GetItem", admin.Operation())
+	db, _ := readMockDB(m)
+	in, err := admin.GetInput(db, User{})
+	require.NoError(t, err)
+	assert.Equal(t, "USER#admin", sv(in.Key["PK"]))
+	assert.Equal(t, "#METADATA#admin", sv(in.Key["SK"]))
+}
