@@ -35,6 +35,7 @@ type CursorError struct {
 	Reason  string
 }
 
+// Error says which pattern refused the cursor and why.
 func (e *CursorError) Error() string {
 	return "singletable: " + e.Pattern + ": invalid cursor: " + e.Reason
 }

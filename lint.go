@@ -35,6 +35,7 @@ const (
 	LintError                       // wrong: data can be overwritten or misread
 )
 
+// String names the severity: "info", "warning" or "error".
 func (s LintSeverity) String() string {
 	switch s {
 	case LintError:
@@ -52,6 +53,7 @@ type LintIssue struct {
 	Message  string
 }
 
+// String formats the finding as "severity: subject: message".
 func (i LintIssue) String() string {
 	return fmt.Sprintf("%s: %s: %s", i.Severity, i.Subject, i.Message)
 }
