@@ -42,18 +42,16 @@ var (
 	Members    = singletable.MustDefine[Member](writeTable, "Member", singletable.Key("MEMBER#{ID}", "PROFILE"))
 )
 
-func s(v string) *string { return &v }
-
 // A fund transfer in one transaction: the debit needs sufficient funds, and
 // when it fails the *TxError says which action failed and why.
 func ExampleDB_Transact() {
 	mock := &singletabletest.Client{
 		TransactWriteItemsFunc: func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
-			return nil, &types.TransactionCanceledException{Message: s("Transaction cancelled"), CancellationReasons: []types.CancellationReason{
-				{Code: s("ConditionalCheckFailed"), Message: s("The conditional request failed"), Item: map[string]types.AttributeValue{
+			return nil, &types.TransactionCanceledException{Message: strp("Transaction cancelled"), CancellationReasons: []types.CancellationReason{
+				{Code: strp("ConditionalCheckFailed"), Message: strp("The conditional request failed"), Item: map[string]types.AttributeValue{
 					"_type": &types.AttributeValueMemberS{Value: "Account"}, "accountId": &types.AttributeValueMemberS{Value: "bob"},
 					"balance": &types.AttributeValueMemberN{Value: "8000"}}},
-				{Code: s("None")},
+				{Code: strp("None")},
 			}}
 		},
 	}
@@ -87,7 +85,7 @@ func ExampleDB_Transact() {
 func ExampleEntity_Update_optimisticLocking() {
 	mock := &singletabletest.Client{
 		UpdateItemFunc: func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-			return nil, &types.ConditionalCheckFailedException{Message: s("The conditional request failed"), Item: map[string]types.AttributeValue{
+			return nil, &types.ConditionalCheckFailedException{Message: strp("The conditional request failed"), Item: map[string]types.AttributeValue{
 				"_type": &types.AttributeValueMemberS{Value: "Item"}, "sku": &types.AttributeValueMemberS{Value: "pen"},
 				"price": &types.AttributeValueMemberN{Value: "2.5"}, "version": &types.AttributeValueMemberN{Value: "8"}}}
 		},
