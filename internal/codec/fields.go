@@ -164,14 +164,24 @@ func enumerate(t reflect.Type) []candidate {
 				}
 				index := append(append([]int(nil), l.index...), i)
 				if !sf.Anonymous || tag.Name != "" || ft.Kind() != reflect.Struct {
-					if sf.PkgPath != "" { // unexported embedded non-struct
+					if sf.PkgPath != "" && ft.Kind() != reflect.Struct {
+						// An unexported embedded non-struct: attributevalue
+						// lists it but panics on reading or setting it
+						// (reflect refuses values of unexported fields), so
+						// it is not stored. An unexported embedded struct
+						// with a tag name works there (its exported fields
+						// are reachable) and is kept.
 						continue
 					}
 					attr := sf.Name
 					if tag.Name != "" {
 						attr = tag.Name
 					}
-					c := candidate{Field: Field{GoName: sf.Name, Attr: attr, Index: index, Type: ft, Tag: tag, Extra: sf.Tag}, tagged: tag.Name != ""}
+					typ := sf.Type
+					if sf.Anonymous {
+						typ = ft
+					}
+					c := candidate{Field: Field{GoName: sf.Name, Attr: attr, Index: index, Type: typ, Tag: tag, Extra: sf.Tag}, tagged: tag.Name != ""}
 					out = append(out, c)
 					if count[l.typ] > 1 {
 						out = append(out, c) // ambiguous: annihilated below
