@@ -505,3 +505,13 @@ func sampleAVs() []types.AttributeValue {
 		&types.UnknownUnionMember{Tag: "X"},
 	}
 }
+
+// TestFallbackPanicsBecomeErrors: attributevalue panics decoding a list
+// into an interface holding a slice value; the codec returns an error.
+func TestFallbackPanicsBecomeErrors(t *testing.T) {
+	type holder struct{ Any any }
+	item := map[string]types.AttributeValue{"Any": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "a"}}}}
+	h := holder{Any: []string{"x"}}
+	assert.Panics(t, func() { _ = attributevalue.UnmarshalMap(item, &holder{Any: []string{"x"}}) })
+	assert.Error(t, Unmarshal(item, &h))
+}

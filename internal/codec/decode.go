@@ -335,6 +335,27 @@ func (b *builder) decList(t reflect.Type) func([]types.AttributeValue, reflect.V
 	case reflect.Slice:
 		elem := b.decValue(t.Elem(), Tag{})
 		mk := makeSlice(t)
+		if plainStringElem(t.Elem()) {
+			// Slices of string kinds share []string's layout; S members
+			// are stored directly.
+			return func(l []types.AttributeValue, v reflect.Value) error {
+				if v.IsNil() || v.Cap() < len(l) {
+					mk(v, len(l))
+				}
+				sp := (*[]string)(v.Addr().UnsafePointer())
+				for i := 0; i < cap(*sp) && i < len(l); i++ {
+					*sp = (*sp)[:i+1]
+					if s, ok := l[i].(*types.AttributeValueMemberS); ok {
+						(*sp)[i] = s.Value
+						continue
+					}
+					if err := elem(l[i], v.Index(i)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
 		return func(l []types.AttributeValue, v reflect.Value) error {
 			if v.IsNil() || v.Cap() < len(l) {
 				mk(v, len(l))
@@ -360,6 +381,12 @@ func (b *builder) decList(t reflect.Type) func([]types.AttributeValue, reflect.V
 	}
 	err := typeError("list", t)
 	return func([]types.AttributeValue, reflect.Value) error { return err }
+}
+
+// plainStringElem reports whether an element of type t decodes an S
+// member by storing its string: a string kind without an Unmarshaler.
+func plainStringElem(t reflect.Type) bool {
+	return t.Kind() == reflect.String && !ptrUnmarshaler(t) && !t.Implements(unmarshalerType)
 }
 
 // makeSlice sets the settable slice v to an empty slice of capacity n.

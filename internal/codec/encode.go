@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -69,8 +68,6 @@ func encNative(t reflect.Type) bool {
 	return false
 }
 
-func newNull() types.AttributeValue { return &types.AttributeValueMemberNULL{Value: true} }
-
 // encValue compiles attributevalue's encode(v, tag) for values of type t:
 // the empty-value rules, then encBody.
 func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
@@ -85,7 +82,7 @@ func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Slice:
 		// nil is empty and nullable.
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if v.IsNil() {
 				if omit {
 					if null {
@@ -93,9 +90,9 @@ func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
 					}
 					return nil, nil
 				}
-				return newNull(), nil
+				return a.null(), nil
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	case reflect.Array:
 		if t.Len() == 0 {
@@ -105,49 +102,49 @@ func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
 	case reflect.Struct:
 		return body // a struct is never empty
 	case reflect.String:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if v.Len() == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	case reflect.Bool:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if !v.Bool() {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if v.Int() == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if v.Uint() == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	case reflect.Float32, reflect.Float64:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if v.Float() == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return body(v, addr)
+			return body(v, addr, a)
 		}
 	}
 	panic("codec: unexpected kind " + t.Kind().String())
@@ -155,24 +152,24 @@ func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
 
 // onEmpty applies the tag to an empty non-nullable value: done is false
 // when encoding goes on as for any other value.
-func onEmpty(omit, null bool) (types.AttributeValue, bool, error) {
+func onEmpty(omit, null bool, a *arena) (types.AttributeValue, bool, error) {
 	switch {
 	case omit && null:
 		return nil, true, errOmitNull
 	case omit:
 		return nil, true, nil
 	case null:
-		return newNull(), true, nil
+		return a.null(), true, nil
 	}
 	return nil, false, nil
 }
 
 func emptyWrap(omit, null bool, body encFn) encFn {
-	return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
-		if av, done, err := onEmpty(omit, null); done {
+	return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+		if av, done, err := onEmpty(omit, null, a); done {
 			return av, err
 		}
-		return body(v, addr)
+		return body(v, addr, a)
 	}
 }
 
@@ -188,55 +185,55 @@ func (b *builder) encScalar(t reflect.Type, tg Tag) encFn {
 		if t.Implements(numbererType) {
 			return nil
 		}
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			s := v.String()
 			if s == "" {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return &types.AttributeValueMemberS{Value: s}, nil
+			return a.s(s), nil
 		}
 	case reflect.Bool:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			x := v.Bool()
 			if !x {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return &types.AttributeValueMemberBOOL{Value: x}, nil
+			return a.bool(x), nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			x := v.Int()
 			if x == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return numberAV(strconv.FormatInt(x, 10), asString), nil
+			return a.number(a.appendInt(x), asString), nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			x := v.Uint()
 			if x == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return numberAV(strconv.FormatUint(x, 10), asString), nil
+			return a.number(a.appendUint(x), asString), nil
 		}
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			x := v.Float()
 			if x == 0 {
-				if av, done, err := onEmpty(omit, null); done {
+				if av, done, err := onEmpty(omit, null, a); done {
 					return av, err
 				}
 			}
-			return numberAV(strconv.FormatFloat(x, 'f', -1, bits), asString), nil
+			return a.number(a.appendFloat(x, bits), asString), nil
 		}
 	case reflect.Struct:
 		if isTime(t) {
@@ -246,20 +243,13 @@ func (b *builder) encScalar(t reflect.Type, tg Tag) encFn {
 	return nil
 }
 
-func numberAV(s string, asString bool) types.AttributeValue {
-	if asString {
-		return &types.AttributeValueMemberS{Value: s}
-	}
-	return &types.AttributeValueMemberN{Value: s}
-}
-
 // encBody compiles what attributevalue's encode does after the empty-value
 // rules: dereference one pointer, try a Marshaler, then encode by kind.
 func (b *builder) encBody(t reflect.Type, tg Tag) encFn {
 	if t.Kind() == reflect.Pointer {
 		inner := b.encMarshal(t.Elem(), tg)
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return inner(v.Elem(), true)
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return inner(v.Elem(), true, a)
 		}
 	}
 	return b.encMarshal(t, tg)
@@ -270,7 +260,7 @@ func (b *builder) encMarshal(t reflect.Type, tg Tag) encFn {
 	kind := b.encKind(t, tg)
 	switch {
 	case t.Implements(marshalerType):
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			av, err := v.Interface().(attributevalue.Marshaler).MarshalDynamoDBAttributeValue()
 			if err != nil {
 				return nil, err
@@ -278,10 +268,10 @@ func (b *builder) encMarshal(t reflect.Type, tg Tag) encFn {
 			if av != nil {
 				return av, nil
 			}
-			return kind(v, addr)
+			return kind(v, addr, a)
 		}
 	case t.Kind() != reflect.Pointer && t.Name() != "" && reflect.PointerTo(t).Implements(marshalerType):
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			if addr {
 				av, err := v.Addr().Interface().(attributevalue.Marshaler).MarshalDynamoDBAttributeValue()
 				if err != nil {
@@ -291,7 +281,7 @@ func (b *builder) encMarshal(t reflect.Type, tg Tag) encFn {
 					return av, nil
 				}
 			}
-			return kind(v, addr)
+			return kind(v, addr, a)
 		}
 	}
 	return kind
@@ -318,40 +308,40 @@ func (b *builder) encKind(t reflect.Type, tg Tag) encFn {
 		// A pointer to a pointer: the inner pointer is encoded in full.
 		full := b.encValue(t.Elem(), tg)
 		omitNil := tg.OmitEmpty && tg.OmitEmptyElem
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			if v.IsNil() {
 				if omitNil {
 					return nil, nil
 				}
-				return newNull(), nil
+				return a.null(), nil
 			}
-			return full(v.Elem(), true)
+			return full(v.Elem(), true, a)
 		}
 	case reflect.String:
 		if t.Implements(numbererType) {
-			return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-				return numberAV(v.String(), asString), nil
+			return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+				return a.number(v.String(), asString), nil
 			}
 		}
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return &types.AttributeValueMemberS{Value: v.String()}, nil
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return a.s(v.String()), nil
 		}
 	case reflect.Bool:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return &types.AttributeValueMemberBOOL{Value: v.Bool()}, nil
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return a.bool(v.Bool()), nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return numberAV(strconv.FormatInt(v.Int(), 10), asString), nil
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return a.number(a.appendInt(v.Int()), asString), nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return numberAV(strconv.FormatUint(v.Uint(), 10), asString), nil
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return a.number(a.appendUint(v.Uint()), asString), nil
 		}
 	case reflect.Float32, reflect.Float64:
 		bits := t.Bits()
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
-			return numberAV(strconv.FormatFloat(v.Float(), 'f', -1, bits), asString), nil
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+			return a.number(a.appendFloat(v.Float(), bits), asString), nil
 		}
 	}
 	// Only reached through a pointer to a kind encNative rejects.
@@ -363,7 +353,7 @@ func (b *builder) encKind(t reflect.Type, tg Tag) encFn {
 func encTime(t reflect.Type, tg Tag) encFn {
 	unix := tg.AsUnixTime
 	exact := t == timeType
-	return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+	return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 		var tm time.Time
 		switch {
 		case v.CanAddr():
@@ -374,9 +364,9 @@ func encTime(t reflect.Type, tg Tag) encFn {
 			tm = v.Convert(timeType).Interface().(time.Time)
 		}
 		if unix {
-			return &types.AttributeValueMemberN{Value: strconv.FormatInt(tm.Unix(), 10)}, nil
+			return a.n(a.appendInt(tm.Unix())), nil
 		}
-		return &types.AttributeValueMemberS{Value: tm.Format(time.RFC3339Nano)}, nil
+		return a.s(a.appendTime(tm)), nil
 	}
 }
 
@@ -384,7 +374,7 @@ func encTime(t reflect.Type, tg Tag) encFn {
 func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 	kt, et := t.Key(), t.Elem()
 	elem := b.encValue(et, elemTag(tg))
-	return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+	return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 		m := make(map[string]types.AttributeValue, v.Len())
 		if v.Len() > 0 {
 			k := reflect.New(kt).Elem()
@@ -397,7 +387,7 @@ func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 					return nil, errEmptyKey
 				}
 				e.SetIterValue(it)
-				av, err := elem(e, false) // map values are not addressable
+				av, err := elem(e, false, a) // map values are not addressable
 				if err != nil {
 					return nil, err
 				}
@@ -415,7 +405,7 @@ func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 	isArray := t.Kind() == reflect.Array
 	if t.Elem().Kind() == reflect.Uint8 {
-		return func(v reflect.Value, _ bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 			if !isArray || v.CanAddr() {
 				return &types.AttributeValueMemberB{Value: append([]byte{}, v.Bytes()...)}, nil
 			}
@@ -430,15 +420,15 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 	elemAddr := func(addr bool) bool { return !isArray || addr }
 	switch {
 	case tg.AsBinSet || t == byteSliceSliceType:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			n := v.Len()
 			if n == 0 {
-				return newNull(), nil
+				return a.null(), nil
 			}
 			out := make([][]byte, 0, n)
 			ea := elemAddr(addr)
 			for i := 0; i < n; i++ {
-				av, err := elem(v.Index(i), ea)
+				av, err := elem(v.Index(i), ea, a)
 				if err != nil {
 					return nil, err
 				}
@@ -454,15 +444,15 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 			return &types.AttributeValueMemberBS{Value: out}, nil
 		}
 	case tg.AsNumSet:
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			n := v.Len()
 			if n == 0 {
-				return newNull(), nil
+				return a.null(), nil
 			}
 			out := make([]string, 0, n)
 			ea := elemAddr(addr)
 			for i := 0; i < n; i++ {
-				av, err := elem(v.Index(i), ea)
+				av, err := elem(v.Index(i), ea, a)
 				if err != nil {
 					return nil, err
 				}
@@ -479,10 +469,10 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 		}
 	case tg.AsStrSet:
 		plain := plainString(t.Elem(), elemTag(tg))
-		return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 			n := v.Len()
 			if n == 0 {
-				return newNull(), nil
+				return a.null(), nil
 			}
 			out := make([]string, 0, n)
 			if plain {
@@ -493,7 +483,7 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 			}
 			ea := elemAddr(addr)
 			for i := 0; i < n; i++ {
-				av, err := elem(v.Index(i), ea)
+				av, err := elem(v.Index(i), ea, a)
 				if err != nil {
 					return nil, err
 				}
@@ -509,12 +499,12 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 			return &types.AttributeValueMemberSS{Value: out}, nil
 		}
 	}
-	return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+	return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 		n := v.Len()
 		out := make([]types.AttributeValue, 0, n)
 		ea := elemAddr(addr)
 		for i := 0; i < n; i++ {
-			av, err := elem(v.Index(i), ea)
+			av, err := elem(v.Index(i), ea, a)
 			if err != nil {
 				return nil, err
 			}

@@ -1,7 +1,9 @@
 package codec
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -38,10 +40,12 @@ func wrapperType(t reflect.Type, tg Tag) reflect.Type {
 }
 
 // fallbackEnc encodes values of type t with attributevalue itself, keeping
-// the tag and the value's addressability.
+// the tag and the value's addressability. Panics of package reflect inside
+// attributevalue become errors, as for fallbackDec.
 func fallbackEnc(t reflect.Type, tg Tag) encFn {
 	w := wrapperType(t, tg)
-	return func(v reflect.Value, addr bool) (types.AttributeValue, error) {
+	return func(v reflect.Value, addr bool, _ *arena) (_ types.AttributeValue, err error) {
+		defer recoverReflect(t, &err)
 		p := reflect.New(w)
 		p.Elem().Field(0).Set(v)
 		in := p.Interface()
@@ -62,13 +66,43 @@ func fallbackEnc(t reflect.Type, tg Tag) encFn {
 
 // fallbackDec decodes into values of type t with attributevalue itself,
 // starting from the value's current content as attributevalue would.
+//
+// attributevalue panics on some inputs, e.g. a list decoded into an
+// interface holding a non-pointer slice (it calls SetLen on the
+// unaddressable value). Since attributevalue visits attributes in random
+// map order it may report another attribute's error first, so such reflect
+// panics are returned as errors here.
 func fallbackDec(t reflect.Type, tg Tag) decFn {
 	w := wrapperType(t, tg)
-	return func(av types.AttributeValue, v reflect.Value) error {
+	return func(av types.AttributeValue, v reflect.Value) (err error) {
+		defer recoverReflect(t, &err)
 		p := reflect.New(w)
 		p.Elem().Field(0).Set(v)
-		err := attributevalue.Unmarshal(&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"V": av}}, p.Interface())
+		err = attributevalue.Unmarshal(&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"V": av}}, p.Interface())
 		v.Set(p.Elem().Field(0))
 		return err
 	}
+}
+
+// recoverReflect turns a panic raised by package reflect inside
+// attributevalue into an error.
+func recoverReflect(t reflect.Type, err *error) {
+	if r := recover(); r != nil {
+		if !isReflectPanic(r) {
+			panic(r)
+		}
+		*err = fmt.Errorf("codec: attributevalue failed on %s: %v", t, r)
+	}
+}
+
+// isReflectPanic reports whether r was raised by package reflect for a
+// misuse such as setting an unaddressable value.
+func isReflectPanic(r any) bool {
+	switch r := r.(type) {
+	case *reflect.ValueError:
+		return true
+	case string:
+		return strings.HasPrefix(r, "reflect")
+	}
+	return false
 }

@@ -48,9 +48,15 @@ func FuzzDifferential(f *testing.F) {
 		b[0] = byte(i % len(fuzzTypes))
 		f.Add(b)
 	}
-	pool := sampleAVs()
+	f.Fuzz(fuzzBody)
+}
 
-	f.Fuzz(func(t *testing.T, data []byte) {
+var fuzzPool = sampleAVs()
+
+// fuzzBody is one FuzzDifferential run.
+func fuzzBody(t *testing.T, data []byte) {
+	pool := fuzzPool
+	{
 		g := &gen{data: data}
 		typ := fuzzTypes[g.intn(len(fuzzTypes))]
 		seed := g.pos
@@ -68,6 +74,7 @@ func FuzzDifferential(f *testing.F) {
 		if err != nil || panicked != nil {
 			return
 		}
+		checkEncodeFields(t, v, item)
 		checkUnmarshal(t, item, func() reflect.Value { return reflect.New(typ) })
 
 		// Decode into a populated value: slices are reused, maps merged,
@@ -108,7 +115,7 @@ func FuzzDifferential(f *testing.F) {
 		}
 		checkUnmarshal(t, mutated, func() reflect.Value { return reflect.New(typ) })
 		checkUnmarshal(t, mutated, populated)
-	})
+	}
 }
 
 // foldUnique reports whether no two keys of m are equal under case
@@ -124,4 +131,25 @@ func foldUnique(m map[string]types.AttributeValue) bool {
 		seen[fk] = true
 	}
 	return true
+}
+
+// checkEncodeFields compares EncodeField, field by field, with the item
+// attributevalue made of v.
+func checkEncodeFields(t *testing.T, v reflect.Value, item map[string]types.AttributeValue) {
+	t.Helper()
+	p, err := PlanOf(v.Type().Elem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Fields().List {
+		f := &p.Fields().List[i]
+		av, ok, err := p.EncodeField(v, f)
+		if err != nil {
+			t.Fatalf("EncodeField %s: %v", f.Attr, err)
+		}
+		want, wantOK := item[f.Attr]
+		if ok != wantOK || !reflect.DeepEqual(av, want) {
+			t.Fatalf("EncodeField %s = %s (%v), attributevalue %s (%v)", f.Attr, formatAV(av), ok, formatAV(want), wantOK)
+		}
+	}
 }

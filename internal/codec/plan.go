@@ -3,7 +3,10 @@ package codec
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -16,7 +19,8 @@ import (
 // encoder does with a given tag. It returns a nil AttributeValue when the
 // value is omitted. addr reports whether v is addressable in attributevalue's
 // view (a map value held in a reusable addressable holder is not).
-type encFn func(v reflect.Value, addr bool) (types.AttributeValue, error)
+// Values are allocated from the arena a.
+type encFn func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error)
 
 // decFn decodes av into the settable value v of a known static type the way
 // attributevalue's decoder does with a given tag.
@@ -46,6 +50,11 @@ type Plan struct {
 	plans  []fieldPlan
 	byAttr map[string]*fieldPlan
 	byFold map[string]*fieldPlan // case-folded attribute name -> first field
+	sizes  arenaSizes            // arena use of the last encoding
+
+	// unmatched lists attribute names seen in decoded items that match no
+	// field, even ignoring case.
+	unmatched atomic.Pointer[[]string]
 }
 
 var (
@@ -167,22 +176,25 @@ func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) erro
 	if err != nil {
 		return err
 	}
-	return p.encodeInto(v, v.CanAddr(), dst)
+	a := &arena{hint: p.sizes.get()}
+	err = p.encodeInto(v, v.CanAddr(), dst, a)
+	p.sizes.remember(a)
+	return err
 }
 
-func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue) error {
+func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue, a *arena) error {
 	for i := range p.plans {
 		fp := &p.plans[i]
 		var av types.AttributeValue
 		var err error
 		if !fp.nested {
-			av, err = fp.enc(v.Field(fp.first), addr)
+			av, err = fp.enc(v.Field(fp.first), addr, a)
 		} else {
 			fv, faddr, ok := fp.encValue(v, addr)
 			if !ok {
 				continue
 			}
-			av, err = fp.enc(fv, faddr)
+			av, err = fp.enc(fv, faddr, a)
 		}
 		if err != nil {
 			return err
@@ -195,9 +207,9 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 }
 
 // encodeM encodes a nested struct value as a map attribute.
-func (p *Plan) encodeM(v reflect.Value, addr bool) (types.AttributeValue, error) {
+func (p *Plan) encodeM(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(p.plans))
-	if err := p.encodeInto(v, addr, m); err != nil {
+	if err := p.encodeInto(v, addr, m, a); err != nil {
 		return nil, err
 	}
 	return &types.AttributeValueMemberM{Value: m}, nil
@@ -268,7 +280,7 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 	if !ok {
 		return nil, false, nil
 	}
-	av, err := fp.enc(fv, addr)
+	av, err := fp.enc(fv, addr, nil)
 	if err != nil || av == nil {
 		return nil, false, err
 	}
@@ -292,27 +304,91 @@ func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) erro
 }
 
 func (p *Plan) decodeFrom(src map[string]types.AttributeValue, v reflect.Value) error {
-	for k, av := range src {
-		fp := p.byAttr[k]
-		if fp == nil {
-			if fp = p.foldLookup(k); fp == nil {
-				continue
-			}
+	// Fields are looked up by name rather than src iterated: cheaper, and
+	// equivalent, as every attribute name matches at most one field.
+	hits := 0
+	for i := range p.plans {
+		fp := &p.plans[i]
+		av, ok := src[fp.attr]
+		if !ok {
+			continue
 		}
-		fv := v
-		if !fp.nested {
-			fv = v.Field(fp.first)
-		} else {
-			var err error
-			if fv, err = fp.decValue(v); err != nil {
-				return err
-			}
-		}
-		if err := fp.dec(av, fv); err != nil {
+		hits++
+		if err := fp.decodeInto(av, v); err != nil {
 			return err
 		}
 	}
+	if hits == len(src) {
+		return nil
+	}
+	// Other attributes may still match a field case-insensitively. Skip the
+	// search when they are all names known to match nothing (typically the
+	// table's key attributes).
+	if known := p.unmatched.Load(); known != nil {
+		n := hits
+		for _, k := range *known {
+			if _, ok := src[k]; ok {
+				n++
+			}
+		}
+		if n == len(src) {
+			return nil
+		}
+	}
+	var learned []string
+	for k, av := range src {
+		if _, exact := p.byAttr[k]; exact {
+			continue
+		}
+		fp := p.foldLookup(k)
+		if fp == nil {
+			learned = append(learned, k)
+			continue
+		}
+		if err := fp.decodeInto(av, v); err != nil {
+			return err
+		}
+	}
+	p.learnUnmatched(learned)
 	return nil
+}
+
+// maxUnmatched bounds the attribute names a plan remembers as matching no
+// field.
+const maxUnmatched = 16
+
+func (p *Plan) learnUnmatched(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	old := p.unmatched.Load()
+	var list []string
+	if old != nil {
+		list = append(list, *old...)
+	}
+	for _, k := range names {
+		if len(list) >= maxUnmatched {
+			break
+		}
+		if !slices.Contains(list, k) {
+			list = append(list, strings.Clone(k))
+		}
+	}
+	if old == nil || len(list) > len(*old) {
+		p.unmatched.CompareAndSwap(old, &list)
+	}
+}
+
+// decodeInto decodes av into the field of struct v.
+func (fp *fieldPlan) decodeInto(av types.AttributeValue, v reflect.Value) error {
+	if !fp.nested {
+		return fp.dec(av, v.Field(fp.first))
+	}
+	fv, err := fp.decValue(v)
+	if err != nil {
+		return err
+	}
+	return fp.dec(av, fv)
 }
 
 // DecodeField decodes av into field f of the addressable struct v (or a
@@ -394,7 +470,10 @@ func Marshal(v any) (map[string]types.AttributeValue, error) {
 		return nil, err
 	}
 	m := make(map[string]types.AttributeValue, len(p.plans))
-	if err := p.encodeInto(rv, addr, m); err != nil {
+	a := &arena{hint: p.sizes.get()}
+	err = p.encodeInto(rv, addr, m, a)
+	p.sizes.remember(a)
+	if err != nil {
 		return map[string]types.AttributeValue{}, err
 	}
 	return m, nil
