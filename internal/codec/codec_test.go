@@ -273,6 +273,11 @@ func TestDifferentialTable(t *testing.T) {
 		{"empty map key", struct{ M map[string]int }{map[string]int{"": 1}}},
 		{"empty text map key", struct{ M map[fzTextKey]int }{map[fzTextKey]int{"": 1}}},
 		{"all", fzAll{}},
+		{"UnixTime", struct {
+			U  attributevalue.UnixTime
+			UP *attributevalue.UnixTime
+			UL []attributevalue.UnixTime
+		}{attributevalue.UnixTime(when), ptr(attributevalue.UnixTime(when)), []attributevalue.UnixTime{{}}}},
 		{"time as string", struct {
 			T time.Time `dynamodbav:",string"`
 		}{when}},
@@ -514,4 +519,22 @@ func TestFallbackPanicsBecomeErrors(t *testing.T) {
 	h := holder{Any: []string{"x"}}
 	assert.Panics(t, func() { _ = attributevalue.UnmarshalMap(item, &holder{Any: []string{"x"}}) })
 	assert.Error(t, Unmarshal(item, &h))
+}
+
+type recTree map[string]recTree
+type recList []recList
+
+func TestRecursiveNonStructTypes(t *testing.T) {
+	type holder struct {
+		Tree recTree
+		List recList
+		Ptr  *recList
+	}
+	h := holder{
+		Tree: recTree{"a": {"b": nil, "c": {}}},
+		List: recList{nil, {}, {{}}},
+		Ptr:  &recList{{nil}},
+	}
+	checkBoth(t, h)
+	checkBoth(t, holder{})
 }

@@ -43,6 +43,23 @@ func ptrUnmarshaler(t reflect.Type) bool {
 // decValue compiles attributevalue's decode(av, v, tag) for settable values
 // of type t.
 func (b *builder) decValue(t reflect.Type, tg Tag) decFn {
+	k := codecKey{t, tg}
+	if slot, ok := b.decs[k]; ok {
+		if *slot != nil {
+			return *slot
+		}
+		// Recursive type: resolved once its codec is complete.
+		return func(av types.AttributeValue, v reflect.Value) error {
+			return (*slot)(av, v)
+		}
+	}
+	slot := new(decFn)
+	b.decs[k] = slot
+	*slot = b.compileDec(t, tg)
+	return *slot
+}
+
+func (b *builder) compileDec(t reflect.Type, tg Tag) decFn {
 	if !decNative(t) {
 		return fallbackDec(t, tg)
 	}

@@ -71,6 +71,23 @@ func encNative(t reflect.Type) bool {
 // encValue compiles attributevalue's encode(v, tag) for values of type t:
 // the empty-value rules, then encBody.
 func (b *builder) encValue(t reflect.Type, tg Tag) encFn {
+	k := codecKey{t, tg}
+	if slot, ok := b.encs[k]; ok {
+		if *slot != nil {
+			return *slot
+		}
+		// Recursive type: resolved once its codec is complete.
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+			return (*slot)(v, addr, a)
+		}
+	}
+	slot := new(encFn)
+	b.encs[k] = slot
+	*slot = b.compileEnc(t, tg)
+	return *slot
+}
+
+func (b *builder) compileEnc(t reflect.Type, tg Tag) encFn {
 	if !encNative(t) {
 		return fallbackEnc(t, tg)
 	}

@@ -76,7 +76,7 @@ func PlanOf(t reflect.Type) (*Plan, error) {
 	if p, ok := planCache.Load(t); ok {
 		return p.(*Plan), nil
 	}
-	b := &builder{building: map[reflect.Type]*Plan{}}
+	b := &builder{building: map[reflect.Type]*Plan{}, encs: map[codecKey]*encFn{}, decs: map[codecKey]*decFn{}}
 	p, err := b.plan(t)
 	if err != nil {
 		return nil, err
@@ -88,10 +88,18 @@ func PlanOf(t reflect.Type) (*Plan, error) {
 	return p, nil
 }
 
-// builder compiles plans; plans under construction are shared so that
-// recursive types terminate.
+// builder compiles plans. Plans and value codecs under construction are
+// shared so that recursive types (type tree map[string]tree) terminate.
 type builder struct {
 	building map[reflect.Type]*Plan
+	encs     map[codecKey]*encFn
+	decs     map[codecKey]*decFn
+}
+
+// codecKey identifies a compiled value codec.
+type codecKey struct {
+	t  reflect.Type
+	tg Tag
 }
 
 func (b *builder) plan(t reflect.Type) (*Plan, error) {

@@ -169,6 +169,8 @@ type fzAll struct {
 	TPU *time.Time `dynamodbav:",unixtime"`
 	MT  fzTime
 	TO  time.Time `dynamodbav:",omitempty"`
+	UT  attributevalue.UnixTime
+	UTP *attributevalue.UnixTime `dynamodbav:",omitempty"`
 
 	Bytes  []byte
 	BytesO []byte `dynamodbav:",omitempty"`
