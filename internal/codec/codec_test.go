@@ -538,3 +538,37 @@ func TestRecursiveNonStructTypes(t *testing.T) {
 	checkBoth(t, h)
 	checkBoth(t, holder{})
 }
+
+type myByte uint8
+
+// TestDeviationsWherePanics documents inputs on which attributevalue
+// panics and the codec does something sensible instead.
+func TestDeviationsWherePanics(t *testing.T) {
+	// Bytes of a named uint8 type: attributevalue's reflect.Copy panics.
+	type named struct{ B []myByte }
+	v := named{B: []myByte{1, 2}}
+	assert.Panics(t, func() { _, _ = attributevalue.MarshalMap(v) })
+	m, err := Marshal(v)
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberB{Value: []byte{1, 2}}, m["B"])
+	var back named
+	require.NoError(t, Unmarshal(m, &back))
+	assert.Equal(t, v, back)
+
+	// B of the wrong length into a byte array: SetLen on an array.
+	type arr struct{ A [4]byte }
+	item := map[string]types.AttributeValue{"A": &types.AttributeValueMemberB{Value: []byte{1}}}
+	assert.Panics(t, func() { _ = attributevalue.UnmarshalMap(item, &arr{}) })
+	assert.Error(t, Unmarshal(item, &arr{}))
+
+	// An unexported embedded non-struct: reflect refuses to read it.
+	type hidden struct {
+		fHiddenScalar
+		V int
+	}
+	h := hidden{fHiddenScalar: "x", V: 1}
+	assert.Panics(t, func() { _, _ = attributevalue.MarshalMap(h) })
+	m, err = Marshal(h)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]types.AttributeValue{"V": &types.AttributeValueMemberN{Value: "1"}}, m)
+}

@@ -1,6 +1,24 @@
 // Package codec maps Go structs to DynamoDB items. It follows the rules of
 // attributevalue's `dynamodbav` struct tags so that a struct stored by the
 // library reads back identically with attributevalue.UnmarshalMap.
+//
+// FieldsOf resolves the stored fields of a struct type. PlanOf compiles, once
+// per type, an encoder and a decoder whose results are identical to
+// attributevalue.MarshalMap and attributevalue.UnmarshalMap with default
+// options (items, decoded values and whether an error is returned), at a
+// fraction of their cost. Kinds the plan does not compile (interfaces, maps
+// with non-string keys, complex numbers, ...) are handed to attributevalue
+// value by value.
+//
+// The codec differs from attributevalue only where attributevalue panics:
+// unexported embedded non-struct fields are not stored (attributevalue cannot
+// read them), byte slices of named uint8 types encode as B, and decoding a
+// binary value of the wrong length into a byte array, or setting a nil
+// unexported embedded pointer, returns an error. Reflect panics raised inside
+// attributevalue on the fallback path are returned as errors too. When an
+// item holds several attribute names that match one field only
+// case-insensitively, attributevalue decodes them in random map order; the
+// codec decodes the exact match first.
 package codec
 
 import (
