@@ -572,3 +572,19 @@ func TestDeviationsWherePanics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]types.AttributeValue{"V": &types.AttributeValueMemberN{Value: "1"}}, m)
 }
+
+func TestExactAttributeNameWins(t *testing.T) {
+	type item struct{ Name string }
+	for i := 0; i < 20; i++ { // map order varies
+		var v item
+		require.NoError(t, Unmarshal(map[string]types.AttributeValue{
+			"Name": &types.AttributeValueMemberS{Value: "exact"},
+			"NAME": &types.AttributeValueMemberS{Value: "upper"},
+			"name": &types.AttributeValueMemberS{Value: "lower"},
+		}, &v))
+		assert.Equal(t, "exact", v.Name)
+	}
+	var v item
+	require.NoError(t, Unmarshal(map[string]types.AttributeValue{"nAmE": &types.AttributeValueMemberS{Value: "folded"}}, &v))
+	assert.Equal(t, "folded", v.Name)
+}

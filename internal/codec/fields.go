@@ -15,10 +15,10 @@
 // read them), byte slices of named uint8 types encode as B, and decoding a
 // binary value of the wrong length into a byte array, or setting a nil
 // unexported embedded pointer, returns an error. Reflect panics raised inside
-// attributevalue on the fallback path are returned as errors too. When an
-// item holds several attribute names that match one field only
-// case-insensitively, attributevalue decodes them in random map order; the
-// codec decodes the exact match first.
+// attributevalue on the fallback path are returned as errors too. And where
+// attributevalue's result depends on map iteration order the codec picks one
+// of its outcomes: when an item holds a field's exact attribute name and
+// another one matching it case-insensitively, the exact one wins.
 package codec
 
 import (

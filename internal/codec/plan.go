@@ -353,6 +353,9 @@ func (p *Plan) decodeFrom(src map[string]types.AttributeValue, v reflect.Value) 
 			learned = append(learned, k)
 			continue
 		}
+		if _, exact := src[fp.attr]; exact {
+			continue // the exact match was decoded and wins
+		}
 		if err := fp.decodeInto(av, v); err != nil {
 			return err
 		}
