@@ -28,7 +28,6 @@ type decFn func(av types.AttributeValue, v reflect.Value) error
 
 // fieldPlan is the compiled encoder and decoder of one stored field.
 type fieldPlan struct {
-	field  *Field
 	attr   string
 	first  int   // Index[0]
 	index  []int // the full index path when the field is promoted
@@ -126,7 +125,6 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 		ft := typeByIndex(t, f.Index)
 		fp := &p.plans[i]
 		*fp = fieldPlan{
-			field:  f,
 			attr:   f.Attr,
 			first:  f.Index[0],
 			index:  f.Index,
