@@ -588,3 +588,10 @@ func TestExactAttributeNameWins(t *testing.T) {
 	require.NoError(t, Unmarshal(map[string]types.AttributeValue{"nAmE": &types.AttributeValueMemberS{Value: "folded"}}, &v))
 	assert.Equal(t, "folded", v.Name)
 }
+
+func TestHandMarshalMatches(t *testing.T) {
+	it := newBenchItem()
+	want, err := attributevalue.MarshalMap(it)
+	require.NoError(t, err)
+	assert.Equal(t, want, handMarshal(&it))
+}
