@@ -128,6 +128,9 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placehold
 	if !ok {
 		return nil, &fieldError{field: name, reason: "no such field (placeholders name Go struct fields, not attribute names)"}
 	}
+	if throughPointer(fields.Type(), f.Index) {
+		return nil, &fieldError{field: name, reason: "the field is promoted through an embedded pointer, which may be nil; key fields must be reachable without one"}
+	}
 	ph := &placeholder{field: f}
 	t := f.Type
 	switch {
@@ -442,4 +445,35 @@ func (p *placeholder) set(fv reflect.Value, raw string) error {
 		fv.Set(reflect.ValueOf(tm.UTC()))
 	}
 	return nil
+}
+
+// throughPointer reports whether the field at index is reached through an
+// embedded pointer struct.
+func throughPointer(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		t = t.Field(i).Type
+		if t.Kind() == reflect.Pointer {
+			return true
+		}
+	}
+	return false
+}
+
+// settableField returns the field at index of the addressable struct v,
+// allocating embedded pointer structs on the way. It reports false when a
+// nil embedded pointer cannot be set (its type is unexported).
+func settableField(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, false
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, v.CanSet()
 }

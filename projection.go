@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -89,7 +88,7 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			}
 		}
 	}
-	if err := attributevalue.UnmarshalMap(item, v.Addr().Interface()); err != nil {
+	if err := m.plan.Decode(item, v); err != nil {
 		return fmt.Errorf("singletable: %s: decoding %s: %w", op, m.name, err)
 	}
 	return nil

@@ -98,9 +98,13 @@ type Field struct {
 // applying Go's visibility rules for embedded structs as attributevalue does.
 type Fields struct {
 	List   []Field
+	typ    reflect.Type
 	byGo   map[string]int
 	byAttr map[string]int
 }
+
+// Type is the struct type the fields belong to.
+func (fs *Fields) Type() reflect.Type { return fs.typ }
 
 // ByGoName finds a field by its Go name.
 func (fs *Fields) ByGoName(name string) (*Field, bool) {
@@ -131,7 +135,7 @@ func FieldsOf(t reflect.Type) (*Fields, error) {
 		return c.(*Fields), nil
 	}
 	list := visible(enumerate(t))
-	fs := &Fields{List: list, byGo: map[string]int{}, byAttr: map[string]int{}}
+	fs := &Fields{List: list, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}}
 	for i, f := range list {
 		fs.byAttr[f.Attr] = i
 		if _, dup := fs.byGo[f.GoName]; !dup {
