@@ -193,12 +193,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 				if m.w.version != nil {
 					m.setVersion(v, m.versionOf(v)+1)
 				}
-				if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
-					setTimestamp(f, v, now)
-				}
-				if f := m.w.updated; f != nil {
-					setTimestamp(f, v, now)
-				}
+				m.stamp(v, now)
 				item, err := m.item(v)
 				if err != nil {
 					var ie *InputError

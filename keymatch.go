@@ -26,6 +26,8 @@ func (t *template) captures(key string) (out []string, ok bool) {
 			rest = rest[len(s.lit):]
 			continue
 		}
+		// A value runs to the next literal (which, between placeholders,
+		// contains the delimiter that values never contain), or to the end.
 		var raw string
 		switch {
 		case i+1 == len(t.segs):

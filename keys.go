@@ -370,41 +370,14 @@ func unescapeValue(s string) (string, error) {
 // parse splits a stored key back into its fields and sets them on the
 // struct value v (addressable). It fails if key does not match the template.
 func (t *template) parse(key string, v reflect.Value) error {
-	rest := key
-	for i, s := range t.segs {
-		if s.ph == nil {
-			if !strings.HasPrefix(rest, s.lit) {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			rest = rest[len(s.lit):]
-			continue
-		}
-		// A value runs to the next literal (which, between placeholders,
-		// contains the delimiter that values never contain), or to the end.
-		var raw string
-		switch {
-		case i+1 == len(t.segs):
-			raw, rest = rest, ""
-		case i+2 == len(t.segs):
-			next := t.segs[i+1].lit
-			if !strings.HasSuffix(rest, next) || len(rest) < len(next) {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			raw, rest = rest[:len(rest)-len(next)], rest[len(rest)-len(next):]
-		default:
-			next := t.segs[i+1].lit
-			end := strings.Index(rest, next)
-			if end < 0 {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			raw, rest = rest[:end], rest[end:]
-		}
-		if err := s.ph.set(v.FieldByIndex(s.ph.field.Index), raw); err != nil {
+	raws, ok := t.captures(key)
+	if !ok {
+		return fmt.Errorf("key %q does not match template %q", key, t.raw)
+	}
+	for i, ph := range t.placeholders() {
+		if err := ph.set(v.FieldByIndex(ph.field.Index), raws[i]); err != nil {
 			return fmt.Errorf("key %q, template %q: %w", key, t.raw, err)
 		}
-	}
-	if rest != "" {
-		return fmt.Errorf("key %q does not match template %q", key, t.raw)
 	}
 	return nil
 }

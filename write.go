@@ -139,12 +139,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		}
 	}
 	now := db.now()
-	if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
-		setTimestamp(f, v, now)
-	}
-	if f := m.w.updated; f != nil {
-		setTimestamp(f, v, now)
-	}
+	m.stamp(v, now)
 	item, err := m.item(v)
 	if err != nil {
 		var ie *InputError

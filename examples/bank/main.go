@@ -15,13 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/internal/examplekit"
 )
 
 // Account is a bank account; amounts are in cents.
@@ -76,10 +74,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	db := st.New(client, Bank)
-	if err := db.DeleteTable(ctx); err != nil && !isNotFound(err) {
-		return err
-	}
-	if err := db.CreateTable(ctx); err != nil {
+	if err := examplekit.FreshTable(ctx, db); err != nil {
 		return err
 	}
 	fmt.Printf("Created table %s.\n", db.TableName())
@@ -88,11 +83,11 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	var c checker
+	var c examplekit.Checker
 	show := func() (alice, bob Account) {
 		alice, err1 := Accounts.Get(ctx, db, Account{ID: "alice"}, st.ConsistentRead())
 		bob, err2 := Accounts.Get(ctx, db, Account{ID: "bob"}, st.ConsistentRead())
-		c.equal("accounts readable", []error{nil, nil}, []error{err1, err2})
+		c.Equal("accounts readable", []error{nil, nil}, []error{err1, err2})
 		fmt.Printf("  balances: alice %s, bob %s\n", money(alice.Balance), money(bob.Balance))
 		return alice, bob
 	}
@@ -105,45 +100,45 @@ func run(ctx context.Context) error {
 		return err
 	}
 	alice, bob := show()
-	c.equal("alice debited", int64(70_00), alice.Balance)
-	c.equal("bob credited", int64(80_00), bob.Balance)
+	c.Equal("alice debited", int64(70_00), alice.Balance)
+	c.Equal("bob credited", int64(80_00), bob.Balance)
 	rec, err := Transfers.Get(ctx, db, Transfer{ID: id})
-	c.equal("transfer recorded", []any{nil, "alice", "bob", int64(30_00)}, []any{err, rec.From, rec.To, rec.Amount})
+	c.Equal("transfer recorded", []any{nil, "alice", "bob", int64(30_00)}, []any{err, rec.From, rec.To, rec.Amount})
 	fmt.Printf("  transfer %s recorded at %s\n", rec.ID, rec.Created.Format(time.RFC3339))
 
 	fmt.Println("\n2. Overdraft: transfer 500.00 from bob, who has 80.00")
 	id, err = transferFunds(ctx, db, "bob", "alice", 500_00)
 	fmt.Printf("  refused: %v\n", err)
-	c.equal("refused with ErrConditionFailed", true, errors.Is(err, st.ErrConditionFailed))
+	c.Equal("refused with ErrConditionFailed", true, errors.Is(err, st.ErrConditionFailed))
 	var txErr *st.TxError
 	if errors.As(err, &txErr) && len(txErr.Actions) == 1 {
 		f := txErr.Actions[0]
-		c.equal("the failed action is the debit", []any{0, "Account", "Update", "ConditionalCheckFailed"}, []any{f.Index, f.Entity, f.Op, f.Code})
+		c.Equal("the failed action is the debit", []any{0, "Account", "Update", "ConditionalCheckFailed"}, []any{f.Index, f.Entity, f.Op, f.Code})
 		cur, ok := Accounts.CurrentItem(err)
-		c.equal("the error carries bob's account as stored", []any{true, int64(80_00)}, []any{ok, cur.Balance})
+		c.Equal("the error carries bob's account as stored", []any{true, int64(80_00)}, []any{ok, cur.Balance})
 	} else {
-		c.equal("one failed action in a *TxError", true, false)
+		c.Equal("one failed action in a *TxError", true, false)
 	}
 	alice, bob = show()
-	c.equal("balances unchanged", []int64{70_00, 80_00}, []int64{alice.Balance, bob.Balance})
+	c.Equal("balances unchanged", []int64{70_00, 80_00}, []int64{alice.Balance, bob.Balance})
 	_, err = Transfers.Get(ctx, db, Transfer{ID: id})
-	c.equal("no transfer record", true, errors.Is(err, st.ErrNotFound))
+	c.Equal("no transfer record", true, errors.Is(err, st.ErrNotFound))
 
 	fmt.Println("\n3. Transfer to an account that does not exist")
 	_, err = transferFunds(ctx, db, "alice", "mallory", 10_00)
 	fmt.Printf("  refused: %v\n", err)
-	c.equal("refused: the credited account is not found", true, errors.Is(err, st.ErrNotFound))
+	c.Equal("refused: the credited account is not found", true, errors.Is(err, st.ErrNotFound))
 	alice, _ = show()
-	c.equal("alice not debited", int64(70_00), alice.Balance)
+	c.Equal("alice not debited", int64(70_00), alice.Balance)
 
 	fmt.Println("\n4. Transfer from an account to itself")
 	_, err = transferFunds(ctx, db, "alice", "alice", 10_00)
 	fmt.Printf("  refused before sending: %v\n", err)
-	c.equal("refused as invalid input", true, errors.Is(err, st.ErrInvalidInput))
+	c.Equal("refused as invalid input", true, errors.Is(err, st.ErrInvalidInput))
 
 	alice, bob = show()
-	c.equal("money is neither created nor destroyed", int64(150_00), alice.Balance+bob.Balance)
-	return c.err()
+	c.Equal("money is neither created nor destroyed", int64(150_00), alice.Balance+bob.Balance)
+	return c.Err()
 }
 
 func money(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
@@ -152,28 +147,4 @@ func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func isNotFound(err error) bool {
-	var nf *types.ResourceNotFoundException
-	return errors.As(err, &nf)
-}
-
-// checker collects the checks that failed.
-type checker struct{ failures []string }
-
-func (c *checker) equal(what string, want, got any) {
-	if reflect.DeepEqual(want, got) {
-		fmt.Printf("  ok: %s\n", what)
-		return
-	}
-	c.failures = append(c.failures, what)
-	fmt.Printf("  WRONG: %s\n    want %+v\n    got  %+v\n", what, want, got)
-}
-
-func (c *checker) err() error {
-	if len(c.failures) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%d check(s) failed", len(c.failures))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/examplekit"
 )
 
 // The seed's writes (dynamodb-data-modeling.txt, "Transactions and
@@ -28,7 +29,7 @@ func placeOrder(ctx context.Context, db *st.DB, order Order, productID string, q
 }
 
 func placeOrderDemo(ctx context.Context, db *st.DB) error {
-	var c checker
+	var c examplekit.Checker
 	section("6. Place an order (transaction)", "TransactWriteItems: Put order, Put line item, Update inventory if inventory >= qty")
 
 	before, err := Products.Get(ctx, db, Product{ID: "prod-a"})
@@ -44,13 +45,13 @@ func placeOrderDemo(ctx context.Context, db *st.DB) error {
 		return err
 	}
 	fmt.Printf("  ordered 2 x %s: inventory %d -> %d\n", before.Name, before.Inventory, after.Inventory)
-	c.equal("inventory decremented", before.Inventory-2, after.Inventory)
+	c.Equal("inventory decremented", before.Inventory-2, after.Inventory)
 	got, err := Orders.Get(ctx, db, Order{UserID: "u789", ID: "2024-101"})
-	c.equal("order stored", order, got)
-	c.equal("order read without error", nil, err)
+	c.Equal("order stored", order, got)
+	c.Equal("order read without error", nil, err)
 	item, err := OrderItems.Get(ctx, db, OrderItem{OrderID: "2024-101", ProductID: "prod-a"})
-	c.equal("line item stored", 2, item.Quantity)
-	c.equal("line item read without error", nil, err)
+	c.Equal("line item stored", 2, item.Quantity)
+	c.Equal("line item read without error", nil, err)
 
 	// More than exists: the whole transaction is cancelled.
 	stock, err := Products.Get(ctx, db, Product{ID: "prod-b"})
@@ -61,27 +62,27 @@ func placeOrderDemo(ctx context.Context, db *st.DB) error {
 	err = placeOrder(ctx, db, big, "prod-b", stock.Inventory+1, stock.Price)
 	fmt.Printf("  ordering %d x %s with %d in stock: %v\n", stock.Inventory+1, stock.Name, stock.Inventory, err)
 	var txErr *st.TxError
-	c.equal("oversized order refused as a transaction error", true, errors.As(err, &txErr))
-	c.equal("refusal matches ErrConditionFailed", true, errors.Is(err, st.ErrConditionFailed))
+	c.Equal("oversized order refused as a transaction error", true, errors.As(err, &txErr))
+	c.Equal("refusal matches ErrConditionFailed", true, errors.Is(err, st.ErrConditionFailed))
 	if txErr != nil && len(txErr.Actions) == 1 {
 		f := txErr.Actions[0]
 		fmt.Printf("  failed action %d: %s %s on %s (%s)\n", f.Index, f.Op, f.Entity, "PRODUCT#"+stock.ID, f.Code)
-		c.equal("the failed action is the inventory update", []any{2, "Product", "Update", "ConditionalCheckFailed"}, []any{f.Index, f.Entity, f.Op, f.Code})
+		c.Equal("the failed action is the inventory update", []any{2, "Product", "Update", "ConditionalCheckFailed"}, []any{f.Index, f.Entity, f.Op, f.Code})
 		cur, ok := Products.CurrentItem(err)
-		c.equal("the error carries the product as stored", []any{true, stock.Inventory}, []any{ok, cur.Inventory})
+		c.Equal("the error carries the product as stored", []any{true, stock.Inventory}, []any{ok, cur.Inventory})
 	} else {
-		c.equal("one failed action", 1, 0)
+		c.Equal("one failed action", 1, 0)
 	}
 	_, err = Orders.Get(ctx, db, Order{UserID: "u789", ID: "2024-102"})
-	c.equal("no order left behind", true, errors.Is(err, st.ErrNotFound))
+	c.Equal("no order left behind", true, errors.Is(err, st.ErrNotFound))
 	_, err = OrderItems.Get(ctx, db, OrderItem{OrderID: "2024-102", ProductID: "prod-b"})
-	c.equal("no line item left behind", true, errors.Is(err, st.ErrNotFound))
+	c.Equal("no line item left behind", true, errors.Is(err, st.ErrNotFound))
 	still, err := Products.Get(ctx, db, Product{ID: "prod-b"})
 	if err != nil {
 		return err
 	}
-	c.equal("inventory unchanged", stock.Inventory, still.Inventory)
-	return c.err()
+	c.Equal("inventory unchanged", stock.Inventory, still.Inventory)
+	return c.Err()
 }
 
 // updateProductPrice is the seed's update_product_price: the write happens
@@ -92,7 +93,7 @@ func updateProductPrice(ctx context.Context, db *st.DB, read Product, price floa
 }
 
 func priceUpdateDemo(ctx context.Context, db *st.DB) error {
-	var c checker
+	var c examplekit.Checker
 	section("7. Optimistic price update", "UpdateItem SET price, version = version + 1 IF version = :read")
 
 	mine, err := Products.Get(ctx, db, Product{ID: "prod-c"})
@@ -115,13 +116,13 @@ func priceUpdateDemo(ctx context.Context, db *st.DB) error {
 	// Our write is refused rather than silently overwriting theirs.
 	_, err = updateProductPrice(ctx, db, mine, 19.99)
 	fmt.Printf("  our update from version %d: %v\n", mine.Version, err)
-	c.equal("stale write refused with ErrVersionConflict", true, errors.Is(err, st.ErrVersionConflict))
+	c.Equal("stale write refused with ErrVersionConflict", true, errors.Is(err, st.ErrVersionConflict))
 	var vc *st.VersionConflictError
 	if errors.As(err, &vc) {
-		c.equal("conflict says expected and actual versions", []int64{mine.Version, theirs.Version}, []int64{vc.Expected, vc.Actual})
+		c.Equal("conflict says expected and actual versions", []int64{mine.Version, theirs.Version}, []int64{vc.Expected, vc.Actual})
 	}
 	current, ok := Products.CurrentItem(err)
-	c.equal("the conflict carries the current product", []any{true, 22.99}, []any{ok, current.Price})
+	c.Equal("the conflict carries the current product", []any{true, 22.99}, []any{ok, current.Price})
 
 	// Re-read (here: from the error) and retry.
 	final, err := updateProductPrice(ctx, db, current, 19.99)
@@ -129,6 +130,6 @@ func priceUpdateDemo(ctx context.Context, db *st.DB) error {
 		return err
 	}
 	fmt.Printf("  retried from version %d: price %.2f, version %d\n", current.Version, final.Price, final.Version)
-	c.equal("retry succeeded on the current version", []any{19.99, theirs.Version + 1}, []any{final.Price, final.Version})
-	return c.err()
+	c.Equal("retry succeeded on the current version", []any{19.99, theirs.Version + 1}, []any{final.Price, final.Version})
+	return c.Err()
 }

@@ -20,6 +20,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/internal/examplekit"
 )
 
 func main() {
@@ -68,16 +69,16 @@ func run(ctx context.Context) error {
 	fmt.Println("\nLint:")
 	fmt.Print(indent(st.LintReport(Shop.Lint())))
 
-	var c checker
+	var c examplekit.Checker
 	fmt.Println("\nModel checks:")
 	sheet := Shop.Sheet()
 	var order []int
 	for _, name := range seedPatterns {
 		order = append(order, strings.Index(sheet, "| "+name+" "))
 	}
-	c.that("the sheet lists every seed pattern, in the seed's order", !slices.Contains(order, -1) && slices.IsSorted(order))
+	c.That("the sheet lists every seed pattern, in the seed's order", !slices.Contains(order, -1) && slices.IsSorted(order))
 	for _, issue := range Shop.Lint() {
-		c.that("lint: no warning or error ("+issue.String()+")", issue.Severity == st.LintInfo)
+		c.That("lint: no warning or error ("+issue.String()+")", issue.Severity == st.LintInfo)
 	}
 
 	client, err := ddblocal.Client(ctx)
@@ -98,7 +99,7 @@ func run(ctx context.Context) error {
 	if err := lifecycle(ctx, db, &c); err != nil {
 		return err
 	}
-	return c.err()
+	return c.Err()
 }
 
 func write(ctx context.Context, db *st.DB) error {
@@ -158,16 +159,16 @@ func ids(os []Order) []string {
 	return out
 }
 
-func patterns(ctx context.Context, db *st.DB, c *checker) error {
+func patterns(ctx context.Context, db *st.DB, c *examplekit.Checker) error {
 	// 1. Get user.
 	u, err := GetUser.Get(ctx, db, User{ID: "user_123"})
 	if err != nil {
 		return err
 	}
 	results("1. GetUser (GetItem) user_123", "id\tname\temail", []string{u.ID + "\t" + u.Name + "\t" + u.Email})
-	c.equal("GetUser", users[0], u)
+	c.Equal("GetUser", users[0], u)
 	if _, err := GetUser.Get(ctx, db, User{ID: "user_999"}); !errors.Is(err, st.ErrNotFound) {
-		c.equal("GetUser of a missing user is ErrNotFound", st.ErrNotFound, err)
+		c.Equal("GetUser of a missing user is ErrNotFound", st.ErrNotFound, err)
 	}
 
 	// 2. A user's orders, newest first, two per page.
@@ -185,7 +186,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		cursor = page.Cursor
 	}
 	results("2. ListUserOrders user_123, descending, pages of 2", orderHeader, orderRows(all))
-	c.equal("ListUserOrders: newest first", []string{"order_459", "order_458", "order_457", "order_456", "order_455"}, ids(all))
+	c.Equal("ListUserOrders: newest first", []string{"order_459", "order_458", "order_457", "order_456", "order_455"}, ids(all))
 
 	// 2b. Orders in a date range: the whole last day included.
 	page, err := UserOrdersByDate.Query(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, st.UpTo(Order{Date: "2026-02-28"}))
@@ -193,7 +194,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		return err
 	}
 	results("2b. UserOrdersByDate user_123, 2026-01-01 .. 2026-02-28", orderHeader, orderRows(page.Items))
-	c.equal("UserOrdersByDate", []string{"order_456", "order_457", "order_458"}, ids(page.Items))
+	c.Equal("UserOrdersByDate", []string{"order_456", "order_457", "order_458"}, ids(page.Items))
 
 	// 3. Pending orders across users, through the sparse index.
 	var pending []Order
@@ -204,7 +205,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		pending = append(pending, o)
 	}
 	results("3. PendingOrders (sparse GSI1)", orderHeader, orderRows(pending))
-	c.equal("PendingOrders", []string{"order_500", "order_456", "order_458"}, ids(pending))
+	c.Equal("PendingOrders", []string{"order_500", "order_456", "order_458"}, ids(pending))
 
 	// 4. Order by id.
 	d, err := GetOrder.Get(ctx, db, OrderDetail{OrderID: "order_456"})
@@ -212,7 +213,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		return err
 	}
 	results("4. GetOrder (GetItem) order_456", "order\tuser\tstatus\ttotal", []string{fmt.Sprintf("%s\t%s\t%s\t%.2f", d.OrderID, d.UserID, d.Status, d.Total)})
-	c.equal("GetOrder", OrderDetail{OrderID: "order_456", UserID: "user_123", Status: "PENDING", Total: 49.97, Created: "2026-02-17"}, d)
+	c.Equal("GetOrder", OrderDetail{OrderID: "order_456", UserID: "user_123", Status: "PENDING", Total: 49.97, Created: "2026-02-17"}, d)
 
 	// 5. Items of an order.
 	its, err := ListOrderItems.Query(ctx, db, OrderItem{OrderID: "order_456"})
@@ -224,7 +225,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		rows = append(rows, fmt.Sprintf("%s\t%s\t%d\t%.2f", it.ID, it.ProductID, it.Quantity, it.UnitPrice))
 	}
 	results("5. ListOrderItems order_456", "item\tproduct\tqty\tprice", rows)
-	c.equal("ListOrderItems", items[:2], its.Items)
+	c.Equal("ListOrderItems", items[:2], its.Items)
 
 	// 6. Orders containing a product.
 	withProduct, err := OrdersWithProduct.Query(ctx, db, OrderItem{ProductID: "product_1"})
@@ -238,7 +239,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		rows = append(rows, it.OrderID+"\t"+it.ID)
 	}
 	results("6. OrdersWithProduct product_1 (GSI1)", "order\titem", rows)
-	c.equal("OrdersWithProduct", []string{"order_456", "order_500"}, orderIDs)
+	c.Equal("OrdersWithProduct", []string{"order_456", "order_500"}, orderIDs)
 
 	// User by email (overloaded GSI1).
 	byEmail, err := UserByEmail.Get(ctx, db, User{Email: "user@example.com"})
@@ -246,7 +247,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		return err
 	}
 	results("7. UserByEmail user@example.com (GSI1)", "id\tname", []string{byEmail.ID + "\t" + byEmail.Name})
-	c.equal("UserByEmail", users[0], byEmail)
+	c.Equal("UserByEmail", users[0], byEmail)
 
 	// Team membership both ways.
 	teams, err := UserTeams.Query(ctx, db, Membership{UserID: "user_123"})
@@ -258,7 +259,7 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		rows = append(rows, m.TeamID+"\t"+m.Role)
 	}
 	results("8a. UserTeams user_123", "team\trole", rows)
-	c.equal("UserTeams", memberships[:2], teams.Items)
+	c.Equal("UserTeams", memberships[:2], teams.Items)
 
 	keysOnly, err := TeamMembers.Query(ctx, db, Membership{TeamID: "team_456"})
 	if err != nil {
@@ -273,9 +274,9 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 		rows = append(rows, m.UserID+"\t"+m.Role+"\t"+keysOnly.Items[i].UserID)
 	}
 	results("8b. TeamMembers team_456 (GSI2, KEYS_ONLY; FetchFull reads the rest)", "user\trole\tuser (keys only)", rows)
-	c.equal("TeamMembers, keys only: IDs recovered from the keys",
+	c.Equal("TeamMembers, keys only: IDs recovered from the keys",
 		[]Membership{{UserID: "user_123", TeamID: "team_456"}, {UserID: "user_456", TeamID: "team_456"}}, keysOnly.Items)
-	c.equal("TeamMembers, fetched in full", []Membership{memberships[0], memberships[2]}, full.Items)
+	c.Equal("TeamMembers, fetched in full", []Membership{memberships[0], memberships[2]}, full.Items)
 
 	// Item collections.
 	profile, err := UserProfile.Query(ctx, db, st.Values{"UserID": "user_123"})
@@ -285,10 +286,10 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 	results("9. UserProfile user_123 (one Query, three entity types)", "entity\tcount",
 		[]string{fmt.Sprintf("User\t%d", len(Users.From(profile))), fmt.Sprintf("Order\t%d", len(Orders.From(profile))),
 			fmt.Sprintf("Membership\t%d", len(Memberships.From(profile))), fmt.Sprintf("unknown\t%d", len(profile.Unknown))})
-	c.equal("UserProfile: the user", []User{users[0]}, Users.From(profile))
-	c.equal("UserProfile: orders", []string{"order_455", "order_456", "order_457", "order_458", "order_459"}, ids(Orders.From(profile)))
-	c.equal("UserProfile: memberships", memberships[:2], Memberships.From(profile))
-	c.equal("UserProfile: no unknown items", 0, len(profile.Unknown))
+	c.Equal("UserProfile: the user", []User{users[0]}, Users.From(profile))
+	c.Equal("UserProfile: orders", []string{"order_455", "order_456", "order_457", "order_458", "order_459"}, ids(Orders.From(profile)))
+	c.Equal("UserProfile: memberships", memberships[:2], Memberships.From(profile))
+	c.Equal("UserProfile: no unknown items", 0, len(profile.Unknown))
 
 	withItems, err := OrderWithItems.Query(ctx, db, st.Values{"OrderID": "order_456"}, st.ConsistentRead())
 	if err != nil {
@@ -296,15 +297,15 @@ func patterns(ctx context.Context, db *st.DB, c *checker) error {
 	}
 	results("10. OrderWithItems order_456", "entity\tcount",
 		[]string{fmt.Sprintf("OrderDetail\t%d", len(OrderDetails.From(withItems))), fmt.Sprintf("OrderItem\t%d", len(OrderItems.From(withItems)))})
-	c.equal("OrderWithItems: detail", 1, len(OrderDetails.From(withItems)))
-	c.equal("OrderWithItems: items", items[:2], OrderItems.From(withItems))
+	c.Equal("OrderWithItems: detail", 1, len(OrderDetails.From(withItems)))
+	c.Equal("OrderWithItems: items", items[:2], OrderItems.From(withItems))
 	return nil
 }
 
 // lifecycle shows the sparse index following updates: an order that ships
 // leaves PendingOrders, and a strongly consistent read on a GSI is refused
 // before anything is sent.
-func lifecycle(ctx context.Context, db *st.DB, c *checker) error {
+func lifecycle(ctx context.Context, db *st.DB, c *examplekit.Checker) error {
 	fmt.Println("\nLifecycle:")
 	if _, err := Orders.Update(ctx, db, Order{UserID: "user_123", Date: "2026-02-17", ID: "order_456"}, st.Set("Status", "SHIPPED")); err != nil {
 		return err
@@ -313,15 +314,15 @@ func lifecycle(ctx context.Context, db *st.DB, c *checker) error {
 	if err != nil {
 		return err
 	}
-	c.equal("order_456 shipped: it left the sparse index", []string{"order_500", "order_458"}, ids(page.Items))
+	c.Equal("order_456 shipped: it left the sparse index", []string{"order_500", "order_458"}, ids(page.Items))
 	_, err = PendingOrders.Query(ctx, db, Order{}, st.ConsistentRead())
-	c.that("ConsistentRead on a GSI is refused before sending", errors.Is(err, st.ErrInvalidInput))
+	c.That("ConsistentRead on a GSI is refused before sending", errors.Is(err, st.ErrInvalidInput))
 	first, err := ListUserOrders.Query(ctx, db, Order{UserID: "user_123"}, st.Limit(1))
 	if err != nil {
 		return err
 	}
 	_, err = ListUserOrders.Query(ctx, db, Order{UserID: "user_456"}, st.After(first.Cursor))
-	c.that("user_123's cursor is refused for user_456", errors.Is(err, st.ErrInvalidCursor))
+	c.That("user_123's cursor is refused for user_456", errors.Is(err, st.ErrInvalidCursor))
 	return nil
 }
 
