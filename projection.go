@@ -3,16 +3,9 @@ package singletable
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
-	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/singletable/singletable/internal/expr"
 )
 
 // Projections
@@ -94,102 +87,36 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 	return nil
 }
 
-// Batch reads of FetchFull retry unprocessed keys with exponential backoff
-// and jitter, this many times before failing.
-const (
-	fetchAttempts  = 8
-	fetchBaseDelay = 20 * time.Millisecond
-	fetchMaxDelay  = time.Second
-)
-
 // fetchItems reads the whole items of raws (index items) from the table, in
-// the order of raws; an item deleted meanwhile is nil.
+// the order of raws; an item deleted meanwhile is nil. Keys DynamoDB leaves
+// unprocessed are retried within DefaultRetryPolicy; any still unread then
+// fail the read.
 func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
 	t := r.d.table
-	out := make([]map[string]types.AttributeValue, len(raws))
-	pos := map[string][]int{}
+	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
+	seen := map[string]int{}
 	var keys []map[string]types.AttributeValue
 	for i, raw := range raws {
-		k := map[string]types.AttributeValue{t.pk: raw[t.pk]}
-		if t.sk != "" {
-			k[t.sk] = raw[t.sk]
-		}
-		id := keyID(k, t)
-		if _, dup := pos[id]; !dup {
+		k := keyOf(t, raw)
+		id := formatKey(k)
+		j, dup := seen[id]
+		if !dup {
+			j = len(keys)
+			seen[id] = j
 			keys = append(keys, k)
 		}
-		pos[id] = append(pos[id], i)
+		pos[i] = j
 	}
-	requests := 0
-	for start := 0; start < len(keys); start += maxBatchGet {
-		ka := types.KeysAndAttributes{Keys: keys[start:min(start+maxBatchGet, len(keys))]}
-		if r.fetch.attrs != nil {
-			var b expr.Builder
-			names := make([]string, len(r.fetch.attrs))
-			for i, a := range r.fetch.attrs {
-				names[i] = b.Name(a)
-			}
-			ka.ProjectionExpression = aws.String(strings.Join(names, ", "))
-			ka.ExpressionAttributeNames = b.Names
+	found, left, requests, err := db.getItems(ctx, keys, getSpec{attrs: r.fetch.attrs}, defaultConcurrency, DefaultRetryPolicy)
+	if len(left) > 0 {
+		if err == nil {
+			err = fmt.Errorf("DynamoDB left %d keys unprocessed after %d attempts", len(left), DefaultRetryPolicy.MaxAttempts)
 		}
-		pending := map[string]types.KeysAndAttributes{db.name: ka}
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt == fetchAttempts {
-				n := len(pending[db.name].Keys)
-				return nil, requests, fmt.Errorf("singletable: %s: FetchFull: DynamoDB left %d keys unprocessed after %d attempts", r.op, n, fetchAttempts)
-			}
-			if attempt > 0 {
-				if err := sleepBackoff(ctx, attempt); err != nil {
-					return nil, requests, err
-				}
-			}
-			res, err := db.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
-			requests++
-			if err != nil {
-				return nil, requests, opError(r.op+" FetchFull", err)
-			}
-			for _, item := range res.Responses[db.name] {
-				for _, i := range pos[keyID(item, t)] {
-					out[i] = item
-				}
-			}
-			pending = nil
-			if u, ok := res.UnprocessedKeys[db.name]; ok && len(u.Keys) > 0 {
-				pending = map[string]types.KeysAndAttributes{db.name: u}
-			}
-		}
+		return nil, requests, fmt.Errorf("singletable: %s: FetchFull: %w", r.op, err)
+	}
+	out := make([]map[string]types.AttributeValue, len(raws))
+	for i := range raws {
+		out[i] = found[pos[i]]
 	}
 	return out, requests, nil
-}
-
-// sleepBackoff waits before retry number attempt (1, 2 ...): full jitter
-// over an exponentially growing cap.
-func sleepBackoff(ctx context.Context, attempt int) error {
-	ceiling := min(fetchBaseDelay<<attempt, fetchMaxDelay)
-	d := time.Duration(rand.Int64N(int64(ceiling)) + 1)
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
-}
-
-// keyID identifies an item by its table key.
-func keyID(item map[string]types.AttributeValue, t *Table) string {
-	return keyText(item[t.pk]) + "\x00" + keyText(item[t.sk])
-}
-
-func keyText(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S" + v.Value
-	case *types.AttributeValueMemberN:
-		return "N" + v.Value
-	case *types.AttributeValueMemberB:
-		return "B" + string(v.Value)
-	}
-	return ""
 }
