@@ -20,6 +20,8 @@ endif
 
 GO ?= go
 DDB := scripts/dynamodb-local.sh
+# How long `make test` fuzzes the codec against attributevalue.
+FUZZTIME ?= 20s
 # Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
 GOTESTFLAGS ?=
 BENCHFLAGS ?= -run '^$$' -bench . -benchmem
@@ -44,11 +46,13 @@ test: fmt-check vet ## gofmt check, go vet, then go test ./... (and bench/) agai
 # test-go runs the Go tests against the DynamoDB Local that the environment
 # already points at (`make test` provides one; or `eval "$$(make -s ddb-start)"`).
 # The reliability tests (TestReliability*) run on their own with -v, so that
-# their figures (t.Logf lines starting with RELIABILITY) are in the log.
+# their figures (t.Logf lines starting with RELIABILITY) are in the log; then
+# the codec's differential fuzz test runs for FUZZTIME.
 .PHONY: test-go
 test-go: check-go ## go test ./... (and bench/) against an already running DynamoDB Local (env set).
 	$(GO) test -count=1 -skip '^TestReliability' $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -v -run '^TestReliability' $(GOTESTFLAGS) .
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/codec
 	@if [ -f bench/go.mod ]; then \
 		echo "cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./..."; \
 		cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./...; \

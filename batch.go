@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // Service limits of batches.
@@ -193,12 +195,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 				if m.w.version != nil {
 					m.setVersion(v, m.versionOf(v)+1)
 				}
-				if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
-					setTimestamp(f, v, now)
-				}
-				if f := m.w.updated; f != nil {
-					setTimestamp(f, v, now)
-				}
+				m.stamp(v, now)
 				item, err := m.item(v)
 				if err != nil {
 					var ie *InputError
@@ -537,47 +534,103 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...Option) ([]*dynamod
 	if err != nil {
 		return nil, err
 	}
-	ks, _, err := e.prepareGet(db, op, keys)
+	ks, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
 	var out []*dynamodb.BatchGetItemInput
 	for i := 0; i < len(ks); i += maxBatchGet {
-		out = append(out, db.getInput(ks[i:min(i+maxBatchGet, len(ks))], s.consistent))
+		out = append(out, db.getInput(ks[i:min(i+maxBatchGet, len(ks))], getSpec{consistent: s.consistent}))
 	}
 	return out, nil
 }
 
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, map[string]int, error) {
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, error) {
 	if err := db.checkTable(op, e.m); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(keys) == 0 {
-		return nil, nil, &InputError{Op: op, Reason: "no keys"}
+		return nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
 	index := make(map[string]int, len(keys))
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		id := formatKey(k)
 		if j, dup := index[id]; dup {
-			return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, id)}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, id)}
 		}
 		index[id] = i
 		ks[i] = k
 	}
-	return ks, index, nil
+	return ks, nil
 }
 
-func (db *DB) getInput(keys []map[string]types.AttributeValue, consistent bool) *dynamodb.BatchGetItemInput {
+// getSpec is how a batch read asks for its items.
+type getSpec struct {
+	consistent bool
+	attrs      []string // attribute names to project; nil: whole items
+}
+
+func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dynamodb.BatchGetItemInput {
 	ka := types.KeysAndAttributes{Keys: keys}
-	if consistent {
+	if spec.consistent {
 		ka.ConsistentRead = aws.Bool(true)
 	}
+	if spec.attrs != nil {
+		var b expr.Builder
+		names := make([]string, len(spec.attrs))
+		for i, a := range spec.attrs {
+			names[i] = b.Name(a)
+		}
+		ka.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		ka.ExpressionAttributeNames = b.Names
+	}
 	return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{db.name: ka}}
+}
+
+// getItems reads the items at keys (distinct table keys) with
+// BatchGetItem through runBatch: found[i] is the item at keys[i], or nil if
+// there is none. left lists the keys still unread after the retry budget,
+// and err is what stopped the reads, if anything did.
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
+	index := make(map[string]int, len(keys))
+	for i, k := range keys {
+		index[formatKey(k)] = i
+	}
+	found = make([]map[string]types.AttributeValue, len(keys))
+	var mu sync.Mutex
+	send := func(ctx context.Context, idx []int) ([]int, error) {
+		part := make([]map[string]types.AttributeValue, len(idx))
+		for j, i := range idx {
+			part[j] = keys[i]
+		}
+		res, err := db.client.BatchGetItem(ctx, db.getInput(part, spec))
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, item := range res.Responses[db.name] {
+			if i, ok := index[formatKey(keyOf(db.table, item))]; ok {
+				found[i] = item
+			}
+		}
+		var left []int
+		for _, ka := range res.UnprocessedKeys {
+			for _, k := range ka.Keys {
+				if i, ok := index[formatKey(k)]; ok {
+					left = append(left, i)
+				}
+			}
+		}
+		return left, nil
+	}
+	left, requests, err = db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
+	return found, left, requests, err
 }
 
 // BatchGet reads the items whose primary key fields are set in keys, any
@@ -601,47 +654,24 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Opti
 	if err != nil {
 		return nil, err
 	}
-	ks, index, err := e.prepareGet(db, op, keys)
+	ks, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
+	found, left, requests, stopErr := db.getItems(ctx, ks, getSpec{consistent: s.consistent}, conc, policy)
 	out := make([]*T, len(keys))
-	var mu sync.Mutex
 	var decodeErr error
-	send := func(ctx context.Context, idx []int) ([]int, error) {
-		part := make([]map[string]types.AttributeValue, len(idx))
-		for j, i := range idx {
-			part[j] = ks[i]
+	for i, item := range found {
+		if item == nil {
+			continue
 		}
-		res, err := db.client.BatchGetItem(ctx, db.getInput(part, s.consistent))
-		if err != nil {
-			return nil, err
+		v := new(T)
+		if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
+			decodeErr = errors.Join(decodeErr, err)
+			continue
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		for _, item := range res.Responses[db.name] {
-			i, ok := index[formatKey(keyOf(db.table, item))]
-			if !ok {
-				continue
-			}
-			v := new(T)
-			if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
-				decodeErr = errors.Join(decodeErr, err)
-				continue
-			}
-			out[i] = v
-		}
-		var left []int
-		for _, ka := range res.UnprocessedKeys {
-			for _, k := range ka.Keys {
-				if i, ok := index[formatKey(k)]; ok {
-					left = append(left, i)
-				}
-			}
-		}
-		return left, nil
+		out[i] = v
 	}
-	left, requests, stopErr := db.runBatch(ctx, len(ks), maxBatchGet, func(int) int { return 0 }, conc, policy, send)
 	if decodeErr != nil {
 		return out, decodeErr
 	}

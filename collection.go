@@ -3,71 +3,61 @@ package singletable
 import (
 	"context"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/singletable/singletable/internal/expr"
 )
 
 // Collection is an item collection: entities of several types that share a
 // partition, read back in one Query and decoded each into its own Go type
-// (a user's profile with its orders; an order with its line items).
+// (a user's profile with its orders; an order with its line items). It is
+// a named read like a Pattern, declared once, checked against the model,
+// listed in the access-pattern sheet, paginated with sealed cursors.
+//
+//	var UserProfile = Shop.Collection("UserProfile", Users, Orders, Memberships).
+//		Partition("USER#{UserID}").Must()
+//
+// The partition template's placeholders are labels, given by name at query
+// time (Values{"UserID": "u1"}); every member must write that template into
+// the index's partition key, with any field in each label's place (User's
+// "USER#{ID}" and Order's "USER#{UserID}" both fit "USER#{UserID}").
+// Items whose entity type is not a member come back in
+// CollectionResult.Unknown: never decoded as something else, never dropped
+// silently. Like Pattern's, the builder methods return a new, validated
+// collection each.
 type Collection struct {
-	table   *Table
-	name    string
-	raw     string   // the partition template, with free placeholder names
-	labels  []string // its placeholder names, in order
-	members []*entityModel
-	// fieldOf maps, per member, each label to the member's Go field.
-	fieldOf []map[string]string
+	d *readDecl
 }
 
 // Values gives the placeholders of a collection's partition template by
 // name: Values{"UserID": "u123"}.
 type Values map[string]any
 
-// NewCollection declares an item collection on table t. partition is a
-// template whose placeholders are names for the values a query gives
-// ("USER#{UserID}"); each member's partition template must have the same
-// shape: the same literal text, with placeholders of the same kinds and
-// formats in the same places (User's "USER#{ID}" and Order's
-// "USER#{UserID}" both fit).
-func NewCollection(t *Table, name, partition string, members ...AnyEntity) (*Collection, error) {
-	fail := func(reason string, args ...any) (*Collection, error) {
-		return nil, &ModelError{Table: t.name, Entity: "collection " + name, Template: partition, Reason: fmt.Sprintf(reason, args...)}
-	}
-	if len(members) == 0 {
-		return fail("no member entities")
-	}
-	c := &Collection{table: t, name: name, raw: partition}
-	shape, labels, err := templateShape(partition)
-	if err != nil {
-		return fail("%v", err)
-	}
-	c.labels = labels
+// Collection starts the declaration of an item collection of the members
+// on the table. See Collection.
+func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
+	d := &readDecl{id: readIDs.Add(1), table: t, name: name, collection: true}
 	for _, me := range members {
-		m := me.model()
-		if m.table != t {
-			return fail("entity %s is defined on table %s", m.name, m.table.name)
+		if me != nil {
+			d.entities = append(d.entities, me.model())
 		}
-		mshape, _, _ := templateShape(m.pk.raw)
-		if mshape != shape {
-			return fail("entity %s's partition template %q does not have the collection's shape", m.name, m.pk.raw)
-		}
-		if len(c.members) > 0 && !samePlaceholders(c.members[0].pk, m.pk) {
-			return fail("entity %s's partition placeholders differ in kind or format from %s's", m.name, c.members[0].name)
-		}
-		fields := map[string]string{}
-		for i, f := range m.pk.fields() {
-			fields[labels[i]] = f
-		}
-		c.members = append(c.members, m)
-		c.fieldOf = append(c.fieldOf, fields)
+	}
+	d.nameErr = t.reads.checkName(d)
+	d.resolve()
+	t.reads.put(d)
+	return &Collection{d: d}
+}
+
+// NewCollection declares an item collection on table t over partition:
+// t.Collection(name, members...).Partition(partition), returning its
+// declaration error (a *ModelError).
+func NewCollection(t *Table, name, partition string, members ...AnyEntity) (*Collection, error) {
+	c := t.Collection(name, members...).Partition(partition)
+	if c.d.err != nil {
+		return nil, c.d.err
 	}
 	return c, nil
 }
@@ -81,131 +71,126 @@ func MustCollection(t *Table, name, partition string, members ...AnyEntity) *Col
 	return c
 }
 
-// templateShape replaces each placeholder with {} and lists their names.
-func templateShape(raw string) (string, []string, error) {
-	var shape strings.Builder
-	var labels []string
-	rest := raw
-	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			shape.WriteString(rest)
-			return shape.String(), labels, nil
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
-			return "", nil, fmt.Errorf("unclosed '{'")
-		}
-		name, _, _ := strings.Cut(rest[open+1:open+end], ":")
-		labels = append(labels, name)
-		shape.WriteString(rest[:open])
-		shape.WriteString("{}")
-		rest = rest[open+end+1:]
-	}
+func (c *Collection) with(f func(*readDecl)) *Collection { return &Collection{d: c.d.with(f)} }
+
+// Partition sets the partition template; see Collection.
+func (c *Collection) Partition(template string) *Collection {
+	return c.with(func(d *readDecl) { d.partRaw = template })
 }
 
-func samePlaceholders(a, b *template) bool {
-	var pa, pb []*placeholder
-	for _, s := range a.segs {
-		if s.ph != nil {
-			pa = append(pa, s.ph)
-		}
+// On makes the collection read the named global secondary index, into
+// which every member must write its keys (an overloaded index).
+func (c *Collection) On(index string) *Collection {
+	return c.with(func(d *readDecl) { d.indexName = index })
+}
+
+// SortBeginsWith narrows the collection to the sort keys that begin with
+// the literal prefix; some member must write such keys.
+func (c *Collection) SortBeginsWith(prefix string) *Collection {
+	return c.with(func(d *readDecl) { d.sort, d.sortLit = sortBeginsWith, prefix; d.sortCalls++ })
+}
+
+// Descending makes the collection read in descending sort-key order by
+// default.
+func (c *Collection) Descending() *Collection {
+	return c.with(func(d *readDecl) { d.descending = true })
+}
+
+// Err is the collection's declaration error (a *ModelError), or nil.
+func (c *Collection) Err() error { return c.d.err }
+
+// Must returns the collection, or panics with its declaration error.
+func (c *Collection) Must() *Collection {
+	if c.d.err != nil {
+		panic(c.d.err)
 	}
-	for _, s := range b.segs {
-		if s.ph != nil {
-			pb = append(pb, s.ph)
-		}
-	}
-	if len(pa) != len(pb) {
-		return false
-	}
-	for i := range pa {
-		if pa[i].kind != pb[i].kind || pa[i].width != pb[i].width || pa[i].layout != pb[i].layout {
-			return false
-		}
-	}
-	return true
+	return c
 }
 
 // Name is the collection's name.
-func (c *Collection) Name() string { return c.name }
+func (c *Collection) Name() string { return c.d.name }
 
 // partitionKey renders the partition from values through the first member.
 func (c *Collection) partitionKey(op string, values Values) (string, error) {
+	d := c.d
 	for k := range values {
-		if !slices.Contains(c.labels, k) {
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("%q is not a placeholder of %q", k, c.raw)}
+		if !slices.Contains(d.labels, k) {
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("%q is not a placeholder of %q", k, d.partRaw)}
 		}
 	}
-	m := c.members[0]
-	v := reflect.New(m.typ).Elem()
-	for _, label := range c.labels {
-		val, ok := values[label]
-		if !ok {
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("no value for {%s} of %q", label, c.raw)}
+	mem := d.members[0]
+	v := reflect.New(mem.m.typ).Elem()
+	for _, b := range mem.part {
+		if b.label == "" {
+			continue
 		}
-		f, _ := m.fields.ByGoName(c.fieldOf[0][label])
+		val, ok := values[b.label]
+		if !ok {
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("no value for {%s} of %q", b.label, d.partRaw)}
+		}
+		f := b.ph.field
 		rv := reflect.ValueOf(val)
 		switch {
 		case !rv.IsValid():
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", label)}
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.label)}
 		case rv.Type().AssignableTo(f.Type):
 		case convertible(rv, f.Type):
 			rv = rv.Convert(f.Type)
 		default:
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", label, f.Type, val)}
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.label, f.Type, val)}
 		}
 		v.FieldByIndex(f.Index).Set(rv)
 	}
-	return m.renderTableKey(m.pk, c.table.pk, maxPartitionKeyBytes, v)
+	return mem.m.renderTableKey(mem.partTpl, d.pkAttr(), maxPartitionKeyBytes, v)
 }
 
-// QueryInput is the first Query request Query sends. Options: Limit,
-// Descending, ConsistentRead.
-func (c *Collection) QueryInput(db *DB, values Values, opts ...Option) (*dynamodb.QueryInput, error) {
-	in, _, err := c.queryInput(db, values, opts)
-	return in, err
-}
-
-func (c *Collection) queryInput(db *DB, values Values, opts []Option) (*dynamodb.QueryInput, *settings, error) {
-	op := c.name + ".Query"
-	s, err := collect(op, optLimit|optDescending|optConsistent, opts)
+func (c *Collection) request(db *DB, values Values, opts []Option) (*readReq, error) {
+	d := c.d
+	op := d.name
+	s, err := d.settingsFor(op, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if db.table != c.table {
-		return nil, nil, &InputError{Op: op, Reason: "the collection is declared on table " + c.table.name}
+	if err := d.checkDB(op, db); err != nil {
+		return nil, err
 	}
 	pk, err := c.partitionKey(op, values)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var b expr.Builder
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(db.name),
-		KeyConditionExpression:    aws.String(b.Name(c.table.pk) + " = " + b.Value(expr.S(pk))),
-		ExpressionAttributeNames:  b.Names,
-		ExpressionAttributeValues: b.Values,
+	var sk skCond
+	if d.sort == sortBeginsWith {
+		sk = skCond{op: "begins_with", a: d.sortLit}
 	}
-	if s.descending {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if s.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	return in, s, nil
+	return d.buildQuery(db, op, nil, s, pk, sk)
 }
 
-// CollectionResult holds the items of a collection query, decoded each into
-// its entity's Go type. Read them with Entity.From, or in query order with
-// Items. Items whose type is not a member of the collection are kept in
-// Unknown, never dropped silently.
+// QueryInput is the first Query request Query sends (a dry run).
+func (c *Collection) QueryInput(db *DB, values Values, opts ...Option) (*dynamodb.QueryInput, error) {
+	r, err := c.request(db, values, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.query, nil
+}
+
+// CollectionResult holds a page of a collection query, each item decoded
+// into its entity's Go type. Read them with Entity.From, or in query order
+// with Items. Items whose type is not a member of the collection are kept
+// in Unknown, never dropped silently.
 type CollectionResult struct {
 	items    []any            // decoded values, in query order
 	byEntity map[string][]any // entity name -> decoded values
 	// Unknown holds the raw items of entity types the collection does not
-	// declare (or with no type attribute).
+	// declare (or with no type attribute). They do not count toward Limit.
 	Unknown []map[string]types.AttributeValue
+	// Cursor resumes the query after this page (pass it to After); empty
+	// when there is nothing more.
+	Cursor string
+	// Scanned is how many items DynamoDB read for the page.
+	Scanned int
+	// Requests is how many requests the page took.
+	Requests int
 }
 
 // Items returns every decoded item in query order; each is a value of its
@@ -225,33 +210,105 @@ func (e *Entity[T]) From(r *CollectionResult) []T {
 	return out
 }
 
-// Query reads the collection's partition and decodes every item into its
-// entity's type, following pages until Limit items or the end.
+// decodeItem decodes an item of any member; unknown is true for an item of
+// no member.
+func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
+	d := r.d
+	var mem *readMember
+	if name, ok := item[d.table.typeAttr].(*types.AttributeValueMemberS); ok {
+		for _, mm := range d.members {
+			if mm.m.name == name.Value {
+				mem = mm
+			}
+		}
+	} else if !d.projects(d.table.typeAttr) {
+		// The index does not carry the type: the member whose keys parse.
+		for _, mm := range d.members {
+			probe := reflect.New(mm.m.typ).Elem()
+			if mm.decode(r.op, item, probe, true) == nil {
+				mem = mm
+				break
+			}
+		}
+	}
+	if mem == nil {
+		return nil, nil, true, nil
+	}
+	rv := reflect.New(mem.m.typ).Elem()
+	if err := mem.decode(r.op, item, rv, r.parseKeys); err != nil {
+		return nil, nil, false, err
+	}
+	return rv.Interface(), mem.m, false, nil
+}
+
+// Query reads one page of the collection's partition given by values, and
+// decodes every item into its entity's type. Options: Limit (counting
+// member items), After, Descending, Ascending, Filter, Project,
+// ConsistentRead (the table only), FetchFull (KEYS_ONLY and INCLUDE
+// indexes). Paging works as for Pattern.Query.
 func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Option) (*CollectionResult, error) {
-	in, s, err := c.queryInput(db, values, opts)
+	r, err := c.request(db, values, opts)
 	if err != nil {
 		return nil, err
 	}
 	res := &CollectionResult{byEntity: map[string][]any{}}
-	err = queryPages(ctx, db, c.name+".Query", in, s.limit, func(item map[string]types.AttributeValue) error {
-		name, _ := item[c.table.typeAttr].(*types.AttributeValueMemberS)
-		var m *entityModel
-		for _, mm := range c.members {
-			if name != nil && mm.name == name.Value {
-				m = mm
-			}
-		}
-		if m == nil {
+	var st runStats
+	next, err := r.run(ctx, db, r.s.limit, true, &st, func(item map[string]types.AttributeValue) (bool, bool, error) {
+		v, m, unknown, err := r.decodeAny(item)
+		switch {
+		case err != nil:
+			return false, false, err
+		case unknown:
 			res.Unknown = append(res.Unknown, item)
-			return nil
+			return false, false, nil
 		}
-		v := reflect.New(m.typ).Elem()
-		if err := m.decode(item, v); err != nil {
-			return err
-		}
-		res.items = append(res.items, v.Interface())
-		res.byEntity[m.name] = append(res.byEntity[m.name], v.Interface())
-		return nil
+		res.items = append(res.items, v)
+		res.byEntity[m.name] = append(res.byEntity[m.name], v)
+		return true, false, nil
 	})
-	return res, err
+	res.Scanned, res.Requests = st.scanned, st.requests
+	if err != nil {
+		return nil, err
+	}
+	if res.Cursor, err = r.cursor(next); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// All iterates over every member item of the collection across pages,
+// each a value of its entity's Go type, reading a page only when the loop
+// gets there. An item of an unknown type is yielded as an error wrapping
+// ErrWrongEntity (with a nil value), and the iteration goes on if the loop
+// does.
+func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...Option) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		r, err := c.request(db, values, opts)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		stopped := false
+		_, err = r.run(ctx, db, r.s.limit, false, &runStats{}, func(item map[string]types.AttributeValue) (bool, bool, error) {
+			v, _, unknown, err := r.decodeAny(item)
+			switch {
+			case err != nil:
+				return false, false, err
+			case unknown:
+				got := "no entity type"
+				if s, ok := item[c.d.table.typeAttr].(*types.AttributeValueMemberS); ok {
+					got = "entity type " + s.Value
+				}
+				e := fmt.Errorf("singletable: %s: item %s has %s, not a member of the collection: %w",
+					r.op, formatKey(c.d.members[0].m.keyOfItem(item)), got, ErrWrongEntity)
+				stopped = !yield(nil, e)
+				return false, stopped, nil
+			}
+			stopped = !yield(v, nil)
+			return true, stopped, nil
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
 }

@@ -174,9 +174,8 @@ func (r *resolver) attr(field string) (string, error) {
 // nested struct (its Go name) or a key of a map, and "[n]" for an element of
 // a list: "Address.City", "Tags[0]", "Meta.Labels[2].Name". Every part gets
 // its own name placeholder, so reserved words and special characters in
-// attribute names always work. Names not in the struct are accepted if they
-// are the table's own key or type attributes (the library's conditions use
-// them). nested reports whether the path goes below a top-level field, whose
+// attribute names always work. The library's own conditions on key
+// attributes use attrExists and attrNotExists instead. nested reports whether the path goes below a top-level field, whose
 // value is then encoded plainly rather than by the field's own rules.
 func (r *resolver) path(path string) (p string, nested bool, err error) {
 	head, rest := path, ""
@@ -198,8 +197,6 @@ func (r *resolver) path(path string) (p string, nested bool, err error) {
 		if f, ok := r.m.fields.ByGoName(head); ok {
 			b.WriteString(r.b.Name(f.Attr))
 			typ = f.Type
-		} else if _, ok := r.m.table.keyAttributes()[head]; ok && rest == "" {
-			b.WriteString(r.b.Name(head))
 		} else {
 			return "", false, r.unknownField(head)
 		}
@@ -372,11 +369,26 @@ type funcNode struct {
 	rawString bool // the argument is a plain string, whatever the field's type
 	element   bool // the argument may be an element of a set or list field
 	unary     bool // the function takes no argument
+	rawAttr   bool // field is an attribute name, not a Go field (the library's own conditions)
+}
+
+// attrExists and attrNotExists test an attribute by its stored name: the
+// library's own conditions on key attributes, which must not be mistaken
+// for a Go field of the same name.
+func attrExists(attr string) Cond {
+	return Cond{funcNode{fn: "attribute_exists", field: attr, unary: true, rawAttr: true}}
+}
+
+func attrNotExists(attr string) Cond {
+	return Cond{funcNode{fn: "attribute_not_exists", field: attr, unary: true, rawAttr: true}}
 }
 
 func (n funcNode) render(r *resolver) (string, error) {
-	a, err := r.attr(n.field)
-	if err != nil {
+	var a string
+	var err error
+	if n.rawAttr {
+		a = r.b.Name(n.field)
+	} else if a, err = r.attr(n.field); err != nil {
 		return "", err
 	}
 	if n.unary {
@@ -453,7 +465,7 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", err
 	}
 	if len(s) > expr.MaxExpressionBytes {
-		return "", &LimitError{Op: "condition", Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
+		return "", &LimitError{Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
 	}
 	return s, nil
 }

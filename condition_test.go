@@ -99,7 +99,6 @@ func TestConditionOperators(t *testing.T) {
 		{"nested special character", Exists("Address.Zip"), "attribute_exists(address.zip-code)"},
 		{"list index", Eq("Log[2]", "x"), "log[2] = 'x'"},
 		{"map key", Eq("Attrs.color", "red"), "attrs.color = 'red'"},
-		{"table key attribute", NotExists("PK"), "attribute_not_exists(PK)"},
 		{"nil is NULL", Eq("Status", nil), "status = NULL"},
 	}
 	for _, tc := range cases {

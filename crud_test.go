@@ -119,7 +119,7 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 	require.NoError(t, err)
 
 	c.PutItemFunc = func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: aws("exists"), Item: existing.Item}
+		return nil, &types.ConditionalCheckFailedException{Message: strp("exists"), Item: existing.Item}
 	}
 	err = shopUsers.Create(ctx, db, seedUser)
 	assert.ErrorIs(t, err, st.ErrAlreadyExists)
@@ -132,13 +132,13 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 	assert.Equal(t, existing.Item, ce.Item)
 
 	c.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: aws("no item")}
+		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
 	}
 	_, err = shopUsers.Update(ctx, db, shopUser{ID: "u404"}, st.Set("Name", "x"))
 	assert.ErrorIs(t, err, st.ErrNotFound)
 
 	c.DeleteItemFunc = func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: aws("no item")}
+		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
 	}
 	assert.ErrorIs(t, shopUsers.Delete(ctx, db, shopUser{ID: "u404"}, st.MustExist()), st.ErrNotFound)
 
@@ -167,8 +167,6 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	assert.Contains(t, err.Error(), "Order.Query")
 }
-
-func aws(s string) *string { return &s }
 
 func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
 	_, db := mockDB()

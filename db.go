@@ -8,7 +8,8 @@ type DB struct {
 	admin  AdminClient
 	table  *Table
 	name   string
-	w      dbWrite // write-side settings: clock, sleep (options_write.go)
+	w      dbWrite   // write-side settings: clock, sleep (options_write.go)
+	cursor cursorKey // the key that seals query cursors (cursor.go)
 }
 
 // DBOption configures a DB.

@@ -26,6 +26,7 @@ type entityModel struct {
 	name    string
 	typ     reflect.Type
 	fields  *codec.Fields
+	plan    *codec.Plan // encodes and decodes T, built once
 	pk, sk  *template
 	indexes []*entityIndex
 	// keyFields are the Go fields the primary key reads.
@@ -83,10 +84,11 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	if typ.Kind() != reflect.Struct {
 		return fail("", "", "%s is not a struct type", typ)
 	}
-	fields, err := codec.FieldsOf(typ)
+	plan, err := codec.PlanOf(typ)
 	if err != nil {
 		return fail("", "", "%v", err)
 	}
+	fields := plan.Fields()
 	var spec entitySpec
 	for _, o := range opts {
 		if o == nil {
@@ -115,7 +117,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		}
 	}
 
-	m := &entityModel{table: t, name: name, typ: typ, fields: fields, keyFields: map[string]bool{}}
+	m := &entityModel{table: t, name: name, typ: typ, fields: fields, plan: plan, keyFields: map[string]bool{}}
 	parse := func(tpl string) (*template, error) {
 		pt, err := parseTemplate(tpl, fields, t.delim)
 		if err != nil {

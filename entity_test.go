@@ -146,3 +146,23 @@ func TestCreateTableInput(t *testing.T) {
 	prov := st.MustTable("Prov", st.WithProvisioned(5, 5), st.WithGSI("ByTag", st.IndexKeys("tag", ""), st.Include("name", "price")))
 	goldenAssert(t, "create_table_provisioned", prov.CreateTableInput("Prov"))
 }
+
+type EmbeddedKey struct{ ID string }
+
+type withEmbeddedPointer struct {
+	*EmbeddedKey
+	Name string
+}
+
+func TestKeyFieldsThroughEmbeddedPointersAreRefused(t *testing.T) {
+	tb := st.MustTable("Embedded")
+	_, err := st.Define[withEmbeddedPointer](tb, "E", st.Key("E#{ID}", "X"))
+	assert.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.ErrorContains(t, err, "embedded pointer")
+	// A non-key field behind an embedded pointer can be updated.
+	e, err := st.Define[withEmbeddedPointer](tb, "F", st.Key("F#{Name}", "X"))
+	require.NoError(t, err)
+	in, err := e.UpdateInput(st.New(nil, tb), withEmbeddedPointer{Name: "n"}, st.Set("ID", "x"))
+	require.NoError(t, err)
+	assert.Equal(t, "SET #n0 = :v0", *in.UpdateExpression)
+}

@@ -87,7 +87,12 @@ type LimitError struct {
 	Reason string
 }
 
-func (e *LimitError) Error() string { return "singletable: " + e.Op + ": " + e.Reason }
+func (e *LimitError) Error() string {
+	if e.Op == "" {
+		return "singletable: " + e.Reason
+	}
+	return "singletable: " + e.Op + ": " + e.Reason
+}
 
 // Is makes errors.Is(err, ErrTooLarge) and errors.Is(err, ErrInvalidInput) true.
 func (e *LimitError) Is(target error) bool { return target == ErrTooLarge || target == ErrInvalidInput }

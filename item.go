@@ -100,8 +100,8 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 // item encodes struct value v as a complete item: its fields, the entity
 // type, the primary key and the key of every index it belongs to.
 func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, error) {
-	item, err := attributevalue.MarshalMap(v.Interface())
-	if err != nil {
+	item := make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
+	if err := m.plan.Encode(v, item); err != nil {
 		return nil, fmt.Errorf("singletable: entity %s: %w", m.name, err)
 	}
 	if err := m.addKey(item, v); err != nil {
@@ -133,7 +133,7 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 	if err := m.checkType(item); err != nil {
 		return err
 	}
-	if err := attributevalue.UnmarshalMap(item, v.Addr().Interface()); err != nil {
+	if err := m.plan.Decode(item, v); err != nil {
 		return fmt.Errorf("singletable: decoding %s: %w", m.name, err)
 	}
 	return nil
@@ -241,12 +241,16 @@ func (m *entityModel) encodeValue(field string, v any, element bool) (types.Attr
 		return nil, fmt.Errorf("field %s is a %s; got a %T", field, f.Type, v)
 	}
 	holder := reflect.New(m.typ).Elem()
-	holder.FieldByIndex(f.Index).Set(rv)
-	item, err := attributevalue.MarshalMap(holder.Interface())
+	fv, ok := settableField(holder, f.Index)
+	if !ok {
+		return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", field)
+	}
+	fv.Set(rv)
+	av, ok, err := m.plan.EncodeField(holder, f)
 	if err != nil {
 		return nil, fmt.Errorf("field %s: %w", field, err)
 	}
-	if av, ok := item[f.Attr]; ok {
+	if ok {
 		return av, nil
 	}
 	return marshalValue(rv.Interface()) // omitted as empty: encode it plainly

@@ -128,6 +128,9 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placehold
 	if !ok {
 		return nil, &fieldError{field: name, reason: "no such field (placeholders name Go struct fields, not attribute names)"}
 	}
+	if throughPointer(fields.Type(), f.Index) {
+		return nil, &fieldError{field: name, reason: "the field is promoted through an embedded pointer, which may be nil; key fields must be reachable without one"}
+	}
 	ph := &placeholder{field: f}
 	t := f.Type
 	switch {
@@ -367,41 +370,14 @@ func unescapeValue(s string) (string, error) {
 // parse splits a stored key back into its fields and sets them on the
 // struct value v (addressable). It fails if key does not match the template.
 func (t *template) parse(key string, v reflect.Value) error {
-	rest := key
-	for i, s := range t.segs {
-		if s.ph == nil {
-			if !strings.HasPrefix(rest, s.lit) {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			rest = rest[len(s.lit):]
-			continue
-		}
-		// A value runs to the next literal (which, between placeholders,
-		// contains the delimiter that values never contain), or to the end.
-		var raw string
-		switch {
-		case i+1 == len(t.segs):
-			raw, rest = rest, ""
-		case i+2 == len(t.segs):
-			next := t.segs[i+1].lit
-			if !strings.HasSuffix(rest, next) || len(rest) < len(next) {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			raw, rest = rest[:len(rest)-len(next)], rest[len(rest)-len(next):]
-		default:
-			next := t.segs[i+1].lit
-			end := strings.Index(rest, next)
-			if end < 0 {
-				return fmt.Errorf("key %q does not match template %q", key, t.raw)
-			}
-			raw, rest = rest[:end], rest[end:]
-		}
-		if err := s.ph.set(v.FieldByIndex(s.ph.field.Index), raw); err != nil {
+	raws, ok := t.captures(key)
+	if !ok {
+		return fmt.Errorf("key %q does not match template %q", key, t.raw)
+	}
+	for i, ph := range t.placeholders() {
+		if err := ph.set(v.FieldByIndex(ph.field.Index), raws[i]); err != nil {
 			return fmt.Errorf("key %q, template %q: %w", key, t.raw, err)
 		}
-	}
-	if rest != "" {
-		return fmt.Errorf("key %q does not match template %q", key, t.raw)
 	}
 	return nil
 }
@@ -442,4 +418,35 @@ func (p *placeholder) set(fv reflect.Value, raw string) error {
 		fv.Set(reflect.ValueOf(tm.UTC()))
 	}
 	return nil
+}
+
+// throughPointer reports whether the field at index is reached through an
+// embedded pointer struct.
+func throughPointer(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		t = t.Field(i).Type
+		if t.Kind() == reflect.Pointer {
+			return true
+		}
+	}
+	return false
+}
+
+// settableField returns the field at index of the addressable struct v,
+// allocating embedded pointer structs on the way. It reports false when a
+// nil embedded pointer cannot be set (its type is unexported).
+func settableField(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, false
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, v.CanSet()
 }

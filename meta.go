@@ -262,6 +262,17 @@ func (m *entityModel) storedVersion(item map[string]types.AttributeValue) int64 
 	return v
 }
 
+// stamp sets the write timestamps of v: created when still zero, updated
+// always.
+func (m *entityModel) stamp(v reflect.Value, now time.Time) {
+	if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
+		setTimestamp(f, v, now)
+	}
+	if f := m.w.updated; f != nil {
+		setTimestamp(f, v, now)
+	}
+}
+
 // setTimestamp stores now into a timestamp field of struct value v.
 func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
 	fv := v.FieldByIndex(f.Index)
@@ -332,7 +343,7 @@ func (m *entityModel) ownedBy(owner map[string]types.AttributeValue) Cond {
 	if m.table.sk != "" {
 		c = And(c, Eq(guardOwnerSK, owner[m.table.sk]))
 	}
-	return Or(NotExists(m.table.pk), c)
+	return Or(attrNotExists(m.table.pk), c)
 }
 
 // guardOwner reads the owner key out of a guard item.

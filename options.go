@@ -35,6 +35,7 @@ type settings struct {
 	limit      int
 	descending bool
 	write      writeSettings // write-side options: options_write.go
+	read       readSettings  // read-side options (options_read.go)
 }
 
 // collect applies opts for operation op, rejecting options it does not take.

@@ -2,12 +2,16 @@ package singletable
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -120,4 +124,250 @@ func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput,
 		}
 		page.ExclusiveStartKey = res.LastEvaluatedKey
 	}
+}
+
+// readReq is a named read resolved for one call: the first request, and
+// what paging and decoding need.
+type readReq struct {
+	d         *readDecl
+	op        string
+	mem       *readMember // the member whose params gave the keys (patterns)
+	s         *settings
+	query     *dynamodb.QueryInput
+	get       *dynamodb.GetItemInput
+	binding   cursorBinding
+	secret    []byte
+	parseKeys bool       // recover fields from keys: the read may not carry them all
+	fetch     *fetchSpec // FetchFull
+}
+
+// readOpts are the options each kind of read takes.
+const (
+	getReadOpts   = optConsistent | optProject
+	queryReadOpts = optLimit | optDescending | optConsistent | optAfter | optFilter | optProject | optFetchFull | optAscending | optUpTo | optPartial
+)
+
+// settingsFor collects and checks the options of a read.
+func (d *readDecl) settingsFor(op string, opts []Option) (*settings, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	allowed := queryReadOpts
+	if d.isGet() {
+		allowed = getReadOpts
+	}
+	s, err := collect(op, allowed, opts)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(format string, args ...any) (*settings, error) {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case s.limit < 0:
+		return fail("Limit must not be negative")
+	case s.consistent && d.index != nil:
+		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
+	case s.descending && s.read.ascending:
+		return fail("both Ascending and Descending are given")
+	case s.read.hasUpTo && d.sort != sortBetween:
+		return fail("UpTo applies to SortBetween patterns only")
+	case d.sort == sortBetween && !s.read.hasUpTo:
+		return fail("a SortBetween pattern needs its upper bound: pass UpTo(...)")
+	case s.read.partial && d.sort != sortPrefix:
+		return fail("PartialMatch applies to SortPrefix patterns only")
+	case s.read.fetchFull && d.fullItems():
+		where := "the table"
+		if d.index != nil {
+			where = "index " + d.index.name + ", which projects ALL"
+		}
+		return fail("FetchFull: %s already returns whole items", where)
+	}
+	return s, nil
+}
+
+// checkDB makes sure the read belongs to the DB's table.
+func (d *readDecl) checkDB(op string, db *DB) error {
+	if db.table != d.table {
+		return &InputError{Op: op, Reason: "declared on table " + d.table.name + ", not on this DB's table " + db.table.name}
+	}
+	return nil
+}
+
+// buildQuery builds the first Query of a read of partition pk.
+func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, pk string, sk skCond) (*readReq, error) {
+	if err := d.checkDB(op, db); err != nil {
+		return nil, err
+	}
+	r := &readReq{d: d, op: op, mem: mem, s: s}
+	desc := (d.descending || s.descending) && !s.read.ascending
+	r.binding = cursorBinding{pattern: d.name, partition: pk, descending: desc, keyAttrs: d.keyAttrs()}
+	var b expr.Builder
+	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(expr.S(pk))
+	if c := sk.render(&b, d.skAttr()); c != "" {
+		keyCond += " AND " + c
+	}
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(db.name),
+		KeyConditionExpression: aws.String(keyCond),
+	}
+	if d.index != nil {
+		in.IndexName = aws.String(d.index.name)
+	}
+	// The filter: the entity type (when the index carries it), then the caller's.
+	var parts []string
+	if !d.collection && d.projects(d.table.typeAttr) {
+		parts = append(parts, b.Name(d.table.typeAttr)+" = "+b.Value(expr.S(d.entities[0].name)))
+	}
+	if !s.read.filter.IsZero() {
+		if err := d.checkFilter(op, s.read.filter); err != nil {
+			return nil, err
+		}
+		f, err := d.renderFor(op, s.read.filter, &b)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, f)
+	}
+	switch len(parts) {
+	case 1:
+		in.FilterExpression = aws.String(parts[0])
+	case 2:
+		in.FilterExpression = aws.String("(" + parts[0] + ") AND (" + parts[1] + ")")
+	}
+	// The projection.
+	if s.read.fetchFull {
+		r.fetch = &fetchSpec{consistent: false}
+		if len(s.read.project) > 0 {
+			attrs, err := d.projection(op, s.read.project, true)
+			if err != nil {
+				return nil, err
+			}
+			r.fetch.attrs = attrs
+		}
+		r.parseKeys = len(s.read.project) > 0
+	} else if len(s.read.project) > 0 {
+		attrs, err := d.projection(op, s.read.project, false)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(attrs))
+		for i, a := range attrs {
+			names[i] = b.Name(a)
+		}
+		in.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		r.parseKeys = true
+	} else if !d.fullItems() {
+		r.parseKeys = true
+	}
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names, b.Values
+	if desc {
+		in.ScanIndexForward = aws.Bool(false)
+	}
+	if s.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if s.limit > 0 {
+		in.Limit = aws.Int32(int32(min(s.limit, 1<<30)))
+	}
+	secret, err := db.cursorSecret(op)
+	if err != nil {
+		return nil, err
+	}
+	r.secret = secret
+	if s.read.hasCursor && s.read.cursor != "" {
+		start, err := openCursor(secret, r.binding, s.read.cursor)
+		if err != nil {
+			return nil, err
+		}
+		in.ExclusiveStartKey = start
+	}
+	r.query = in
+	return r, nil
+}
+
+// renderFor renders a condition over the fields of the read's entities: for
+// a collection, with the first member whose fields it names.
+func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error) {
+	if c.IsZero() {
+		return "", nil
+	}
+	var firstErr error
+	for _, m := range d.entities {
+		var scratch expr.Builder
+		if _, err := renderCond(c, m, &scratch); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		s, err := renderCond(c, m, b)
+		if err != nil {
+			return "", &InputError{Op: op, Reason: "Filter: " + err.Error()}
+		}
+		return s, nil
+	}
+	return "", &InputError{Op: op, Reason: "Filter: " + firstErr.Error()}
+}
+
+// checkFilter refuses a filter on attributes the index does not carry: it
+// would silently match nothing.
+func (d *readDecl) checkFilter(op string, c Cond) error {
+	if d.fullItems() {
+		return nil
+	}
+	var b expr.Builder
+	if _, err := d.renderFor(op, c, &b); err != nil {
+		return err
+	}
+	for _, attr := range b.Names {
+		if !d.projects(attr) {
+			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is not projected into index %s (%s), so the filter would match nothing", attr, d.index.name, d.index.projection)}
+		}
+	}
+	return nil
+}
+
+// projection lists the attributes to read for Project(fields): the fields'
+// attributes, the keys and the entity type. Without fetch, a field the index
+// does not carry must be recoverable from the keys.
+func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string, error) {
+	var attrs []string
+	add := func(a string) {
+		if a != "" && !slices.Contains(attrs, a) {
+			attrs = append(attrs, a)
+		}
+	}
+	for _, name := range fields {
+		var f *codec.Field
+		var owner *readMember
+		for _, mem := range d.members {
+			if ff, ok := mem.m.fields.ByGoName(name); ok {
+				f, owner = ff, mem
+				break
+			}
+		}
+		if f == nil {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
+		}
+		if !fetch && !d.projects(f.Attr) {
+			if owner.fromKeys(name) {
+				continue // recovered from the keys
+			}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
+		}
+		add(f.Attr)
+	}
+	if !fetch {
+		for _, a := range d.keyAttrs() {
+			add(a)
+		}
+	} else {
+		add(d.table.pk)
+		add(d.table.sk)
+	}
+	if fetch || d.projects(d.table.typeAttr) {
+		add(d.table.typeAttr)
+	}
+	return attrs, nil
 }

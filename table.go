@@ -41,6 +41,7 @@ type Table struct {
 	mu          sync.RWMutex
 	entities    map[string]*entityModel
 	entityOrder []*entityModel
+	reads       readRegistry // named patterns and collections (pattern.go)
 }
 
 // TableOption configures a Table.

@@ -92,9 +92,9 @@ func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
 }
 
 // TxCheck adds a ConditionCheck: the transaction happens only if the item
-// whose key fields are set in key meets cond. Use Exists on a key attribute
-// (for example Exists("ID")... or any field the item always has) to require
-// that it exists.
+// whose key fields are set in key meets cond, which it does not change. To
+// require that the item exists, check a field it always has, such as
+// Exists on one of its key fields.
 func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
 	a, err := e.m.planCheck(tx.db, e.m.name+".Check", reflect.ValueOf(&key).Elem(), cond)
 	if err != nil {

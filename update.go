@@ -230,7 +230,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			// A raw AttributeValue tells nothing the index keys could use.
 			_, raw := c.value.(types.AttributeValue)
-			fv := next.FieldByIndex(f.Index)
+			fv, settable := settableField(next, f.Index)
+			if !settable && !raw {
+				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
+			}
 			if rv := reflect.ValueOf(c.value); !raw && rv.IsValid() {
 				if !rv.Type().AssignableTo(f.Type) {
 					rv = rv.Convert(f.Type)
@@ -249,7 +252,11 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			if nested {
 				known[top] = false
 			} else {
-				next.FieldByIndex(f.Index).SetZero()
+				fv, ok := settableField(next, f.Index)
+				if !ok {
+					return fail("Remove(%q): the field is promoted through an unexported embedded pointer", c.field)
+				}
+				fv.SetZero()
 				known[top] = true
 			}
 			plan.remove = append(plan.remove, p)

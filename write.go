@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -59,6 +61,8 @@ type action struct {
 	// newUnique is set for a Put of an entity with unique fields: the
 	// values the Put would store.
 	newUnique reflect.Value
+	// userCond is the caller's own condition (If), for messages.
+	userCond Cond
 }
 
 // condError turns a condition rendering error into an operation error.
@@ -116,7 +120,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 	a := &action{kind: actPut, op: op, m: m, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if create {
-		c = NotExists(m.table.pk)
+		c = attrNotExists(m.table.pk)
 		a.whenExists = ErrAlreadyExists
 	}
 	if ver := m.w.version; ver != nil {
@@ -125,7 +129,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		case create:
 			m.setVersion(v, 1)
 		case exp == 0:
-			c = NotExists(m.table.pk)
+			c = attrNotExists(m.table.pk)
 			a.versioned = true
 			m.setVersion(v, 1)
 		default:
@@ -135,12 +139,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		}
 	}
 	now := db.now()
-	if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
-		setTimestamp(f, v, now)
-	}
-	if f := m.w.updated; f != nil {
-		setTimestamp(f, v, now)
-	}
+	m.stamp(v, now)
 	item, err := m.item(v)
 	if err != nil {
 		var ie *InputError
@@ -150,6 +149,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		return nil, err
 	}
 	a.item, a.key = item, m.keyOfItem(item)
+	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
 	for _, f := range m.w.unique {
@@ -160,7 +160,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			c = And(c, Or(NotExists(m.table.pk), held))
+			c = And(c, Or(attrNotExists(m.table.pk), held))
 			a.newUnique = v
 		}
 		val := uniqueValue(f, v)
@@ -219,7 +219,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	}
 	var c Cond
 	if !s.upsert {
-		c = Exists(m.table.pk)
+		c = attrExists(m.table.pk)
 	}
 	if ver := m.w.version; ver != nil {
 		plan.add = append(plan.add, b.Name(ver.Attr)+" "+b.Value(&types.AttributeValueMemberN{Value: "1"}))
@@ -252,6 +252,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	if len(a.update) > expr.MaxExpressionBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
 	}
+	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
 	for _, f := range m.w.unique {
@@ -303,7 +304,7 @@ func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *s
 	a := &action{kind: actDelete, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if s.mustExist {
-		c = Exists(m.table.pk)
+		c = attrExists(m.table.pk)
 		a.whenMissing = ErrNotFound
 	}
 	if ver := m.w.version; ver != nil {
@@ -313,6 +314,7 @@ func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *s
 			a.whenMissing = ErrNotFound
 		}
 	}
+	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
 	for _, f := range m.w.unique {
@@ -350,7 +352,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	a := &action{kind: actCheck, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
 	var b expr.Builder
 	if err := a.setCond(c, &b); err != nil {
 		return nil, err
@@ -453,7 +455,34 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	if existed {
 		ce.Reason = a.uniqueReason(item)
 	}
+	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
+		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"
+		if !existed {
+			ce.Reason += " (there is no such item)"
+		}
+	}
 	return ce
+}
+
+var placeholderRE = regexp.MustCompile(`#n\d+|:v\d+`)
+
+// describeCond renders a condition for messages, with attribute names and
+// values in place of the placeholders: "inventory >= 101".
+func describeCond(m *entityModel, c Cond) string {
+	var b expr.Builder
+	s, err := renderCond(c, m, &b)
+	if err != nil {
+		return "(unrenderable)"
+	}
+	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
+		if n, ok := b.Names[p]; ok {
+			return n
+		}
+		if v, ok := b.Values[p]; ok {
+			return formatValue(v)
+		}
+		return p
+	})
 }
 
 // uniqueReason says which unique value a failed condition was about, when
@@ -477,7 +506,7 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 			continue
 		}
 		if verb == "holds" {
-			return fmt.Sprintf("the item holds unique %s %s, not %s as given", f.GoName, formatValue(got), formatValue(want))
+			return fmt.Sprintf("the item holds unique %s %s, not %s as expected", f.GoName, formatValue(got), formatValue(want))
 		}
 		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
 	}
@@ -504,8 +533,12 @@ func formatValue(v types.AttributeValue) string {
 		return fmt.Sprintf("%q", v.Value)
 	case *types.AttributeValueMemberN:
 		return v.Value
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprint(v.Value)
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
 	}
-	return fmt.Sprintf("%T", v)
+	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*types.AttributeValueMember")
 }
 
 // decodeAny decodes a stored item as the entity's Go type, returning a T

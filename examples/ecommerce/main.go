@@ -16,10 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/internal/examplekit"
 )
 
 func main() {
@@ -65,10 +64,7 @@ func run(ctx context.Context) error {
 	db := st.New(client, Shop)
 
 	// A fresh table each run, so that the results are the seed's.
-	if err := db.DeleteTable(ctx); err != nil && !isNotFound(err) {
-		return err
-	}
-	if err := db.CreateTable(ctx); err != nil {
+	if err := examplekit.FreshTable(ctx, db); err != nil {
 		return err
 	}
 	fmt.Printf("Created table %s (PK/SK, GSI1, keys-only GSI2).\n", db.TableName())
@@ -119,7 +115,7 @@ func seed(ctx context.Context, db *st.DB) error {
 }
 
 func readPatterns(ctx context.Context, db *st.DB) error {
-	var c checker
+	var c examplekit.Checker
 
 	// 1. Get user profile: GetItem PK=USER#u123, SK=PROFILE.
 	u, err := Users.Get(ctx, db, User{ID: "u123"})
@@ -128,7 +124,7 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	}
 	section("1. Get user profile", "GetItem PK=USER#u123 SK=PROFILE")
 	table([]string{"userId", "name", "email", "createdAt"}, []string{u.ID, u.Name, u.Email, u.CreatedAt.Format(time.RFC3339)})
-	c.equal("profile", users[0], u)
+	c.Equal("profile", users[0], u)
 
 	// 2. List a user's orders, newest first: Query PK=USER#u123, SK
 	// begins_with ORDER#, ScanIndexForward=false, Limit 10.
@@ -138,7 +134,7 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	}
 	section("2. List user's orders (newest first)", "Query PK=USER#u123 SK begins_with ORDER# (descending, limit 10)")
 	orderRows(os)
-	c.equal("orders newest first", []Order{orders[1], orders[0]}, os)
+	c.Equal("orders newest first", []Order{orders[1], orders[0]}, os)
 
 	// 3. Get an order with all its items: Query PK=ORDER#2024-001.
 	res, err := OrderWithItems.Query(ctx, db, st.Values{"OrderID": "2024-001"})
@@ -156,9 +152,9 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 		}
 	}
 	table([]string{"entity", "SK", "data"}, rows...)
-	c.equal("order details", []OrderDetails{details[0]}, OrderDetailsE.From(res))
-	c.equal("order items", items[:2], OrderItems.From(res))
-	c.equal("unknown items", 0, len(res.Unknown))
+	c.Equal("order details", []OrderDetails{details[0]}, OrderDetailsE.From(res))
+	c.Equal("order items", items[:2], OrderItems.From(res))
+	c.Equal("unknown items", 0, len(res.Unknown))
 
 	// 4. Profile and orders in one query: Query PK=USER#u123.
 	res, err = UserAndOrders.Query(ctx, db, st.Values{"UserID": "u123"})
@@ -176,8 +172,8 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 		}
 	}
 	table([]string{"entity", "SK", "data"}, rows...)
-	c.equal("profile in collection", []User{users[0]}, Users.From(res))
-	c.equal("orders in collection", orders[:2], Orders.From(res))
+	c.Equal("profile in collection", []User{users[0]}, Users.From(res))
+	c.Equal("orders in collection", orders[:2], Orders.From(res))
 
 	// 5. A specific order of a user: GetItem PK=USER#u123, SK=ORDER#2024-001.
 	o, err := Orders.Get(ctx, db, Order{UserID: "u123", ID: "2024-001"})
@@ -186,13 +182,13 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	}
 	section("5. Get specific order for user", "GetItem PK=USER#u123 SK=ORDER#2024-001")
 	orderRows([]Order{o})
-	c.equal("specific order", orders[0], o)
+	c.Equal("specific order", orders[0], o)
 
 	// A key that holds no item is ErrNotFound, not a zero value.
 	_, err = Orders.Get(ctx, db, Order{UserID: "u123", ID: "2099-999"})
-	c.equal("missing order is ErrNotFound", true, errors.Is(err, st.ErrNotFound))
+	c.Equal("missing order is ErrNotFound", true, errors.Is(err, st.ErrNotFound))
 
-	return c.err()
+	return c.Err()
 }
 
 func orderRows(os []Order) {
@@ -214,9 +210,4 @@ func table(header []string, rows ...[]string) {
 		fmt.Fprintln(w, "  "+strings.Join(r, "\t"))
 	}
 	w.Flush()
-}
-
-func isNotFound(err error) bool {
-	var nf *types.ResourceNotFoundException
-	return errors.As(err, &nf)
 }

@@ -83,6 +83,7 @@ var (
 	Products = st.MustDefine[Product](Shop, "Product",
 		st.Key("PRODUCT#{ID}", "DETAILS"),
 		st.Index("GSI1", "CATEGORY#{Category}", "PRODUCT#{ID}"),
+		st.Version("Version"), // optimistic locking (txn.go)
 	)
 
 	// UserAndOrders is a user's partition: the profile and every order.

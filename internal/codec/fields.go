@@ -1,6 +1,24 @@
 // Package codec maps Go structs to DynamoDB items. It follows the rules of
 // attributevalue's `dynamodbav` struct tags so that a struct stored by the
 // library reads back identically with attributevalue.UnmarshalMap.
+//
+// FieldsOf resolves the stored fields of a struct type. PlanOf compiles, once
+// per type, an encoder and a decoder whose results are identical to
+// attributevalue.MarshalMap and attributevalue.UnmarshalMap with default
+// options (items, decoded values and whether an error is returned), at a
+// fraction of their cost. Kinds the plan does not compile (interfaces, maps
+// with non-string keys, complex numbers, ...) are handed to attributevalue
+// value by value.
+//
+// The codec differs from attributevalue only where attributevalue panics:
+// unexported embedded non-struct fields are not stored (attributevalue cannot
+// read them), byte slices of named uint8 types encode as B, and decoding a
+// binary value of the wrong length into a byte array, or setting a nil
+// unexported embedded pointer, returns an error. Reflect panics raised inside
+// attributevalue on the fallback path are returned as errors too. And where
+// attributevalue's result depends on map iteration order the codec picks one
+// of its outcomes: when an item holds a field's exact attribute name and
+// another one matching it case-insensitively, the exact one wins.
 package codec
 
 import (
@@ -80,9 +98,13 @@ type Field struct {
 // applying Go's visibility rules for embedded structs as attributevalue does.
 type Fields struct {
 	List   []Field
+	typ    reflect.Type
 	byGo   map[string]int
 	byAttr map[string]int
 }
+
+// Type is the struct type the fields belong to.
+func (fs *Fields) Type() reflect.Type { return fs.typ }
 
 // ByGoName finds a field by its Go name.
 func (fs *Fields) ByGoName(name string) (*Field, bool) {
@@ -113,7 +135,7 @@ func FieldsOf(t reflect.Type) (*Fields, error) {
 		return c.(*Fields), nil
 	}
 	list := visible(enumerate(t))
-	fs := &Fields{List: list, byGo: map[string]int{}, byAttr: map[string]int{}}
+	fs := &Fields{List: list, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}}
 	for i, f := range list {
 		fs.byAttr[f.Attr] = i
 		if _, dup := fs.byGo[f.GoName]; !dup {
@@ -164,14 +186,24 @@ func enumerate(t reflect.Type) []candidate {
 				}
 				index := append(append([]int(nil), l.index...), i)
 				if !sf.Anonymous || tag.Name != "" || ft.Kind() != reflect.Struct {
-					if sf.PkgPath != "" { // unexported embedded non-struct
+					if sf.PkgPath != "" && ft.Kind() != reflect.Struct {
+						// An unexported embedded non-struct: attributevalue
+						// lists it but panics on reading or setting it
+						// (reflect refuses values of unexported fields), so
+						// it is not stored. An unexported embedded struct
+						// with a tag name works there (its exported fields
+						// are reachable) and is kept.
 						continue
 					}
 					attr := sf.Name
 					if tag.Name != "" {
 						attr = tag.Name
 					}
-					c := candidate{Field: Field{GoName: sf.Name, Attr: attr, Index: index, Type: ft, Tag: tag, Extra: sf.Tag}, tagged: tag.Name != ""}
+					typ := sf.Type
+					if sf.Anonymous {
+						typ = ft
+					}
+					c := candidate{Field: Field{GoName: sf.Name, Attr: attr, Index: index, Type: typ, Tag: tag, Extra: sf.Tag}, tagged: tag.Name != ""}
 					out = append(out, c)
 					if count[l.typ] > 1 {
 						out = append(out, c) // ambiguous: annihilated below

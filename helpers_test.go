@@ -10,3 +10,5 @@ func goldenAssert(t *testing.T, name string, v any) {
 	t.Helper()
 	golden.Assert(t, name, v)
 }
+
+func strp(v string) *string { return &v }

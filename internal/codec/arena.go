@@ -1,0 +1,179 @@
+package codec
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// arena hands out the attribute values and number/time strings of one
+// encoding from a few slabs instead of one allocation each. A nil arena
+// allocates every value on its own (for single values). Values are
+// never moved or reused: a slab that fills up is left to the values that
+// point into it and a new one is started, and the byte buffer is only ever
+// appended to, so the strings taken from it stay immutable.
+type arena struct {
+	ss   []types.AttributeValueMemberS
+	ns   []types.AttributeValueMemberN
+	bs   []types.AttributeValueMemberBOOL
+	nuls []types.AttributeValueMemberNULL
+	buf  []byte
+	used sizes // what this encoding took, to size the next one
+	hint *sizes
+}
+
+// sizes counts arena use: per member type, and bytes of formatted text.
+type sizes struct {
+	s, n, b, null, buf int32
+}
+
+// arenaSizes remembers, per plan, what its last encoding used.
+type arenaSizes struct{ last atomic.Pointer[sizes] }
+
+func (h *arenaSizes) get() *sizes {
+	if s := h.last.Load(); s != nil {
+		return s
+	}
+	return &sizes{}
+}
+
+// remember records what the arena used if it differs from the hint.
+func (h *arenaSizes) remember(a *arena) {
+	if a.used != *a.hint {
+		u := a.used
+		h.last.Store(&u)
+	}
+}
+
+// maxSlab bounds the slab sizes taken from hints, so that one large item
+// does not make the next small ones allocate large slabs.
+const maxSlab = 256
+
+func slabSize(hint int32, used int32) int {
+	if used == 0 && hint > 0 {
+		return min(int(hint), maxSlab)
+	}
+	return max(int(used), 4) // later slabs double the total
+}
+
+func (a *arena) s(v string) types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberS{Value: v}
+	}
+	if len(a.ss) == cap(a.ss) {
+		a.ss = make([]types.AttributeValueMemberS, 0, slabSize(a.hint.s, a.used.s))
+	}
+	a.used.s++
+	a.ss = append(a.ss, types.AttributeValueMemberS{Value: v})
+	return &a.ss[len(a.ss)-1]
+}
+
+func (a *arena) n(v string) types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberN{Value: v}
+	}
+	if len(a.ns) == cap(a.ns) {
+		a.ns = make([]types.AttributeValueMemberN, 0, slabSize(a.hint.n, a.used.n))
+	}
+	a.used.n++
+	a.ns = append(a.ns, types.AttributeValueMemberN{Value: v})
+	return &a.ns[len(a.ns)-1]
+}
+
+// number is N, or S with the `string` tag option.
+func (a *arena) number(v string, asString bool) types.AttributeValue {
+	if asString {
+		return a.s(v)
+	}
+	return a.n(v)
+}
+
+func (a *arena) bool(v bool) types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberBOOL{Value: v}
+	}
+	if len(a.bs) == cap(a.bs) {
+		a.bs = make([]types.AttributeValueMemberBOOL, 0, slabSize(a.hint.b, a.used.b))
+	}
+	a.used.b++
+	a.bs = append(a.bs, types.AttributeValueMemberBOOL{Value: v})
+	return &a.bs[len(a.bs)-1]
+}
+
+func (a *arena) null() types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberNULL{Value: true}
+	}
+	if len(a.nuls) == cap(a.nuls) {
+		a.nuls = make([]types.AttributeValueMemberNULL, 0, slabSize(a.hint.null, a.used.null))
+	}
+	a.used.null++
+	a.nuls = append(a.nuls, types.AttributeValueMemberNULL{Value: true})
+	return &a.nuls[len(a.nuls)-1]
+}
+
+// grow makes room for n more bytes of text without moving bytes already
+// handed out (a full buffer is left to its strings, not copied).
+func (a *arena) grow(n int) {
+	if cap(a.buf)-len(a.buf) >= n {
+		return
+	}
+	size := max(n, min(int(a.hint.buf), 16*maxSlab)-int(a.used.buf), 64)
+	if a.used.buf > 0 {
+		size = max(n, 2*int(a.used.buf))
+	}
+	a.buf = make([]byte, 0, size)
+}
+
+// text returns the bytes appended to a.buf since start as a string.
+func (a *arena) text(start int) string {
+	n := len(a.buf) - start
+	a.used.buf += int32(n)
+	return unsafe.String(&a.buf[start], n)
+}
+
+func (a *arena) appendInt(x int64) string {
+	if a == nil || 0 <= x && x < 100 {
+		return strconv.FormatInt(x, 10) // static strings
+	}
+	a.grow(20)
+	start := len(a.buf)
+	a.buf = strconv.AppendInt(a.buf, x, 10)
+	return a.text(start)
+}
+
+func (a *arena) appendUint(x uint64) string {
+	if a == nil || x < 100 {
+		return strconv.FormatUint(x, 10)
+	}
+	a.grow(20)
+	start := len(a.buf)
+	a.buf = strconv.AppendUint(a.buf, x, 10)
+	return a.text(start)
+}
+
+func (a *arena) appendFloat(x float64, bits int) string {
+	// Most floats format in 24 bytes; longer ones (1e300 as 'f' has 301
+	// digits) may make append move the buffer, which is harmless: earlier
+	// strings keep the old one.
+	if a == nil {
+		return strconv.FormatFloat(x, 'f', -1, bits)
+	}
+	a.grow(24)
+	start := len(a.buf)
+	a.buf = strconv.AppendFloat(a.buf, x, 'f', -1, bits)
+	return a.text(start)
+}
+
+func (a *arena) appendTime(t time.Time) string {
+	if a == nil {
+		return t.Format(time.RFC3339Nano)
+	}
+	a.grow(len(time.RFC3339Nano) + 10)
+	start := len(a.buf)
+	a.buf = t.AppendFormat(a.buf, time.RFC3339Nano)
+	return a.text(start)
+}

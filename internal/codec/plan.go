@@ -1,0 +1,505 @@
+package codec
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// encFn encodes one value of a known static type the way attributevalue's
+// encoder does with a given tag. It returns a nil AttributeValue when the
+// value is omitted. addr reports whether v is addressable in attributevalue's
+// view (a map value held in a reusable addressable holder is not).
+// Values are allocated from the arena a.
+type encFn func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error)
+
+// decFn decodes av into the settable value v of a known static type the way
+// attributevalue's decoder does with a given tag.
+type decFn func(av types.AttributeValue, v reflect.Value) error
+
+// fieldPlan is the compiled encoder and decoder of one stored field.
+type fieldPlan struct {
+	attr   string
+	first  int   // Index[0]
+	index  []int // the full index path when the field is promoted
+	nested bool  // len(index) > 1
+	enc    encFn
+	dec    decFn
+}
+
+// Plan encodes and decodes one struct type. Built once per type and cached.
+//
+// A Plan produces exactly the items attributevalue.MarshalMap produces and
+// fills structs exactly as attributevalue.UnmarshalMap does (both with their
+// default options). Common kinds are handled by compiled per-field functions;
+// anything else (interfaces, maps with non-string keys, complex numbers, ...)
+// is delegated per value to attributevalue itself.
+type Plan struct {
+	typ    reflect.Type
+	fields *Fields
+	plans  []fieldPlan
+	byAttr map[string]*fieldPlan
+	byFold map[string]*fieldPlan // case-folded attribute name -> first field
+	sizes  arenaSizes            // arena use of the last encoding
+
+	// unmatched lists attribute names seen in decoded items that match no
+	// field, even ignoring case.
+	unmatched atomic.Pointer[[]string]
+}
+
+var (
+	planCache sync.Map   // reflect.Type -> *Plan
+	buildMu   sync.Mutex // serialises plan construction
+)
+
+// PlanOf returns the plan of struct type t, building and caching it on first
+// use.
+func PlanOf(t reflect.Type) (*Plan, error) {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("codec: %v is not a struct", t)
+	}
+	if p, ok := planCache.Load(t); ok {
+		return p.(*Plan), nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := planCache.Load(t); ok {
+		return p.(*Plan), nil
+	}
+	b := &builder{building: map[reflect.Type]*Plan{}, encs: map[codecKey]*encFn{}, decs: map[codecKey]*decFn{}}
+	p, err := b.plan(t)
+	if err != nil {
+		return nil, err
+	}
+	// Publish every plan built along the way only once all are complete.
+	for typ, bp := range b.building {
+		planCache.LoadOrStore(typ, bp)
+	}
+	return p, nil
+}
+
+// builder compiles plans. Plans and value codecs under construction are
+// shared so that recursive types (type tree map[string]tree) terminate.
+type builder struct {
+	building map[reflect.Type]*Plan
+	encs     map[codecKey]*encFn
+	decs     map[codecKey]*decFn
+}
+
+// codecKey identifies a compiled value codec.
+type codecKey struct {
+	t  reflect.Type
+	tg Tag
+}
+
+func (b *builder) plan(t reflect.Type) (*Plan, error) {
+	if p, ok := planCache.Load(t); ok {
+		return p.(*Plan), nil
+	}
+	if p, ok := b.building[t]; ok {
+		return p, nil
+	}
+	fs, err := FieldsOf(t)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{
+		typ:    t,
+		fields: fs,
+		plans:  make([]fieldPlan, len(fs.List)),
+		byAttr: make(map[string]*fieldPlan, len(fs.List)),
+		byFold: make(map[string]*fieldPlan, len(fs.List)),
+	}
+	b.building[t] = p
+	for i := range fs.List {
+		f := &fs.List[i]
+		ft := typeByIndex(t, f.Index)
+		fp := &p.plans[i]
+		*fp = fieldPlan{
+			attr:   f.Attr,
+			first:  f.Index[0],
+			index:  f.Index,
+			nested: len(f.Index) > 1,
+			enc:    b.encValue(ft, f.Tag),
+			dec:    b.decValue(ft, f.Tag),
+		}
+		p.byAttr[f.Attr] = fp
+		if k := foldKey(f.Attr); p.byFold[k] == nil {
+			p.byFold[k] = fp
+		}
+	}
+	return p, nil
+}
+
+// typeByIndex is the type of the field at index, through embedded pointers.
+func typeByIndex(t reflect.Type, index []int) reflect.Type {
+	for i, x := range index {
+		if i > 0 && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		t = t.Field(x).Type
+	}
+	return t
+}
+
+// Type is the struct type the plan is for.
+func (p *Plan) Type() reflect.Type { return p.typ }
+
+// Fields lists the stored fields of the plan's struct type.
+func (p *Plan) Fields() *Fields { return p.fields }
+
+// structValue accepts a struct value of the plan's type or a non-nil
+// pointer to one.
+func (p *Plan) structValue(v reflect.Value) (reflect.Value, error) {
+	if v.Kind() == reflect.Pointer && v.Type().Elem() == p.typ {
+		if v.IsNil() {
+			return v, fmt.Errorf("codec: nil %s", v.Type())
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() || v.Type() != p.typ {
+		return v, fmt.Errorf("codec: plan for %s used with %v", p.typ, v.Type())
+	}
+	return v, nil
+}
+
+// Encode writes every stored field of struct v into dst, which may already
+// hold other attributes (Encode only adds). v is a value of the plan's
+// struct type, addressable or not, or a pointer to one. Addressability
+// matters as it does for attributevalue: pointer-receiver Marshalers are
+// only used on addressable values.
+func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) error {
+	v, err := p.structValue(v)
+	if err != nil {
+		return err
+	}
+	a := &arena{hint: p.sizes.get()}
+	err = p.encodeInto(v, v.CanAddr(), dst, a)
+	p.sizes.remember(a)
+	return err
+}
+
+func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue, a *arena) error {
+	for i := range p.plans {
+		fp := &p.plans[i]
+		var av types.AttributeValue
+		var err error
+		if !fp.nested {
+			av, err = fp.enc(v.Field(fp.first), addr, a)
+		} else {
+			fv, faddr, ok := fp.encValue(v, addr)
+			if !ok {
+				continue
+			}
+			av, err = fp.enc(fv, faddr, a)
+		}
+		if err != nil {
+			return err
+		}
+		if av != nil {
+			dst[fp.attr] = av
+		}
+	}
+	return nil
+}
+
+// encodeM encodes a nested struct value as a map attribute.
+func (p *Plan) encodeM(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+	m := make(map[string]types.AttributeValue, len(p.plans))
+	if err := p.encodeInto(v, addr, m, a); err != nil {
+		return nil, err
+	}
+	return &types.AttributeValueMemberM{Value: m}, nil
+}
+
+// encValue reaches a promoted field; false when an embedded pointer on the
+// way is nil (attributevalue then skips the field).
+func (fp *fieldPlan) encValue(v reflect.Value, addr bool) (reflect.Value, bool, bool) {
+	for i, x := range fp.index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false, false
+			}
+			v = v.Elem()
+			addr = true
+		}
+		v = v.Field(x)
+	}
+	return v, addr, true
+}
+
+// decValue reaches a promoted field for setting, allocating nil embedded
+// pointers on the way as attributevalue does.
+func (fp *fieldPlan) decValue(v reflect.Value) (reflect.Value, error) {
+	for i, x := range fp.index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return v, fmt.Errorf("codec: cannot set embedded pointer to unexported struct %s", v.Type().Elem())
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, nil
+}
+
+// planOf returns the fieldPlan of f, which normally points into p.Fields().List.
+func (p *Plan) planOf(f *Field) (*fieldPlan, error) {
+	if n := len(p.fields.List); n > 0 {
+		base := uintptr(unsafe.Pointer(&p.fields.List[0]))
+		off := uintptr(unsafe.Pointer(f)) - base
+		if off < uintptr(n)*unsafe.Sizeof(Field{}) && off%unsafe.Sizeof(Field{}) == 0 {
+			return &p.plans[off/unsafe.Sizeof(Field{})], nil
+		}
+	}
+	if fp := p.byAttr[f.Attr]; fp != nil {
+		return fp, nil
+	}
+	return nil, fmt.Errorf("codec: %s has no stored field %q", p.typ, f.Attr)
+}
+
+// EncodeField encodes one field of struct v (a value of the plan's type or a
+// pointer to one). It returns false when the field is not stored: omitted by
+// omitempty and friends, or promoted through a nil embedded pointer.
+func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, bool, error) {
+	v, err := p.structValue(v)
+	if err != nil {
+		return nil, false, err
+	}
+	fp, err := p.planOf(f)
+	if err != nil {
+		return nil, false, err
+	}
+	fv, addr, ok := fp.encValue(v, v.CanAddr())
+	if !ok {
+		return nil, false, nil
+	}
+	av, err := fp.enc(fv, addr, nil)
+	if err != nil || av == nil {
+		return nil, false, err
+	}
+	return av, true, nil
+}
+
+// Decode sets the fields of struct v from src. v must be addressable (or a
+// pointer to the struct). Attributes without a field are ignored and fields
+// without an attribute are left as they are, exactly like
+// attributevalue.UnmarshalMap: attribute names match exactly or, failing
+// that, case-insensitively.
+func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) error {
+	v, err := p.structValue(v)
+	if err != nil {
+		return err
+	}
+	if !v.CanAddr() {
+		return fmt.Errorf("codec: Decode needs an addressable %s", p.typ)
+	}
+	return p.decodeFrom(src, v)
+}
+
+func (p *Plan) decodeFrom(src map[string]types.AttributeValue, v reflect.Value) error {
+	// Fields are looked up by name rather than src iterated: cheaper, and
+	// equivalent, as every attribute name matches at most one field.
+	hits := 0
+	for i := range p.plans {
+		fp := &p.plans[i]
+		av, ok := src[fp.attr]
+		if !ok {
+			continue
+		}
+		hits++
+		if err := fp.decodeInto(av, v); err != nil {
+			return err
+		}
+	}
+	if hits == len(src) {
+		return nil
+	}
+	// Other attributes may still match a field case-insensitively. Skip the
+	// search when they are all names known to match nothing (typically the
+	// table's key attributes).
+	if known := p.unmatched.Load(); known != nil {
+		n := hits
+		for _, k := range *known {
+			if _, ok := src[k]; ok {
+				n++
+			}
+		}
+		if n == len(src) {
+			return nil
+		}
+	}
+	var learned []string
+	for k, av := range src {
+		if _, exact := p.byAttr[k]; exact {
+			continue
+		}
+		fp := p.foldLookup(k)
+		if fp == nil {
+			learned = append(learned, k)
+			continue
+		}
+		if _, exact := src[fp.attr]; exact {
+			continue // the exact match was decoded and wins
+		}
+		if err := fp.decodeInto(av, v); err != nil {
+			return err
+		}
+	}
+	p.learnUnmatched(learned)
+	return nil
+}
+
+// maxUnmatched bounds the attribute names a plan remembers as matching no
+// field.
+const maxUnmatched = 16
+
+func (p *Plan) learnUnmatched(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	old := p.unmatched.Load()
+	var list []string
+	if old != nil {
+		list = append(list, *old...)
+	}
+	for _, k := range names {
+		if len(list) >= maxUnmatched {
+			break
+		}
+		if !slices.Contains(list, k) {
+			list = append(list, strings.Clone(k))
+		}
+	}
+	if old == nil || len(list) > len(*old) {
+		p.unmatched.CompareAndSwap(old, &list)
+	}
+}
+
+// decodeInto decodes av into the field of struct v.
+func (fp *fieldPlan) decodeInto(av types.AttributeValue, v reflect.Value) error {
+	if !fp.nested {
+		return fp.dec(av, v.Field(fp.first))
+	}
+	fv, err := fp.decValue(v)
+	if err != nil {
+		return err
+	}
+	return fp.dec(av, fv)
+}
+
+// DecodeField decodes av into field f of the addressable struct v (or a
+// pointer to it), allocating nil embedded pointers on the way.
+func (p *Plan) DecodeField(av types.AttributeValue, f *Field, v reflect.Value) error {
+	v, err := p.structValue(v)
+	if err != nil {
+		return err
+	}
+	fp, err := p.planOf(f)
+	if err != nil {
+		return err
+	}
+	fv, err := fp.decValue(v)
+	if err != nil {
+		return err
+	}
+	return fp.dec(av, fv)
+}
+
+// foldLookup finds the first field whose attribute name equals k under
+// strings.EqualFold, as attributevalue's fallback lookup does.
+func (p *Plan) foldLookup(k string) *fieldPlan {
+	var buf [64]byte
+	b := buf[:0]
+	for _, r := range k {
+		b = utf8.AppendRune(b, foldRune(r))
+	}
+	return p.byFold[string(b)]
+}
+
+// foldKey maps s to a key shared by exactly the strings equal to s under
+// strings.EqualFold: every rune becomes the smallest rune of its simple
+// case-folding orbit.
+func foldKey(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = utf8.AppendRune(b, foldRune(r))
+	}
+	return string(b)
+}
+
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - ('a' - 'A')
+		}
+		return r
+	}
+	m := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		m = min(m, f)
+	}
+	return m
+}
+
+// Marshal encodes a struct or a pointer to a struct into an item, exactly
+// as attributevalue.MarshalMap does. Other values are passed to
+// attributevalue.MarshalMap.
+func Marshal(v any) (map[string]types.AttributeValue, error) {
+	rv := reflect.ValueOf(v)
+	addr := false
+	switch rv.Kind() {
+	case reflect.Struct:
+	case reflect.Pointer:
+		if rv.IsNil() || rv.Type().Elem().Kind() != reflect.Struct {
+			return attributevalue.MarshalMap(v)
+		}
+		rv, addr = rv.Elem(), true
+	default:
+		return attributevalue.MarshalMap(v)
+	}
+	t := rv.Type()
+	if isTime(t) || t.Implements(marshalerType) || (addr && reflect.PointerTo(t).Implements(marshalerType)) {
+		return attributevalue.MarshalMap(v)
+	}
+	p, err := PlanOf(t)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]types.AttributeValue, len(p.plans))
+	a := &arena{hint: p.sizes.get()}
+	err = p.encodeInto(rv, addr, m, a)
+	p.sizes.remember(a)
+	if err != nil {
+		return map[string]types.AttributeValue{}, err
+	}
+	return m, nil
+}
+
+// Unmarshal decodes an item into the struct out points to, exactly as
+// attributevalue.UnmarshalMap does. Other targets are passed to
+// attributevalue.UnmarshalMap.
+func Unmarshal(m map[string]types.AttributeValue, out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem().Kind() != reflect.Struct ||
+		rv.Type().Implements(unmarshalerType) || isTime(rv.Type().Elem()) {
+		return attributevalue.UnmarshalMap(m, out)
+	}
+	p, err := PlanOf(rv.Type().Elem())
+	if err != nil {
+		return err
+	}
+	return p.decodeFrom(m, rv.Elem())
+}

@@ -1,0 +1,246 @@
+package singletable
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Lint checks the registered model for what is legal but likely wrong,
+// without a network call:
+//
+//   - two entities whose keys can collide on the table or on an index (one
+//     would overwrite the other, or a read would return both);
+//   - a partition template with no placeholder: every item, or every read,
+//     on one partition (a hot partition);
+//   - more than 5 global secondary indexes (DynamoDB allows 20; each costs
+//     writes, and single-table designs rarely need more than a few
+//     overloaded ones);
+//   - a pattern or collection whose key condition also matches another
+//     entity's items: they cost reads, make pages short, and on an index that
+//     does not carry the entity type they cannot be told apart;
+//   - a pattern or collection whose declaration failed.
+//
+// Templates are compared as the sets of keys they can render, each
+// placeholder standing for one or more characters other than the
+// delimiter (digits for integers), so a finding means that some values
+// would collide, not that stored data does.
+
+// LintSeverity grades a finding.
+type LintSeverity int
+
+// Lint severities.
+const (
+	LintInfo    LintSeverity = iota // worth knowing; often intended
+	LintWarning                     // likely a cost or correctness problem
+	LintError                       // wrong: data can be overwritten or misread
+)
+
+// String names the severity: "info", "warning" or "error".
+func (s LintSeverity) String() string {
+	switch s {
+	case LintError:
+		return "error"
+	case LintWarning:
+		return "warning"
+	}
+	return "info"
+}
+
+// LintIssue is one finding of Lint.
+type LintIssue struct {
+	Severity LintSeverity
+	Subject  string // what it is about: "entity Order", "pattern PendingOrders", "table Shop"
+	Message  string
+}
+
+// String formats the finding as "severity: subject: message".
+func (i LintIssue) String() string {
+	return fmt.Sprintf("%s: %s: %s", i.Severity, i.Subject, i.Message)
+}
+
+// keyPlace is one entity's templates on the table or one index.
+type keyPlace struct {
+	m      *entityModel
+	ei     *entityIndex
+	pk, sk *template
+}
+
+// places lists, per index ("" for the table), the entities that write keys
+// there.
+func (t *Table) places() (names []string, by map[string][]keyPlace) {
+	t.mu.RLock()
+	entities := append([]*entityModel(nil), t.entityOrder...)
+	t.mu.RUnlock()
+	by = map[string][]keyPlace{}
+	names = []string{""}
+	for _, ix := range t.gsis {
+		names = append(names, ix.name)
+	}
+	for _, m := range entities {
+		by[""] = append(by[""], keyPlace{m: m, pk: m.pk, sk: m.sk})
+		for _, ei := range m.indexes {
+			by[ei.index.name] = append(by[ei.index.name], keyPlace{m: m, ei: ei, pk: ei.pk, sk: ei.sk})
+		}
+	}
+	return names, by
+}
+
+// Lint returns the model's findings, most severe first within each check.
+func (t *Table) Lint() []LintIssue {
+	var out []LintIssue
+	add := func(sev LintSeverity, subject, format string, args ...any) {
+		out = append(out, LintIssue{Severity: sev, Subject: subject, Message: fmt.Sprintf(format, args...)})
+	}
+	if n := len(t.gsis); n > recommendedMaxGSIs {
+		add(LintWarning, "table "+t.name, "%d global secondary indexes: more than %d; every write pays for each index it changes. Overload fewer indexes (several entities' templates in one GSI1PK/GSI1SK)", n, recommendedMaxGSIs)
+	}
+	names, by := t.places()
+	for _, index := range names {
+		where := "the table"
+		if index != "" {
+			where = "index " + index
+		}
+		ps := by[index]
+		for i, a := range ps {
+			if a.pk.constant() {
+				sev := LintWarning
+				if a.ei != nil && a.ei.when != nil {
+					sev = LintInfo
+				}
+				add(sev, "entity "+a.m.name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.raw, where)
+			}
+			for _, b := range ps[i+1:] {
+				if !collide(a, b, t.delim) {
+					continue
+				}
+				sev := LintWarning
+				if index == "" {
+					sev = LintError // one item would overwrite the other
+				}
+				add(sev, "entity "+a.m.name, "keys can collide with entity %s on %s: %s vs %s; give one of them a distinct literal prefix",
+					b.m.name, where, describePlace(a), describePlace(b))
+			}
+		}
+	}
+	for _, d := range t.reads.all() {
+		subject := "pattern " + d.name
+		if d.collection {
+			subject = "collection " + d.name
+		}
+		if d.err != nil {
+			add(LintError, subject, "%v", d.err)
+			continue
+		}
+		mem := d.members[0]
+		if mem.partTpl.constant() {
+			sev := LintWarning
+			if mem.ei != nil && mem.ei.when != nil {
+				sev = LintInfo
+			}
+			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.literalPrefix())
+		}
+		index := ""
+		if d.index != nil {
+			index = d.index.name
+		}
+		for _, other := range by[index] {
+			if d.hasMember(other.m) || !d.overMatches(other) {
+				continue
+			}
+			msg := fmt.Sprintf("its key condition (%s) also matches %s items (%s)", d.describeKeys(), other.m.name, describePlace(other))
+			switch {
+			case d.collection:
+				add(LintWarning, subject, "%s, which are not members: they come back in Unknown; add the entity to the collection or narrow it with SortBeginsWith", msg)
+			case !d.projects(t.typeAttr):
+				add(LintError, subject, "%s, and index %s does not carry the entity type: such items make the read fail; narrow the sort condition or project %s", msg, d.index.name, t.typeAttr)
+			default:
+				add(LintWarning, subject, "%s: they are filtered out by entity type, but still cost reads and shorten pages; narrow the sort condition", msg)
+			}
+		}
+	}
+	return out
+}
+
+func describePlace(p keyPlace) string {
+	s := fmt.Sprintf("%q", p.pk.raw)
+	if p.sk != nil {
+		s += fmt.Sprintf(" / %q", p.sk.raw)
+	}
+	return s
+}
+
+// collide reports whether two entities' templates can render the same key.
+func collide(a, b keyPlace, delim byte) bool {
+	if !intersects(a.pk.tokens(), b.pk.tokens(), delim) {
+		return false
+	}
+	if a.sk == nil || b.sk == nil {
+		return true
+	}
+	return intersects(a.sk.tokens(), b.sk.tokens(), delim)
+}
+
+func (d *readDecl) hasMember(m *entityModel) bool {
+	for _, mem := range d.members {
+		if mem.m == m {
+			return true
+		}
+	}
+	return false
+}
+
+// overMatches reports whether the read's key condition can match items
+// that entity place p writes.
+func (d *readDecl) overMatches(p keyPlace) bool {
+	delim := d.table.delim
+	mem := d.members[0]
+	if !intersects(mem.partTpl.tokens(), p.pk.tokens(), delim) {
+		return false
+	}
+	if p.sk == nil || mem.sk == nil {
+		return true
+	}
+	other := p.sk.tokens()
+	lit := mem.sk.literalPrefix()
+	switch d.sort {
+	case sortBeginsWith:
+		return intersects(other, prefixTokens(d.sortLit), delim)
+	case sortEquals:
+		return intersects(other, mem.sk.tokens(), delim)
+	case sortDefault:
+		if d.collection || lit == "" {
+			return true
+		}
+		return intersects(other, prefixTokens(lit), delim)
+	case sortPrefix, sortBetween:
+		return lit == "" || intersects(other, prefixTokens(lit), delim)
+	case sortLT, sortLE:
+		return !sortsAfter(p.sk.literalPrefix(), lit)
+	}
+	return !sortsAfter(lit, p.sk.literalPrefix()) // sortGT, sortGE
+}
+
+// sortsAfter reports whether every string starting with a sorts after every
+// string starting with b: they differ at a byte where a's is greater.
+func sortsAfter(a, b string) bool {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return a[i] > b[i]
+		}
+	}
+	return false
+}
+
+// LintReport formats findings one per line, or "no findings".
+func LintReport(issues []LintIssue) string {
+	if len(issues) == 0 {
+		return "no findings\n"
+	}
+	var b strings.Builder
+	for _, i := range issues {
+		b.WriteString(i.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,89 @@
+package singletable
+
+// Read-side options: bits 8-23 of optKind (core uses 0-7, the write side
+// 24-47).
+const (
+	optAfter optKind = 1 << (8 + iota)
+	optFilter
+	optProject
+	optFetchFull
+	optAscending
+	optUpTo
+	optPartial
+)
+
+// readSettings is what the read-side options add up to; settings holds one.
+type readSettings struct {
+	cursor    string
+	hasCursor bool
+	filter    Cond
+	project   []string
+	fetchFull bool
+	ascending bool
+	upTo      any
+	hasUpTo   bool
+	partial   bool
+}
+
+// After resumes a query after the page that returned cursor (Page.Cursor).
+// The cursor must come from the same pattern and the same partition, read
+// through a DB with the same cursor key; any other, or a tampered one, is a
+// *CursorError (ErrInvalidCursor) and no request is sent. An empty cursor
+// starts from the beginning.
+func After(cursor string) Option {
+	return Option{optAfter, "After", func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
+}
+
+// Filter keeps only the items for which c holds, on fields that are not
+// keys of the index read. DynamoDB applies filters after reading: filtered
+// items still cost read capacity (and count toward the 1 MB page), so a
+// pattern that filters most of what it reads is a sign that it needs its own
+// key or index. Limit still counts matching items: the query reads further
+// pages until it has them. Several Filter options must all hold.
+func Filter(c Cond) Option {
+	return Option{optFilter, "Filter", func(s *settings) { s.read.filter = And(s.read.filter, c) }}
+}
+
+// Project asks only for the named fields (Go names), to save bandwidth.
+// DynamoDB still charges for the whole item read. The keys and the entity
+// type are always fetched too, so results decode and paginate as usual;
+// fields written in the item's key templates are recovered from the keys;
+// the other fields are left at their zero values.
+func Project(fields ...string) Option {
+	fs := append([]string(nil), fields...)
+	return Option{optProject, "Project", func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+}
+
+// FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
+// items: after each page, one BatchGetItem (per 100 items) reads them from
+// the table. Without it, such a query returns what the index holds: the
+// fields recoverable from the keys, plus the included attributes. An item
+// deleted between the query and the batch read is left out.
+func FetchFull() Option {
+	return Option{optFetchFull, "FetchFull", func(s *settings) { s.read.fetchFull = true }}
+}
+
+// Ascending returns query results in ascending sort-key order, overriding a
+// pattern declared Descending.
+func Ascending() Option {
+	return Option{optAscending, "Ascending", func(s *settings) { s.read.ascending = true }}
+}
+
+// UpTo gives the upper bound of a SortBetween pattern; the params of Query
+// are the lower bound. Both bounds are inclusive, and a bound that leaves
+// trailing sort fields empty covers every key that starts with it: between
+// Order{Date: "2024-01-01"} and UpTo(Order{Date: "2024-01-31"}) includes
+// every order of January 31st, whatever its ID. upper must be of the
+// pattern's entity type.
+func UpTo(upper any) Option {
+	return Option{optUpTo, "UpTo", func(s *settings) { s.read.upTo, s.read.hasUpTo = upper, true }}
+}
+
+// PartialMatch lets the last sort field given in params match as a prefix
+// of the stored value, for SortPrefix patterns: Date "2024-01" matches every
+// date of January 2024. Without it, a sort prefix always ends after a whole
+// value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
+// must be a string.
+func PartialMatch() Option {
+	return Option{optPartial, "PartialMatch", func(s *settings) { s.read.partial = true }}
+}

@@ -1,0 +1,521 @@
+package singletable
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Named access patterns
+//
+// A pattern is one way the application reads an entity, declared once with
+// a name: the index it reads (the table or a GSI), the partition template
+// and the sort-key condition. It is checked against the model as it is
+// declared: the index must exist and the entity must write a key into it,
+// the partition template must be what the entity writes there (with
+// placeholders given by the query's params, or fixed to literal text:
+// "STATUS#PENDING" for an entity writing "STATUS#{Status}"), and the sort
+// condition must fit the entity's sort template. Every pattern reads one
+// partition: no pattern ever needs a Scan.
+//
+//	var ListUserOrders = Orders.Pattern("ListUserOrders").
+//		Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
+//
+// The builder methods each return a new pattern, validated as a whole, so
+// their order does not matter; Err reports the first problem (a *ModelError
+// matching ErrInvalidModel), Must panics with it, and a query on a pattern
+// with an error returns that error without sending anything. A pattern is
+// registered on its table under its name, for the access-pattern sheet and
+// lint (see Table.Sheet and Table.Lint); names are unique per table,
+// collections included. Declare each pattern in one expression, at package
+// level: deriving two patterns from one unfinished builder gives two
+// patterns with the same name, of which the table keeps the last.
+//
+// Sort-key conditions take their values from the query's params, a T
+// whose sort fields are set as far as the query needs them, and are
+// prefix-safe: a sort prefix always ends after a whole value, so that with
+// "ORDER#{ID}#{Line}" the ID 1 never matches ID 10 (PartialMatch asks for
+// a partial last value explicitly). The rules per condition:
+//
+//	SortEquals          = the full sort key (every sort field given)
+//	SortPrefix          begins_with the leading sort fields given; = when all are
+//	SortBeginsWith(p)   begins_with the literal prefix p
+//	SortBetween         params .. UpTo(upper), both inclusive; a bound that
+//	                    stops before the last sort field covers every key that
+//	                    starts with it (to Date 31 includes every ID of the 31st)
+//	SortLessThan        < the keys starting with params (all of them excluded)
+//	SortLessOrEqual     <= the keys starting with params (all of them included)
+//	SortGreaterThan     > the keys starting with params (all of them excluded)
+//	SortGreaterOrEqual  >= the keys starting with params (all of them included)
+//
+// Without a sort condition a pattern reads the keys that begin with the
+// literal text of the entity's sort template before its first placeholder
+// ("ORDER#" for "ORDER#{Date}#{ID}"), so that it never reads other
+// entities' items that it could not return. A pattern on the table whose
+// sort key is given whole (SortEquals, or a table without a sort key) runs
+// as GetItem; every other pattern runs as Query.
+type Pattern[T any] struct {
+	d *readDecl
+}
+
+type sortOp int
+
+const (
+	sortDefault sortOp = iota
+	sortEquals
+	sortPrefix
+	sortBeginsWith
+	sortBetween
+	sortLT
+	sortLE
+	sortGT
+	sortGE
+)
+
+var sortOpNames = [...]string{
+	sortDefault: "", sortEquals: "SortEquals", sortPrefix: "SortPrefix", sortBeginsWith: "SortBeginsWith",
+	sortBetween: "SortBetween", sortLT: "SortLessThan", sortLE: "SortLessOrEqual", sortGT: "SortGreaterThan", sortGE: "SortGreaterOrEqual",
+}
+
+// readDecl is a named read, pattern or collection, as declared and as
+// resolved against the model.
+type readDecl struct {
+	id         uint64
+	table      *Table
+	name       string
+	collection bool
+	entities   []*entityModel
+	indexName  string // "" for the table
+	partRaw    string // "" for the entity's own template (patterns only)
+	sort       sortOp
+	sortLit    string
+	sortCalls  int
+	descending bool
+	nameErr    error
+
+	// Resolved by resolve; err is set instead when the declaration is wrong.
+	err     error
+	index   *GSI // nil: the table
+	members []*readMember
+	labels  []string // the partition's labels, in order of first use
+}
+
+// readMember is one entity a read returns, with its templates on the index
+// read.
+type readMember struct {
+	m       *entityModel
+	ei      *entityIndex // nil on the table
+	pk, sk  *template    // what the entity writes into the index's keys
+	part    []binding    // how the read's partition gives pk's placeholders
+	partTpl *template    // pk with the fixed placeholders as literal text
+}
+
+var readIDs atomic.Uint64
+
+// Pattern starts the declaration of a named access pattern of the entity.
+// See Pattern for the rules.
+func (e *Entity[T]) Pattern(name string) *Pattern[T] {
+	d := &readDecl{id: readIDs.Add(1), table: e.m.table, name: name, entities: []*entityModel{e.m}}
+	d.nameErr = d.table.reads.checkName(d)
+	d.resolve()
+	d.table.reads.put(d)
+	return &Pattern[T]{d: d}
+}
+
+// with returns a copy of the pattern changed by f and validated anew.
+func (p *Pattern[T]) with(f func(*readDecl)) *Pattern[T] {
+	return &Pattern[T]{d: p.d.with(f)}
+}
+
+func (d *readDecl) with(f func(*readDecl)) *readDecl {
+	c := *d
+	c.entities = slices.Clone(d.entities)
+	f(&c)
+	c.resolve()
+	c.table.reads.put(&c)
+	return &c
+}
+
+// On makes the pattern read the named global secondary index. Without On, a
+// pattern reads the table, or, if the partition template is not what the
+// entity writes into the table's partition key, the one index whose
+// partition key it is.
+func (p *Pattern[T]) On(index string) *Pattern[T] {
+	return p.with(func(d *readDecl) { d.indexName = index })
+}
+
+// Partition sets the partition template: the entity's template on the
+// index, with {Field} placeholders that the query's params give, or with
+// some placeholders fixed to literal values ("STATUS#PENDING"). Without it,
+// the pattern uses the entity's template on the index as is.
+func (p *Pattern[T]) Partition(template string) *Pattern[T] {
+	return p.with(func(d *readDecl) { d.partRaw = template })
+}
+
+func (p *Pattern[T]) sortBy(op sortOp, lit string) *Pattern[T] {
+	return p.with(func(d *readDecl) { d.sort, d.sortLit = op, lit; d.sortCalls++ })
+}
+
+// SortEquals matches the sort key rendered from every sort field of the
+// params. On the table, the pattern runs as GetItem.
+func (p *Pattern[T]) SortEquals() *Pattern[T] { return p.sortBy(sortEquals, "") }
+
+// SortPrefix matches the sort keys that begin with the leading sort fields
+// the params give, each whole (see PartialMatch); all of them: equality.
+func (p *Pattern[T]) SortPrefix() *Pattern[T] { return p.sortBy(sortPrefix, "") }
+
+// SortBeginsWith matches the sort keys that begin with the literal prefix,
+// which must be the start of some key the entity writes. A literal prefix
+// may stop inside a value ("ORDER#2024-01" for every order of January): it
+// is taken as written.
+func (p *Pattern[T]) SortBeginsWith(prefix string) *Pattern[T] {
+	return p.sortBy(sortBeginsWith, prefix)
+}
+
+// SortBetween matches the sort keys from the params to the UpTo option's
+// value, both inclusive. See Pattern for how partial bounds extend.
+func (p *Pattern[T]) SortBetween() *Pattern[T] { return p.sortBy(sortBetween, "") }
+
+// SortLessThan matches the sort keys below every key that starts with the
+// params' sort fields.
+func (p *Pattern[T]) SortLessThan() *Pattern[T] { return p.sortBy(sortLT, "") }
+
+// SortLessOrEqual matches the sort keys up to, and including, every key
+// that starts with the params' sort fields.
+func (p *Pattern[T]) SortLessOrEqual() *Pattern[T] { return p.sortBy(sortLE, "") }
+
+// SortGreaterThan matches the sort keys above every key that starts with
+// the params' sort fields.
+func (p *Pattern[T]) SortGreaterThan() *Pattern[T] { return p.sortBy(sortGT, "") }
+
+// SortGreaterOrEqual matches the sort keys from the first key that starts
+// with the params' sort fields on.
+func (p *Pattern[T]) SortGreaterOrEqual() *Pattern[T] { return p.sortBy(sortGE, "") }
+
+// Descending makes the pattern return items in descending sort-key order
+// by default (the Ascending option overrides it for one query).
+func (p *Pattern[T]) Descending() *Pattern[T] {
+	return p.with(func(d *readDecl) { d.descending = true })
+}
+
+// Err is the pattern's declaration error, a *ModelError (ErrInvalidModel),
+// or nil.
+func (p *Pattern[T]) Err() error { return p.d.err }
+
+// Must returns the pattern, or panics with its declaration error: for
+// package-level declarations, which then fail when the program starts.
+func (p *Pattern[T]) Must() *Pattern[T] {
+	if p.d.err != nil {
+		panic(p.d.err)
+	}
+	return p
+}
+
+// Name is the pattern's name.
+func (p *Pattern[T]) Name() string { return p.d.name }
+
+// Index is the name of the index the pattern reads; "" for the table.
+func (p *Pattern[T]) Index() string {
+	if p.d.index == nil {
+		return ""
+	}
+	return p.d.index.name
+}
+
+// Operation is the request the pattern sends: "GetItem" or "Query".
+func (p *Pattern[T]) Operation() string { return p.d.operation() }
+
+// KeyCondition describes the pattern's key condition over its templates,
+// as the access-pattern sheet prints it.
+func (p *Pattern[T]) KeyCondition() string { return p.d.describeKeys() }
+
+func (d *readDecl) operation() string {
+	if d.isGet() {
+		return "GetItem"
+	}
+	return "Query"
+}
+
+// isGet reports whether the read is a GetItem: a pattern on the table whose
+// sort key, if any, is given whole.
+func (d *readDecl) isGet() bool {
+	if d.err != nil || d.collection || d.index != nil {
+		return false
+	}
+	return d.table.sk == "" || d.sort == sortEquals
+}
+
+// pkAttr and skAttr are the key attributes of the index read.
+func (d *readDecl) pkAttr() string {
+	if d.index != nil {
+		return d.index.pk
+	}
+	return d.table.pk
+}
+
+func (d *readDecl) skAttr() string {
+	if d.index != nil {
+		return d.index.sk
+	}
+	return d.table.sk
+}
+
+// keyAttrs lists, sorted, the attributes of a key to resume a query from:
+// the table's keys, and the index's.
+func (d *readDecl) keyAttrs() []string {
+	out := []string{d.table.pk}
+	for _, a := range []string{d.table.sk, d.pkAttr(), d.skAttr()} {
+		if a != "" && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// projects reports whether the index read carries attribute attr.
+func (d *readDecl) projects(attr string) bool {
+	if d.index == nil || d.index.projection == types.ProjectionTypeAll {
+		return true
+	}
+	if slices.Contains(d.keyAttrs(), attr) {
+		return true
+	}
+	return d.index.projection == types.ProjectionTypeInclude && slices.Contains(d.index.nonKeyAttrs, attr)
+}
+
+// fullItems reports whether the index read carries whole items.
+func (d *readDecl) fullItems() bool {
+	return d.index == nil || d.index.projection == types.ProjectionTypeAll
+}
+
+// resolve checks the declaration against the model and fills in the
+// resolved fields, or err.
+func (d *readDecl) resolve() {
+	d.err, d.index, d.members, d.labels = nil, nil, nil, nil
+	if err := d.check(); err != nil {
+		d.err = err
+		d.index, d.members, d.labels = nil, nil, nil
+	}
+}
+
+func (d *readDecl) fail(format string, args ...any) error {
+	e := &ModelError{Table: d.table.name, Template: d.partRaw}
+	what := "pattern"
+	if d.collection {
+		what = "collection"
+		e.Entity = "collection " + d.name
+	} else {
+		e.Entity = d.entities[0].name
+	}
+	e.Reason = fmt.Sprintf(what+" %s: ", d.name) + fmt.Sprintf(format, args...)
+	return e
+}
+
+func (d *readDecl) check() error {
+	t := d.table
+	if d.name == "" {
+		return d.fail("the name is empty")
+	}
+	if d.nameErr != nil {
+		return d.nameErr
+	}
+	if len(d.entities) == 0 {
+		return d.fail("no member entities")
+	}
+	for _, m := range d.entities {
+		if m.table != t {
+			return d.fail("entity %s is defined on table %s", m.name, m.table.name)
+		}
+	}
+	if d.collection && d.partRaw == "" {
+		return d.fail("no partition template")
+	}
+	if d.sortCalls > 1 {
+		return d.fail("the sort condition is given %d times", d.sortCalls)
+	}
+	var segs []labelSeg
+	if d.partRaw != "" {
+		var err error
+		if segs, err = parseLabels(d.partRaw); err != nil {
+			return d.fail("partition template: %v", err)
+		}
+	}
+	// Choose the index.
+	if d.indexName != "" {
+		ix, ok := t.GSI(d.indexName)
+		if !ok {
+			return d.fail("index %s is not declared on table %s", d.indexName, t.name)
+		}
+		d.index = ix
+	} else if !d.collection && segs != nil {
+		ix, err := d.pickIndex(segs)
+		if err != nil {
+			return err
+		}
+		d.index = ix
+	}
+	// Resolve each member on it.
+	formats := map[string]*placeholder{}
+	for _, m := range d.entities {
+		mem := &readMember{m: m, pk: m.pk, sk: m.sk}
+		if d.index != nil {
+			for _, ei := range m.indexes {
+				if ei.index == d.index {
+					mem.ei = ei
+				}
+			}
+			if mem.ei == nil {
+				return d.fail("entity %s writes no key into index %s (declare Index(%q, ...) on it)", m.name, d.index.name, d.index.name)
+			}
+			mem.pk, mem.sk = mem.ei.pk, mem.ei.sk
+		}
+		if segs == nil { // the entity's own template, each field a label
+			mem.part = make([]binding, 0)
+			for _, ph := range mem.pk.placeholders() {
+				mem.part = append(mem.part, binding{ph: ph, label: ph.field.GoName})
+			}
+		} else {
+			bs, err := unify(segs, mem.pk, m.fields, func(label string, ph *placeholder) error {
+				if !d.collection && label != ph.field.GoName {
+					return fmt.Errorf("{%s} stands where %q has {%s}", label, mem.pk.raw, ph.field.GoName)
+				}
+				if prev, ok := formats[label]; ok && !prev.sameFormat(ph) {
+					return fmt.Errorf("{%s} is a %s in one member's template and formatted differently in %s's %q", label, prev.field.Type, m.name, mem.pk.raw)
+				}
+				formats[label] = ph
+				return nil
+			})
+			if err != nil {
+				return d.fail("partition template %q does not match what entity %s writes into %s (%q): %v", d.partRaw, m.name, d.pkAttr(), mem.pk.raw, err)
+			}
+			mem.part = bs
+		}
+		for _, b := range mem.part {
+			if b.label != "" && !slices.Contains(d.labels, b.label) {
+				d.labels = append(d.labels, b.label)
+			}
+		}
+		mem.partTpl = specialise(mem.pk, mem.part)
+		d.members = append(d.members, mem)
+	}
+	return d.checkSort()
+}
+
+// pickIndex finds the index whose partition template the pattern's
+// partition matches: the table's if it does, or else exactly one GSI's.
+func (d *readDecl) pickIndex(segs []labelSeg) (*GSI, error) {
+	m := d.entities[0]
+	fits := func(tpl *template) bool {
+		_, err := unify(segs, tpl, m.fields, func(label string, ph *placeholder) error {
+			if label != ph.field.GoName {
+				return fmt.Errorf("mismatch")
+			}
+			return nil
+		})
+		return err == nil
+	}
+	if fits(m.pk) {
+		return nil, nil
+	}
+	var found []*GSI
+	writes := []string{fmt.Sprintf("%s %q", d.table.pk, m.pk.raw)}
+	for _, ei := range m.indexes {
+		writes = append(writes, fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw))
+		if fits(ei.pk) {
+			found = append(found, ei.index)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, d.fail("no index serves partition %q: entity %s writes %s; a read no index serves would need a Scan",
+			d.partRaw, m.name, strings.Join(writes, ", "))
+	case 1:
+		return found[0], nil
+	}
+	return nil, d.fail("partition %q fits several indexes (%s, %s): choose one with On", d.partRaw, found[0].name, found[1].name)
+}
+
+func (d *readDecl) checkSort() error {
+	if d.sort == sortDefault {
+		return nil
+	}
+	if d.skAttr() == "" {
+		where := "table " + d.table.name
+		if d.index != nil {
+			where = "index " + d.index.name
+		}
+		return d.fail("%s has no sort key, so %s does not apply", where, sortOpNames[d.sort])
+	}
+	if d.sort != sortBeginsWith {
+		if d.collection {
+			return d.fail("%s takes its bounds from one entity's fields: a collection takes SortBeginsWith only", sortOpNames[d.sort])
+		}
+		return nil
+	}
+	if d.sortLit == "" {
+		return d.fail("SortBeginsWith needs a non-empty prefix")
+	}
+	var tried []string
+	for _, mem := range d.members {
+		if mem.sk.admitsPrefix(d.sortLit) {
+			return nil
+		}
+		tried = append(tried, fmt.Sprintf("%s's %q", mem.m.name, mem.sk.raw))
+	}
+	return d.fail("no sort key written by %s starts with %q", strings.Join(tried, " or "), d.sortLit)
+}
+
+// describeKeys writes the key condition over the templates, for the sheet.
+func (d *readDecl) describeKeys() string {
+	if d.err != nil || len(d.members) == 0 {
+		return ""
+	}
+	mem := d.members[0]
+	part := d.partRaw
+	if part == "" {
+		part = mem.pk.raw
+	}
+	s := fmt.Sprintf("%s = %s", d.pkAttr(), part)
+	sk := d.skAttr()
+	if sk == "" {
+		return s
+	}
+	tpl := ""
+	if mem.sk != nil {
+		tpl = mem.sk.raw
+	}
+	switch d.sort {
+	case sortDefault:
+		if d.collection {
+			return s
+		}
+		if lit := mem.sk.literalPrefix(); lit != "" {
+			return s + fmt.Sprintf(" AND begins_with(%s, %q)", sk, lit)
+		}
+		return s
+	case sortEquals:
+		return s + fmt.Sprintf(" AND %s = %s", sk, tpl)
+	case sortPrefix:
+		return s + fmt.Sprintf(" AND begins_with(%s, %s…)", sk, leadingTemplate(mem.sk))
+	case sortBeginsWith:
+		return s + fmt.Sprintf(" AND begins_with(%s, %q)", sk, d.sortLit)
+	case sortBetween:
+		return s + fmt.Sprintf(" AND %s BETWEEN %s… AND %s…", sk, leadingTemplate(mem.sk), leadingTemplate(mem.sk))
+	}
+	op := map[sortOp]string{sortLT: "<", sortLE: "<=", sortGT: ">", sortGE: ">="}[d.sort]
+	return s + fmt.Sprintf(" AND %s %s %s…", sk, op, leadingTemplate(mem.sk))
+}
+
+// leadingTemplate is the template text up to the end of its first
+// placeholder: "ORDER#{Date}" for "ORDER#{Date}#{ID}".
+func leadingTemplate(t *template) string {
+	i := strings.IndexByte(t.raw, '}')
+	if i < 0 {
+		return t.raw
+	}
+	return t.raw[:i+1]
+}

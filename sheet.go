@@ -1,0 +1,133 @@
+package singletable
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The access-pattern sheet: the table the seeds recommend writing down
+// before modeling, generated from the registered model so that it never
+// drifts from the code. It lists every named pattern and collection (the
+// request each sends, the index, the key condition over the templates, the
+// entities it returns), then the table layout: each entity's templates for
+// the table's keys and for each index, and the indexes themselves.
+
+// Sheet returns the table's access-pattern sheet in Markdown.
+func (t *Table) Sheet() string {
+	var b strings.Builder
+	_ = t.WriteSheet(&b)
+	return b.String()
+}
+
+// WriteSheet writes the table's access-pattern sheet in Markdown to w.
+func (t *Table) WriteSheet(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Table %s\n\n", t.name)
+	keys := "partition key `" + t.pk + "`"
+	if t.sk != "" {
+		keys += ", sort key `" + t.sk + "`"
+	}
+	fmt.Fprintf(&b, "Keys: %s; entity type in `%s`.\n\n", keys, t.typeAttr)
+
+	b.WriteString("## Access patterns\n\n")
+	b.WriteString("| # | Pattern | Operation | Index | Key condition | Returns |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for i, d := range t.reads.all() {
+		op, index, cond := d.operation(), "table", d.describeKeys()
+		if d.index != nil {
+			index = d.index.name
+			if d.index.projection != types.ProjectionTypeAll {
+				index += " (" + string(d.index.projection) + ")"
+			}
+		}
+		if d.descending {
+			op += ", descending"
+		}
+		if d.err != nil {
+			op, cond = "invalid", d.err.Error()
+		}
+		var names []string
+		for _, m := range d.entities {
+			names = append(names, m.name)
+		}
+		name := d.name
+		if d.collection {
+			name += " (collection)"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", i+1, cell(name), op, cell(index), code(cond), cell(strings.Join(names, ", ")))
+	}
+
+	b.WriteString("\n## Table layout\n\n")
+	head := []string{"Entity", t.pk}
+	if t.sk != "" {
+		head = append(head, t.sk)
+	}
+	for _, ix := range t.gsis {
+		head = append(head, ix.pk)
+		if ix.sk != "" {
+			head = append(head, ix.sk)
+		}
+	}
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
+	t.mu.RLock()
+	entities := append([]*entityModel(nil), t.entityOrder...)
+	t.mu.RUnlock()
+	for _, m := range entities {
+		row := []string{cell(m.name), code(m.pk.raw)}
+		if t.sk != "" {
+			row = append(row, code(m.sk.raw))
+		}
+		for _, ix := range t.gsis {
+			var ei *entityIndex
+			for _, e := range m.indexes {
+				if e.index == ix {
+					ei = e
+				}
+			}
+			pk, sk := "", ""
+			if ei != nil {
+				pk = code(ei.pk.raw)
+				if ei.when != nil {
+					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
+				}
+				if ei.sk != nil {
+					sk = code(ei.sk.raw)
+				}
+			}
+			row = append(row, pk)
+			if ix.sk != "" {
+				row = append(row, sk)
+			}
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+
+	if len(t.gsis) > 0 {
+		b.WriteString("\n## Indexes\n\n")
+		b.WriteString("| Index | Partition key | Sort key | Projection |\n|---|---|---|---|\n")
+		for _, ix := range t.gsis {
+			proj := string(ix.projection)
+			if ix.projection == types.ProjectionTypeInclude {
+				proj += " " + strings.Join(ix.nonKeyAttrs, ", ")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.name), cell(ix.pk), cell(ix.sk), cell(proj))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cell escapes text for a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// code writes text as inline code in a table cell.
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + cell(s) + "`"
+}
