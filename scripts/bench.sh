@@ -11,7 +11,7 @@
 #   BENCH_ROUNDS=6       in-process rounds (every variant of an op once per round, interleaved)
 #   BENCH_TIME=0.5s      -benchtime of each in-process run
 #   BENCH_HTTP_ROUNDS=3  rounds through the SDK's HTTP stack (BenchmarkOverheadHTTP; 0 skips it)
-#   BENCH_E2E_ROUNDS=5   end-to-end rounds against DynamoDB Local (0 skips them)
+#   BENCH_E2E_ROUNDS=8   end-to-end rounds against DynamoDB Local (0 skips them)
 #   BENCH_E2E_TIME=1s    -benchtime of each end-to-end run
 #   BENCH_PROFILE_TIME=3s  -benchtime of each profiled run
 # About 3-4 minutes on 2 cores with the defaults.
@@ -29,7 +29,7 @@ GO=${GO:-go}
 ROUNDS=${BENCH_ROUNDS:-6}
 TIME=${BENCH_TIME:-0.5s}
 HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
-E2E_ROUNDS=${BENCH_E2E_ROUNDS:-5}
+E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
 E2E_TIME=${BENCH_E2E_TIME:-1s}
 PROFILE_TIME=${BENCH_PROFILE_TIME:-3s}
 OPS=(Put Get Query25 TxWrite3 BatchWrite100)
