@@ -44,6 +44,9 @@ type batchItem struct {
 	key   map[string]types.AttributeValue
 	item  map[string]types.AttributeValue // a put's encoded item
 	id    string                          // formatKey(key)
+	// bytes is the request's share of the 16 MB limit: itemSize of the
+	// put's item or the delete's key, computed once when prepared.
+	bytes int
 }
 
 // BatchPut puts items of entity e in a BatchWrite. BatchWriteItem takes no
@@ -188,7 +191,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 				if err != nil {
 					return nil, err
 				}
-				p.key = k
+				p.key, p.bytes = k, itemSize(k)
 			} else {
 				v := reflect.New(m.typ).Elem()
 				v.Set(it.value)
@@ -196,7 +199,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 					m.setVersion(v, m.versionOf(v)+1)
 				}
 				m.stamp(v, now)
-				item, err := m.item(v)
+				item, size, err := m.item(v)
 				if err != nil {
 					var ie *InputError
 					if errors.As(err, &ie) {
@@ -204,7 +207,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 					}
 					return nil, err
 				}
-				p.item, p.key = item, m.keyOfItem(item)
+				p.item, p.bytes, p.key = item, size, m.keyOfItem(item)
 			}
 			p.id = formatKey(p.key)
 			if j, dup := seen[p.id]; dup {
@@ -225,13 +228,6 @@ func (it *batchItem) request() types.WriteRequest {
 		return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it.key}}
 	}
 	return types.WriteRequest{PutRequest: &types.PutRequest{Item: it.item}}
-}
-
-func (it *batchItem) size() int {
-	if it.del {
-		return itemSize(it.key)
-	}
-	return itemSize(it.item)
 }
 
 func (it *batchItem) unprocessed() BatchItem {
@@ -259,7 +255,7 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 		return nil, err
 	}
 	var out []*dynamodb.BatchWriteItemInput
-	for _, c := range chunk(len(items), maxBatchWrite, func(i int) int { return items[i].size() }) {
+	for _, c := range chunk(len(items), maxBatchWrite, func(i int) int { return items[i].bytes }) {
 		part := make([]*batchItem, len(c))
 		for j, i := range c {
 			part[j] = items[i]
@@ -348,7 +344,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...Option) err
 		}
 		return left, nil
 	}
-	sizes := func(i int) int { return items[i].size() }
+	sizes := func(i int) int { return items[i].bytes }
 	left, requests, stopErr := db.runBatch(ctx, len(items), maxBatchWrite, sizes, conc, policy, send)
 	if len(left) == 0 {
 		return nil

@@ -98,20 +98,22 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 }
 
 // item encodes struct value v as a complete item: its fields, the entity
-// type, the primary key and the key of every index it belongs to.
-func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, error) {
-	item := make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
+// type, the primary key and the key of every index it belongs to. size is
+// the item's itemSize, which the callers keep: transactions and batches
+// need it again for their own limits, and it costs a walk of the item.
+func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, size int, err error) {
+	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
 	if err := m.plan.Encode(v, item); err != nil {
-		return nil, fmt.Errorf("singletable: entity %s: %w", m.name, err)
+		return nil, 0, fmt.Errorf("singletable: entity %s: %w", m.name, err)
 	}
 	if err := m.addKey(item, v); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: m.name}
 	for _, ei := range m.indexes {
 		pk, sk, ok, err := m.indexKey(ei, v)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if !ok {
 			continue
@@ -121,10 +123,11 @@ func (m *entityModel) item(v reflect.Value) (map[string]types.AttributeValue, er
 			item[ei.index.sk] = &types.AttributeValueMemberS{Value: sk}
 		}
 	}
-	if n := itemSize(item); n > maxItemBytes {
-		return nil, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", n, maxItemBytes)}
+	size = itemSize(item)
+	if size > maxItemBytes {
+		return nil, 0, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", size, maxItemBytes)}
 	}
-	return item, nil
+	return item, size, nil
 }
 
 // decode checks that item is of this entity and decodes it into v, which

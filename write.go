@@ -44,7 +44,9 @@ type action struct {
 	guardValue string
 	owner      map[string]types.AttributeValue
 
-	key, item    map[string]types.AttributeValue
+	key, item map[string]types.AttributeValue
+	// itemBytes is itemSize(item), computed once when the item is encoded.
+	itemBytes    int
 	update, cond string
 	names        map[string]string
 	values       map[string]types.AttributeValue
@@ -103,6 +105,7 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		key: m.guardKey(f, value), whenExists: ErrUniqueViolation, whenMissing: ErrConditionFailed}
 	if kind == actPut {
 		g.item = m.guardItem(f, value, owner)
+		g.itemBytes = itemSize(g.item)
 	}
 	var b expr.Builder
 	if err := g.setCond(m.ownedBy(owner), &b); err != nil {
@@ -140,7 +143,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 	}
 	now := db.now()
 	m.stamp(v, now)
-	item, err := m.item(v)
+	item, size, err := m.item(v)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -148,7 +151,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		}
 		return nil, err
 	}
-	a.item, a.key = item, m.keyOfItem(item)
+	a.item, a.itemBytes, a.key = item, size, m.keyOfItem(item)
 	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
@@ -419,7 +422,7 @@ func (a *action) transactItem(table string) types.TransactWriteItem {
 // size estimates the action's share of a transaction's 4 MB: its item or
 // key, its expressions and their values.
 func (a *action) size() int {
-	n := itemSize(a.key) + itemSize(a.item) + len(a.update) + len(a.cond) + itemSize(a.values)
+	n := itemSize(a.key) + a.itemBytes + len(a.update) + len(a.cond) + itemSize(a.values)
 	for k, v := range a.names {
 		n += len(k) + len(v)
 	}
