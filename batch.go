@@ -43,7 +43,7 @@ type batchItem struct {
 	value reflect.Value // the T value given (a put's item, a delete's key)
 	key   map[string]types.AttributeValue
 	item  map[string]types.AttributeValue // a put's encoded item
-	id    string                          // formatKey(key)
+	id    itemID                          // the table's idOf(key)
 	// bytes is the request's share of the 16 MB limit: itemSize of the
 	// put's item or the delete's key, computed once when prepared.
 	bytes int
@@ -171,25 +171,30 @@ func (e *Entity[T]) UnprocessedDeletes(err error) []T { return e.unprocessed(err
 func (e *Entity[T]) UnprocessedKeys(err error) []T { return e.unprocessed(err, "Get") }
 
 // prepareWrite encodes the items of a BatchWrite and checks them: entity
-// and table, unique fields, keys, item size, duplicates.
-func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
-	var items []*batchItem
-	seen := map[string]int{}
+// and table, unique fields, keys, item size, duplicates. index gives each
+// item's position by its itemID.
+func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index map[itemID]int, err error) {
+	n := 0
+	for _, g := range ops {
+		n += len(g.items)
+	}
+	items = make([]*batchItem, 0, n)
+	index = make(map[itemID]int, n)
 	now := db.now()
 	for _, g := range ops {
 		for _, it := range g.items {
 			m := it.m
 			if err := db.checkTable(op, m); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(m.w.unique) > 0 {
-				return nil, &InputError{Op: op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", m.name)}
+				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", m.name)}
 			}
 			p := &batchItem{m: m, del: it.del, value: it.value}
 			if it.del {
 				k, err := m.key(it.value)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				p.key, p.bytes = k, itemSize(k)
 			} else {
@@ -203,24 +208,24 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) ([]*batchItem, error) {
 				if err != nil {
 					var ie *InputError
 					if errors.As(err, &ie) {
-						return nil, &LimitError{Op: op, Reason: fmt.Sprintf("item %d: %s", len(items), ie.Reason)}
+						return nil, nil, &LimitError{Op: op, Reason: fmt.Sprintf("item %d: %s", len(items), ie.Reason)}
 					}
-					return nil, err
+					return nil, nil, err
 				}
 				p.item, p.bytes, p.key = item, size, m.keyOfItem(item)
 			}
-			p.id = formatKey(p.key)
-			if j, dup := seen[p.id]; dup {
-				return nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), p.id)}
+			p.id = db.table.idOf(p.key)
+			if j, dup := index[p.id]; dup {
+				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), formatKey(p.key))}
 			}
-			seen[p.id] = len(items)
+			index[p.id] = len(items)
 			items = append(items, p)
 		}
 	}
 	if len(items) == 0 {
-		return nil, &InputError{Op: op, Reason: "no items"}
+		return nil, nil, &InputError{Op: op, Reason: "no items"}
 	}
-	return items, nil
+	return items, index, nil
 }
 
 func (it *batchItem) request() types.WriteRequest {
@@ -250,7 +255,7 @@ func (db *DB) writeInput(items []*batchItem) *dynamodb.BatchWriteItemInput {
 // BatchWriteInputs are the BatchWriteItem requests BatchWrite sends first:
 // the items in chunks of 25 (and 16 MB), in order, after the same checks.
 func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, error) {
-	items, err := db.prepareWrite("BatchWrite", ops)
+	items, _, err := db.prepareWrite("BatchWrite", ops)
 	if err != nil {
 		return nil, err
 	}
@@ -310,13 +315,9 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...Option) err
 	if err != nil {
 		return err
 	}
-	items, err := db.prepareWrite(op, ops)
+	items, index, err := db.prepareWrite(op, ops)
 	if err != nil {
 		return err
-	}
-	index := make(map[string]int, len(items))
-	for i, it := range items {
-		index[it.id] = i
 	}
 	send := func(ctx context.Context, idx []int) ([]int, error) {
 		part := make([]*batchItem, len(idx))
@@ -333,11 +334,11 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...Option) err
 				var key map[string]types.AttributeValue
 				switch {
 				case r.PutRequest != nil:
-					key = keyOf(db.table, r.PutRequest.Item)
+					key = r.PutRequest.Item // idOf reads only the key attributes
 				case r.DeleteRequest != nil:
 					key = r.DeleteRequest.Key
 				}
-				if i, ok := index[formatKey(key)]; ok {
+				if i, ok := index[db.table.idOf(key)]; ok {
 					left = append(left, i)
 				}
 			}
@@ -549,15 +550,15 @@ func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.
 		return nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
-	index := make(map[string]int, len(keys))
+	index := make(map[itemID]int, len(keys))
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
 			return nil, err
 		}
-		id := formatKey(k)
+		id := db.table.idOf(k)
 		if j, dup := index[id]; dup {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, id)}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
 		}
 		index[id] = i
 		ks[i] = k
@@ -593,9 +594,9 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 // there is none. left lists the keys still unread after the retry budget,
 // and err is what stopped the reads, if anything did.
 func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
-	index := make(map[string]int, len(keys))
+	index := make(map[itemID]int, len(keys))
 	for i, k := range keys {
-		index[formatKey(k)] = i
+		index[db.table.idOf(k)] = i
 	}
 	found = make([]map[string]types.AttributeValue, len(keys))
 	var mu sync.Mutex
@@ -611,14 +612,14 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		mu.Lock()
 		defer mu.Unlock()
 		for _, item := range res.Responses[db.name] {
-			if i, ok := index[formatKey(keyOf(db.table, item))]; ok {
+			if i, ok := index[db.table.idOf(item)]; ok {
 				found[i] = item
 			}
 		}
 		var left []int
 		for _, ka := range res.UnprocessedKeys {
 			for _, k := range ka.Keys {
-				if i, ok := index[formatKey(k)]; ok {
+				if i, ok := index[db.table.idOf(k)]; ok {
 					left = append(left, i)
 				}
 			}

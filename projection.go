@@ -94,11 +94,11 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
 	t := r.d.table
 	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
-	seen := map[string]int{}
+	seen := map[itemID]int{}
 	var keys []map[string]types.AttributeValue
 	for i, raw := range raws {
 		k := keyOf(t, raw)
-		id := formatKey(k)
+		id := t.idOf(k)
 		j, dup := seen[id]
 		if !dup {
 			j = len(keys)

@@ -163,13 +163,14 @@ func (tx *Tx) check(op string) error {
 	case n > maxTxActions:
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction has %d actions (guard items of unique values included); DynamoDB allows %d", n, maxTxActions)}
 	}
-	seen := map[string]int{}
+	seen := make(map[itemID]int, n)
 	size := 0
+	t := tx.db.table
 	for i, a := range tx.actions {
-		id := formatKey(a.key)
+		id := t.idOf(a.key)
 		if j, dup := seen[id]; dup {
 			return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
-				j, tx.actions[j].describe(), i, a.describe(), id)}
+				j, tx.actions[j].describe(), i, a.describe(), formatKey(a.key))}
 		}
 		seen[id] = i
 		size += a.size()
@@ -440,11 +441,11 @@ func (tg *GetTx) Input() (*dynamodb.TransactGetItemsInput, error) {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("%d reads; DynamoDB allows %d in one transaction", n, maxTxActions)}
 	}
 	in := &dynamodb.TransactGetItemsInput{TransactItems: make([]types.TransactGetItem, len(tg.gets))}
-	seen := map[string]int{}
+	seen := make(map[itemID]int, len(tg.gets))
 	for i, g := range tg.gets {
-		id := formatKey(g.key)
+		id := tg.db.table.idOf(g.key)
 		if j, dup := seen[id]; dup {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, id)}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, formatKey(g.key))}
 		}
 		seen[id] = i
 		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(tg.db.name), Key: g.key}}
