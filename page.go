@@ -282,11 +282,13 @@ func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...Option
 	}
 	var st runStats
 	next, err := r.run(ctx, db, r.s.limit, true, &st, func(item map[string]types.AttributeValue) (bool, bool, error) {
-		var v T
-		if err := r.mem.decode(r.op, item, reflect.ValueOf(&v).Elem(), r.parseKeys); err != nil {
+		// Decoded in place: a T decoded through reflect.ValueOf(&v) would
+		// escape to the heap, one allocation per item.
+		page.Items = append(page.Items, *new(T))
+		if err := r.mem.decode(r.op, item, reflect.ValueOf(&page.Items[len(page.Items)-1]).Elem(), r.parseKeys); err != nil {
+			page.Items = page.Items[:len(page.Items)-1]
 			return false, false, err
 		}
-		page.Items = append(page.Items, v)
 		return true, false, nil
 	})
 	page.Scanned, page.Requests = st.scanned, st.requests
@@ -338,8 +340,12 @@ func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...Option) 
 			return
 		}
 		stopped := false
+		// One T, reset before each item and yielded by value: decoded
+		// through reflect.ValueOf(&v), a fresh one per item would be an
+		// allocation each.
+		var v T
 		_, err = r.run(ctx, db, r.s.limit, false, &runStats{}, func(item map[string]types.AttributeValue) (bool, bool, error) {
-			var v T
+			v = zero
 			if err := r.mem.decode(r.op, item, reflect.ValueOf(&v).Elem(), r.parseKeys); err != nil {
 				return false, false, err
 			}
@@ -372,13 +378,13 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...Option) 
 	if r.s.limit != 0 || r.s.read.hasCursor {
 		return zero, &InputError{Op: r.op, Reason: "Get takes no Limit or After"}
 	}
-	var found []T
+	found := make([]T, 0, 2)
 	_, err = r.run(ctx, db, 2, false, &runStats{}, func(item map[string]types.AttributeValue) (bool, bool, error) {
-		var v T
-		if err := r.mem.decode(r.op, item, reflect.ValueOf(&v).Elem(), r.parseKeys); err != nil {
+		found = append(found, zero) // decoded in place, as in Query
+		if err := r.mem.decode(r.op, item, reflect.ValueOf(&found[len(found)-1]).Elem(), r.parseKeys); err != nil {
+			found = found[:len(found)-1]
 			return false, false, err
 		}
-		found = append(found, v)
 		return true, false, nil
 	})
 	switch {

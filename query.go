@@ -88,21 +88,27 @@ func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...Option)
 		return nil, err
 	}
 	var out []T
-	err = queryPages(ctx, db, e.m.name+".Query", in, s.limit, func(item map[string]types.AttributeValue) error {
-		var v T
-		if err := e.m.decode(item, reflect.ValueOf(&v).Elem()); err != nil {
-			return err
+	err = queryPages(ctx, db, e.m.name+".Query", in, s.limit, func(items []map[string]types.AttributeValue) error {
+		// Room for the whole page at once, and each item decoded in place:
+		// a T decoded through reflect.ValueOf(&v) would escape to the heap,
+		// one allocation per item.
+		out = slices.Grow(out, len(items))
+		for _, item := range items {
+			out = append(out, *new(T))
+			if err := e.m.decode(item, reflect.ValueOf(&out[len(out)-1]).Elem()); err != nil {
+				out = out[:len(out)-1] // as before: the items decoded until the error
+				return err
+			}
 		}
-		out = append(out, v)
 		return nil
 	})
 	return out, err
 }
 
-// queryPages sends in and its following pages, handing each item to yield,
-// until limit items were yielded (0: no limit) or the results end. Each
-// page asks only for the items still wanted.
-func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput, limit int, yield func(map[string]types.AttributeValue) error) error {
+// queryPages sends in and its following pages, handing each page's items
+// to yield, until limit items were yielded (0: no limit) or the results
+// end. Each page asks only for the items still wanted.
+func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput, limit int, yield func([]map[string]types.AttributeValue) error) error {
 	page := *in
 	n := 0
 	for {
@@ -113,12 +119,10 @@ func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput,
 		if err != nil {
 			return opError(op, err)
 		}
-		for _, item := range res.Items {
-			if err := yield(item); err != nil {
-				return err
-			}
-			n++
+		if err := yield(res.Items); err != nil {
+			return err
 		}
+		n += len(res.Items)
 		if len(res.LastEvaluatedKey) == 0 || (limit > 0 && n >= limit) {
 			return nil
 		}
