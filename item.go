@@ -3,10 +3,13 @@ package singletable
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // maxItemBytes is DynamoDB's item size limit: names and values, 400 KB.
@@ -243,13 +246,15 @@ func (m *entityModel) encodeValue(field string, v any, element bool) (types.Attr
 	default:
 		return nil, fmt.Errorf("field %s is a %s; got a %T", field, f.Type, v)
 	}
-	holder := reflect.New(m.typ).Elem()
-	fv, ok := settableField(holder, f.Index)
-	if !ok {
+	if !m.settable(f) {
 		return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", field)
 	}
-	fv.Set(rv)
-	av, ok, err := m.plan.EncodeField(holder, f)
+	fv := rv // the value as the field holds it
+	if fv.Type() != f.Type {
+		fv = reflect.New(f.Type).Elem() // an interface field, or another named type
+		fv.Set(rv)
+	}
+	av, ok, err := m.plan.EncodeFieldValue(f, fv)
 	if err != nil {
 		return nil, fmt.Errorf("field %s: %w", field, err)
 	}
@@ -257,6 +262,18 @@ func (m *entityModel) encodeValue(field string, v any, element bool) (types.Attr
 		return av, nil
 	}
 	return marshalValue(rv.Interface()) // omitted as empty: encode it plainly
+}
+
+// settable reports whether field f of a new struct value can be set: not
+// when it is unexported (an embedded struct with a tag name) or promoted
+// through a nil embedded pointer of an unexported type. Exported top-level
+// fields, the usual case, are answered without a struct value to check.
+func (m *entityModel) settable(f *codec.Field) bool {
+	if len(f.Index) == 1 && token.IsExported(f.GoName) {
+		return true
+	}
+	_, ok := settableField(reflect.New(m.typ).Elem(), f.Index)
+	return ok
 }
 
 // convertible allows the conversions a caller means and that lose nothing:

@@ -151,5 +151,33 @@ func checkEncodeFields(t *testing.T, v reflect.Value, item map[string]types.Attr
 		if ok != wantOK || !reflect.DeepEqual(av, want) {
 			t.Fatalf("EncodeField %s = %s (%v), attributevalue %s (%v)", f.Attr, formatAV(av), ok, formatAV(want), wantOK)
 		}
+		// EncodeFieldValue of the field's value, not addressable, encodes
+		// it as the addressable struct's field.
+		fv, reached := fieldValue(reflect.ValueOf(v.Elem().Interface()), f.Index)
+		if !reached || !fv.CanInterface() {
+			continue
+		}
+		av, ok, err = p.EncodeFieldValue(f, fv)
+		if err != nil {
+			t.Fatalf("EncodeFieldValue %s: %v", f.Attr, err)
+		}
+		if ok != wantOK || !reflect.DeepEqual(av, want) {
+			t.Fatalf("EncodeFieldValue %s = %s (%v), attributevalue %s (%v)", f.Attr, formatAV(av), ok, formatAV(want), wantOK)
+		}
 	}
+}
+
+// fieldValue reaches the field at index of struct v; false when an
+// embedded pointer on the way is nil.
+func fieldValue(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
 }

@@ -32,6 +32,9 @@ type fieldPlan struct {
 	first  int   // Index[0]
 	index  []int // the full index path when the field is promoted
 	nested bool  // len(index) > 1
+	// scalar is set when enc is a compiled scalar encoder, which does not
+	// look at addressability (EncodeFieldValue).
+	scalar bool
 	enc    encFn
 	dec    decFn
 }
@@ -129,6 +132,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 			first:  f.Index[0],
 			index:  f.Index,
 			nested: len(f.Index) > 1,
+			scalar: encNative(ft) && b.encScalar(ft, f.Tag) != nil,
 			enc:    b.encValue(ft, f.Tag),
 			dec:    b.decValue(ft, f.Tag),
 		}
@@ -287,6 +291,32 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 		return nil, false, nil
 	}
 	av, err := fp.enc(fv, addr, nil)
+	if err != nil || av == nil {
+		return nil, false, err
+	}
+	return av, true, nil
+}
+
+// EncodeFieldValue encodes fv, a value of field f's type, exactly as
+// EncodeField encodes that value in the field of an addressable struct,
+// without a struct to hold it. It returns false when the value is not
+// stored (omitted by omitempty and friends). Scalar fields are encoded
+// straight from fv; for other types, whose pointer-receiver Marshalers see
+// only addressable values, fv is first copied into an addressable value.
+func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValue, bool, error) {
+	fp, err := p.planOf(f)
+	if err != nil {
+		return nil, false, err
+	}
+	if !fv.IsValid() || fv.Type() != f.Type {
+		return nil, false, fmt.Errorf("codec: field %s of %s is a %v, not a %v", f.GoName, p.typ, f.Type, fv)
+	}
+	if !fp.scalar && !fv.CanAddr() {
+		c := reflect.New(fv.Type()).Elem()
+		c.Set(fv)
+		fv = c
+	}
+	av, err := fp.enc(fv, true, nil)
 	if err != nil || av == nil {
 		return nil, false, err
 	}
