@@ -104,32 +104,6 @@ func Increment(field string, n any) Option { return changeOption(change{changeIn
 // the field from going negative.
 func Decrement(field string, n any) Option { return changeOption(change{changeDecrement, field, n}) }
 
-// updatePlan is an Update resolved against the entity: the expression parts
-// and what the item becomes, as far as the request knows it.
-type updatePlan struct {
-	set, remove, add, del []string
-	// next holds the key fields and every field a Set or Remove gives a
-	// value; known says which fields of next are known.
-	next    reflect.Value
-	known   map[string]bool
-	changed map[string]fieldChange // top-level Go field -> its change
-}
-
-func (p *updatePlan) expression() string {
-	var update strings.Builder
-	for i, part := range [][]string{p.set, p.remove, p.add, p.del} {
-		if len(part) == 0 {
-			continue
-		}
-		if update.Len() > 0 {
-			update.WriteByte(' ')
-		}
-		update.WriteString([]string{"SET ", "REMOVE ", "ADD ", "DELETE "}[i])
-		update.WriteString(strings.Join(part, ", "))
-	}
-	return update.String()
-}
-
 // UpdateInput is the UpdateItem request Update sends. Options: Set, Remove,
 // Add, DeleteFromSet, Append, Prepend, SetIfNotExists, Increment, Decrement,
 // If, Upsert. An update that changes a unique field is a transaction built
@@ -160,20 +134,11 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	fail := func(format string, args ...any) error {
 		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
+	*plan = updatePlan{m: m, key: keyValue, changes: s.changes}
 	r := &resolver{m: m, b: b}
-	// next is the item as far as the update knows it: the key fields plus
-	// every field the update sets or removes.
-	next := reflect.New(m.typ).Elem()
-	next.Set(keyValue)
-	known := map[string]bool{}
-	for f := range m.keyFields {
-		known[f] = true
-	}
-	changed := map[string]fieldChange{}
-	var paths []string
-	for _, c := range s.changes {
+	for i, c := range s.changes {
 		name := changeNames[c.op]
-		top, _, _ := strings.Cut(strings.SplitN(c.field, "[", 2)[0], ".")
+		top := topField(c.field)
 		nested := top != c.field
 		f, ok := m.fields.ByGoName(top)
 		if !ok {
@@ -189,20 +154,16 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		if m.w.version != nil && top == m.w.version.GoName {
 			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", name, c.field)
 		}
-		for _, p := range paths {
-			if overlaps(p, c.field) {
+		for _, prev := range s.changes[:i] {
+			if p := prev.field; overlaps(p, c.field) {
 				if p == c.field {
 					return fail("field %s is changed twice in one update", c.field)
 				}
 				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
 			}
 		}
-		paths = append(paths, c.field)
 		if nested && (c.op == changeAdd || c.op == changeDeleteFromSet) {
 			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", name, c.field, name)
-		}
-		if prev, ok := changed[top]; !ok || !prev.unknown() {
-			changed[top] = fieldChange{op: c.op, path: c.field, nested: nested}
 		}
 		p, _, err := r.path(c.field)
 		if err != nil {
@@ -225,39 +186,21 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			if nested {
 				plan.set = append(plan.set, p+" = "+b.Value(av))
-				known[top] = false
 				continue
 			}
 			// A raw AttributeValue tells nothing the index keys could use.
 			_, raw := c.value.(types.AttributeValue)
-			fv, settable := settableField(next, f.Index)
-			if !settable && !raw {
+			if !raw && !m.settable(f) {
 				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
-			if rv := reflect.ValueOf(c.value); !raw && rv.IsValid() {
-				if !rv.Type().AssignableTo(f.Type) {
-					rv = rv.Convert(f.Type)
-				}
-				fv.Set(rv)
-			} else if !raw {
-				fv.SetZero() // Set(field, nil)
-			}
-			known[top] = !raw
-			if !raw && f.Tag.OmitEmpty && fv.IsZero() {
+			if !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() {
 				plan.remove = append(plan.remove, p)
 				continue
 			}
 			plan.set = append(plan.set, p+" = "+b.Value(av))
 		case changeRemove:
-			if nested {
-				known[top] = false
-			} else {
-				fv, ok := settableField(next, f.Index)
-				if !ok {
-					return fail("Remove(%q): the field is promoted through an unexported embedded pointer", c.field)
-				}
-				fv.SetZero()
-				known[top] = true
+			if !nested && !m.settable(f) {
+				return fail("Remove(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
 			plan.remove = append(plan.remove, p)
 		case changeAdd, changeDeleteFromSet:
@@ -319,47 +262,44 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.set = append(plan.set, p+" = if_not_exists("+p+", "+zero+")"+sign+b.Value(av))
 		}
 	}
-	for f, fc := range changed {
-		if fc.unknown() {
-			known[f] = false
-			if m.isUnique(f) {
-				return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field",
-					changeNames[fc.op], fc.path, f)
-			}
+	for _, c := range s.changes {
+		if top := topField(c.field); c.unknown() && m.isUnique(top) {
+			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field",
+				changeNames[c.op], c.field, top)
 		}
 	}
 
 	for _, ei := range m.indexes {
 		affected := false
-		for f, fc := range changed {
-			if !ei.dependsOn(f) {
+		for _, c := range s.changes {
+			top := topField(c.field)
+			if !ei.dependsOn(top) {
 				continue
 			}
-			if fc.unknown() {
+			if c.unknown() {
 				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					changeNames[fc.op], fc.path, ei.index.name, f)
+					changeNames[c.op], c.field, ei.index.name, top)
 			}
 			affected = true
 		}
+		if !affected && !s.upsert {
+			continue
+		}
 		var missing []string
 		for _, f := range ei.inputs() {
-			if !known[f] {
+			if !plan.known(f) {
 				missing = append(missing, f)
 			}
 		}
-		if !affected {
-			if s.upsert && len(missing) == 0 {
-				affected = true // a new item needs the keys it can have
-			} else {
-				continue
-			}
+		if !affected && len(missing) > 0 {
+			continue // an upsert gives a new item only the index keys it can have
 		}
 		if len(missing) > 0 {
 			slices.Sort(missing)
 			return fail("the change to index %s's key (%s) also needs %s: Set them too (to their current values if they do not change)",
 				ei.index.name, ei.describe(), strings.Join(missing, ", "))
 		}
-		pk, sk, ok, err := m.indexKey(ei, next)
+		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
 		if err != nil {
 			return err
 		}
@@ -375,19 +315,8 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.set = append(plan.set, b.Name(ei.index.sk)+" = "+b.Value(expr.S(sk)))
 		}
 	}
-	plan.next, plan.known, plan.changed = next, known, changed
 	return nil
 }
-
-// fieldChange is the change an update makes to one top-level field.
-type fieldChange struct {
-	op     changeOp
-	path   string
-	nested bool // the change is below the field ("Address.City")
-}
-
-// unknown reports whether the field's new value is unknown to the request.
-func (fc fieldChange) unknown() bool { return fc.nested || fc.op.computed() }
 
 // overlaps reports whether two document paths overlap: equal, or one
 // inside the other.
@@ -419,8 +348,7 @@ func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
 // changedUnique names a unique field the update changes; "" if none.
 func (m *entityModel) changedUnique(s *settings) string {
 	for _, c := range s.changes {
-		top, _, _ := strings.Cut(strings.SplitN(c.field, "[", 2)[0], ".")
-		if m.isUnique(top) {
+		if top := topField(c.field); m.isUnique(top) {
 			return top
 		}
 	}

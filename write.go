@@ -233,7 +233,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	}
 	now := db.now()
 	if f := m.w.updated; f != nil {
-		if _, changed := plan.changed[f.GoName]; !changed {
+		if !plan.touches(f.GoName) {
 			av, err := m.timestampValue(f, now)
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
@@ -242,7 +242,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 		}
 	}
 	if f := m.w.created; f != nil {
-		if _, changed := plan.changed[f.GoName]; !changed {
+		if !plan.touches(f.GoName) {
 			av, err := m.timestampValue(f, now)
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
@@ -259,7 +259,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	c = And(c, s.cond)
 	var guards []*action
 	for _, f := range m.w.unique {
-		if _, changed := plan.changed[f.GoName]; !changed {
+		if !plan.touches(f.GoName) {
 			continue
 		}
 		held, err := m.heldValue(f, old)
@@ -268,7 +268,7 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 		}
 		c = And(c, held)
 		a.heldUnique = old
-		was, now := uniqueValue(f, old), uniqueValue(f, plan.next)
+		was, now := uniqueValue(f, old), uniqueValue(f, plan.nextValue())
 		if was == now {
 			continue
 		}
