@@ -19,7 +19,10 @@ const MaxExpressionBytes = 4096
 // and values are shared between the key condition, the filter and the
 // projection.
 type Builder struct {
-	names  map[string]string // attribute name -> placeholder
+	// attrs are the attribute names seen, in placeholder order: attrs[i]
+	// is #n<i>. Requests name a handful of attributes, so a linear search
+	// finds a name again faster than a map would, and allocates less.
+	attrs  []string
 	values int
 	// Names and Values are the request's ExpressionAttributeNames and
 	// ExpressionAttributeValues; nil while empty, as the service wants.
@@ -27,18 +30,48 @@ type Builder struct {
 	Values map[string]types.AttributeValue
 }
 
+// Placeholders up to these counts are preformatted, so that handing one
+// out costs no allocation; requests rarely need more.
+const (
+	preNames  = 32
+	preValues = 64
+)
+
+var (
+	namePlaceholders  = placeholders("#n", preNames)
+	valuePlaceholders = placeholders(":v", preValues)
+)
+
+func placeholders(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
+// placeholder returns prefix+i, preformatted when i is small.
+func placeholder(pre []string, prefix string, i int) string {
+	if i < len(pre) {
+		return pre[i]
+	}
+	return prefix + strconv.Itoa(i)
+}
+
 // Name returns the placeholder for an attribute name, reusing it when the
 // name was seen before.
 func (b *Builder) Name(attr string) string {
-	if p, ok := b.names[attr]; ok {
-		return p
+	for i, a := range b.attrs {
+		if a == attr {
+			return placeholder(namePlaceholders, "#n", i)
+		}
 	}
-	if b.names == nil {
-		b.names = map[string]string{}
-		b.Names = map[string]string{}
+	if b.Names == nil {
+		b.attrs = make([]string, 0, 4)
+		b.Names = make(map[string]string, 4)
 	}
-	p := "#n" + strconv.Itoa(len(b.names))
-	b.names[attr] = p
+	p := placeholder(namePlaceholders, "#n", len(b.attrs))
+	b.attrs = append(b.attrs, attr)
 	b.Names[p] = attr
 	return p
 }
@@ -46,9 +79,9 @@ func (b *Builder) Name(attr string) string {
 // Value returns a new placeholder bound to v.
 func (b *Builder) Value(v types.AttributeValue) string {
 	if b.Values == nil {
-		b.Values = map[string]types.AttributeValue{}
+		b.Values = make(map[string]types.AttributeValue, 4)
 	}
-	p := ":v" + strconv.Itoa(b.values)
+	p := placeholder(valuePlaceholders, ":v", b.values)
 	b.values++
 	b.Values[p] = v
 	return p

@@ -1,0 +1,51 @@
+package expr
+
+import (
+	"strconv"
+	"testing"
+)
+
+func TestBuilderPlaceholders(t *testing.T) {
+	var b Builder
+	if b.Names != nil || b.Values != nil {
+		t.Fatal("a new Builder has nil maps")
+	}
+	// Past the preformatted placeholders too.
+	for i := 0; i < preNames+5; i++ {
+		attr := "a" + strconv.Itoa(i)
+		if got, want := b.Name(attr), "#n"+strconv.Itoa(i); got != want {
+			t.Fatalf("Name(%s) = %s, want %s", attr, got, want)
+		}
+		if got := b.Name(attr); got != "#n"+strconv.Itoa(i) {
+			t.Fatalf("Name(%s) again = %s", attr, got)
+		}
+		if b.Names["#n"+strconv.Itoa(i)] != attr {
+			t.Fatalf("Names[#n%d] = %q", i, b.Names["#n"+strconv.Itoa(i)])
+		}
+	}
+	if got := b.Name("a3"); got != "#n3" {
+		t.Fatalf("Name(a3) = %s, want #n3", got)
+	}
+	for i := 0; i < preValues+5; i++ {
+		v := S(strconv.Itoa(i))
+		p := b.Value(v)
+		if want := ":v" + strconv.Itoa(i); p != want {
+			t.Fatalf("Value #%d = %s, want %s", i, p, want)
+		}
+		if b.Values[p] != v {
+			t.Fatalf("Values[%s] is not the value given", p)
+		}
+	}
+	if len(b.Names) != preNames+5 || len(b.Values) != preValues+5 {
+		t.Fatalf("%d names, %d values", len(b.Names), len(b.Values))
+	}
+}
+
+func TestPtr(t *testing.T) {
+	if Ptr("") != nil {
+		t.Fatal(`Ptr("") is not nil`)
+	}
+	if p := Ptr("x"); p == nil || *p != "x" {
+		t.Fatal(`Ptr("x")`)
+	}
+}
