@@ -26,8 +26,11 @@ type Cond struct {
 // IsZero reports whether c is the empty condition.
 func (c Cond) IsZero() bool { return c.n == nil }
 
+// condNode is one node of a condition. render writes the node's
+// expression to w; a condition renders into one builder, so that nesting
+// costs no intermediate strings.
 type condNode interface {
-	render(r *resolver) (string, error)
+	render(r resolver, w *strings.Builder) error
 }
 
 // AttrType is an attribute type for IsType: S, SS, N, NS, B, BS, BOOL, NULL, L, M.
@@ -141,30 +144,36 @@ func Not(c Cond) Cond {
 }
 
 func junction(op string, cs []Cond) Cond {
-	var nodes []condNode
+	// The library joins its own conditions with the caller's, which are
+	// often absent: with one condition left there is no node to build.
+	n, only := 0, Cond{}
+	for _, c := range cs {
+		if c.n != nil {
+			n, only = n+1, c
+		}
+	}
+	if n <= 1 {
+		return only
+	}
+	nodes := make([]condNode, 0, n)
 	for _, c := range cs {
 		if c.n != nil {
 			nodes = append(nodes, c.n)
 		}
-	}
-	switch len(nodes) {
-	case 0:
-		return Cond{}
-	case 1:
-		return Cond{nodes[0]}
 	}
 	return Cond{junctionNode{op, nodes}}
 }
 
 // resolver turns field names into attribute placeholders and values into
 // value placeholders, for one entity (or raw attribute names when m is nil).
+// It is two pointers, passed by value.
 type resolver struct {
 	m *entityModel
 	b *expr.Builder
 }
 
 // attr returns the placeholder path of a field; see path.
-func (r *resolver) attr(field string) (string, error) {
+func (r resolver) attr(field string) (string, error) {
 	p, _, err := r.path(field)
 	return p, err
 }
@@ -177,7 +186,7 @@ func (r *resolver) attr(field string) (string, error) {
 // attribute names always work. The library's own conditions on key
 // attributes use attrExists and attrNotExists instead. nested reports whether the path goes below a top-level field, whose
 // value is then encoded plainly rather than by the field's own rules.
-func (r *resolver) path(path string) (p string, nested bool, err error) {
+func (r resolver) path(path string) (p string, nested bool, err error) {
 	head, rest := path, ""
 	if i := strings.IndexAny(path, ".["); i >= 0 {
 		head, rest = path[:i], path[i:]
@@ -189,18 +198,22 @@ func (r *resolver) path(path string) (p string, nested bool, err error) {
 		return "", false, fmt.Errorf("field path %q does not start with a field name", path)
 	}
 	var typ reflect.Type // the Go type at the current part; nil when unknown
-	var b strings.Builder
+	var first string     // the placeholder of head's attribute
 	switch {
 	case r.m == nil:
-		b.WriteString(r.b.Name(head))
+		first = r.b.Name(head)
 	default:
-		if f, ok := r.m.fields.ByGoName(head); ok {
-			b.WriteString(r.b.Name(f.Attr))
-			typ = f.Type
-		} else {
+		f, ok := r.m.fields.ByGoName(head)
+		if !ok {
 			return "", false, r.unknownField(head)
 		}
+		first, typ = r.b.Name(f.Attr), f.Type
 	}
+	if rest == "" {
+		return first, false, nil // a top-level field: its placeholder alone
+	}
+	var b strings.Builder
+	b.WriteString(first)
 	for rest != "" {
 		nested = true
 		for typ != nil && typ.Kind() == reflect.Pointer {
@@ -266,7 +279,7 @@ func (r *resolver) path(path string) (p string, nested bool, err error) {
 
 // unknownField explains a field name the entity does not have, suggesting
 // the Go field when the caller used an attribute name or another case.
-func (r *resolver) unknownField(name string) error {
+func (r resolver) unknownField(name string) error {
 	msg := fmt.Sprintf("entity %s has no field %q", r.m.name, name)
 	if f, ok := r.m.fields.ByAttr(name); ok {
 		return fmt.Errorf("%s: %q is the attribute name of field %s; conditions and updates name Go fields", msg, name, f.GoName)
@@ -280,7 +293,7 @@ func (r *resolver) unknownField(name string) error {
 }
 
 // value returns the placeholder for v as the field stores it.
-func (r *resolver) value(field string, v any, element bool) (string, error) {
+func (r resolver) value(field string, v any, element bool) (string, error) {
 	if ref, ok := v.(FieldRef); ok {
 		return r.attr(string(ref))
 	}
@@ -293,7 +306,7 @@ func (r *resolver) value(field string, v any, element bool) (string, error) {
 
 // encode encodes v for the field path: by the field's own dynamodbav rules
 // for a top-level field of the entity, plainly otherwise.
-func (r *resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
+func (r resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
 	if r.m == nil || strings.ContainsAny(field, ".[") {
 		if av, ok := v.(types.AttributeValue); ok {
 			return av, nil
@@ -308,16 +321,24 @@ type cmpNode struct {
 	v         any
 }
 
-func (n cmpNode) render(r *resolver) (string, error) {
+func (n cmpNode) render(r resolver, w *strings.Builder) error {
 	a, err := r.attr(n.field)
 	if err != nil {
-		return "", err
+		return err
 	}
 	v, err := r.value(n.field, n.v, false)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return a + " " + n.op + " " + v, nil
+	writeAll(w, a, " ", n.op, " ", v)
+	return nil
+}
+
+// writeAll writes the strings to w in order.
+func writeAll(w *strings.Builder, ss ...string) {
+	for _, s := range ss {
+		w.WriteString(s)
+	}
 }
 
 type betweenNode struct {
@@ -325,20 +346,21 @@ type betweenNode struct {
 	lo, hi any
 }
 
-func (n betweenNode) render(r *resolver) (string, error) {
+func (n betweenNode) render(r resolver, w *strings.Builder) error {
 	a, err := r.attr(n.field)
 	if err != nil {
-		return "", err
+		return err
 	}
 	lo, err := r.value(n.field, n.lo, false)
 	if err != nil {
-		return "", err
+		return err
 	}
 	hi, err := r.value(n.field, n.hi, false)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return a + " BETWEEN " + lo + " AND " + hi, nil
+	writeAll(w, a, " BETWEEN ", lo, " AND ", hi)
+	return nil
 }
 
 type inNode struct {
@@ -346,21 +368,27 @@ type inNode struct {
 	vs    []any
 }
 
-func (n inNode) render(r *resolver) (string, error) {
+func (n inNode) render(r resolver, w *strings.Builder) error {
 	if len(n.vs) == 0 || len(n.vs) > 100 {
-		return "", fmt.Errorf("In(%q) takes 1 to 100 values, got %d", n.field, len(n.vs))
+		return fmt.Errorf("In(%q) takes 1 to 100 values, got %d", n.field, len(n.vs))
 	}
 	a, err := r.attr(n.field)
 	if err != nil {
-		return "", err
+		return err
 	}
-	ps := make([]string, len(n.vs))
+	writeAll(w, a, " IN (")
 	for i, v := range n.vs {
-		if ps[i], err = r.value(n.field, v, false); err != nil {
-			return "", err
+		p, err := r.value(n.field, v, false)
+		if err != nil {
+			return err
 		}
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(p)
 	}
-	return a + " IN (" + strings.Join(ps, ", ") + ")", nil
+	w.WriteByte(')')
+	return nil
 }
 
 type funcNode struct {
@@ -383,34 +411,36 @@ func attrNotExists(attr string) Cond {
 	return Cond{funcNode{fn: "attribute_not_exists", field: attr, unary: true, rawAttr: true}}
 }
 
-func (n funcNode) render(r *resolver) (string, error) {
+func (n funcNode) render(r resolver, w *strings.Builder) error {
 	var a string
 	var err error
 	if n.rawAttr {
 		a = r.b.Name(n.field)
 	} else if a, err = r.attr(n.field); err != nil {
-		return "", err
+		return err
 	}
 	if n.unary {
-		return n.fn + "(" + a + ")", nil
+		writeAll(w, n.fn, "(", a, ")")
+		return nil
 	}
 	if n.arg == nil {
-		return "", fmt.Errorf("%s(%q) needs a value, got nil", n.fn, n.field)
+		return fmt.Errorf("%s(%q) needs a value, got nil", n.fn, n.field)
 	}
 	var v string
 	if t, ok := n.arg.(AttrType); ok {
 		switch t {
 		case TypeString, TypeStringSet, TypeNumber, TypeNumberSet, TypeBinary, TypeBinarySet, TypeBool, TypeNull, TypeList, TypeMap:
 		default:
-			return "", fmt.Errorf("IsType(%q): unknown attribute type %q", n.field, string(t))
+			return fmt.Errorf("IsType(%q): unknown attribute type %q", n.field, string(t))
 		}
 		v = r.b.Value(&types.AttributeValueMemberS{Value: string(t)})
 	} else if s, ok := n.arg.(string); ok && n.rawString {
 		v = r.b.Value(&types.AttributeValueMemberS{Value: s})
 	} else if v, err = r.value(n.field, n.arg, n.element); err != nil {
-		return "", err
+		return err
 	}
-	return n.fn + "(" + a + ", " + v + ")", nil
+	writeAll(w, n.fn, "(", a, ", ", v, ")")
+	return nil
 }
 
 type sizeNode struct {
@@ -418,13 +448,14 @@ type sizeNode struct {
 	n         int
 }
 
-func (n sizeNode) render(r *resolver) (string, error) {
+func (n sizeNode) render(r resolver, w *strings.Builder) error {
 	a, err := r.attr(n.field)
 	if err != nil {
-		return "", err
+		return err
 	}
 	v := r.b.Value(&types.AttributeValueMemberN{Value: fmt.Sprint(n.n)})
-	return "size(" + a + ") " + n.op + " " + v, nil
+	writeAll(w, "size(", a, ") ", n.op, " ", v)
+	return nil
 }
 
 type junctionNode struct {
@@ -432,26 +463,29 @@ type junctionNode struct {
 	nodes []condNode
 }
 
-func (n junctionNode) render(r *resolver) (string, error) {
-	parts := make([]string, len(n.nodes))
+func (n junctionNode) render(r resolver, w *strings.Builder) error {
 	for i, c := range n.nodes {
-		s, err := c.render(r)
-		if err != nil {
-			return "", err
+		if i > 0 {
+			writeAll(w, " ", n.op, " ")
 		}
-		parts[i] = "(" + s + ")"
+		w.WriteByte('(')
+		if err := c.render(r, w); err != nil {
+			return err
+		}
+		w.WriteByte(')')
 	}
-	return strings.Join(parts, " "+n.op+" "), nil
+	return nil
 }
 
 type notNode struct{ n condNode }
 
-func (n notNode) render(r *resolver) (string, error) {
-	s, err := n.n.render(r)
-	if err != nil {
-		return "", err
+func (n notNode) render(r resolver, w *strings.Builder) error {
+	w.WriteString("NOT (")
+	if err := n.n.render(r, w); err != nil {
+		return err
 	}
-	return "NOT (" + s + ")", nil
+	w.WriteByte(')')
+	return nil
 }
 
 // renderCond renders c for entity m into b. An empty condition renders "".
@@ -460,10 +494,11 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 	if c.n == nil {
 		return "", nil
 	}
-	s, err := c.n.render(&resolver{m: m, b: b})
-	if err != nil {
+	var w strings.Builder
+	if err := c.n.render(resolver{m: m, b: b}, &w); err != nil {
 		return "", err
 	}
+	s := w.String()
 	if len(s) > expr.MaxExpressionBytes {
 		return "", &LimitError{Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
 	}

@@ -135,7 +135,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
 	*plan = updatePlan{m: m, key: keyValue, changes: s.changes}
-	r := &resolver{m: m, b: b}
+	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
 		name := changeNames[c.op]
 		top := topField(c.field)
