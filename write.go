@@ -81,8 +81,15 @@ func condError(op string, err error) error {
 }
 
 // setCond renders c (over the entity's fields, or raw attribute names for
-// a guard) into the action's expression maps.
+// a guard) into the action's expression maps: into b's, or, with a nil b,
+// into a builder of its own, made only if there is a condition.
 func (a *action) setCond(c Cond, b *expr.Builder) error {
+	if b == nil {
+		if c.IsZero() {
+			return nil
+		}
+		b = new(expr.Builder)
+	}
 	m := a.m
 	if a.guard != nil {
 		m = nil
@@ -107,8 +114,7 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		g.item = m.guardItem(f, value, owner)
 		g.itemBytes = itemSize(g.item)
 	}
-	var b expr.Builder
-	if err := g.setCond(m.ownedBy(owner), &b); err != nil {
+	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -176,8 +182,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		}
 		guards = append(guards, g)
 	}
-	var b expr.Builder
-	if err := a.setCond(c, &b); err != nil {
+	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
 	return append([]*action{a}, guards...), nil
@@ -335,8 +340,7 @@ func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *s
 			guards = append(guards, g)
 		}
 	}
-	var b expr.Builder
-	if err := a.setCond(c, &b); err != nil {
+	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
 	return append([]*action{a}, guards...), nil
@@ -356,8 +360,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 		return nil, err
 	}
 	a := &action{kind: actCheck, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
-	var b expr.Builder
-	if err := a.setCond(c, &b); err != nil {
+	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
 	return a, nil
