@@ -18,27 +18,10 @@ const maxItemBytes = 400 * 1024
 // key renders the primary key attributes of struct value v.
 func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
 	key := make(map[string]types.AttributeValue, 2)
-	if err := m.addKey(key, v); err != nil {
+	if err := m.addKeys(key, v, false); err != nil {
 		return nil, err
 	}
 	return key, nil
-}
-
-func (m *entityModel) addKey(dst map[string]types.AttributeValue, v reflect.Value) error {
-	t := m.table
-	pk, err := m.renderTableKey(m.pk, t.pk, maxPartitionKeyBytes, v)
-	if err != nil {
-		return err
-	}
-	dst[t.pk] = &types.AttributeValueMemberS{Value: pk}
-	if m.sk != nil {
-		sk, err := m.renderTableKey(m.sk, t.sk, maxSortKeyBytes, v)
-		if err != nil {
-			return err
-		}
-		dst[t.sk] = &types.AttributeValueMemberS{Value: sk}
-	}
-	return nil
 }
 
 // renderTableKey renders a table key: every field must have a value.
@@ -109,22 +92,8 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	if err := m.plan.Encode(v, item); err != nil {
 		return nil, 0, fmt.Errorf("singletable: entity %s: %w", m.name, err)
 	}
-	if err := m.addKey(item, v); err != nil {
+	if err := m.addKeys(item, v, true); err != nil {
 		return nil, 0, err
-	}
-	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: m.name}
-	for _, ei := range m.indexes {
-		pk, sk, ok, err := m.indexKey(ei, v)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !ok {
-			continue
-		}
-		item[ei.index.pk] = &types.AttributeValueMemberS{Value: pk}
-		if ei.index.sk != "" {
-			item[ei.index.sk] = &types.AttributeValueMemberS{Value: sk}
-		}
 	}
 	size = itemSize(item)
 	if size > maxItemBytes {

@@ -221,22 +221,37 @@ func (e errMissing) Error() string { return "field " + e.field + " is empty" }
 // render renders the full key from struct value v. An empty string or zero
 // time is an errMissing; other bad values are errors too.
 func (t *template) render(v reflect.Value) (string, error) {
-	var b strings.Builder
-	b.Grow(len(t.raw) + 16)
+	if len(t.segs) == 1 && t.segs[0].ph == nil {
+		return t.segs[0].lit, nil // literal text only (never escaped): nothing to build
+	}
+	var buf [128]byte // on the stack: the string below is the one allocation
+	b, err := t.appendKey(buf[:0], v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// appendKey appends the full key rendered from struct value v to dst, as
+// render returns it. On error, what it appended is undefined: callers cut
+// dst back.
+func (t *template) appendKey(dst []byte, v reflect.Value) ([]byte, error) {
 	for _, s := range t.segs {
 		if s.ph == nil {
-			b.WriteString(s.lit)
+			dst = append(dst, s.lit...)
 			continue
 		}
-		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, true)
+		var ok bool
+		var err error
+		dst, ok, err = s.ph.appendValue(dst, v.FieldByIndex(s.ph.field.Index), t.delim, true)
 		if err != nil {
-			return "", err
+			return dst, err
 		}
 		if !ok {
-			return "", errMissing{field: s.ph.field.GoName}
+			return dst, errMissing{field: s.ph.field.GoName}
 		}
 	}
-	return b.String(), nil
+	return dst, nil
 }
 
 // renderPrefix renders as much of the key as v gives: it stops at the first
@@ -246,90 +261,90 @@ func (t *template) render(v reflect.Value) (string, error) {
 // prefix never ends inside a value: "ORDER#{Date}#{ID}" with only Date gives
 // "ORDER#2024-01-15#", which cannot match the date "2024-01-150".
 func (t *template) renderPrefix(v reflect.Value) (prefix string, complete bool, err error) {
-	var b strings.Builder
+	var buf [128]byte
+	b := buf[:0]
 	for _, s := range t.segs {
 		if s.ph == nil {
-			b.WriteString(s.lit)
+			b = append(b, s.lit...)
 			continue
 		}
-		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
+		var ok bool
+		b, ok, err = s.ph.appendValue(b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
 		if err != nil {
 			return "", false, err
 		}
 		if !ok {
-			return b.String(), false, nil
+			return string(b), false, nil
 		}
 	}
-	return b.String(), true, nil
+	return string(b), true, nil
 }
 
-// appendValue writes the field's rendered value. It reports false, writing
-// nothing, for a missing value: an empty string or a zero time; and, when
-// zeroIsValue is false, a zero integer (for partial keys, where zero means
-// "not given").
-func (p *placeholder) appendValue(b *strings.Builder, fv reflect.Value, delim byte, zeroIsValue bool) (bool, error) {
+// appendValue appends the field's rendered value to dst. It reports false,
+// appending nothing, for a missing value: an empty string or a zero time;
+// and, when zeroIsValue is false, a zero integer (for partial keys, where
+// zero means "not given").
+func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zeroIsValue bool) ([]byte, bool, error) {
 	switch p.kind {
 	case kindString:
 		s := fv.String()
 		if s == "" {
-			return false, nil
+			return dst, false, nil
 		}
 		if !utf8.ValidString(s) {
-			return false, &fieldError{field: p.field.GoName, reason: "value is not valid UTF-8"}
+			return dst, false, &fieldError{field: p.field.GoName, reason: "value is not valid UTF-8"}
 		}
-		appendEscaped(b, s, delim)
+		dst = appendEscaped(dst, s, delim)
 	case kindInt:
 		n := fv.Int()
 		if n == 0 && !zeroIsValue {
-			return false, nil
+			return dst, false, nil
 		}
 		if n < 0 && p.width > 0 {
-			return false, &fieldError{field: p.field.GoName, reason: fmt.Sprintf("negative value %d cannot be zero-padded to sort as a string", n)}
+			return dst, false, &fieldError{field: p.field.GoName, reason: fmt.Sprintf("negative value %d cannot be zero-padded to sort as a string", n)}
 		}
 		var buf [24]byte
-		appendPadded(b, strconv.AppendInt(buf[:0], n, 10), p.width)
+		dst = appendPadded(dst, strconv.AppendInt(buf[:0], n, 10), p.width)
 	case kindUint:
 		n := fv.Uint()
 		if n == 0 && !zeroIsValue {
-			return false, nil
+			return dst, false, nil
 		}
 		var buf [24]byte
-		appendPadded(b, strconv.AppendUint(buf[:0], n, 10), p.width)
+		dst = appendPadded(dst, strconv.AppendUint(buf[:0], n, 10), p.width)
 	case kindTime:
 		tm := fv.Interface().(time.Time)
 		if tm.IsZero() {
-			return false, nil
+			return dst, false, nil
 		}
 		var buf [64]byte
-		appendEscaped(b, string(tm.UTC().AppendFormat(buf[:0], p.layout)), delim)
+		dst = appendEscaped(dst, string(tm.UTC().AppendFormat(buf[:0], p.layout)), delim)
 	}
-	return true, nil
+	return dst, true, nil
 }
 
-func appendPadded(b *strings.Builder, digits []byte, width int) {
+func appendPadded(dst, digits []byte, width int) []byte {
 	for i := len(digits); i < width; i++ {
-		b.WriteByte('0')
+		dst = append(dst, '0')
 	}
-	b.Write(digits)
+	return append(dst, digits...)
 }
 
 const hexDigits = "0123456789ABCDEF"
 
-// appendEscaped writes s with the delimiter and the escape byte as %XX.
-func appendEscaped(b *strings.Builder, s string, delim byte) {
+// appendEscaped appends s with the delimiter and the escape byte as %XX.
+func appendEscaped(dst []byte, s string, delim byte) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != delim && c != escapeByte {
 			continue
 		}
-		b.WriteString(s[start:i])
-		b.WriteByte(escapeByte)
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&0xF])
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, escapeByte, hexDigits[c>>4], hexDigits[c&0xF])
 		start = i + 1
 	}
-	b.WriteString(s[start:])
+	return append(dst, s[start:]...)
 }
 
 // escapeValue returns s escaped as appendEscaped writes it.
@@ -337,9 +352,7 @@ func escapeValue(s string, delim byte) string {
 	if strings.IndexByte(s, delim) < 0 && strings.IndexByte(s, escapeByte) < 0 {
 		return s
 	}
-	var b strings.Builder
-	appendEscaped(&b, s, delim)
-	return b.String()
+	return string(appendEscaped(nil, s, delim))
 }
 
 // unescapeValue reverses escapeValue; it rejects malformed escapes.

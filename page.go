@@ -175,11 +175,10 @@ func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) 
 			continue
 		}
 		fv := v.FieldByIndex(b.ph.field.Index)
-		var sb strings.Builder
-		ok, err := b.ph.appendValue(&sb, fv, d.table.delim, false)
+		given, ok, err := b.ph.appendValue(nil, fv, d.table.delim, false)
 		switch {
-		case err == nil && ok && sb.String() != b.fixed:
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, sb.String(), b.fixed)}
+		case err == nil && ok && string(given) != b.fixed:
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, given, b.fixed)}
 		case err == nil && !ok:
 			// The pattern fixes the field: the other templates (the sort
 			// key of a GetItem) render with it too.

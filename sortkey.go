@@ -3,7 +3,6 @@ package singletable
 import (
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/singletable/singletable/internal/expr"
 )
@@ -134,21 +133,23 @@ func (d *readDecl) sortCond(op string, mem *readMember, params reflect.Value, s 
 // params give, without the literal after it: the last value matches as a
 // prefix. That value must be a string.
 func partialPrefix(t *template, v reflect.Value) (string, error) {
-	var b strings.Builder
+	var b []byte
 	end, last := 0, (*placeholder)(nil)
 	for _, s := range t.segs {
 		if s.ph == nil {
-			b.WriteString(s.lit)
+			b = append(b, s.lit...)
 			continue
 		}
-		ok, err := s.ph.appendValue(&b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
+		var ok bool
+		var err error
+		b, ok, err = s.ph.appendValue(b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
 		if err != nil {
 			return "", err
 		}
 		if !ok {
 			break
 		}
-		end, last = b.Len(), s.ph
+		end, last = len(b), s.ph
 	}
 	if last == nil {
 		return "", fmt.Errorf("no sort field is given")
@@ -156,7 +157,7 @@ func partialPrefix(t *template, v reflect.Value) (string, error) {
 	if last.kind != kindString {
 		return "", fmt.Errorf("the last sort field given, %s, is a %s: only a string can match partially", last.field.GoName, last.field.Type)
 	}
-	return b.String()[:end], nil
+	return string(b[:end]), nil
 }
 
 // renderSK writes a sort-key condition.

@@ -1,0 +1,106 @@
+package singletable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// An item's key attributes (its table key, the type attribute and the key
+// of every index it belongs to) are rendered together: the key strings
+// into one buffer on the stack, copied out as one string that each key is
+// a substring of, and their attribute values taken from one slice. An
+// order with two GSI keys costs two allocations instead of thirteen.
+
+// keySpan is one rendered key: attr's value is the bytes start:end of the
+// buffer.
+type keySpan struct {
+	attr       string
+	start, end int
+}
+
+// addKeys renders the primary key of struct value v into dst and, with
+// full, the entity type and the key of every index v belongs to (see
+// indexKey).
+func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) error {
+	// The buffer and the spans stay on the stack as long as they are only
+	// appended to and passed by value (a helper taking them by pointer
+	// would move them to the heap); larger keys grow them onto the heap.
+	var bufArray [256]byte
+	var spanArray [8]keySpan
+	buf, spans := bufArray[:0], spanArray[:0]
+	t := m.table
+
+	start := len(buf)
+	buf, _, err := m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)
+	if err != nil {
+		return err
+	}
+	spans = append(spans, keySpan{t.pk, start, len(buf)})
+	if m.sk != nil {
+		start = len(buf)
+		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v); err != nil {
+			return err
+		}
+		spans = append(spans, keySpan{t.sk, start, len(buf)})
+	}
+
+	for i := 0; full && i < len(m.indexes); i++ {
+		ei := m.indexes[i]
+		if ei.when != nil && !ei.when(v) {
+			continue
+		}
+		keyStart, keySpans := len(buf), len(spans)
+		var missing bool
+		buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+		if err == nil {
+			spans = append(spans, keySpan{ei.index.pk, keyStart, len(buf)})
+			if ei.sk != nil {
+				start = len(buf)
+				buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
+				spans = append(spans, keySpan{ei.index.sk, start, len(buf)})
+			}
+		}
+		switch {
+		case missing: // a key field is empty: the item is not in the index
+			buf, spans = buf[:keyStart], spans[:keySpans]
+		case err != nil:
+			return err
+		}
+	}
+
+	text := string(buf)
+	n := len(spans)
+	if full {
+		n++
+	}
+	values := make([]types.AttributeValueMemberS, n)
+	for i, sp := range spans {
+		values[i].Value = text[sp.start:sp.end]
+		dst[sp.attr] = &values[i]
+	}
+	if full {
+		values[n-1].Value = m.name
+		dst[t.typeAttr] = &values[n-1]
+	}
+	return nil
+}
+
+// appendKey appends the key tpl renders from v, for attribute attr, to buf.
+// On failure buf comes back as it was, with a *KeyError; missing reports
+// that the failure is an empty key field (an error for a table key; for an
+// index key, the item is not in the index).
+func (m *entityModel) appendKey(buf []byte, tpl *template, attr string, limit int, v reflect.Value) (out []byte, missing bool, err error) {
+	start := len(buf)
+	out, err = tpl.appendKey(buf, v)
+	if err != nil {
+		return buf[:start], errors.As(err, new(errMissing)), m.keyError(tpl, attr, err)
+	}
+	if n := len(out) - start; n > limit {
+		return buf[:start], false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
+			Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", n, limit)}
+	}
+	return out, false, nil
+}
