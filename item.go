@@ -18,7 +18,7 @@ const maxItemBytes = 400 * 1024
 // key renders the primary key attributes of struct value v.
 func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
 	key := make(map[string]types.AttributeValue, 2)
-	if err := m.addKeys(key, v, false); err != nil {
+	if _, err := m.addKeys(key, v, false); err != nil {
 		return nil, err
 	}
 	return key, nil
@@ -89,13 +89,17 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 // need it again for their own limits, and it costs a walk of the item.
 func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, size int, err error) {
 	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
-	if err := m.plan.Encode(v, item); err != nil {
+	// The sizes of what Encode and addKeys add make itemSize(item), without
+	// a walk of the map: the key and type attributes are never fields.
+	fieldBytes, err := m.plan.Encode(v, item)
+	if err != nil {
 		return nil, 0, fmt.Errorf("singletable: entity %s: %w", m.name, err)
 	}
-	if err := m.addKeys(item, v, true); err != nil {
+	keyBytes, err := m.addKeys(item, v, true)
+	if err != nil {
 		return nil, 0, err
 	}
-	size = itemSize(item)
+	size = fieldBytes + keyBytes
 	if size > maxItemBytes {
 		return nil, 0, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", size, maxItemBytes)}
 	}
@@ -138,57 +142,13 @@ func (m *entityModel) keyOfItem(item map[string]types.AttributeValue) map[string
 }
 
 // itemSize estimates an item's size as DynamoDB counts it: attribute names
-// plus values (numbers at their digit count, a close upper bound).
+// plus values (see codec.Size).
 func itemSize(item map[string]types.AttributeValue) int {
 	n := 0
 	for k, v := range item {
-		n += len(k) + valueSize(v)
+		n += len(k) + codec.Size(v)
 	}
 	return n
-}
-
-func valueSize(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberN:
-		return len(v.Value)/2 + 1
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)/2 + 1
-		}
-		return n
-	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3
-		for k, e := range v.Value {
-			n += 1 + len(k) + valueSize(e)
-		}
-		return n
-	}
-	return 0
 }
 
 // encodeValue encodes v the way the entity stores the field: a value of the

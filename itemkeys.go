@@ -23,8 +23,8 @@ type keySpan struct {
 
 // addKeys renders the primary key of struct value v into dst and, with
 // full, the entity type and the key of every index v belongs to (see
-// indexKey).
-func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) error {
+// indexKey). size is what they add to the item's itemSize.
+func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) (size int, err error) {
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
@@ -34,15 +34,15 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	t := m.table
 
 	start := len(buf)
-	buf, _, err := m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)
+	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
 	if m.sk != nil {
 		start = len(buf)
 		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v); err != nil {
-			return err
+			return 0, err
 		}
 		spans = append(spans, keySpan{t.sk, start, len(buf)})
 	}
@@ -67,7 +67,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 		case missing: // a key field is empty: the item is not in the index
 			buf, spans = buf[:keyStart], spans[:keySpans]
 		case err != nil:
-			return err
+			return 0, err
 		}
 	}
 
@@ -80,12 +80,14 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	for i, sp := range spans {
 		values[i].Value = text[sp.start:sp.end]
 		dst[sp.attr] = &values[i]
+		size += len(sp.attr) + sp.end - sp.start
 	}
 	if full {
 		values[n-1].Value = m.name
 		dst[t.typeAttr] = &values[n-1]
+		size += len(t.typeAttr) + len(m.name)
 	}
-	return nil
+	return size, nil
 }
 
 // appendKey appends the key tpl renders from v, for attribute attr, to buf.

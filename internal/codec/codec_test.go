@@ -386,12 +386,21 @@ func TestPlanAPI(t *testing.T) {
 
 	item := newBenchItem()
 	dst := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "pk"}}
-	require.NoError(t, p.Encode(reflect.ValueOf(item), dst))
+	size, err := p.Encode(reflect.ValueOf(item), dst)
+	require.NoError(t, err)
 	want, err := attributevalue.MarshalMap(item)
 	require.NoError(t, err)
 	want["PK"] = &types.AttributeValueMemberS{Value: "pk"}
 	assert.Equal(t, want, dst)
-	assert.Error(t, p.Encode(reflect.ValueOf(fzLeaf{}), dst))
+	wantSize := 0
+	for k, av := range dst {
+		if k != "PK" {
+			wantSize += len(k) + Size(av)
+		}
+	}
+	assert.Equal(t, wantSize, size, "the size of what Encode wrote")
+	_, err = p.Encode(reflect.ValueOf(fzLeaf{}), dst)
+	assert.Error(t, err)
 
 	f, ok := p.Fields().ByGoName("ParentID")
 	require.True(t, ok)

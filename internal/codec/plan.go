@@ -177,26 +177,29 @@ func (p *Plan) structValue(v reflect.Value) (reflect.Value, error) {
 }
 
 // Encode writes every stored field of struct v into dst, which may already
-// hold other attributes (Encode only adds). v is a value of the plan's
+// hold other attributes (Encode only adds), and returns the size of what
+// it wrote: the attribute names plus their values' Size. v is a value of the plan's
 // struct type, addressable or not, or a pointer to one. Addressability
 // matters as it does for attributevalue: pointer-receiver Marshalers are
 // only used on addressable values.
-func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) error {
-	v, err := p.structValue(v)
+func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
+	v, err = p.structValue(v)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	a := &arena{hint: p.sizes.get()}
-	err = p.encodeInto(v, v.CanAddr(), dst, a)
+	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
 	p.sizes.remember(a)
-	return err
+	return size, err
 }
 
-func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue, a *arena) error {
+// encodeInto encodes the fields of struct v into dst. With sized, it adds
+// up the size of what it wrote (the top level of an item; a nested map's
+// size is its parent's business).
+func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue, a *arena, sized bool) (size int, err error) {
 	for i := range p.plans {
 		fp := &p.plans[i]
 		var av types.AttributeValue
-		var err error
 		if !fp.nested {
 			av, err = fp.enc(v.Field(fp.first), addr, a)
 		} else {
@@ -207,19 +210,22 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 			av, err = fp.enc(fv, faddr, a)
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if av != nil {
 			dst[fp.attr] = av
+			if sized {
+				size += len(fp.attr) + Size(av)
+			}
 		}
 	}
-	return nil
+	return size, nil
 }
 
 // encodeM encodes a nested struct value as a map attribute.
 func (p *Plan) encodeM(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(p.plans))
-	if err := p.encodeInto(v, addr, m, a); err != nil {
+	if _, err := p.encodeInto(v, addr, m, a, false); err != nil {
 		return nil, err
 	}
 	return &types.AttributeValueMemberM{Value: m}, nil
@@ -510,7 +516,7 @@ func Marshal(v any) (map[string]types.AttributeValue, error) {
 	}
 	m := make(map[string]types.AttributeValue, len(p.plans))
 	a := &arena{hint: p.sizes.get()}
-	err = p.encodeInto(rv, addr, m, a)
+	_, err = p.encodeInto(rv, addr, m, a, false)
 	p.sizes.remember(a)
 	if err != nil {
 		return map[string]types.AttributeValue{}, err
