@@ -33,6 +33,9 @@ type Tx struct {
 	db      *DB
 	actions []*action
 	errs    []error
+	// small holds the actions of a small transaction (most are), so that
+	// adding them costs no allocation.
+	small [8]*action
 }
 
 func (tx *Tx) add(acts []*action, err error) {
@@ -145,6 +148,7 @@ func (db *DB) buildTx(build func(tx *Tx) error, opts []Option) (*Tx, *settings, 
 		return nil, nil, err
 	}
 	tx := &Tx{db: db}
+	tx.actions = tx.small[:0]
 	if err := build(tx); err != nil {
 		return nil, nil, err
 	}
@@ -163,16 +167,21 @@ func (tx *Tx) check(op string) error {
 	case n > maxTxActions:
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction has %d actions (guard items of unique values included); DynamoDB allows %d", n, maxTxActions)}
 	}
-	seen := make(map[itemID]int, n)
+	// At most 100 actions: a scan of the earlier ones finds a duplicate
+	// without a map, and the ids fit on the stack.
+	var idArray [maxTxActions]itemID
+	ids := idArray[:0]
 	size := 0
 	t := tx.db.table
 	for i, a := range tx.actions {
 		id := t.idOf(a.key)
-		if j, dup := seen[id]; dup {
-			return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
-				j, tx.actions[j].describe(), i, a.describe(), formatKey(a.key))}
+		for j, prev := range ids {
+			if prev == id {
+				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
+					j, tx.actions[j].describe(), i, a.describe(), formatKey(a.key))}
+			}
 		}
-		seen[id] = i
+		ids = append(ids, id)
 		size += a.size()
 	}
 	if size > maxTxBytes {
