@@ -38,8 +38,17 @@ type settings struct {
 	read       readSettings  // read-side options (options_read.go)
 }
 
+// noOptions is what collect returns for an operation given no options, so
+// that the common call allocates nothing. It is shared: settings are only
+// ever written by the options' apply functions, inside collect, never
+// after.
+var noOptions settings
+
 // collect applies opts for operation op, rejecting options it does not take.
 func collect(op string, allowed optKind, opts []Option) (*settings, error) {
+	if len(opts) == 0 {
+		return &noOptions, nil
+	}
 	s := &settings{}
 	for _, o := range opts {
 		if o.apply == nil {
