@@ -218,8 +218,9 @@ func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, 
 	}
 	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token)}
 	in.TransactItems = make([]types.TransactWriteItem, len(tx.actions))
+	name := aws.String(tx.db.name)
 	for i, a := range tx.actions {
-		in.TransactItems[i] = a.transactItem(tx.db.name)
+		in.TransactItems[i] = a.transactItem(name)
 	}
 	return in, nil
 }

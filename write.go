@@ -399,9 +399,10 @@ func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
 	}
 }
 
-// transactItem is the action as one item of a TransactWriteItems request.
-func (a *action) transactItem(table string) types.TransactWriteItem {
-	name := aws.String(table)
+// transactItem is the action as one item of a TransactWriteItems request,
+// on the table whose name name points to (one pointer serves all the
+// items of a request).
+func (a *action) transactItem(name *string) types.TransactWriteItem {
 	switch a.kind {
 	case actPut:
 		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: a.item,
