@@ -40,8 +40,8 @@ type BatchOp struct {
 type batchItem struct {
 	m     *entityModel
 	del   bool
-	value reflect.Value // the T value given (a put's item, a delete's key)
-	key   map[string]types.AttributeValue
+	value reflect.Value                   // the T value given (a put's item, a delete's key)
+	key   map[string]types.AttributeValue // a delete's key; a put's: see keyAttrs
 	item  map[string]types.AttributeValue // a put's encoded item
 	id    itemID                          // the table's idOf(key)
 	// bytes is the request's share of the 16 MB limit: itemSize of the
@@ -212,11 +212,15 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 					}
 					return nil, nil, err
 				}
-				p.item, p.bytes, p.key = item, size, m.keyOfItem(item)
+				p.item, p.bytes = item, size
 			}
-			p.id = db.table.idOf(p.key)
+			if p.del {
+				p.id = db.table.idOf(p.key)
+			} else {
+				p.id = db.table.idOf(p.item) // reads only the key attributes
+			}
 			if j, dup := index[p.id]; dup {
-				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), formatKey(p.key))}
+				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), formatKey(p.keyAttrs()))}
 			}
 			index[p.id] = len(items)
 			items = append(items, p)
@@ -235,12 +239,22 @@ func (it *batchItem) request() types.WriteRequest {
 	return types.WriteRequest{PutRequest: &types.PutRequest{Item: it.item}}
 }
 
+// keyAttrs is the item's key. A put's is picked out of its item only when
+// asked for (an error), after the requests: the batch's goroutines never
+// call it.
+func (it *batchItem) keyAttrs() map[string]types.AttributeValue {
+	if it.key == nil && it.item != nil {
+		it.key = it.m.keyOfItem(it.item)
+	}
+	return it.key
+}
+
 func (it *batchItem) unprocessed() BatchItem {
 	op := "Put"
 	if it.del {
 		op = "Delete"
 	}
-	return BatchItem{Entity: it.m.name, Op: op, Key: it.key, Item: it.item, Value: it.value.Interface()}
+	return BatchItem{Entity: it.m.name, Op: op, Key: it.keyAttrs(), Item: it.item, Value: it.value.Interface()}
 }
 
 // writeInput builds one BatchWriteItem request for items.

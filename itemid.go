@@ -1,6 +1,10 @@
 package singletable
 
-import "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
 
 // itemID identifies an item of a table by the values of its key
 // attributes. Transactions, batches and FetchFull compare itemIDs to find
@@ -17,6 +21,21 @@ func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
 		id.sk = keyValue(item[t.sk])
 	}
 	return id
+}
+
+// keySize is the itemSize of the key attributes of a key, or of a whole
+// item (only the table's key attributes are read).
+func (t *Table) keySize(item map[string]types.AttributeValue) int {
+	n := 0
+	if v, ok := item[t.pk]; ok {
+		n += len(t.pk) + codec.Size(v)
+	}
+	if t.sk != "" {
+		if v, ok := item[t.sk]; ok {
+			n += len(t.sk) + codec.Size(v)
+		}
+	}
+	return n
 }
 
 // keyValue is the value of a key attribute. The library's tables declare

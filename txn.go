@@ -174,11 +174,11 @@ func (tx *Tx) check(op string) error {
 	size := 0
 	t := tx.db.table
 	for i, a := range tx.actions {
-		id := t.idOf(a.key)
+		id := t.idOf(a.keySource())
 		for j, prev := range ids {
 			if prev == id {
 				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
-					j, tx.actions[j].describe(), i, a.describe(), formatKey(a.key))}
+					j, tx.actions[j].describe(), i, a.describe(), formatKey(a.keyAttrs()))}
 			}
 		}
 		ids = append(ids, id)
@@ -351,7 +351,7 @@ func (tx *Tx) error(op, token string, err error) error {
 			continue
 		}
 		a := tx.actions[i]
-		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.key, Code: code,
+		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
 			f.Guard = a.guard.GoName

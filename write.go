@@ -44,6 +44,8 @@ type action struct {
 	guardValue string
 	owner      map[string]types.AttributeValue
 
+	// key is the item's key; for a put it stays nil until keyAttrs picks
+	// it out of the item (see keyAttrs).
 	key, item map[string]types.AttributeValue
 	// itemBytes is itemSize(item), computed once when the item is encoded.
 	itemBytes    int
@@ -65,6 +67,25 @@ type action struct {
 	newUnique reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
+}
+
+// keyAttrs is the key of the action's item. A put's key is picked out of
+// its item only when something asks for it as a map (a message, an error,
+// a guard's owner): most puts never do.
+func (a *action) keyAttrs() map[string]types.AttributeValue {
+	if a.key == nil && a.item != nil {
+		a.key = a.m.keyOfItem(a.item)
+	}
+	return a.key
+}
+
+// keySource is what holds the action's key attributes: its key, or a put's
+// item. Table.idOf and Table.keySize read only those.
+func (a *action) keySource() map[string]types.AttributeValue {
+	if a.key == nil {
+		return a.item
+	}
+	return a.key
 }
 
 // condError turns a condition rendering error into an operation error.
@@ -157,7 +178,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		}
 		return nil, err
 	}
-	a.item, a.itemBytes, a.key = item, size, m.keyOfItem(item)
+	a.item, a.itemBytes = item, size
 	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
@@ -176,7 +197,7 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 		if val == "" {
 			continue
 		}
-		g, err := m.guardAction(op, actPut, f, val, a.key)
+		g, err := m.guardAction(op, actPut, f, val, a.keyAttrs())
 		if err != nil {
 			return nil, err
 		}
@@ -426,7 +447,7 @@ func (a *action) transactItem(name *string) types.TransactWriteItem {
 // size estimates the action's share of a transaction's 4 MB: its item or
 // key, its expressions and their values.
 func (a *action) size() int {
-	n := itemSize(a.key) + a.itemBytes + len(a.update) + len(a.cond) + itemSize(a.values)
+	n := a.m.table.keySize(a.keySource()) + a.itemBytes + len(a.update) + len(a.cond) + itemSize(a.values)
 	for k, v := range a.names {
 		n += len(k) + len(v)
 	}
@@ -442,10 +463,10 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.GoName, Value: a.guardValue,
 				Owner: a.m.guardOwner(item), Err: err}
 		}
-		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.key, Item: item, Kind: ErrConditionFailed, Err: err,
+		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.GoName, a.guardValue, formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.key, Item: item, Kind: a.whenMissing, Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing, Err: err}
 	if existed {
 		ce.Kind = a.whenExists
 	}
