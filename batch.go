@@ -540,7 +540,7 @@ func maxInt(a, b int) int {
 // keys in chunks of 100, in order, after the same checks. Options:
 // ConsistentRead.
 func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...Option) ([]*dynamodb.BatchGetItemInput, error) {
-	op := e.m.name + ".BatchGet"
+	op := e.m.ops.batchGet
 	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
 	if err != nil {
 		return nil, err
@@ -656,7 +656,7 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 //
 // Checked before sending: bad keys, and the same key twice.
 func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Option) ([]*T, error) {
-	op := e.m.name + ".BatchGet"
+	op := e.m.ops.batchGet
 	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 // GetInput is the GetItem request Get sends for the item whose primary key
 // fields are set in key. Options: ConsistentRead.
 func (e *Entity[T]) GetInput(db *DB, key T, opts ...Option) (*dynamodb.GetItemInput, error) {
-	op := e.m.name + ".Get"
+	op := e.m.ops.get
 	s, err := collect(op, optConsistent, opts)
 	if err != nil {
 		return nil, err
@@ -45,10 +45,10 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...Option) (T, 
 	}
 	res, err := db.client.GetItem(ctx, in)
 	if err != nil {
-		return out, opError(e.m.name+".Get", err)
+		return out, opError(e.m.ops.get, err)
 	}
 	if len(res.Item) == 0 {
-		return out, &notFoundError{op: e.m.name + ".Get", key: in.Key}
+		return out, &notFoundError{op: e.m.ops.get, key: in.Key}
 	}
 	err = e.m.decode(res.Item, reflect.ValueOf(&out).Elem())
 	return out, err

@@ -34,6 +34,22 @@ type entityModel struct {
 	// w is the write-side metadata: version, timestamps, unique values
 	// (meta.go).
 	w writeMeta
+	// ops are the names of the entity's operations, for errors.
+	ops opNames
+}
+
+// opNames are an entity's operation names as errors give them
+// ("User.Put"), made once: building one per call costs an allocation.
+type opNames struct {
+	get, put, create, update, delete, check, query, batchGet, txGet string
+}
+
+func newOpNames(entity string) opNames {
+	return opNames{
+		get: entity + ".Get", put: entity + ".Put", create: entity + ".Create",
+		update: entity + ".Update", delete: entity + ".Delete", check: entity + ".Check",
+		query: entity + ".Query", batchGet: entity + ".BatchGet", txGet: entity + ".TxGet",
+	}
 }
 
 // EntityOption declares part of an entity: its primary key (Key) or a GSI
@@ -117,7 +133,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		}
 	}
 
-	m := &entityModel{table: t, name: name, typ: typ, fields: fields, plan: plan, keyFields: map[string]bool{}}
+	m := &entityModel{table: t, name: name, typ: typ, fields: fields, plan: plan, keyFields: map[string]bool{}, ops: newOpNames(name)}
 	parse := func(tpl string) (*template, error) {
 		pt, err := parseTemplate(tpl, fields, t.delim)
 		if err != nil {

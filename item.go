@@ -101,7 +101,7 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	}
 	size = fieldBytes + keyBytes
 	if size > maxItemBytes {
-		return nil, 0, &InputError{Op: m.name + ".Put", Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", size, maxItemBytes)}
+		return nil, 0, &InputError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", size, maxItemBytes)}
 	}
 	return item, size, nil
 }

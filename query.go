@@ -29,7 +29,7 @@ func (e *Entity[T]) QueryInput(db *DB, params T, opts ...Option) (*dynamodb.Quer
 
 func (e *Entity[T]) queryInput(db *DB, params T, opts []Option) (*dynamodb.QueryInput, *settings, error) {
 	m := e.m
-	op := m.name + ".Query"
+	op := m.ops.query
 	s, err := collect(op, optLimit|optDescending|optConsistent, opts)
 	if err != nil {
 		return nil, nil, err
@@ -88,7 +88,7 @@ func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...Option)
 		return nil, err
 	}
 	var out []T
-	err = queryPages(ctx, db, e.m.name+".Query", in, s.limit, func(items []map[string]types.AttributeValue) error {
+	err = queryPages(ctx, db, e.m.ops.query, in, s.limit, func(items []map[string]types.AttributeValue) error {
 		// Room for the whole page at once, and each item decoded in place:
 		// a T decoded through reflect.ValueOf(&v) would escape to the heap,
 		// one allocation per item.

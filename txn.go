@@ -51,14 +51,14 @@ func (tx *Tx) Len() int { return len(tx.actions) }
 
 // TxPut adds Put of v to the transaction (see Put). Options: If.
 func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...Option) {
-	acts, _, err := e.planPut(tx.db, e.m.name+".Put", &v, false, opts)
+	acts, _, err := e.planPut(tx.db, e.m.ops.put, &v, false, opts)
 	tx.add(acts, err)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
 // not exist. Options: If.
 func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
-	acts, _, err := e.planPut(tx.db, e.m.name+".Create", &v, true, opts)
+	acts, _, err := e.planPut(tx.db, e.m.ops.create, &v, true, opts)
 	tx.add(acts, err)
 }
 
@@ -69,7 +69,7 @@ func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
 // conditioned on the item holding it (so a wrong one cancels the
 // transaction rather than orphaning a guard).
 func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
-	op := e.m.name + ".Update"
+	op := e.m.ops.update
 	s, err := collect(op, updateOptions, opts)
 	if err != nil {
 		tx.add(nil, err)
@@ -84,7 +84,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
 // must hold the item's unique values: their guards are deleted with it, and
 // the transaction is conditioned on the item holding them.
 func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
-	op := e.m.name + ".Delete"
+	op := e.m.ops.delete
 	s, err := collect(op, optMustExist|optCondition, opts)
 	if err != nil {
 		tx.add(nil, err)
@@ -99,7 +99,7 @@ func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
 // require that the item exists, check a field it always has, such as
 // Exists on one of its key fields.
 func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
-	a, err := e.m.planCheck(tx.db, e.m.name+".Check", reflect.ValueOf(&key).Elem(), cond)
+	a, err := e.m.planCheck(tx.db, e.m.ops.check, reflect.ValueOf(&key).Elem(), cond)
 	if err != nil {
 		tx.add(nil, err)
 		return
@@ -410,7 +410,7 @@ func (v *TxValue[T]) Value() T { return v.value }
 // transactional read; its value is there after tg.Run.
 func (e *Entity[T]) TxGet(tg *GetTx, key T) *TxValue[T] {
 	out := &TxValue[T]{err: errors.New("singletable: TxValue read before GetTx.Run succeeded")}
-	op := e.m.name + ".TxGet"
+	op := e.m.ops.txGet
 	if err := tg.db.checkTable(op, e.m); err != nil {
 		tg.errs = append(tg.errs, err)
 		return out

@@ -110,7 +110,7 @@ func Decrement(field string, n any) Option { return changeOption(change{changeDe
 // from the stored item, so it has no UpdateItem request: see TxUpdate and
 // DB.TransactInput.
 func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.UpdateItemInput, error) {
-	op := e.m.name + ".Update"
+	op := e.m.ops.update
 	s, err := collect(op, updateOptions, opts)
 	if err != nil {
 		return nil, err
@@ -390,7 +390,7 @@ func (ei *entityIndex) describe() string {
 // first and is sent as a transaction (see Unique).
 func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (T, error) {
 	var out T
-	op := e.m.name + ".Update"
+	op := e.m.ops.update
 	s, err := collect(op, updateOptions, opts)
 	if err != nil {
 		return out, err

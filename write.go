@@ -658,11 +658,11 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // PutInput is the PutItem request Put sends. Options: If. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
 func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(db, e.m.name+".Put", &v, false, opts)
+	acts, _, err := e.planPut(db, e.m.ops.put, &v, false, opts)
 	if err != nil {
 		return nil, err
 	}
-	a, err := singleInput(e.m.name+".Put", acts, "TxPut")
+	a, err := singleInput(e.m.ops.put, acts, "TxPut")
 	if err != nil {
 		return nil, err
 	}
@@ -681,7 +681,7 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInpu
 // an existing item must already hold the same unique values (change them
 // with Update).
 func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error {
-	op := e.m.name + ".Put"
+	op := e.m.ops.put
 	acts, s, err := e.planPut(db, op, &v, false, opts)
 	if err != nil {
 		return err
@@ -693,11 +693,11 @@ func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error 
 // entity with unique fields Create is a transaction: see TxCreate and
 // DB.TransactInput.
 func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(db, e.m.name+".Create", &v, true, opts)
+	acts, _, err := e.planPut(db, e.m.ops.create, &v, true, opts)
 	if err != nil {
 		return nil, err
 	}
-	a, err := singleInput(e.m.name+".Create", acts, "TxCreate")
+	a, err := singleInput(e.m.ops.create, acts, "TxCreate")
 	if err != nil {
 		return nil, err
 	}
@@ -710,7 +710,7 @@ func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemI
 // a transaction that also creates the guard items, and a value another item
 // holds is a *UniqueViolationError (ErrUniqueViolation).
 func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...Option) error {
-	op := e.m.name + ".Create"
+	op := e.m.ops.create
 	acts, s, err := e.planPut(db, op, &v, true, opts)
 	if err != nil {
 		return err
@@ -731,7 +731,7 @@ func (e *Entity[T]) planPut(db *DB, op string, v *T, create bool, opts []Option)
 // If. For an entity with unique fields Delete is a transaction: see TxDelete
 // and DB.TransactInput.
 func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...Option) (*dynamodb.DeleteItemInput, error) {
-	op := e.m.name + ".Delete"
+	op := e.m.ops.delete
 	s, err := collect(op, optMustExist|optCondition, opts)
 	if err != nil {
 		return nil, err
@@ -757,7 +757,7 @@ func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...Option) (*dynamodb.Delete
 // its unique values, then deletes it and its guard items in one transaction
 // conditioned on the item still holding them.
 func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) error {
-	op := e.m.name + ".Delete"
+	op := e.m.ops.delete
 	s, err := collect(op, optMustExist|optCondition, opts)
 	if err != nil {
 		return err
