@@ -495,6 +495,7 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", nil
 	}
 	var w strings.Builder
+	w.Grow(64) // most conditions fit: one allocation rather than growing from 8 bytes
 	if err := c.n.render(resolver{m: m, b: b}, &w); err != nil {
 		return "", err
 	}

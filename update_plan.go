@@ -25,17 +25,40 @@ type updatePlan struct {
 	next    reflect.Value // see nextValue; invalid until then
 }
 
+// updateClauses are the keywords of an update expression's clauses, in the
+// order of updatePlan's parts.
+var updateClauses = [...]string{"SET ", "REMOVE ", "ADD ", "DELETE "}
+
+// expression is the update expression: each non-empty clause with its
+// actions, written into one buffer of the exact size.
 func (p *updatePlan) expression() string {
+	parts := [...][]string{p.set, p.remove, p.add, p.del}
+	n := 0
+	for i, part := range parts {
+		if len(part) == 0 {
+			continue
+		}
+		n += 1 + len(updateClauses[i]) + 2*(len(part)-1)
+		for _, a := range part {
+			n += len(a)
+		}
+	}
 	var update strings.Builder
-	for i, part := range [][]string{p.set, p.remove, p.add, p.del} {
+	update.Grow(n)
+	for i, part := range parts {
 		if len(part) == 0 {
 			continue
 		}
 		if update.Len() > 0 {
 			update.WriteByte(' ')
 		}
-		update.WriteString([]string{"SET ", "REMOVE ", "ADD ", "DELETE "}[i])
-		update.WriteString(strings.Join(part, ", "))
+		update.WriteString(updateClauses[i])
+		for j, a := range part {
+			if j > 0 {
+				update.WriteString(", ")
+			}
+			update.WriteString(a)
+		}
 	}
 	return update.String()
 }
