@@ -38,12 +38,14 @@ type Tx struct {
 	small [8]*action
 }
 
+// add records what planning an action gave: tx.actions with the planned
+// actions appended (the planners append to it), or the error.
 func (tx *Tx) add(acts []*action, err error) {
 	if err != nil {
 		tx.errs = append(tx.errs, err)
 		return
 	}
-	tx.actions = append(tx.actions, acts...)
+	tx.actions = acts
 }
 
 // Len is the number of actions so far, guard items included.
@@ -51,14 +53,14 @@ func (tx *Tx) Len() int { return len(tx.actions) }
 
 // TxPut adds Put of v to the transaction (see Put). Options: If.
 func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...Option) {
-	acts, _, err := e.planPut(tx.db, e.m.ops.put, &v, false, opts)
+	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.put, &v, false, opts)
 	tx.add(acts, err)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
 // not exist. Options: If.
 func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
-	acts, _, err := e.planPut(tx.db, e.m.ops.create, &v, true, opts)
+	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.create, &v, true, opts)
 	tx.add(acts, err)
 }
 
@@ -76,7 +78,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
 		return
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	tx.add(e.m.planUpdate(tx.db, op, kv, kv, s))
+	tx.add(e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s))
 }
 
 // TxDelete adds Delete of the item whose key fields are set in key (see
@@ -91,7 +93,7 @@ func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
 		return
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	tx.add(e.m.planDelete(tx.db, op, kv, kv, s))
+	tx.add(e.m.planDelete(tx.actions, tx.db, op, kv, kv, s))
 }
 
 // TxCheck adds a ConditionCheck: the transaction happens only if the item
@@ -104,7 +106,7 @@ func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
 		tx.add(nil, err)
 		return
 	}
-	tx.add([]*action{a}, nil)
+	tx.add(append(tx.actions, a), nil)
 }
 
 // Transact runs build to collect a transaction's actions, checks them and

@@ -119,7 +119,7 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.Update
 	if f := e.m.changedUnique(s); f != "" {
 		return nil, &InputError{Op: op, Reason: "the update changes unique field " + f + ", so Update reads the item and sends a transaction; build it with TxUpdate and DB.TransactInput"}
 	}
-	acts, err := e.m.planUpdate(db, op, kv, kv, s)
+	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +397,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 	}
 	kv := reflect.ValueOf(&key).Elem()
 	if e.m.changedUnique(s) == "" {
-		acts, err := e.m.planUpdate(db, op, kv, kv, s)
+		acts, err := e.m.planUpdate(nil, db, op, kv, kv, s)
 		if err != nil {
 			return out, err
 		}
@@ -411,7 +411,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 	}
 	// A unique field changes: check everything, learn the old value, then
 	// send one transaction.
-	if _, err := e.m.planUpdate(db, op, kv, kv, s); err != nil {
+	if _, err := e.m.planUpdate(nil, db, op, kv, kv, s); err != nil {
 		return out, err
 	}
 	old, found, err := e.m.readCurrent(ctx, db, op, kv)
@@ -422,7 +422,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 		k, _ := e.m.key(kv)
 		return out, &notFoundError{op: op, key: k}
 	}
-	acts, err := e.m.planUpdate(db, op, kv, old, s)
+	acts, err := e.m.planUpdate(nil, db, op, kv, old, s)
 	if err != nil {
 		return out, err
 	}

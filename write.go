@@ -141,9 +141,12 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 	return g, nil
 }
 
+// The planners append the actions they plan to dst (a transaction's
+// actions, or nil) and return it; on error they return nil.
+
 // planPut plans Put (create false) or Create (create true) of struct value
 // v, which it changes: version and timestamps.
-func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s *settings) ([]*action, error) {
+func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, create bool, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -206,13 +209,13 @@ func (m *entityModel) planPut(db *DB, op string, v reflect.Value, create bool, s
 	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
-	return append([]*action{a}, guards...), nil
+	return append(append(dst, a), guards...), nil
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
 // holds the unique values the item has now (key itself for TxUpdate, the
 // stored item for Update).
-func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
+func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -316,13 +319,13 @@ func (m *entityModel) planUpdate(db *DB, op string, key, old reflect.Value, s *s
 	if err := a.setCond(c, &b); err != nil {
 		return nil, err
 	}
-	return append([]*action{a}, guards...), nil
+	return append(append(dst, a), guards...), nil
 }
 
 // planDelete plans Delete of the item whose key fields are set in key; old
 // holds its unique values (key itself for TxDelete, the stored item for
 // Delete).
-func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
+func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -364,7 +367,7 @@ func (m *entityModel) planDelete(db *DB, op string, key, old reflect.Value, s *s
 	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
-	return append([]*action{a}, guards...), nil
+	return append(append(dst, a), guards...), nil
 }
 
 // planCheck plans a ConditionCheck of the item whose key fields are set in
@@ -658,7 +661,7 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // PutInput is the PutItem request Put sends. Options: If. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
 func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(db, e.m.ops.put, &v, false, opts)
+	acts, _, err := e.planPut(nil, db, e.m.ops.put, &v, false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -682,7 +685,7 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInpu
 // with Update).
 func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error {
 	op := e.m.ops.put
-	acts, s, err := e.planPut(db, op, &v, false, opts)
+	acts, s, err := e.planPut(nil, db, op, &v, false, opts)
 	if err != nil {
 		return err
 	}
@@ -693,7 +696,7 @@ func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error 
 // entity with unique fields Create is a transaction: see TxCreate and
 // DB.TransactInput.
 func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(db, e.m.ops.create, &v, true, opts)
+	acts, _, err := e.planPut(nil, db, e.m.ops.create, &v, true, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -711,19 +714,19 @@ func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemI
 // holds is a *UniqueViolationError (ErrUniqueViolation).
 func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...Option) error {
 	op := e.m.ops.create
-	acts, s, err := e.planPut(db, op, &v, true, opts)
+	acts, s, err := e.planPut(nil, db, op, &v, true, opts)
 	if err != nil {
 		return err
 	}
 	return db.sendActions(ctx, op, acts, s)
 }
 
-func (e *Entity[T]) planPut(db *DB, op string, v *T, create bool, opts []Option) ([]*action, *settings, error) {
+func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, create bool, opts []Option) ([]*action, *settings, error) {
 	s, err := collect(op, optCondition, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	acts, err := e.m.planPut(db, op, reflect.ValueOf(v).Elem(), create, s)
+	acts, err := e.m.planPut(dst, db, op, reflect.ValueOf(v).Elem(), create, s)
 	return acts, s, err
 }
 
@@ -741,7 +744,7 @@ func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...Option) (*dynamodb.Delete
 		_, err := singleInput(op, make([]*action, 2), "TxDelete")
 		return nil, err
 	}
-	acts, err := e.m.planDelete(db, op, kv, kv, s)
+	acts, err := e.m.planDelete(nil, db, op, kv, kv, s)
 	if err != nil {
 		return nil, err
 	}
@@ -763,7 +766,7 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) e
 		return err
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	acts, err := e.m.planDelete(db, op, kv, kv, s) // checks everything before any read
+	acts, err := e.m.planDelete(nil, db, op, kv, kv, s) // checks everything before any read
 	if err != nil {
 		return err
 	}
@@ -779,7 +782,7 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) e
 			}
 			return nil
 		}
-		if acts, err = e.m.planDelete(db, op, kv, cur, s); err != nil {
+		if acts, err = e.m.planDelete(nil, db, op, kv, cur, s); err != nil {
 			return err
 		}
 	}
