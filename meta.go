@@ -262,6 +262,10 @@ func (m *entityModel) storedVersion(item map[string]types.AttributeValue) int64 
 	return v
 }
 
+// timestamped reports whether the entity has a created or updated field:
+// only then does a write read the clock.
+func (w *writeMeta) timestamped() bool { return w.created != nil || w.updated != nil }
+
 // stamp sets the write timestamps of v: created when still zero, updated
 // always.
 func (m *entityModel) stamp(v reflect.Value, now time.Time) {

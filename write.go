@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -171,8 +172,9 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 			m.setVersion(v, exp+1)
 		}
 	}
-	now := db.now()
-	m.stamp(v, now)
+	if m.w.timestamped() {
+		m.stamp(v, db.now())
+	}
 	item, size, err := m.item(v)
 	if err != nil {
 		var ie *InputError
@@ -260,7 +262,10 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			a.versioned, a.expected = true, exp
 		}
 	}
-	now := db.now()
+	var now time.Time // read from the clock only for an entity with timestamps
+	if m.w.timestamped() {
+		now = db.now()
+	}
 	if f := m.w.updated; f != nil {
 		if !plan.touches(f.GoName) {
 			av, err := m.timestampValue(f, now)
