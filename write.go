@@ -51,8 +51,10 @@ type action struct {
 	// itemBytes is itemSize(item), computed once when the item is encoded.
 	itemBytes    int
 	update, cond string
-	names        map[string]string
-	values       map[string]types.AttributeValue
+	// exprBytes is the size of names and values (expr.Builder.Bytes).
+	exprBytes int
+	names     map[string]string
+	values    map[string]types.AttributeValue
 
 	// What a failed condition means: the Kind of the *ConditionError when
 	// the item existed and when it did not, and whether (and for which
@@ -121,7 +123,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 		return condError(a.op, err)
 	}
 	a.cond = cond
-	a.names, a.values = b.Names, b.Values
+	a.names, a.values, a.exprBytes = b.Names, b.Values, b.Bytes()
 	return nil
 }
 
@@ -455,11 +457,7 @@ func (a *action) transactItem(name *string) types.TransactWriteItem {
 // size estimates the action's share of a transaction's 4 MB: its item or
 // key, its expressions and their values.
 func (a *action) size() int {
-	n := a.m.table.keySize(a.keySource()) + a.itemBytes + len(a.update) + len(a.cond) + itemSize(a.values)
-	for k, v := range a.names {
-		n += len(k) + len(v)
-	}
-	return n
+	return a.m.table.keySize(a.keySource()) + a.itemBytes + len(a.update) + len(a.cond) + a.exprBytes
 }
 
 // failure explains a failed condition of the action, given the item as it

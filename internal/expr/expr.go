@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // MaxExpressionBytes is DynamoDB's limit on the length of any one
@@ -24,6 +26,7 @@ type Builder struct {
 	// finds a name again faster than a map would, and allocates less.
 	attrs  []string
 	values int
+	bytes  int // see Bytes
 	// Names and Values are the request's ExpressionAttributeNames and
 	// ExpressionAttributeValues; nil while empty, as the service wants.
 	Names  map[string]string
@@ -73,6 +76,7 @@ func (b *Builder) Name(attr string) string {
 	p := placeholder(namePlaceholders, "#n", len(b.attrs))
 	b.attrs = append(b.attrs, attr)
 	b.Names[p] = attr
+	b.bytes += len(p) + len(attr)
 	return p
 }
 
@@ -84,8 +88,14 @@ func (b *Builder) Value(v types.AttributeValue) string {
 	p := placeholder(valuePlaceholders, ":v", b.values)
 	b.values++
 	b.Values[p] = v
+	b.bytes += len(p) + codec.Size(v)
 	return p
 }
+
+// Bytes is the size of Names and Values as they count toward a request's
+// size: every placeholder with its attribute name or its value (by
+// codec.Size), added up as they are handed out.
+func (b *Builder) Bytes() int { return b.bytes }
 
 // S is shorthand for a string value.
 func S(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

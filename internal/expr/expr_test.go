@@ -3,6 +3,8 @@ package expr
 import (
 	"strconv"
 	"testing"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 func TestBuilderPlaceholders(t *testing.T) {
@@ -38,6 +40,16 @@ func TestBuilderPlaceholders(t *testing.T) {
 	}
 	if len(b.Names) != preNames+5 || len(b.Values) != preValues+5 {
 		t.Fatalf("%d names, %d values", len(b.Names), len(b.Values))
+	}
+	want := 0
+	for p, a := range b.Names {
+		want += len(p) + len(a)
+	}
+	for p, v := range b.Values {
+		want += len(p) + codec.Size(v)
+	}
+	if b.Bytes() != want {
+		t.Fatalf("Bytes() = %d, the maps add up to %d", b.Bytes(), want)
 	}
 }
 
