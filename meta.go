@@ -347,7 +347,7 @@ func (m *entityModel) ownedBy(owner map[string]types.AttributeValue) Cond {
 	if m.table.sk != "" {
 		c = And(c, Eq(guardOwnerSK, owner[m.table.sk]))
 	}
-	return Or(attrNotExists(m.table.pk), c)
+	return Or(m.table.notExists, c)
 }
 
 // guardOwner reads the owner key out of a guard item.

@@ -38,6 +38,11 @@ type Table struct {
 	billing  types.BillingMode
 	rcu, wcu int64
 
+	// exists and notExists test the partition key attribute: the
+	// library's own conditions on whether an item exists, built once (a
+	// Cond is immutable).
+	exists, notExists Cond
+
 	mu          sync.RWMutex
 	entities    map[string]*entityModel
 	entityOrder []*entityModel
@@ -173,6 +178,7 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 			}
 		}
 	}
+	t.exists, t.notExists = attrExists(t.pk), attrNotExists(t.pk)
 	return t, nil
 }
 

@@ -156,7 +156,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	a := &action{kind: actPut, op: op, m: m, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if create {
-		c = attrNotExists(m.table.pk)
+		c = m.table.notExists
 		a.whenExists = ErrAlreadyExists
 	}
 	if ver := m.w.version; ver != nil {
@@ -165,7 +165,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 		case create:
 			m.setVersion(v, 1)
 		case exp == 0:
-			c = attrNotExists(m.table.pk)
+			c = m.table.notExists
 			a.versioned = true
 			m.setVersion(v, 1)
 		default:
@@ -197,7 +197,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			c = And(c, Or(attrNotExists(m.table.pk), held))
+			c = And(c, Or(m.table.notExists, held))
 			a.newUnique = v
 		}
 		val := uniqueValue(f, v)
@@ -255,7 +255,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	var c Cond
 	if !s.upsert {
-		c = attrExists(m.table.pk)
+		c = m.table.exists
 	}
 	if ver := m.w.version; ver != nil {
 		plan.add = append(plan.add, b.Name(ver.Attr)+" "+b.Value(&types.AttributeValueMemberN{Value: "1"}))
@@ -343,7 +343,7 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	a := &action{kind: actDelete, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if s.mustExist {
-		c = attrExists(m.table.pk)
+		c = m.table.exists
 		a.whenMissing = ErrNotFound
 	}
 	if ver := m.w.version; ver != nil {
