@@ -185,7 +185,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return fail("Set(%q): %v", c.field, err)
 			}
 			if nested {
-				plan.set = append(plan.set, p+" = "+b.Value(av))
+				plan.act(clauseSet, p, " = ", b.Value(av))
 				continue
 			}
 			// A raw AttributeValue tells nothing the index keys could use.
@@ -194,15 +194,15 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
 			if !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() {
-				plan.remove = append(plan.remove, p)
+				plan.act(clauseRemove, p)
 				continue
 			}
-			plan.set = append(plan.set, p+" = "+b.Value(av))
+			plan.act(clauseSet, p, " = ", b.Value(av))
 		case changeRemove:
 			if !nested && !m.settable(f) {
 				return fail("Remove(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
-			plan.remove = append(plan.remove, p)
+			plan.act(clauseRemove, p)
 		case changeAdd, changeDeleteFromSet:
 			av, err := value(true)
 			if err != nil {
@@ -221,9 +221,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return fail("%s(%q): takes a number or a set, got %T", name, c.field, c.value)
 			}
 			if c.op == changeAdd {
-				plan.add = append(plan.add, p+" "+b.Value(av))
+				plan.act(clauseAdd, p, " ", b.Value(av))
 			} else {
-				plan.del = append(plan.del, p+" "+b.Value(av))
+				plan.act(clauseDelete, p, " ", b.Value(av))
 			}
 		case changeAppend, changePrepend:
 			av, err := value(true)
@@ -236,16 +236,16 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			empty := b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})
 			existing := "if_not_exists(" + p + ", " + empty + ")"
 			if c.op == changeAppend {
-				plan.set = append(plan.set, p+" = list_append("+existing+", "+b.Value(av)+")")
+				plan.act(clauseSet, p, " = list_append(", existing, ", ", b.Value(av), ")")
 			} else {
-				plan.set = append(plan.set, p+" = list_append("+b.Value(av)+", "+existing+")")
+				plan.act(clauseSet, p, " = list_append(", b.Value(av), ", ", existing, ")")
 			}
 		case changeSetIfNotExists:
 			av, err := value(false)
 			if err != nil {
 				return fail("SetIfNotExists(%q): %v", c.field, err)
 			}
-			plan.set = append(plan.set, p+" = if_not_exists("+p+", "+b.Value(av)+")")
+			plan.act(clauseSet, p, " = if_not_exists(", p, ", ", b.Value(av), ")")
 		case changeIncrement, changeDecrement:
 			av, err := value(false)
 			if err != nil {
@@ -259,7 +259,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				sign = " - "
 			}
 			zero := b.Value(&types.AttributeValueMemberN{Value: "0"})
-			plan.set = append(plan.set, p+" = if_not_exists("+p+", "+zero+")"+sign+b.Value(av))
+			plan.act(clauseSet, p, " = if_not_exists(", p, ", ", zero, ")", sign, b.Value(av))
 		}
 	}
 	for _, c := range s.changes {
@@ -304,15 +304,15 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			return err
 		}
 		if !ok {
-			plan.remove = append(plan.remove, b.Name(ei.index.pk))
+			plan.act(clauseRemove, b.Name(ei.index.pk))
 			if ei.index.sk != "" {
-				plan.remove = append(plan.remove, b.Name(ei.index.sk))
+				plan.act(clauseRemove, b.Name(ei.index.sk))
 			}
 			continue
 		}
-		plan.set = append(plan.set, b.Name(ei.index.pk)+" = "+b.Value(expr.S(pk)))
+		plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
 		if ei.index.sk != "" {
-			plan.set = append(plan.set, b.Name(ei.index.sk)+" = "+b.Value(expr.S(sk)))
+			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
 		}
 	}
 	return nil

@@ -17,7 +17,10 @@ import (
 // field), so that an update of plain fields builds no struct value and no
 // lookup tables.
 type updatePlan struct {
-	set, remove, add, del []string
+	// clauses are the update expression's SET, REMOVE, ADD and DELETE
+	// clauses, each written (keyword first) as its actions come: no string
+	// per action to join later.
+	clauses [4]strings.Builder
 
 	m       *entityModel
 	key     reflect.Value // the key value the update was given
@@ -25,40 +28,56 @@ type updatePlan struct {
 	next    reflect.Value // see nextValue; invalid until then
 }
 
-// updateClauses are the keywords of an update expression's clauses, in the
-// order of updatePlan's parts.
-var updateClauses = [...]string{"SET ", "REMOVE ", "ADD ", "DELETE "}
+// The clauses of an update expression, in order.
+const (
+	clauseSet = iota
+	clauseRemove
+	clauseAdd
+	clauseDelete
+)
 
-// expression is the update expression: each non-empty clause with its
-// actions, written into one buffer of the exact size.
+var clauseKeywords = [...]string{clauseSet: "SET ", clauseRemove: "REMOVE ", clauseAdd: "ADD ", clauseDelete: "DELETE "}
+
+// act adds one action, the concatenation of parts, to clause c.
+func (p *updatePlan) act(c int, parts ...string) {
+	w := &p.clauses[c]
+	if w.Len() == 0 {
+		w.Grow(64) // one allocation for most clauses
+		w.WriteString(clauseKeywords[c])
+	} else {
+		w.WriteString(", ")
+	}
+	for _, s := range parts {
+		w.WriteString(s)
+	}
+}
+
+// expression is the update expression: the non-empty clauses, space
+// separated. A single clause (the usual SET) is returned as written.
 func (p *updatePlan) expression() string {
-	parts := [...][]string{p.set, p.remove, p.add, p.del}
-	n := 0
-	for i, part := range parts {
-		if len(part) == 0 {
-			continue
-		}
-		n += 1 + len(updateClauses[i]) + 2*(len(part)-1)
-		for _, a := range part {
-			n += len(a)
+	n, last := 0, -1
+	for i := range p.clauses {
+		if l := p.clauses[i].Len(); l > 0 {
+			n += l + 1
+			last = i
 		}
 	}
+	if last < 0 {
+		return ""
+	}
+	if n == p.clauses[last].Len()+1 {
+		return p.clauses[last].String()
+	}
 	var update strings.Builder
-	update.Grow(n)
-	for i, part := range parts {
-		if len(part) == 0 {
+	update.Grow(n - 1)
+	for i := range p.clauses {
+		if p.clauses[i].Len() == 0 {
 			continue
 		}
 		if update.Len() > 0 {
 			update.WriteByte(' ')
 		}
-		update.WriteString(updateClauses[i])
-		for j, a := range part {
-			if j > 0 {
-				update.WriteString(", ")
-			}
-			update.WriteString(a)
-		}
+		update.WriteString(p.clauses[i].String())
 	}
 	return update.String()
 }

@@ -237,7 +237,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	if s.upsert {
 		// A new item must still decode as this entity, and carry its key fields.
-		plan.set = append(plan.set, b.Name(m.table.typeAttr)+" = "+b.Value(expr.S(m.name)))
+		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
 		for _, f := range m.fields.List {
 			if !m.keyFields[f.GoName] {
 				continue
@@ -246,7 +246,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			plan.set = append(plan.set, b.Name(f.Attr)+" = "+b.Value(av))
+			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
 	a := &action{kind: actUpdate, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
@@ -258,7 +258,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		c = m.table.exists
 	}
 	if ver := m.w.version; ver != nil {
-		plan.add = append(plan.add, b.Name(ver.Attr)+" "+b.Value(&types.AttributeValueMemberN{Value: "1"}))
+		plan.act(clauseAdd, b.Name(ver.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 		if exp := m.versionOf(key); exp != 0 {
 			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
 			a.versioned, a.expected = true, exp
@@ -274,7 +274,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			plan.set = append(plan.set, b.Name(f.Attr)+" = "+b.Value(av))
+			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
 	if f := m.w.created; f != nil {
@@ -284,7 +284,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
 			n := b.Name(f.Attr)
-			plan.set = append(plan.set, n+" = if_not_exists("+n+", "+b.Value(av)+")")
+			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	}
 	a.update = plan.expression()
