@@ -21,10 +21,13 @@ const MaxExpressionBytes = 4096
 // and values are shared between the key condition, the filter and the
 // projection.
 type Builder struct {
-	// attrs are the attribute names seen, in placeholder order: attrs[i]
-	// is #n<i>. Requests name a handful of attributes, so a linear search
-	// finds a name again faster than a map would, and allocates less.
-	attrs  []string
+	// The attribute names seen, in placeholder order: #n<i> is the i-th.
+	// Requests name a handful of attributes, so a linear search finds a
+	// name again faster than a map would; the first few are kept in the
+	// Builder itself (an array, so that a copied Builder shares nothing).
+	first  [4]string
+	more   []string
+	names  int
 	values int
 	bytes  int // see Bytes
 	// Names and Values are the request's ExpressionAttributeNames and
@@ -64,17 +67,26 @@ func placeholder(pre []string, prefix string, i int) string {
 // Name returns the placeholder for an attribute name, reusing it when the
 // name was seen before.
 func (b *Builder) Name(attr string) string {
-	for i, a := range b.attrs {
-		if a == attr {
+	for i := 0; i < b.names && i < len(b.first); i++ {
+		if b.first[i] == attr {
 			return placeholder(namePlaceholders, "#n", i)
 		}
 	}
+	for i, a := range b.more {
+		if a == attr {
+			return placeholder(namePlaceholders, "#n", len(b.first)+i)
+		}
+	}
 	if b.Names == nil {
-		b.attrs = make([]string, 0, 4)
 		b.Names = make(map[string]string, 4)
 	}
-	p := placeholder(namePlaceholders, "#n", len(b.attrs))
-	b.attrs = append(b.attrs, attr)
+	p := placeholder(namePlaceholders, "#n", b.names)
+	if b.names < len(b.first) {
+		b.first[b.names] = attr
+	} else {
+		b.more = append(b.more, attr)
+	}
+	b.names++
 	b.Names[p] = attr
 	b.bytes += len(p) + len(attr)
 	return p
