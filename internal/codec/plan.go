@@ -187,9 +187,10 @@ func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) (siz
 	if err != nil {
 		return 0, err
 	}
-	a := &arena{hint: p.sizes.get()}
+	a := newArena(p.sizes.get())
 	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
 	p.sizes.remember(a)
+	a.release()
 	return size, err
 }
 
@@ -515,9 +516,10 @@ func Marshal(v any) (map[string]types.AttributeValue, error) {
 		return nil, err
 	}
 	m := make(map[string]types.AttributeValue, len(p.plans))
-	a := &arena{hint: p.sizes.get()}
+	a := newArena(p.sizes.get())
 	_, err = p.encodeInto(rv, addr, m, a, false)
 	p.sizes.remember(a)
+	a.release()
 	if err != nil {
 		return map[string]types.AttributeValue{}, err
 	}
