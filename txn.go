@@ -195,7 +195,7 @@ func (tx *Tx) check(op string) error {
 // describe names an action for messages: "User.Update", "User.Create guard of Email".
 func (a *action) describe() string {
 	if a.guard != nil {
-		return a.op + " " + actionNames[a.kind] + " of the unique " + a.guard.GoName + " guard"
+		return a.op + " " + actionNames[a.kind] + " of the unique " + a.guard.field.GoName + " guard"
 	}
 	return a.op
 }
@@ -356,7 +356,7 @@ func (tx *Tx) error(op, token string, err error) error {
 		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
-			f.Guard = a.guard.GoName
+			f.Guard = a.guard.field.GoName
 		}
 		if code == "ConditionalCheckFailed" {
 			f.Err = a.failure(r.Item, err)

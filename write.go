@@ -23,7 +23,7 @@ import (
 // more go in one TransactWriteItems. The same plan serves Put and TxPut, so
 // a transaction does exactly what the single operations do.
 
-type actionKind int
+type actionKind uint8
 
 const (
 	actPut actionKind = iota
@@ -34,16 +34,22 @@ const (
 
 var actionNames = [...]string{actPut: "Put", actUpdate: "Update", actDelete: "Delete", actCheck: "ConditionCheck"}
 
-// action is one planned write of one item.
+// action is one planned write of one item. Transactions plan one per item
+// (and every single write one), so rarely used details sit behind
+// pointers and the flags are packed: a smaller action is less to allocate
+// and collect.
 type action struct {
 	kind actionKind
-	op   string       // the operation that planned it: "User.Create"
-	m    *entityModel // the entity (for a guard: the entity it guards)
-	// guard is set for a unique-value guard item: the unique field, the
-	// value and the key of the item holding it.
-	guard      *codec.Field
-	guardValue string
-	owner      map[string]types.AttributeValue
+	// versioned is set when the condition checks the version field (for
+	// version expected).
+	versioned bool
+	// uniqueHeld tells what unique is: the values the item must still
+	// hold (Update, Delete), or the values a Put would store.
+	uniqueHeld bool
+	op         string       // the operation that planned it: "User.Create"
+	m          *entityModel // the entity (for a guard: the entity it guards)
+	// guard is set for a unique-value guard item.
+	guard *guardOf
 
 	// key is the item's key; for a put it stays nil until keyAttrs picks
 	// it out of the item (see keyAttrs).
@@ -57,19 +63,22 @@ type action struct {
 	values    map[string]types.AttributeValue
 
 	// What a failed condition means: the Kind of the *ConditionError when
-	// the item existed and when it did not, and whether (and for which
-	// version) the condition checked the version field.
+	// the item existed and when it did not, and the version expected (see
+	// versioned).
 	whenExists, whenMissing error
-	versioned               bool
 	expected                int64
-	// heldUnique is set when the condition checks the item still holds
-	// the unique values of this struct value (Update, Delete).
-	heldUnique reflect.Value
-	// newUnique is set for a Put of an entity with unique fields: the
-	// values the Put would store.
-	newUnique reflect.Value
+	// unique is set for an entity with unique fields: the struct value
+	// whose unique values the condition relies on (see uniqueHeld).
+	unique reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
+}
+
+// guardOf is what a unique-value guard item guards: the unique field and
+// the value.
+type guardOf struct {
+	field *codec.Field
+	value string
 }
 
 // keyAttrs is the key of the action's item. A put's key is picked out of
@@ -132,7 +141,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 // or already belong to owner, so a write never takes another item's value
 // nor removes its guard.
 func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
-	g := &action{kind: kind, op: op, m: m, guard: f, guardValue: value, owner: owner,
+	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
 		key: m.guardKey(f, value), whenExists: ErrUniqueViolation, whenMissing: ErrConditionFailed}
 	if kind == actPut {
 		g.item = m.guardItem(f, value, owner)
@@ -198,7 +207,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
 			c = And(c, Or(m.table.notExists, held))
-			a.newUnique = v
+			a.unique, a.uniqueHeld = v, false
 		}
 		val := uniqueValue(f, v)
 		if val == "" {
@@ -303,7 +312,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, &InputError{Op: op, Reason: err.Error()}
 		}
 		c = And(c, held)
-		a.heldUnique = old
+		a.unique, a.uniqueHeld = old, true
 		was, now := uniqueValue(f, old), uniqueValue(f, plan.nextValue())
 		if was == now {
 			continue
@@ -362,7 +371,7 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 			return nil, &InputError{Op: op, Reason: err.Error()}
 		}
 		c = And(c, held)
-		a.heldUnique = old
+		a.unique, a.uniqueHeld = old, true
 		if val := uniqueValue(f, old); val != "" {
 			g, err := m.guardAction(op, actDelete, f, val, k)
 			if err != nil {
@@ -466,11 +475,11 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	existed := len(item) > 0
 	if a.guard != nil {
 		if existed && a.kind == actPut {
-			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.GoName, Value: a.guardValue,
+			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
 				Owner: a.m.guardOwner(item), Err: err}
 		}
 		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
-			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.GoName, a.guardValue, formatKey(a.m.guardOwner(item)))}
+			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
 	}
 	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing, Err: err}
 	if existed {
@@ -522,13 +531,13 @@ func describeCond(m *entityModel, c Cond) string {
 // uniqueReason says which unique value a failed condition was about, when
 // the stored item's values differ from those the action relied on.
 func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
-	v := a.heldUnique
-	verb := "holds"
+	v := a.unique
 	if !v.IsValid() {
-		if v = a.newUnique; !v.IsValid() {
-			return ""
-		}
-		verb = "would change"
+		return ""
+	}
+	verb := "would change"
+	if a.uniqueHeld {
+		verb = "holds"
 	}
 	for _, f := range a.m.w.unique {
 		want, err := a.m.encodeValue(f.GoName, v.FieldByIndex(f.Index).Interface(), false)
