@@ -192,11 +192,11 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 			}
 			p := &batchItem{m: m, del: it.del, value: it.value}
 			if it.del {
-				k, err := m.key(it.value)
+				k, facts, err := m.keyFacts(it.value)
 				if err != nil {
 					return nil, nil, err
 				}
-				p.key, p.bytes = k, itemSize(k)
+				p.key, p.bytes, p.id = k, facts.keyBytes, facts.id
 			} else {
 				v := reflect.New(m.typ).Elem()
 				v.Set(it.value)
@@ -204,7 +204,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 					m.setVersion(v, m.versionOf(v)+1)
 				}
 				m.stamp(v, now)
-				item, size, err := m.item(v)
+				item, facts, err := m.item(v)
 				if err != nil {
 					var ie *InputError
 					if errors.As(err, &ie) {
@@ -212,12 +212,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 					}
 					return nil, nil, err
 				}
-				p.item, p.bytes = item, size
-			}
-			if p.del {
-				p.id = db.table.idOf(p.key)
-			} else {
-				p.id = db.table.idOf(p.item) // reads only the key attributes
+				p.item, p.bytes, p.id = item, facts.size, facts.id
 			}
 			if j, dup := index[p.id]; dup {
 				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), formatKey(p.keyAttrs()))}

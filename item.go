@@ -17,11 +17,19 @@ const maxItemBytes = 400 * 1024
 
 // key renders the primary key attributes of struct value v.
 func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
+	key, _, err := m.keyFacts(v)
+	return key, err
+}
+
+// keyFacts renders the primary key attributes of struct value v, with the
+// key's facts (its itemID and size).
+func (m *entityModel) keyFacts(v reflect.Value) (map[string]types.AttributeValue, itemFacts, error) {
 	key := make(map[string]types.AttributeValue, 2)
-	if _, err := m.addKeys(key, v, false); err != nil {
-		return nil, err
+	facts, err := m.addKeys(key, v, false)
+	if err != nil {
+		return nil, facts, err
 	}
-	return key, nil
+	return key, facts, nil
 }
 
 // renderTableKey renders a table key: every field must have a value.
@@ -84,26 +92,26 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 }
 
 // item encodes struct value v as a complete item: its fields, the entity
-// type, the primary key and the key of every index it belongs to. size is
-// the item's itemSize, which the callers keep: transactions and batches
-// need it again for their own limits, and it costs a walk of the item.
-func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, size int, err error) {
+// type, the primary key and the key of every index it belongs to. The
+// facts (its itemSize, its key's size and itemID) are for the callers to
+// keep: transactions and batches need them for their own checks, and
+// reading them back from the map costs a walk or lookups.
+func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, facts itemFacts, err error) {
 	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
 	// The sizes of what Encode and addKeys add make itemSize(item), without
 	// a walk of the map: the key and type attributes are never fields.
 	fieldBytes, err := m.plan.Encode(v, item)
 	if err != nil {
-		return nil, 0, fmt.Errorf("singletable: entity %s: %w", m.name, err)
+		return nil, facts, fmt.Errorf("singletable: entity %s: %w", m.name, err)
 	}
-	keyBytes, err := m.addKeys(item, v, true)
-	if err != nil {
-		return nil, 0, err
+	if facts, err = m.addKeys(item, v, true); err != nil {
+		return nil, facts, err
 	}
-	size = fieldBytes + keyBytes
-	if size > maxItemBytes {
-		return nil, 0, &InputError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", size, maxItemBytes)}
+	facts.size += fieldBytes
+	if facts.size > maxItemBytes {
+		return nil, facts, &InputError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.size, maxItemBytes)}
 	}
-	return item, size, nil
+	return item, facts, nil
 }
 
 // decode checks that item is of this entity and decodes it into v, which

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// item returns the size it computes from what the encoder and the key
-// rendering added; it must be itemSize of the whole item.
+// item returns the facts it works out while encoding (the size, the key's
+// size, the itemID); they must be what reading the finished item gives.
 func TestItemSizeMatchesItemSize(t *testing.T) {
 	values := []any{
 		WUser{ID: "u1", Email: "a@example.com", Name: "Ann", Status: "ACTIVE", Tags: []string{"x", "yy"},
@@ -28,12 +28,26 @@ func TestItemSizeMatchesItemSize(t *testing.T) {
 		m := models[reflect.TypeOf(v)]
 		rv := reflect.New(m.typ).Elem()
 		rv.Set(reflect.ValueOf(v))
-		item, size, err := m.item(rv)
+		item, facts, err := m.item(rv)
 		if err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
-		if want := itemSize(item); size != want {
-			t.Errorf("%+v: item size %d, itemSize %d", v, size, want)
+		if want := itemSize(item); facts.size != want {
+			t.Errorf("%+v: item size %d, itemSize %d", v, facts.size, want)
+		}
+		key := m.keyOfItem(item)
+		if want := itemSize(key); facts.keyBytes != want {
+			t.Errorf("%+v: key size %d, itemSize of the key %d", v, facts.keyBytes, want)
+		}
+		if want := m.table.idOf(item); facts.id != want {
+			t.Errorf("%+v: id %v, idOf %v", v, facts.id, want)
+		}
+		k, kf, err := m.keyFacts(rv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kf.id != facts.id || kf.keyBytes != itemSize(k) {
+			t.Errorf("%+v: keyFacts %+v, key %v", v, kf, k)
 		}
 	}
 }

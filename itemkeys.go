@@ -21,10 +21,19 @@ type keySpan struct {
 	start, end int
 }
 
+// itemFacts are what transactions and batches need to know of an encoded
+// item or key, worked out while encoding it rather than read back from the
+// map.
+type itemFacts struct {
+	size     int    // itemSize of the item (of what addKeys added, from addKeys)
+	keyBytes int    // itemSize of its table key attributes
+	id       itemID // its table key's values
+}
+
 // addKeys renders the primary key of struct value v into dst and, with
 // full, the entity type and the key of every index v belongs to (see
-// indexKey). size is what they add to the item's itemSize.
-func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) (size int, err error) {
+// indexKey). The facts' size is what they add to the item's itemSize.
+func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) (facts itemFacts, err error) {
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
@@ -36,13 +45,13 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	start := len(buf)
 	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)
 	if err != nil {
-		return 0, err
+		return facts, err
 	}
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
 	if m.sk != nil {
 		start = len(buf)
 		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v); err != nil {
-			return 0, err
+			return facts, err
 		}
 		spans = append(spans, keySpan{t.sk, start, len(buf)})
 	}
@@ -67,7 +76,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 		case missing: // a key field is empty: the item is not in the index
 			buf, spans = buf[:keyStart], spans[:keySpans]
 		case err != nil:
-			return 0, err
+			return facts, err
 		}
 	}
 
@@ -80,14 +89,20 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	for i, sp := range spans {
 		values[i].Value = text[sp.start:sp.end]
 		dst[sp.attr] = &values[i]
-		size += len(sp.attr) + sp.end - sp.start
+		facts.size += len(sp.attr) + sp.end - sp.start
+	}
+	// The table key comes first: the partition key, then the sort key.
+	facts.id.pk, facts.keyBytes = values[0].Value, len(t.pk)+len(values[0].Value)
+	if m.sk != nil {
+		facts.id.sk = values[1].Value
+		facts.keyBytes += len(t.sk) + len(values[1].Value)
 	}
 	if full {
 		values[n-1].Value = m.name
 		dst[t.typeAttr] = &values[n-1]
-		size += len(t.typeAttr) + len(m.name)
+		facts.size += len(t.typeAttr) + len(m.name)
 	}
-	return size, nil
+	return facts, nil
 }
 
 // appendKey appends the key tpl renders from v, for attribute attr, to buf.

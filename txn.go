@@ -174,9 +174,8 @@ func (tx *Tx) check(op string) error {
 	var idArray [maxTxActions]itemID
 	ids := idArray[:0]
 	size := 0
-	t := tx.db.table
 	for i, a := range tx.actions {
-		id := t.idOf(a.keySource())
+		id := a.id
 		for j, prev := range ids {
 			if prev == id {
 				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",

@@ -54,8 +54,10 @@ type action struct {
 	// key is the item's key; for a put it stays nil until keyAttrs picks
 	// it out of the item (see keyAttrs).
 	key, item map[string]types.AttributeValue
-	// itemBytes is itemSize(item), computed once when the item is encoded.
-	itemBytes    int
+	// id is the item's itemID and bytes its key's and item's share of a
+	// transaction's size, worked out when they were encoded.
+	id           itemID
+	bytes        int
 	update, cond string
 	// exprBytes is the size of names and values (expr.Builder.Bytes).
 	exprBytes int
@@ -87,15 +89,6 @@ type guardOf struct {
 func (a *action) keyAttrs() map[string]types.AttributeValue {
 	if a.key == nil && a.item != nil {
 		a.key = a.m.keyOfItem(a.item)
-	}
-	return a.key
-}
-
-// keySource is what holds the action's key attributes: its key, or a put's
-// item. Table.idOf and Table.keySize read only those.
-func (a *action) keySource() map[string]types.AttributeValue {
-	if a.key == nil {
-		return a.item
 	}
 	return a.key
 }
@@ -145,8 +138,9 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		key: m.guardKey(f, value), whenExists: ErrUniqueViolation, whenMissing: ErrConditionFailed}
 	if kind == actPut {
 		g.item = m.guardItem(f, value, owner)
-		g.itemBytes = itemSize(g.item)
+		g.bytes = itemSize(g.item)
 	}
+	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
 	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
 		return nil, err
 	}
@@ -186,7 +180,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	if m.w.timestamped() {
 		m.stamp(v, db.now())
 	}
-	item, size, err := m.item(v)
+	item, facts, err := m.item(v)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -194,7 +188,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 		}
 		return nil, err
 	}
-	a.item, a.itemBytes = item, size
+	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
 	a.userCond = s.cond
 	c = And(c, s.cond)
 	var guards []*action
@@ -235,7 +229,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if len(s.changes) == 0 {
 		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
 	}
-	k, err := m.key(key)
+	k, kf, err := m.keyFacts(key)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +252,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
-	a := &action{kind: actUpdate, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
+	a := &action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
 	if s.upsert {
 		a.whenMissing = ErrConditionFailed
 	}
@@ -345,11 +339,11 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	k, err := m.key(key)
+	k, kf, err := m.keyFacts(key)
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actDelete, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	a := &action{kind: actDelete, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
 	var c Cond
 	if s.mustExist {
 		c = m.table.exists
@@ -395,11 +389,11 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if c.IsZero() {
 		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
 	}
-	k, err := m.key(key)
+	k, kf, err := m.keyFacts(key)
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
+	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
 	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}
@@ -466,7 +460,7 @@ func (a *action) transactItem(name *string) types.TransactWriteItem {
 // size estimates the action's share of a transaction's 4 MB: its item or
 // key, its expressions and their values.
 func (a *action) size() int {
-	return a.m.table.keySize(a.keySource()) + a.itemBytes + len(a.update) + len(a.cond) + a.exprBytes
+	return a.bytes + len(a.update) + len(a.cond) + a.exprBytes
 }
 
 // failure explains a failed condition of the action, given the item as it
