@@ -219,6 +219,12 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	return append(append(dst, a), guards...), nil
 }
 
+// updateAction is an Update's action with the builder of its expressions.
+type updateAction struct {
+	action
+	b expr.Builder
+}
+
 // planUpdate plans Update of the item whose key fields are set in key. old
 // holds the unique values the item has now (key itself for TxUpdate, the
 // stored item for Update).
@@ -233,9 +239,13 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err != nil {
 		return nil, err
 	}
-	var b expr.Builder
+	// The action and its expression builder in one allocation: the
+	// builder escapes to the heap anyway (conditions render through
+	// interfaces), and the action is made below.
+	u := new(updateAction)
+	b := &u.b
 	var plan updatePlan
-	if err := m.planChanges(op, key, s, &b, &plan); err != nil {
+	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
 	}
 	if s.upsert {
@@ -252,7 +262,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
-	a := &action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
+	a := &u.action
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
 	if s.upsert {
 		a.whenMissing = ErrConditionFailed
 	}
@@ -326,7 +337,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			guards = append(guards, g)
 		}
 	}
-	if err := a.setCond(c, &b); err != nil {
+	if err := a.setCond(c, b); err != nil {
 		return nil, err
 	}
 	return append(append(dst, a), guards...), nil
