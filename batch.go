@@ -454,6 +454,8 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 	inflight := 0
 	var lastThrottle error
 	for {
+		var r batchResult
+		sent := false // r is the result of a request sent here, not by a goroutine
 		// A part-full chunk waits while requests are in flight: what they
 		// leave unprocessed is merged into it.
 		for stopErr == nil && inflight < conc && len(queue) > 0 && (len(queue) >= max || inflight == 0) {
@@ -472,26 +474,27 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 			for _, i := range idx {
 				retry = maxInt(retry, attempts[i])
 			}
-			inflight++
 			requests++
+			if inflight == 0 && len(queue) == 0 {
+				// The only request to make (a single chunk, or the last
+				// retry): no goroutine to hand it to.
+				r, sent = db.batchRequest(ctx, p, send, idx, retry), true
+				break
+			}
+			inflight++
 			wg.Add(1)
 			go func(idx []int, retry int) {
 				defer wg.Done()
-				if retry > 0 {
-					if err := db.sleep(ctx, db.backoff(p, retry)); err != nil {
-						results <- batchResult{idx: idx, err: err}
-						return
-					}
-				}
-				l, err := send(ctx, idx)
-				results <- batchResult{idx: idx, left: l, err: err}
+				results <- db.batchRequest(ctx, p, send, idx, retry)
 			}(idx, retry)
 		}
-		if inflight == 0 {
-			break
+		if !sent {
+			if inflight == 0 {
+				break
+			}
+			r = <-results
+			inflight--
 		}
-		r := <-results
-		inflight--
 		for _, i := range r.idx {
 			attempts[i]++
 		}
@@ -520,6 +523,18 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 	}
 	slices.Sort(left)
 	return left, requests, stopErr
+}
+
+// batchRequest sends one chunk of a batch, after the backoff of its
+// most-tried unit (retry, 0 for none).
+func (db *DB) batchRequest(ctx context.Context, p RetryPolicy, send func(context.Context, []int) ([]int, error), idx []int, retry int) batchResult {
+	if retry > 0 {
+		if err := db.sleep(ctx, db.backoff(p, retry)); err != nil {
+			return batchResult{idx: idx, err: err}
+		}
+	}
+	l, err := send(ctx, idx)
+	return batchResult{idx: idx, left: l, err: err}
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
