@@ -459,7 +459,7 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 		// A part-full chunk waits while requests are in flight: what they
 		// leave unprocessed is merged into it.
 		for stopErr == nil && inflight < conc && len(queue) > 0 && (len(queue) >= max || inflight == 0) {
-			var idx []int
+			idx := make([]int, 0, min(len(queue), max))
 			bytes := 0
 			for len(queue) > 0 && len(idx) < max {
 				s := size(queue[0])
