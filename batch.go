@@ -198,12 +198,16 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 				}
 				p.key, p.bytes, p.id = k, facts.keyBytes, facts.id
 			} else {
-				v := reflect.New(m.typ).Elem()
-				v.Set(it.value)
-				if m.w.version != nil {
-					m.setVersion(v, m.versionOf(v)+1)
+				v := it.value
+				if m.w.version != nil || m.w.timestamped() {
+					// A copy to stamp: the value given stays as it is.
+					v = reflect.New(m.typ).Elem()
+					v.Set(it.value)
+					if m.w.version != nil {
+						m.setVersion(v, m.versionOf(v)+1)
+					}
+					m.stamp(v, now)
 				}
-				m.stamp(v, now)
 				item, facts, err := m.item(v)
 				if err != nil {
 					var ie *InputError
