@@ -16,6 +16,11 @@ import (
 // GetInput is the GetItem request Get sends for the item whose primary key
 // fields are set in key. Options: ConsistentRead.
 func (e *Entity[T]) GetInput(db *DB, key T, opts ...Option) (*dynamodb.GetItemInput, error) {
+	return e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
+}
+
+// getInput is GetInput for the key struct value key.
+func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []Option) (*dynamodb.GetItemInput, error) {
 	op := e.m.ops.get
 	s, err := collect(op, optConsistent, opts)
 	if err != nil {
@@ -24,7 +29,7 @@ func (e *Entity[T]) GetInput(db *DB, key T, opts ...Option) (*dynamodb.GetItemIn
 	if err := db.checkTable(op, e.m); err != nil {
 		return nil, err
 	}
-	k, err := e.m.key(reflect.ValueOf(&key).Elem())
+	k, err := e.m.key(key)
 	if err != nil {
 		return nil, err
 	}
@@ -38,20 +43,22 @@ func (e *Entity[T]) GetInput(db *DB, key T, opts ...Option) (*dynamodb.GetItemIn
 // Get reads the item whose primary key fields are set in key. A missing
 // item is ErrNotFound; an item of another entity is ErrWrongEntity.
 func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...Option) (T, error) {
-	var out T
-	in, err := e.GetInput(db, key, opts...)
+	// The key and the result go through reflection, which moves them to
+	// the heap: one allocation for both rather than one each.
+	vs := &struct{ key, out T }{key: key}
+	in, err := e.getInput(db, reflect.ValueOf(&vs.key).Elem(), opts)
 	if err != nil {
-		return out, err
+		return vs.out, err
 	}
 	res, err := db.client.GetItem(ctx, in)
 	if err != nil {
-		return out, opError(e.m.ops.get, err)
+		return vs.out, opError(e.m.ops.get, err)
 	}
 	if len(res.Item) == 0 {
-		return out, &notFoundError{op: e.m.ops.get, key: in.Key}
+		return vs.out, &notFoundError{op: e.m.ops.get, key: in.Key}
 	}
-	err = e.m.decode(res.Item, reflect.ValueOf(&out).Elem())
-	return out, err
+	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
+	return vs.out, err
 }
 
 // notFoundError is a read that found no item. It matches ErrNotFound.
