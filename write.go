@@ -678,15 +678,7 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // PutInput is the PutItem request Put sends. Options: If. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
 func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(nil, db, e.m.ops.put, &v, false, opts)
-	if err != nil {
-		return nil, err
-	}
-	a, err := singleInput(e.m.ops.put, acts, "TxPut")
-	if err != nil {
-		return nil, err
-	}
-	return a.putItemInput(db), nil
+	return e.putInput(db, &v, false, opts)
 }
 
 // Put writes v, replacing any item with the same key. Its index keys are
@@ -701,27 +693,14 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInpu
 // an existing item must already hold the same unique values (change them
 // with Update).
 func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error {
-	op := e.m.ops.put
-	acts, s, err := e.planPut(nil, db, op, &v, false, opts)
-	if err != nil {
-		return err
-	}
-	return db.sendActions(ctx, op, acts, s)
+	return e.put(ctx, db, &v, false, opts)
 }
 
 // CreateInput is the PutItem request Create sends. Options: If. For an
 // entity with unique fields Create is a transaction: see TxCreate and
 // DB.TransactInput.
 func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
-	acts, _, err := e.planPut(nil, db, e.m.ops.create, &v, true, opts)
-	if err != nil {
-		return nil, err
-	}
-	a, err := singleInput(e.m.ops.create, acts, "TxCreate")
-	if err != nil {
-		return nil, err
-	}
-	return a.putItemInput(db), nil
+	return e.putInput(db, &v, true, opts)
 }
 
 // Create writes v only if no item has its key; otherwise it fails with a
@@ -730,8 +709,33 @@ func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemI
 // a transaction that also creates the guard items, and a value another item
 // holds is a *UniqueViolationError (ErrUniqueViolation).
 func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...Option) error {
-	op := e.m.ops.create
-	acts, s, err := e.planPut(nil, db, op, &v, true, opts)
+	return e.put(ctx, db, &v, true, opts)
+}
+
+// putInput builds the single request of a Put or Create (create).
+func (e *Entity[T]) putInput(db *DB, v *T, create bool, opts []Option) (*dynamodb.PutItemInput, error) {
+	op, tx := e.m.ops.put, "TxPut"
+	if create {
+		op, tx = e.m.ops.create, "TxCreate"
+	}
+	acts, _, err := e.planPut(nil, db, op, v, create, opts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := singleInput(op, acts, tx)
+	if err != nil {
+		return nil, err
+	}
+	return a.putItemInput(db), nil
+}
+
+// put plans and sends a Put or Create (create).
+func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, create bool, opts []Option) error {
+	op := e.m.ops.put
+	if create {
+		op = e.m.ops.create
+	}
+	acts, s, err := e.planPut(nil, db, op, v, create, opts)
 	if err != nil {
 		return err
 	}
