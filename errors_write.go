@@ -3,8 +3,12 @@ package singletable
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // Sentinel errors of the write side, for errors.Is.
@@ -96,3 +100,138 @@ func (e *LimitError) Error() string {
 
 // Is makes errors.Is(err, ErrTooLarge) and errors.Is(err, ErrInvalidInput) true.
 func (e *LimitError) Is(target error) bool { return target == ErrTooLarge || target == ErrInvalidInput }
+
+// failure explains a failed condition of the action, given the item as it
+// was (nil when it did not exist) and the SDK error.
+func (a *action) failure(item map[string]types.AttributeValue, err error) error {
+	existed := len(item) > 0
+	if a.guard != nil {
+		if existed && a.kind == actPut {
+			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
+				Owner: a.m.guardOwner(item), Err: err}
+		}
+		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
+			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
+	}
+	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing, Err: err}
+	if existed {
+		ce.Kind = a.whenExists
+	}
+	if a.versioned && (existed || a.whenMissing != ErrNotFound) {
+		if actual := a.m.storedVersion(item); actual != a.expected {
+			vc := &VersionConflictError{ConditionError: ce, Expected: a.expected, Actual: actual}
+			if existed {
+				vc.Current, _ = a.m.decodeAny(item)
+			}
+			ce.Reason = fmt.Sprintf("expected version %d, the item is at version %d", a.expected, actual)
+			return vc
+		}
+	}
+	if existed {
+		ce.Reason = a.uniqueReason(item)
+	}
+	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
+		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"
+		if !existed {
+			ce.Reason += " (there is no such item)"
+		}
+	}
+	return ce
+}
+
+var placeholderRE = regexp.MustCompile(`#n\d+|:v\d+`)
+
+// describeCond renders a condition for messages, with attribute names and
+// values in place of the placeholders: "inventory >= 101".
+func describeCond(m *entityModel, c Cond) string {
+	var b expr.Builder
+	s, err := renderCond(c, m, &b)
+	if err != nil {
+		return "(unrenderable)"
+	}
+	return placeholderRE.ReplaceAllStringFunc(s, func(p string) string {
+		if n, ok := b.Names[p]; ok {
+			return n
+		}
+		if v, ok := b.Values[p]; ok {
+			return formatValue(v)
+		}
+		return p
+	})
+}
+
+// uniqueReason says which unique value a failed condition was about, when
+// the stored item's values differ from those the action relied on.
+func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
+	v := a.unique
+	if !v.IsValid() {
+		return ""
+	}
+	verb := "would change"
+	if a.uniqueHeld {
+		verb = "holds"
+	}
+	for _, f := range a.m.w.unique {
+		want, err := a.m.encodeValue(f.GoName, v.FieldByIndex(f.Index).Interface(), false)
+		if err != nil {
+			continue
+		}
+		got := item[f.Attr]
+		if sameValue(got, want) || (got == nil && uniqueValue(f, v) == "") {
+			continue
+		}
+		if verb == "holds" {
+			return fmt.Sprintf("the item holds unique %s %s, not %s as expected", f.GoName, formatValue(got), formatValue(want))
+		}
+		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
+	}
+	return ""
+}
+
+func sameValue(a, b types.AttributeValue) bool {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		b, ok := b.(*types.AttributeValueMemberS)
+		return ok && a.Value == b.Value
+	case *types.AttributeValueMemberN:
+		b, ok := b.(*types.AttributeValueMemberN)
+		return ok && a.Value == b.Value
+	}
+	return false
+}
+
+func formatValue(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case nil:
+		return "nothing"
+	case *types.AttributeValueMemberS:
+		return fmt.Sprintf("%q", v.Value)
+	case *types.AttributeValueMemberN:
+		return v.Value
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprint(v.Value)
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*types.AttributeValueMember")
+}
+
+// decodeAny decodes a stored item as the entity's Go type, returning a T
+// value (not a pointer) as an any.
+func (m *entityModel) decodeAny(item map[string]types.AttributeValue) (any, error) {
+	v := reflect.New(m.typ).Elem()
+	if err := m.decode(item, v); err != nil {
+		return nil, err
+	}
+	return v.Interface(), nil
+}
+
+// sendError turns the error of a single-item request into the library's:
+// a failed condition explained by failure, anything else wrapped.
+func (a *action) sendError(err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return a.failure(ccf.Item, err)
+	}
+	return opError(a.op, err)
+}

@@ -1,0 +1,407 @@
+package singletable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// Every write is planned as a list of actions: the item's own Put, Update,
+// Delete or ConditionCheck, followed by the unique-value guard items it
+// keeps in step. One action is sent as PutItem, UpdateItem or DeleteItem;
+// more go in one TransactWriteItems. The same plan serves Put and TxPut, so
+// a transaction does exactly what the single operations do.
+
+type actionKind uint8
+
+const (
+	actPut actionKind = iota
+	actUpdate
+	actDelete
+	actCheck
+)
+
+var actionNames = [...]string{actPut: "Put", actUpdate: "Update", actDelete: "Delete", actCheck: "ConditionCheck"}
+
+// action is one planned write of one item. Transactions plan one per item
+// (and every single write one), so rarely used details sit behind
+// pointers and the flags are packed: a smaller action is less to allocate
+// and collect.
+type action struct {
+	kind actionKind
+	// versioned is set when the condition checks the version field (for
+	// version expected).
+	versioned bool
+	// uniqueHeld tells what unique is: the values the item must still
+	// hold (Update, Delete), or the values a Put would store.
+	uniqueHeld bool
+	op         string       // the operation that planned it: "User.Create"
+	m          *entityModel // the entity (for a guard: the entity it guards)
+	// guard is set for a unique-value guard item.
+	guard *guardOf
+
+	// key is the item's key; for a put it stays nil until keyAttrs picks
+	// it out of the item (see keyAttrs).
+	key, item map[string]types.AttributeValue
+	// id is the item's itemID and bytes its key's and item's share of a
+	// transaction's size, worked out when they were encoded.
+	id           itemID
+	bytes        int
+	update, cond string
+	// exprBytes is the size of names and values (expr.Builder.Bytes).
+	exprBytes int
+	names     map[string]string
+	values    map[string]types.AttributeValue
+
+	// What a failed condition means: the Kind of the *ConditionError when
+	// the item existed and when it did not, and the version expected (see
+	// versioned).
+	whenExists, whenMissing error
+	expected                int64
+	// unique is set for an entity with unique fields: the struct value
+	// whose unique values the condition relies on (see uniqueHeld).
+	unique reflect.Value
+	// userCond is the caller's own condition (If), for messages.
+	userCond Cond
+}
+
+// guardOf is what a unique-value guard item guards: the unique field and
+// the value.
+type guardOf struct {
+	field *codec.Field
+	value string
+}
+
+// keyAttrs is the key of the action's item. A put's key is picked out of
+// its item only when something asks for it as a map (a message, an error,
+// a guard's owner): most puts never do.
+func (a *action) keyAttrs() map[string]types.AttributeValue {
+	if a.key == nil && a.item != nil {
+		a.key = a.m.keyOfItem(a.item)
+	}
+	return a.key
+}
+
+// condError turns a condition rendering error into an operation error.
+func condError(op string, err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &LimitError{Op: op, Reason: le.Reason}
+	}
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		return err
+	}
+	return &InputError{Op: op, Reason: err.Error()}
+}
+
+// setCond renders c (over the entity's fields, or raw attribute names for
+// a guard) into the action's expression maps: into b's, or, with a nil b,
+// into a builder of its own, made only if there is a condition.
+func (a *action) setCond(c Cond, b *expr.Builder) error {
+	if b == nil {
+		if c.IsZero() {
+			return nil
+		}
+		b = new(expr.Builder)
+	}
+	m := a.m
+	if a.guard != nil {
+		m = nil
+	}
+	cond, err := renderCond(c, m, b)
+	if err != nil {
+		return condError(a.op, err)
+	}
+	a.cond = cond
+	a.names, a.values, a.exprBytes = b.Names, b.Values, b.Bytes()
+	return nil
+}
+
+// guardAction plans the Put or Delete of the guard item for value of
+// unique field f, for the item whose key is owner. The guard must be absent
+// or already belong to owner, so a write never takes another item's value
+// nor removes its guard.
+func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
+	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
+		key: m.guardKey(f, value), whenExists: ErrUniqueViolation, whenMissing: ErrConditionFailed}
+	if kind == actPut {
+		g.item = m.guardItem(f, value, owner)
+		g.bytes = itemSize(g.item)
+	}
+	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
+	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// The planners append the actions they plan to dst (a transaction's
+// actions, or nil) and return it; on error they return nil.
+
+// planPut plans Put (create false) or Create (create true) of struct value
+// v, which it changes: version and timestamps.
+func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, create bool, s *settings) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	a := &action{kind: actPut, op: op, m: m, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	var c Cond
+	if create {
+		c = m.table.notExists
+		a.whenExists = ErrAlreadyExists
+	}
+	if ver := m.w.version; ver != nil {
+		exp := m.versionOf(v)
+		switch {
+		case create:
+			m.setVersion(v, 1)
+		case exp == 0:
+			c = m.table.notExists
+			a.versioned = true
+			m.setVersion(v, 1)
+		default:
+			c = Eq(ver.GoName, v.FieldByIndex(ver.Index).Interface())
+			a.versioned, a.expected = true, exp
+			m.setVersion(v, exp+1)
+		}
+	}
+	if m.w.timestamped() {
+		m.stamp(v, db.now())
+	}
+	item, facts, err := m.item(v)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, &LimitError{Op: op, Reason: ie.Reason}
+		}
+		return nil, err
+	}
+	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
+	a.userCond = s.cond
+	c = And(c, s.cond)
+	var guards []*action
+	for _, f := range m.w.unique {
+		if !create {
+			// An existing item must hold the same value: Put does not move
+			// guards (Update does).
+			held, err := m.heldValue(f, v)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			c = And(c, Or(m.table.notExists, held))
+			a.unique, a.uniqueHeld = v, false
+		}
+		val := uniqueValue(f, v)
+		if val == "" {
+			continue
+		}
+		g, err := m.guardAction(op, actPut, f, val, a.keyAttrs())
+		if err != nil {
+			return nil, err
+		}
+		guards = append(guards, g)
+	}
+	if err := a.setCond(c, nil); err != nil {
+		return nil, err
+	}
+	return append(append(dst, a), guards...), nil
+}
+
+// updateAction is an Update's action with the builder of its expressions.
+type updateAction struct {
+	action
+	b expr.Builder
+}
+
+// planUpdate plans Update of the item whose key fields are set in key. old
+// holds the unique values the item has now (key itself for TxUpdate, the
+// stored item for Update).
+func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	if len(s.changes) == 0 {
+		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	// The action and its expression builder in one allocation: the
+	// builder escapes to the heap anyway (conditions render through
+	// interfaces), and the action is made below.
+	u := new(updateAction)
+	b := &u.b
+	var plan updatePlan
+	if err := m.planChanges(op, key, s, b, &plan); err != nil {
+		return nil, err
+	}
+	if s.upsert {
+		// A new item must still decode as this entity, and carry its key fields.
+		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
+		for _, f := range m.fields.List {
+			if !m.keyFields[f.GoName] {
+				continue
+			}
+			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
+		}
+	}
+	a := &u.action
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
+	if s.upsert {
+		a.whenMissing = ErrConditionFailed
+	}
+	var c Cond
+	if !s.upsert {
+		c = m.table.exists
+	}
+	if ver := m.w.version; ver != nil {
+		plan.act(clauseAdd, b.Name(ver.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+		if exp := m.versionOf(key); exp != 0 {
+			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
+			a.versioned, a.expected = true, exp
+		}
+	}
+	var now time.Time // read from the clock only for an entity with timestamps
+	if m.w.timestamped() {
+		now = db.now()
+	}
+	if f := m.w.updated; f != nil {
+		if !plan.touches(f.GoName) {
+			av, err := m.timestampValue(f, now)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
+		}
+	}
+	if f := m.w.created; f != nil {
+		if !plan.touches(f.GoName) {
+			av, err := m.timestampValue(f, now)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			n := b.Name(f.Attr)
+			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+		}
+	}
+	a.update = plan.expression()
+	if len(a.update) > expr.MaxExpressionBytes {
+		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
+	}
+	a.userCond = s.cond
+	c = And(c, s.cond)
+	var guards []*action
+	for _, f := range m.w.unique {
+		if !plan.touches(f.GoName) {
+			continue
+		}
+		held, err := m.heldValue(f, old)
+		if err != nil {
+			return nil, &InputError{Op: op, Reason: err.Error()}
+		}
+		c = And(c, held)
+		a.unique, a.uniqueHeld = old, true
+		was, now := uniqueValue(f, old), uniqueValue(f, plan.nextValue())
+		if was == now {
+			continue
+		}
+		if was != "" {
+			g, err := m.guardAction(op, actDelete, f, was, k)
+			if err != nil {
+				return nil, err
+			}
+			guards = append(guards, g)
+		}
+		if now != "" {
+			g, err := m.guardAction(op, actPut, f, now, k)
+			if err != nil {
+				return nil, err
+			}
+			guards = append(guards, g)
+		}
+	}
+	if err := a.setCond(c, b); err != nil {
+		return nil, err
+	}
+	return append(append(dst, a), guards...), nil
+}
+
+// planDelete plans Delete of the item whose key fields are set in key; old
+// holds its unique values (key itself for TxDelete, the stored item for
+// Delete).
+func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	a := &action{kind: actDelete, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	var c Cond
+	if s.mustExist {
+		c = m.table.exists
+		a.whenMissing = ErrNotFound
+	}
+	if ver := m.w.version; ver != nil {
+		if exp := m.versionOf(key); exp != 0 {
+			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
+			a.versioned, a.expected = true, exp
+			a.whenMissing = ErrNotFound
+		}
+	}
+	a.userCond = s.cond
+	c = And(c, s.cond)
+	var guards []*action
+	for _, f := range m.w.unique {
+		held, err := m.heldValue(f, old)
+		if err != nil {
+			return nil, &InputError{Op: op, Reason: err.Error()}
+		}
+		c = And(c, held)
+		a.unique, a.uniqueHeld = old, true
+		if val := uniqueValue(f, old); val != "" {
+			g, err := m.guardAction(op, actDelete, f, val, k)
+			if err != nil {
+				return nil, err
+			}
+			guards = append(guards, g)
+		}
+	}
+	if err := a.setCond(c, nil); err != nil {
+		return nil, err
+	}
+	return append(append(dst, a), guards...), nil
+}
+
+// planCheck plans a ConditionCheck of the item whose key fields are set in
+// key.
+func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	if c.IsZero() {
+		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
+	if err := a.setCond(c, nil); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

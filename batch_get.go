@@ -1,0 +1,176 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// BatchGetInputs are the BatchGetItem requests BatchGet sends first: the
+// keys in chunks of 100, in order, after the same checks. Options:
+// ConsistentRead.
+func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...Option) ([]*dynamodb.BatchGetItemInput, error) {
+	op := e.m.ops.batchGet
+	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := e.prepareGet(db, op, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []*dynamodb.BatchGetItemInput
+	for i := 0; i < len(ks); i += maxBatchGet {
+		out = append(out, db.getInput(ks[i:min(i+maxBatchGet, len(ks))], getSpec{consistent: s.consistent}))
+	}
+	return out, nil
+}
+
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, error) {
+	if err := db.checkTable(op, e.m); err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, &InputError{Op: op, Reason: "no keys"}
+	}
+	ks := make([]map[string]types.AttributeValue, len(keys))
+	index := make(map[itemID]int, len(keys))
+	for i := range keys {
+		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
+		if err != nil {
+			return nil, err
+		}
+		id := db.table.idOf(k)
+		if j, dup := index[id]; dup {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
+		}
+		index[id] = i
+		ks[i] = k
+	}
+	return ks, nil
+}
+
+// getSpec is how a batch read asks for its items.
+type getSpec struct {
+	consistent bool
+	attrs      []string // attribute names to project; nil: whole items
+}
+
+func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dynamodb.BatchGetItemInput {
+	ka := types.KeysAndAttributes{Keys: keys}
+	if spec.consistent {
+		ka.ConsistentRead = aws.Bool(true)
+	}
+	if spec.attrs != nil {
+		var b expr.Builder
+		names := make([]string, len(spec.attrs))
+		for i, a := range spec.attrs {
+			names[i] = b.Name(a)
+		}
+		ka.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		ka.ExpressionAttributeNames = b.Names
+	}
+	return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{db.name: ka}}
+}
+
+// getItems reads the items at keys (distinct table keys) with
+// BatchGetItem through runBatch: found[i] is the item at keys[i], or nil if
+// there is none. left lists the keys still unread after the retry budget,
+// and err is what stopped the reads, if anything did.
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
+	index := make(map[itemID]int, len(keys))
+	for i, k := range keys {
+		index[db.table.idOf(k)] = i
+	}
+	found = make([]map[string]types.AttributeValue, len(keys))
+	var mu sync.Mutex
+	send := func(ctx context.Context, idx []int) ([]int, error) {
+		part := make([]map[string]types.AttributeValue, len(idx))
+		for j, i := range idx {
+			part[j] = keys[i]
+		}
+		res, err := db.client.BatchGetItem(ctx, db.getInput(part, spec))
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, item := range res.Responses[db.name] {
+			if i, ok := index[db.table.idOf(item)]; ok {
+				found[i] = item
+			}
+		}
+		var left []int
+		for _, ka := range res.UnprocessedKeys {
+			for _, k := range ka.Keys {
+				if i, ok := index[db.table.idOf(k)]; ok {
+					left = append(left, i)
+				}
+			}
+		}
+		return left, nil
+	}
+	left, requests, err = db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
+	return found, left, requests, err
+}
+
+// BatchGet reads the items whose primary key fields are set in keys, any
+// number of them, with BatchGetItem: in requests of 100 keys, Concurrency
+// at a time (default 4), retrying the keys DynamoDB returns unprocessed
+// (merged into later requests, with backoff and jitter, within the
+// BatchRetry budget). The result has one entry per key, in the order of
+// keys: a pointer to the item, or nil where there is no such item. Keys
+// still unread after the budget come back in a *BatchError (see
+// UnprocessedKeys), along with the items that were read. Options:
+// ConsistentRead, Concurrency, BatchRetry.
+//
+// Checked before sending: bad keys, and the same key twice.
+func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Option) ([]*T, error) {
+	op := e.m.ops.batchGet
+	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
+	if err != nil {
+		return nil, err
+	}
+	policy, conc, err := batchSettings(op, s)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := e.prepareGet(db, op, keys)
+	if err != nil {
+		return nil, err
+	}
+	found, left, requests, stopErr := db.getItems(ctx, ks, getSpec{consistent: s.consistent}, conc, policy)
+	out := make([]*T, len(keys))
+	var decodeErr error
+	for i, item := range found {
+		if item == nil {
+			continue
+		}
+		v := new(T)
+		if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
+			decodeErr = errors.Join(decodeErr, err)
+			continue
+		}
+		out[i] = v
+	}
+	if decodeErr != nil {
+		return out, decodeErr
+	}
+	if len(left) == 0 {
+		return out, nil
+	}
+	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
+	for _, i := range left {
+		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: ks[i], Value: keys[i]})
+	}
+	return out, be
+}
