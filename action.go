@@ -35,6 +35,9 @@ var actionNames = [...]string{actPut: "Put", actUpdate: "Update", actDelete: "De
 // and collect.
 type action struct {
 	kind actionKind
+	// What a failed condition means: the Kind of the *ConditionError when
+	// the item existed and when it did not.
+	whenExists, whenMissing failKind
 	// versioned is set when the condition checks the version field (for
 	// version expected).
 	versioned bool
@@ -49,27 +52,38 @@ type action struct {
 	// key is the item's key; for a put it stays nil until keyAttrs picks
 	// it out of the item (see keyAttrs).
 	key, item map[string]types.AttributeValue
-	// id is the item's itemID and bytes its key's and item's share of a
-	// transaction's size, worked out when they were encoded.
-	id           itemID
+	// id is the item's itemID, worked out when its key was encoded.
+	id itemID
+	// bytes is the action's share of a transaction's size: its key or
+	// item, its expressions and their names and values, added up as each
+	// is made.
 	bytes        int
 	update, cond string
-	// exprBytes is the size of names and values (expr.Builder.Bytes).
-	exprBytes int
-	names     map[string]string
-	values    map[string]types.AttributeValue
-
-	// What a failed condition means: the Kind of the *ConditionError when
-	// the item existed and when it did not, and the version expected (see
-	// versioned).
-	whenExists, whenMissing error
-	expected                int64
+	names        map[string]string
+	values       map[string]types.AttributeValue
+	expected     int64 // the version expected (see versioned)
 	// unique is set for an entity with unique fields: the struct value
 	// whose unique values the condition relies on (see uniqueHeld).
 	unique reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
 }
+
+// failKind is what a failed condition of an action means: the Kind of
+// its *ConditionError. The zero value is a plain failed condition.
+type failKind uint8
+
+const (
+	failCondition failKind = iota
+	failNotFound
+	failAlreadyExists
+	failUnique
+)
+
+var failErrors = [...]error{failCondition: ErrConditionFailed, failNotFound: ErrNotFound,
+	failAlreadyExists: ErrAlreadyExists, failUnique: ErrUniqueViolation}
+
+func (k failKind) err() error { return failErrors[k] }
 
 // guardOf is what a unique-value guard item guards: the unique field and
 // the value.
@@ -120,7 +134,8 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 		return condError(a.op, err)
 	}
 	a.cond = cond
-	a.names, a.values, a.exprBytes = b.Names, b.Values, b.Bytes()
+	a.names, a.values = b.Names, b.Values
+	a.bytes += len(cond) + b.Bytes()
 	return nil
 }
 
@@ -130,7 +145,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 // nor removes its guard.
 func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
 	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
-		key: m.guardKey(f, value), whenExists: ErrUniqueViolation, whenMissing: ErrConditionFailed}
+		key: m.guardKey(f, value), whenExists: failUnique}
 	if kind == actPut {
 		g.item = m.guardItem(f, value, owner)
 		g.bytes = itemSize(g.item)
@@ -151,11 +166,11 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	a := &action{kind: actPut, op: op, m: m, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	a := &action{kind: actPut, op: op, m: m}
 	var c Cond
 	if create {
 		c = m.table.notExists
-		a.whenExists = ErrAlreadyExists
+		a.whenExists = failAlreadyExists
 	}
 	if ver := m.w.version; ver != nil {
 		exp := m.versionOf(v)
@@ -258,9 +273,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 	}
 	a := &u.action
-	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrNotFound}
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
 	if s.upsert {
-		a.whenMissing = ErrConditionFailed
+		a.whenMissing = failCondition
 	}
 	var c Cond
 	if !s.upsert {
@@ -297,6 +312,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 	}
 	a.update = plan.expression()
+	a.bytes += len(a.update)
 	if len(a.update) > expr.MaxExpressionBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
 	}
@@ -349,17 +365,17 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actDelete, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed}
+	a := &action{kind: actDelete, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes}
 	var c Cond
 	if s.mustExist {
 		c = m.table.exists
-		a.whenMissing = ErrNotFound
+		a.whenMissing = failNotFound
 	}
 	if ver := m.w.version; ver != nil {
 		if exp := m.versionOf(key); exp != 0 {
 			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
 			a.versioned, a.expected = true, exp
-			a.whenMissing = ErrNotFound
+			a.whenMissing = failNotFound
 		}
 	}
 	a.userCond = s.cond
@@ -399,7 +415,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenExists: ErrConditionFailed, whenMissing: ErrConditionFailed, userCond: c}
+	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
 	if err := a.setCond(c, nil); err != nil {
 		return nil, err
 	}

@@ -155,13 +155,14 @@ func junction(op string, cs []Cond) Cond {
 	if n <= 1 {
 		return only
 	}
-	nodes := make([]condNode, 0, n)
+	j := &junctionNode{op: op}
+	j.nodes = j.pair[:0]
 	for _, c := range cs {
 		if c.n != nil {
-			nodes = append(nodes, c.n)
+			j.nodes = append(j.nodes, c.n)
 		}
 	}
-	return Cond{junctionNode{op, nodes}}
+	return Cond{j}
 }
 
 // resolver turns field names into attribute placeholders and values into
@@ -458,12 +459,16 @@ func (n sizeNode) render(r resolver, w *strings.Builder) error {
 	return nil
 }
 
+// junctionNode joins conditions with AND or OR. Most junctions join two
+// (the library's condition and the caller's): pair holds them, so that a
+// junction is one allocation.
 type junctionNode struct {
 	op    string
 	nodes []condNode
+	pair  [2]condNode
 }
 
-func (n junctionNode) render(r resolver, w *strings.Builder) error {
+func (n *junctionNode) render(r resolver, w *strings.Builder) error {
 	for i, c := range n.nodes {
 		if i > 0 {
 			writeAll(w, " ", n.op, " ")

@@ -113,11 +113,11 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing, Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
-		ce.Kind = a.whenExists
+		ce.Kind = a.whenExists.err()
 	}
-	if a.versioned && (existed || a.whenMissing != ErrNotFound) {
+	if a.versioned && (existed || a.whenMissing != failNotFound) {
 		if actual := a.m.storedVersion(item); actual != a.expected {
 			vc := &VersionConflictError{ConditionError: ce, Expected: a.expected, Actual: actual}
 			if existed {

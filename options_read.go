@@ -31,7 +31,7 @@ type readSettings struct {
 // *CursorError (ErrInvalidCursor) and no request is sent. An empty cursor
 // starts from the beginning.
 func After(cursor string) Option {
-	return Option{optAfter, "After", func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
+	return Option{kind: optAfter, name: "After", apply: func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
 }
 
 // Filter keeps only the items for which c holds, on fields that are not
@@ -41,7 +41,7 @@ func After(cursor string) Option {
 // key or index. Limit still counts matching items: the query reads further
 // pages until it has them. Several Filter options must all hold.
 func Filter(c Cond) Option {
-	return Option{optFilter, "Filter", func(s *settings) { s.read.filter = And(s.read.filter, c) }}
+	return Option{kind: optFilter, name: "Filter", apply: func(s *settings) { s.read.filter = And(s.read.filter, c) }}
 }
 
 // Project asks only for the named fields (Go names), to save bandwidth.
@@ -51,7 +51,7 @@ func Filter(c Cond) Option {
 // the other fields are left at their zero values.
 func Project(fields ...string) Option {
 	fs := append([]string(nil), fields...)
-	return Option{optProject, "Project", func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+	return Option{kind: optProject, name: "Project", apply: func(s *settings) { s.read.project = append(s.read.project, fs...) }}
 }
 
 // FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
@@ -60,13 +60,13 @@ func Project(fields ...string) Option {
 // fields recoverable from the keys, plus the included attributes. An item
 // deleted between the query and the batch read is left out.
 func FetchFull() Option {
-	return Option{optFetchFull, "FetchFull", func(s *settings) { s.read.fetchFull = true }}
+	return Option{kind: optFetchFull, name: "FetchFull", apply: func(s *settings) { s.read.fetchFull = true }}
 }
 
 // Ascending returns query results in ascending sort-key order, overriding a
 // pattern declared Descending.
 func Ascending() Option {
-	return Option{optAscending, "Ascending", func(s *settings) { s.read.ascending = true }}
+	return Option{kind: optAscending, name: "Ascending", apply: func(s *settings) { s.read.ascending = true }}
 }
 
 // UpTo gives the upper bound of a SortBetween pattern; the params of Query
@@ -76,7 +76,7 @@ func Ascending() Option {
 // every order of January 31st, whatever its ID. upper must be of the
 // pattern's entity type.
 func UpTo(upper any) Option {
-	return Option{optUpTo, "UpTo", func(s *settings) { s.read.upTo, s.read.hasUpTo = upper, true }}
+	return Option{kind: optUpTo, name: "UpTo", apply: func(s *settings) { s.read.upTo, s.read.hasUpTo = upper, true }}
 }
 
 // PartialMatch lets the last sort field given in params match as a prefix
@@ -85,5 +85,5 @@ func UpTo(upper any) Option {
 // value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
 // must be a string.
 func PartialMatch() Option {
-	return Option{optPartial, "PartialMatch", func(s *settings) { s.read.partial = true }}
+	return Option{kind: optPartial, name: "PartialMatch", apply: func(s *settings) { s.read.partial = true }}
 }

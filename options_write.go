@@ -27,13 +27,13 @@ type writeSettings struct {
 // operation, for example after a timeout whose outcome is unknown. The token
 // is 1 to 36 characters. Without it every Transact call gets a fresh token.
 func IdempotencyToken(token string) Option {
-	return Option{optIdempotency, "IdempotencyToken", func(s *settings) { s.write.token = token }}
+	return Option{kind: optIdempotency, name: "IdempotencyToken", apply: func(s *settings) { s.write.token = token }}
 }
 
 // Concurrency bounds how many batch requests are in flight at once
 // (default 4).
 func Concurrency(n int) Option {
-	return Option{optConcurrency, "Concurrency", func(s *settings) { s.write.concurrency = n }}
+	return Option{kind: optConcurrency, name: "Concurrency", apply: func(s *settings) { s.write.concurrency = n }}
 }
 
 // RetryPolicy is how a batch retries what DynamoDB leaves unprocessed and
@@ -52,7 +52,7 @@ var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, BaseDelay: 25 * time.Milli
 
 // BatchRetry sets the retry budget of BatchWrite and BatchGet.
 func BatchRetry(p RetryPolicy) Option {
-	return Option{optBatchRetry, "BatchRetry", func(s *settings) { p := p; s.write.retry = &p }}
+	return Option{kind: optBatchRetry, name: "BatchRetry", apply: func(s *settings) { p := p; s.write.retry = &p }}
 }
 
 func (p RetryPolicy) check() error {

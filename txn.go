@@ -33,6 +33,7 @@ type Tx struct {
 	db      *DB
 	actions []*action
 	errs    []error
+	token   string // the request's ClientRequestToken points here
 	// small holds the actions of a small transaction (most are), so that
 	// adding them costs no allocation.
 	small [8]*action
@@ -183,7 +184,7 @@ func (tx *Tx) check(op string) error {
 			}
 		}
 		ids = append(ids, id)
-		size += a.size()
+		size += a.bytes
 	}
 	if size > maxTxBytes {
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction is about %d bytes; DynamoDB allows %d", size, maxTxBytes)}
@@ -199,11 +200,15 @@ func (a *action) describe() string {
 	return a.op
 }
 
-// newToken returns a fresh random idempotency token (32 hex digits).
+// newToken returns a fresh random idempotency token (32 hex digits). Every
+// call reads crypto/rand, rather than counting from a random start, so
+// that two copies of a process (a restored VM snapshot) never share tokens.
 func newToken() string {
 	var b [16]byte
+	var h [32]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	hex.Encode(h[:], b[:])
+	return string(h[:])
 }
 
 // input checks the transaction and builds a fresh request for it.
@@ -211,13 +216,13 @@ func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, 
 	if err := tx.check(op); err != nil {
 		return nil, err
 	}
-	token := s.write.token
-	if token == "" {
-		token = newToken()
-	} else if len(token) > 36 {
-		return nil, &InputError{Op: op, Reason: fmt.Sprintf("IdempotencyToken is %d characters; DynamoDB allows 1 to 36", len(token))}
+	tx.token = s.write.token
+	if tx.token == "" {
+		tx.token = newToken()
+	} else if len(tx.token) > 36 {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("IdempotencyToken is %d characters; DynamoDB allows 1 to 36", len(tx.token))}
 	}
-	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token)}
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: &tx.token}
 	in.TransactItems = make([]types.TransactWriteItem, len(tx.actions))
 	name := aws.String(tx.db.name)
 	for i, a := range tx.actions {
@@ -232,9 +237,8 @@ func (tx *Tx) send(ctx context.Context, op string, s *settings) error {
 	if err != nil {
 		return err
 	}
-	token := aws.ToString(in.ClientRequestToken)
 	if _, err := tx.db.client.TransactWriteItems(ctx, in); err != nil {
-		return tx.error(op, token, err)
+		return tx.error(op, tx.token, err)
 	}
 	return nil
 }

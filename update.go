@@ -46,7 +46,7 @@ type change struct {
 }
 
 func changeOption(c change) Option {
-	return Option{optChange, changeNames[c.op], func(s *settings) { s.changes = append(s.changes, c) }}
+	return Option{kind: optChange, name: changeNames[c.op], change: c}
 }
 
 // Update changes

@@ -9,8 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/singletable/singletable/internal/expr"
 )
 
 // The requests of one action.
@@ -22,18 +20,28 @@ func (a *action) returnOld() types.ReturnValuesOnConditionCheckFailure {
 	return types.ReturnValuesOnConditionCheckFailureAllOld
 }
 
+// condExpr is the action's ConditionExpression: nil when there is none,
+// else a pointer into the action, which outlives its request anyway (one
+// allocation less per expression).
+func (a *action) condExpr() *string {
+	if a.cond == "" {
+		return nil
+	}
+	return &a.cond
+}
+
 func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
 	return &dynamodb.PutItemInput{
 		TableName: aws.String(db.name), Item: a.item,
-		ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
 }
 
 func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.name), Key: a.key, UpdateExpression: aws.String(a.update),
-		ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		TableName: aws.String(db.name), Key: a.key, UpdateExpression: &a.update,
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
 }
@@ -41,7 +49,7 @@ func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
 func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
 	return &dynamodb.DeleteItemInput{
 		TableName: aws.String(db.name), Key: a.key,
-		ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
 }
@@ -53,27 +61,21 @@ func (a *action) transactItem(name *string) types.TransactWriteItem {
 	switch a.kind {
 	case actPut:
 		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: a.item,
-			ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
 	case actUpdate:
-		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: a.key, UpdateExpression: aws.String(a.update),
-			ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: a.key, UpdateExpression: &a.update,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
 	case actDelete:
 		return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: a.key,
-			ConditionExpression: expr.Ptr(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
 	default:
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: name, Key: a.key,
-			ConditionExpression: aws.String(a.cond), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ConditionExpression: &a.cond, ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}
 	}
-}
-
-// size estimates the action's share of a transaction's 4 MB: its item or
-// key, its expressions and their values.
-func (a *action) size() int {
-	return a.bytes + len(a.update) + len(a.cond) + a.exprBytes
 }
 
 // sendActions sends a plan: one action as a single-item request, more as

@@ -111,11 +111,3 @@ func (b *Builder) Bytes() int { return b.bytes }
 
 // S is shorthand for a string value.
 func S(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-// Ptr returns a pointer to s, or nil for an empty string (absent expression).
-func Ptr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -52,12 +52,3 @@ func TestBuilderPlaceholders(t *testing.T) {
 		t.Fatalf("Bytes() = %d, the maps add up to %d", b.Bytes(), want)
 	}
 }
-
-func TestPtr(t *testing.T) {
-	if Ptr("") != nil {
-		t.Fatal(`Ptr("") is not nil`)
-	}
-	if p := Ptr("x"); p == nil || *p != "x" {
-		t.Fatal(`Ptr("x")`)
-	}
-}
