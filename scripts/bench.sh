@@ -84,7 +84,7 @@ cmd_run() {
 	(cd bench && "$GO" run ./cmd/benchreport "${args[@]}" -out ../BENCHMARKS.md \
 		-commit "$commit" -load-start "$load_start" -load-end "$load_end" \
 		-settings "in process: $ROUNDS rounds of -benchtime $TIME per variant; through the HTTP stack: $HTTP_ROUNDS rounds" \
-		-e2e-settings "end to end: $E2E_ROUNDS rounds of -benchtime $E2E_TIME per variant, 8 workers each")
+		-e2e-settings "end to end: $E2E_ROUNDS rounds of -benchtime $E2E_TIME per variant and of both variants side by side, 8 workers each")
 	log "done in $((SECONDS - started))s: BENCHMARKS.md, raw output in bench/results/"
 }
 
