@@ -139,11 +139,14 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 	return nil
 }
 
-// guardAction plans the Put or Delete of the guard item for value of
-// unique field f, for the item whose key is owner. The guard must be absent
-// or already belong to owner, so a write never takes another item's value
-// nor removes its guard.
-func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
+// addGuard appends to guards the Put or Delete of the guard item for value
+// of unique field f, for the item whose key is owner; an empty value has
+// no guard. The guard must be absent or already belong to owner, so a
+// write never takes another item's value nor removes its guard.
+func (m *entityModel) addGuard(guards []*action, op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) ([]*action, error) {
+	if value == "" {
+		return guards, nil
+	}
 	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
 		key: m.guardKey(f, value), whenExists: failUnique}
 	if kind == actPut {
@@ -154,7 +157,7 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
 		return nil, err
 	}
-	return g, nil
+	return append(guards, g), nil
 }
 
 // The planners append the actions they plan to dst (a transaction's
@@ -213,15 +216,9 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 			c = And(c, Or(m.table.notExists, held))
 			a.unique, a.uniqueHeld = v, false
 		}
-		val := uniqueValue(f, v)
-		if val == "" {
-			continue
-		}
-		g, err := m.guardAction(op, actPut, f, val, a.keyAttrs())
-		if err != nil {
+		if guards, err = m.addGuard(guards, op, actPut, f, uniqueValue(f, v), a.keyAttrs()); err != nil {
 			return nil, err
 		}
-		guards = append(guards, g)
 	}
 	if err := a.setCond(c, nil); err != nil {
 		return nil, err
@@ -333,19 +330,11 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		if was == now {
 			continue
 		}
-		if was != "" {
-			g, err := m.guardAction(op, actDelete, f, was, k)
-			if err != nil {
-				return nil, err
-			}
-			guards = append(guards, g)
+		if guards, err = m.addGuard(guards, op, actDelete, f, was, k); err != nil {
+			return nil, err
 		}
-		if now != "" {
-			g, err := m.guardAction(op, actPut, f, now, k)
-			if err != nil {
-				return nil, err
-			}
-			guards = append(guards, g)
+		if guards, err = m.addGuard(guards, op, actPut, f, now, k); err != nil {
+			return nil, err
 		}
 	}
 	if err := a.setCond(c, b); err != nil {
@@ -388,12 +377,8 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 		}
 		c = And(c, held)
 		a.unique, a.uniqueHeld = old, true
-		if val := uniqueValue(f, old); val != "" {
-			g, err := m.guardAction(op, actDelete, f, val, k)
-			if err != nil {
-				return nil, err
-			}
-			guards = append(guards, g)
+		if guards, err = m.addGuard(guards, op, actDelete, f, uniqueValue(f, old), k); err != nil {
+			return nil, err
 		}
 	}
 	if err := a.setCond(c, nil); err != nil {
