@@ -71,6 +71,9 @@ cmd_run() {
 		run_bench http "$HTTP_ROUNDS" "$TIME" '^BenchmarkOverheadHTTP$'
 		args+=(-http results/http.txt)
 	fi
+	# The load after the in-process runs, not after the end-to-end ones: those
+	# load the machine themselves (DynamoDB Local and 16 workers).
+	load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 	if ((E2E_ROUNDS > 0)); then
 		log "e2e: $E2E_ROUNDS round(s) of -benchtime $E2E_TIME against DynamoDB Local"
 		# BENCH_CHILD=1: the inner call runs the end-to-end step only.
@@ -79,7 +82,6 @@ cmd_run() {
 		args+=(-e2e results/e2e.txt -workers 8)
 	fi
 
-	load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 	log "writing BENCHMARKS.md"
 	(cd bench && "$GO" run ./cmd/benchreport "${args[@]}" -out ../BENCHMARKS.md \
 		-commit "$commit" -load-start "$load_start" -load-end "$load_end" \

@@ -268,11 +268,11 @@ func (rp *Report) Write(w io.Writer) {
 	p("| machine | |\n| --- | --- |\n")
 	p("| CPU | %s |\n| cores | %s |\n| memory | %s |\n| Go | %s |\n| kernel | %s |\n", rp.Machine.CPU, rp.Machine.Cores, rp.Machine.Memory, rp.Machine.Go, rp.Machine.Kernel)
 	if rp.LoadStart != "" || rp.LoadEnd != "" {
-		p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", orDash(rp.LoadStart), orDash(rp.LoadEnd))
+		p("| load average (1, 5, 15 min) | %s at the start, %s after the in-process runs |\n", orDash(rp.LoadStart), orDash(rp.LoadEnd))
 	}
 	p("\n")
 	if busy := max(load1(rp.LoadStart), load1(rp.LoadEnd)); busy > float64(runtime.NumCPU()) {
-		p("> The machine was busy while this ran (load average up to %.1f on %d cores: other builds and tests). That inflates every absolute figure and widens the ranges; the ratios hold better, since the variants ran interleaved, but read differences of a few percent as noise.\n\n", busy, runtime.NumCPU())
+		p("> The machine was busy while this ran (load average up to %.1f on %d cores during the in-process runs: other builds and tests). That inflates every absolute figure and widens the ranges; the ratios hold better, since the variants ran interleaved, but read differences of a few percent as noise.\n\n", busy, runtime.NumCPU())
 	}
 
 	rp.writeTargets(p)
@@ -527,7 +527,7 @@ func main() {
 		out       = flag.String("out", "BENCHMARKS.md", "the Markdown file to write ('-' for stdout)")
 		commit    = flag.String("commit", "", "the commit measured")
 		loadStart = flag.String("load-start", "", "load average when the benchmarks started")
-		loadEnd   = flag.String("load-end", "", "load average when they ended (default: now)")
+		loadEnd   = flag.String("load-end", "", "load average after the in-process runs (default: now)")
 		settings  = flag.String("settings", "", "how the in-process benchmarks ran (for the report)")
 		e2eSet    = flag.String("e2e-settings", "", "how the end-to-end benchmarks ran (for the report)")
 		workers   = flag.Int("workers", 0, "concurrent workers of the end-to-end benchmarks")
