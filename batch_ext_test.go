@@ -338,3 +338,34 @@ func TestBatchGetBudgetReturnsTypedKeys(t *testing.T) {
 	assert.Equal(t, keys, st.WRecords.UnprocessedKeys(err))
 	assert.Len(t, mock.Calls(), 2)
 }
+
+// An item that fails to decode must not hide the keys a BatchGet left
+// unread: they still come back in the *BatchError, or they would look like
+// misses.
+func TestBatchGetDecodeErrorKeepsUnprocessedKeys(t *testing.T) {
+	db, mock, _ := batchDB()
+	mock.BatchGetItemFunc = func(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+		keys := in.RequestItems["WriteShop"].Keys
+		out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
+		for _, k := range keys {
+			pk := k["PK"].(*types.AttributeValueMemberS).Value
+			switch pk {
+			case "REC#r0000": // found, but its n is not a number
+				out.Responses["WriteShop"] = append(out.Responses["WriteShop"], map[string]types.AttributeValue{
+					"PK": k["PK"], "SK": k["SK"], "_type": &types.AttributeValueMemberS{Value: "Record"},
+					"id": &types.AttributeValueMemberS{Value: "r0000"}, "n": &types.AttributeValueMemberS{Value: "x"},
+				})
+			case "REC#r0001": // never read
+				out.UnprocessedKeys = map[string]types.KeysAndAttributes{"WriteShop": {Keys: []map[string]types.AttributeValue{k}}}
+			}
+		}
+		return out, nil
+	}
+	keys := records(3)
+	got, err := st.WRecords.BatchGet(context.Background(), db, keys, st.BatchRetry(st.RetryPolicy{MaxAttempts: 2}))
+	require.Error(t, err)
+	assert.Len(t, got, 3)
+	assert.ErrorIs(t, err, st.ErrUnprocessed, "the unread key is reported: %v", err)
+	assert.Equal(t, []st.WRecord{keys[1]}, st.WRecords.UnprocessedKeys(err))
+	assert.Contains(t, err.Error(), "decoding Record", "the decode error is reported too")
+}

@@ -162,15 +162,16 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Opti
 		}
 		out[i] = v
 	}
-	if decodeErr != nil {
-		return out, decodeErr
-	}
 	if len(left) == 0 {
-		return out, nil
+		return out, decodeErr
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
 		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: ks[i], Value: keys[i]})
+	}
+	if decodeErr != nil {
+		// Both: the keys left unread must not pass for misses.
+		return out, errors.Join(decodeErr, be)
 	}
 	return out, be
 }
