@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -343,24 +342,26 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 		}
 	}
 	for _, name := range fields {
-		var f *codec.Field
-		var owner *readMember
+		// Every member with the field: a collection's members may store
+		// it under different attribute names.
+		found := false
 		for _, mem := range d.members {
-			if ff, ok := mem.m.fields.ByGoName(name); ok {
-				f, owner = ff, mem
-				break
+			f, ok := mem.m.fields.ByGoName(name)
+			if !ok {
+				continue
 			}
+			found = true
+			if !fetch && !d.projects(f.Attr) {
+				if mem.fromKeys(name) {
+					continue // recovered from the keys
+				}
+				return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
+			}
+			add(f.Attr)
 		}
-		if f == nil {
+		if !found {
 			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
 		}
-		if !fetch && !d.projects(f.Attr) {
-			if owner.fromKeys(name) {
-				continue // recovered from the keys
-			}
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
-		}
-		add(f.Attr)
 	}
 	if !fetch {
 		for _, a := range d.keyAttrs() {
