@@ -222,11 +222,12 @@ func isThrottle(err error) bool {
 
 // backoff is the full-jitter wait before the retry-th retry (from 1).
 func (db *DB) backoff(p RetryPolicy, retry int) time.Duration {
+	// min(MaxDelay, BaseDelay << (retry-1)), without overflowing: the
+	// shift is below MaxDelay exactly when BaseDelay is below MaxDelay
+	// shifted back.
 	d := p.MaxDelay
-	if retry < 30 {
-		if exp := p.BaseDelay << (retry - 1); exp < d && exp > 0 {
-			d = exp
-		}
+	if shift := retry - 1; shift < 63 && p.BaseDelay <= d>>shift {
+		d = p.BaseDelay << shift
 	}
 	if db.w.jitter != nil {
 		return db.w.jitter(d)
