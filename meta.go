@@ -43,6 +43,9 @@ type writeMeta struct {
 	version          *codec.Field
 	created, updated *codec.Field
 	unique           []*codec.Field
+	// updatedIndexed is set when an index key or When condition reads the
+	// updated timestamp, which every Update changes.
+	updatedIndexed bool
 }
 
 // guardType is the type attribute of unique-value guard items; no entity
@@ -216,6 +219,13 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		}
 		m.w.unique = append(m.w.unique, f)
 	}
+	if f := m.w.updated; f != nil {
+		for _, ei := range m.indexes {
+			if ei.dependsOn(f.GoName) {
+				m.w.updatedIndexed = true
+			}
+		}
+	}
 	return nil
 }
 
@@ -288,6 +298,13 @@ func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
 	default:
 		fv.SetUint(uint64(now.Unix()))
 	}
+}
+
+// timestampGo is now as the Go value of a timestamp field.
+func (m *entityModel) timestampGo(f *codec.Field, now time.Time) any {
+	holder := reflect.New(m.typ).Elem()
+	setTimestamp(f, holder, now)
+	return holder.FieldByIndex(f.Index).Interface()
 }
 
 // timestampValue is now as a timestamp field stores it.

@@ -1,0 +1,55 @@
+package singletable_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+// A table whose index sorts by the updated timestamp ("recently changed").
+var rvTable = st.MustTable("ReviewWrites", st.WithGSI("GSI1"))
+
+type rvDoc struct {
+	ID      string    `dynamodbav:"id"`
+	Owner   string    `dynamodbav:"owner"`
+	Title   string    `dynamodbav:"title"`
+	Updated time.Time `dynamodbav:"updated" singletable:"updated"`
+}
+
+var rvDocs = st.MustDefine[rvDoc](rvTable, "Doc",
+	st.Key("DOC#{ID}", "DOC"),
+	st.Index("GSI1", "OWNER#{Owner}", "{Updated:2006-01-02T15:04:05Z07:00}"),
+)
+
+// An update sets the updated timestamp, which the index's sort key reads:
+// the index key must be recomputed (or the update refused), never left stale.
+func TestUpdateRecomputesIndexKeyOnUpdatedTimestamp(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, rvTable, st.WithClock(st.FixedClock))
+
+	// The update gives every field the index reads but the timestamp, which
+	// the library sets itself: GSI1SK must follow the new timestamp.
+	// An update that does not give Owner cannot recompute the key: refused.
+	_, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Title", "y"))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "an update of Title alone would leave GSI1SK stale")
+	assert.Contains(t, err.Error(), "also needs Owner")
+	in, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Owner", "ann"), st.Set("Title", "x"))
+	require.NoError(t, err)
+	var sk string
+	for _, v := range in.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == st.FixedClock().Format(time.RFC3339) {
+			sk = s.Value
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range in.ExpressionAttributeNames {
+		names[n] = true
+	}
+	assert.True(t, names["GSI1SK"], "GSI1SK must be recomputed: %s", *in.UpdateExpression)
+	assert.NotEmpty(t, sk, "GSI1SK must be the new timestamp: %v", in.ExpressionAttributeValues)
+}
