@@ -53,3 +53,18 @@ func TestUpdateRecomputesIndexKeyOnUpdatedTimestamp(t *testing.T) {
 	assert.True(t, names["GSI1SK"], "GSI1SK must be recomputed: %s", *in.UpdateExpression)
 	assert.NotEmpty(t, sk, "GSI1SK must be the new timestamp: %v", in.ExpressionAttributeValues)
 }
+
+// Setting a unique field to a raw AttributeValue tells the request nothing
+// about the new value, so the guard cannot be moved: it must be refused,
+// not planned as a change to the key's (empty) value, which would delete
+// the old guard and leave the new value unguarded.
+func TestTxUpdateUniqueRawValueRefused(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, st.WShop, st.WithClock(st.FixedClock))
+	_, err := db.TransactInput(func(tx *st.Tx) error {
+		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "old@x"},
+			st.Set("Email", &types.AttributeValueMemberS{Value: "new@x"}))
+		return nil
+	})
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "Email")
+}
