@@ -68,3 +68,48 @@ func TestTxUpdateUniqueRawValueRefused(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Contains(t, err.Error(), "Email")
 }
+
+// Managed fields promoted through an exported embedded pointer.
+type RvAudit struct {
+	Version int64     `dynamodbav:"version" singletable:"version"`
+	Created time.Time `dynamodbav:"created" singletable:"created"`
+	Updated time.Time `dynamodbav:"updated" singletable:"updated"`
+}
+
+type rvNote struct {
+	ID   string `dynamodbav:"id"`
+	Mail string `dynamodbav:"mail" singletable:"unique"`
+	*RvAudit
+}
+
+var rvNotes = st.MustDefine[rvNote](rvTable, "Note", st.Key("NOTE#{ID}", "NOTE"))
+
+func TestWritesWithNilEmbeddedManagedFields(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, rvTable, st.WithClock(st.FixedClock))
+	in, err := db.TransactInput(func(tx *st.Tx) error {
+		rvNotes.TxPut(tx, rvNote{ID: "n1", Mail: "a@x"})
+		rvNotes.TxUpdate(tx, rvNote{ID: "n2"}, st.Set("Mail", "b@x"))
+		rvNotes.TxDelete(tx, rvNote{ID: "n3"})
+		return nil
+	})
+	require.NoError(t, err)
+	put := in.TransactItems[0].Put
+	require.NotNil(t, put)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, put.Item["version"], "Put of version 0 stores 1")
+	assert.Contains(t, put.Item, "created")
+	assert.Contains(t, put.Item, "updated")
+}
+
+type rvHidden struct {
+	Version int64 `dynamodbav:"version" singletable:"version"`
+}
+
+type rvHiddenNote struct {
+	ID string `dynamodbav:"id"`
+	*rvHidden
+}
+
+func TestManagedFieldBehindUnexportedPointerRefused(t *testing.T) {
+	_, err := st.Define[rvHiddenNote](rvTable, "HiddenNote", st.Key("HNOTE#{ID}", "NOTE"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+}
