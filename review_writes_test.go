@@ -1,9 +1,12 @@
 package singletable_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,4 +115,29 @@ type rvHiddenNote struct {
 func TestManagedFieldBehindUnexportedPointerRefused(t *testing.T) {
 	_, err := st.Define[rvHiddenNote](rvTable, "HiddenNote", st.Key("HNOTE#{ID}", "NOTE"))
 	require.ErrorIs(t, err, st.ErrInvalidModel)
+}
+
+// A version-checked Delete of a missing item fails with ErrNotFound (the
+// stored version is not the one expected), whether or not the entity has
+// unique fields.
+func TestVersionedDeleteOfMissingItem(t *testing.T) {
+	ctx := context.Background()
+	mock := &singletabletest.Client{
+		DeleteItemFunc: func(_ context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+			// The condition fails: there is no such item.
+			return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+		},
+	}
+	db := st.New(mock, st.WShop, st.WithClock(st.FixedClock))
+	err := st.WProducts.Delete(ctx, db, st.WProduct{ID: "p1", Version: 3})
+	require.ErrorIs(t, err, st.ErrNotFound, "no unique fields")
+
+	err = st.WUsers.Delete(ctx, db, st.WUser{ID: "u1", Version: 3})
+	require.ErrorIs(t, err, st.ErrNotFound, "unique fields")
+	for _, c := range mock.Calls() {
+		assert.NotEqual(t, "TransactWriteItems", c.Op)
+	}
+
+	// Unversioned, without MustExist: deleting a missing item succeeds.
+	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
 }
