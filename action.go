@@ -251,6 +251,17 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	// interfaces), and the action is made below.
 	u := new(updateAction)
 	b := &u.b
+	var now time.Time // read from the clock only for an entity with timestamps
+	if m.w.timestamped() {
+		now = db.now()
+	}
+	if f := m.w.updated; f != nil && m.w.updatedIndexed && !touches(s.changes, f.GoName) {
+		// An index key reads the updated timestamp, which this update
+		// changes: planned as a Set, so that the key follows it.
+		withStamp := *s
+		withStamp.changes = append(s.changes[:len(s.changes):len(s.changes)], change{changeSet, f.GoName, m.timestampGo(f, now)})
+		s = &withStamp
+	}
 	var plan updatePlan
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
@@ -284,10 +295,6 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
 			a.versioned, a.expected = true, exp
 		}
-	}
-	var now time.Time // read from the clock only for an entity with timestamps
-	if m.w.timestamped() {
-		now = db.now()
 	}
 	if f := m.w.updated; f != nil {
 		if !plan.touches(f.GoName) {

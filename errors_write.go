@@ -172,7 +172,7 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 		verb = "holds"
 	}
 	for _, f := range a.m.w.unique {
-		want, err := a.m.encodeValue(f.GoName, v.FieldByIndex(f.Index).Interface(), false)
+		want, err := a.m.encodeValue(f.GoName, fieldValue(f, v).Interface(), false)
 		if err != nil {
 			continue
 		}

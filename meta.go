@@ -43,6 +43,9 @@ type writeMeta struct {
 	version          *codec.Field
 	created, updated *codec.Field
 	unique           []*codec.Field
+	// updatedIndexed is set when an index key or When condition reads the
+	// updated timestamp, which every Update changes.
+	updatedIndexed bool
 }
 
 // guardType is the type attribute of unique-value guard items; no entity
@@ -186,6 +189,9 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		if err := claim(role, f); err != nil {
 			return err
 		}
+		if !m.settable(f) {
+			return fail(f.GoName, "the %s field is promoted through an unexported embedded pointer, which a write cannot set", role)
+		}
 		switch role {
 		case "version":
 			if !isIntegerType(f.Type) || f.Tag.AsString {
@@ -216,6 +222,13 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		}
 		m.w.unique = append(m.w.unique, f)
 	}
+	if f := m.w.updated; f != nil {
+		for _, ei := range m.indexes {
+			if ei.dependsOn(f.GoName) {
+				m.w.updatedIndexed = true
+			}
+		}
+	}
 	return nil
 }
 
@@ -236,7 +249,7 @@ func (m *entityModel) isUnique(goName string) bool {
 
 // versionOf reads the version field of struct value v.
 func (m *entityModel) versionOf(v reflect.Value) int64 {
-	fv := v.FieldByIndex(m.w.version.Index)
+	fv := fieldValue(m.w.version, v)
 	if fv.CanInt() {
 		return fv.Int()
 	}
@@ -244,12 +257,25 @@ func (m *entityModel) versionOf(v reflect.Value) int64 {
 }
 
 func (m *entityModel) setVersion(v reflect.Value, n int64) {
-	fv := v.FieldByIndex(m.w.version.Index)
+	fv, ok := settableField(v, m.w.version.Index)
+	if !ok {
+		return
+	}
 	if fv.CanInt() {
 		fv.SetInt(n)
 	} else {
 		fv.SetUint(uint64(n))
 	}
+}
+
+// fieldValue reads field f of struct value v: the zero value when f is
+// promoted through a nil embedded pointer.
+func fieldValue(f *codec.Field, v reflect.Value) reflect.Value {
+	fv, err := v.FieldByIndexErr(f.Index)
+	if err != nil {
+		return reflect.Zero(f.Type)
+	}
+	return fv
 }
 
 // storedVersion reads the version attribute of a stored item (0 if none).
@@ -269,7 +295,7 @@ func (w *writeMeta) timestamped() bool { return w.created != nil || w.updated !=
 // stamp sets the write timestamps of v: created when still zero, updated
 // always.
 func (m *entityModel) stamp(v reflect.Value, now time.Time) {
-	if f := m.w.created; f != nil && v.FieldByIndex(f.Index).IsZero() {
+	if f := m.w.created; f != nil && fieldValue(f, v).IsZero() {
 		setTimestamp(f, v, now)
 	}
 	if f := m.w.updated; f != nil {
@@ -279,7 +305,10 @@ func (m *entityModel) stamp(v reflect.Value, now time.Time) {
 
 // setTimestamp stores now into a timestamp field of struct value v.
 func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
-	fv := v.FieldByIndex(f.Index)
+	fv, ok := settableField(v, f.Index)
+	if !ok {
+		return
+	}
 	switch {
 	case f.Type == timeType:
 		fv.Set(reflect.ValueOf(now))
@@ -290,17 +319,24 @@ func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
 	}
 }
 
+// timestampGo is now as the Go value of a timestamp field.
+func (m *entityModel) timestampGo(f *codec.Field, now time.Time) any {
+	holder := reflect.New(m.typ).Elem()
+	setTimestamp(f, holder, now)
+	return fieldValue(f, holder).Interface()
+}
+
 // timestampValue is now as a timestamp field stores it.
 func (m *entityModel) timestampValue(f *codec.Field, now time.Time) (types.AttributeValue, error) {
 	holder := reflect.New(m.typ).Elem()
 	setTimestamp(f, holder, now)
-	return m.encodeValue(f.GoName, holder.FieldByIndex(f.Index).Interface(), false)
+	return m.encodeValue(f.GoName, fieldValue(f, holder).Interface(), false)
 }
 
 // uniqueValue renders a unique field's value of struct value v as the guard
 // key holds it; "" for the zero value, which is not guarded.
 func uniqueValue(f *codec.Field, v reflect.Value) string {
-	fv := v.FieldByIndex(f.Index)
+	fv := fieldValue(f, v)
 	switch {
 	case fv.Kind() == reflect.String:
 		return fv.String()
@@ -375,5 +411,5 @@ func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
 		}
 		return Or(NotExists(f.GoName), Eq(f.GoName, zero)), nil
 	}
-	return Eq(f.GoName, v.FieldByIndex(f.Index).Interface()), nil
+	return Eq(f.GoName, fieldValue(f, v).Interface()), nil
 }

@@ -263,8 +263,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 	}
 	for _, c := range s.changes {
-		if top := topField(c.field); c.unknown() && m.isUnique(top) {
-			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field",
+		_, raw := c.value.(types.AttributeValue)
+		if top := topField(c.field); (c.unknown() || raw) && m.isUnique(top) {
+			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
 				changeNames[c.op], c.field, top)
 		}
 	}

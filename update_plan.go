@@ -97,8 +97,11 @@ func topField(path string) string {
 func (c change) unknown() bool { return c.field != topField(c.field) || c.op.computed() }
 
 // touches reports whether the update changes top-level field goName.
-func (p *updatePlan) touches(goName string) bool {
-	for _, c := range p.changes {
+func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goName) }
+
+// touches reports whether one of changes is to top-level field goName.
+func touches(changes []change, goName string) bool {
+	for _, c := range changes {
 		if topField(c.field) == goName {
 			return true
 		}

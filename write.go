@@ -266,7 +266,9 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) e
 			return err
 		}
 		if !found {
-			if s.mustExist {
+			// A missing item fails MustExist, and a version check (as the
+			// condition would without unique fields).
+			if s.mustExist || acts[0].versioned {
 				k, _ := e.m.key(kv)
 				return &notFoundError{op: op, key: k}
 			}
