@@ -93,6 +93,9 @@ func parseTemplate(raw string, fields *codec.Fields, delim byte) (*template, err
 			if strings.IndexByte(lit, escapeByte) >= 0 {
 				return nil, fmt.Errorf("literal text %q contains the escape character %%", lit)
 			}
+			if !utf8.ValidString(lit) {
+				return nil, fmt.Errorf("literal text %q is not valid UTF-8", lit)
+			}
 			t.segs = append(t.segs, segment{lit: lit})
 			rest = rest[open:]
 			continue

@@ -222,3 +222,13 @@ func TestNegativeIntegerWithDashDelimiter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "N-5-x", pos)
 }
+
+// Literal text must be valid UTF-8, like values: DynamoDB strings are
+// UTF-8, and the SDK's JSON would store U+FFFD instead, so stored keys
+// would no longer match the template.
+func TestTemplateLiteralMustBeUTF8(t *testing.T) {
+	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
+	require.NoError(t, err)
+	_, err = parseTemplate("USER\xff#{ID}", fs, '#')
+	assert.ErrorContains(t, err, "UTF-8")
+}
