@@ -179,6 +179,11 @@ func unify(segs []labelSeg, t *template, fs *codec.Fields, check func(label stri
 		if err := ph.set(scratch, c); err != nil {
 			return nil, fmt.Errorf("literal %q is not a value of {%s}: %v", c, ph.field.GoName, err)
 		}
+		// The literal must be the text the entity writes for that value,
+		// or the read would look for keys no item has ("5" for {N:4}).
+		if w, _, err := ph.appendValue(nil, scratch, t.delim, true); err != nil || string(w) != c {
+			return nil, fmt.Errorf("literal %q is not a value of {%s} as written in keys (%q)", c, ph.field.GoName, w)
+		}
 		out[i] = binding{ph: ph, fixed: c}
 	}
 	return out, nil
@@ -249,11 +254,23 @@ func admits(segs []segment, p string, delim byte) bool {
 func valueByte(ph *placeholder, c byte, delim byte) bool {
 	switch ph.kind {
 	case kindInt:
-		return c >= '0' && c <= '9' || c == '-'
+		return intByte(c, delim)
 	case kindUint:
 		return c >= '0' && c <= '9'
 	}
 	return c != delim
+}
+
+// intByte reports whether byte c can appear in a rendered signed integer:
+// a digit or the sign, which is written %2D when it is the delimiter.
+func intByte(c, delim byte) bool {
+	if c >= '0' && c <= '9' {
+		return true
+	}
+	if delim == '-' {
+		return c == escapeByte || c == 'D'
+	}
+	return c == '-'
 }
 
 // successor returns the smallest string greater than every string that
@@ -285,7 +302,7 @@ func successor(p string) (string, bool) {
 
 type globTok struct {
 	lit   byte // a literal byte, when class == 0
-	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and '-'; classAll, classUint
+	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and the sign; classAll, classUint
 	star  bool // zero or more of class (after at least one: see tokens)
 }
 
@@ -337,7 +354,7 @@ func (g globTok) accepts(c byte, delim byte) bool {
 	case 0:
 		return g.lit == c
 	case classDigit:
-		return c >= '0' && c <= '9' || c == '-'
+		return intByte(c, delim)
 	case classUint:
 		return c >= '0' && c <= '9'
 	case classAll:

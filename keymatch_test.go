@@ -131,3 +131,35 @@ func TestUnify(t *testing.T) {
 	_, err = unify(labels("STATUS#{A}"), tpl, fs, ok)
 	assert.Error(t, err)
 }
+
+// A literal that fixes a placeholder must be the text the entity writes
+// for that value: "STATUS#x#5" parses as N=5, but {N:4} writes "0005", so
+// a pattern fixing "5" would read a partition no item is in.
+func TestUnifyRefusesNonCanonicalLiterals(t *testing.T) {
+	tpl, fs := kmTemplate(t, "STATUS#{A}#{N:4}")
+	ok := func(string, *placeholder) error { return nil }
+	for _, raw := range []string{"STATUS#{A}#5", "STATUS#{A}#+0005", "STATUS#%41#{N}", "STATUS#%2a#{N}"} {
+		segs, err := parseLabels(raw)
+		require.NoError(t, err)
+		_, err = unify(segs, tpl, fs, ok)
+		assert.ErrorContains(t, err, "is not a value of", raw)
+	}
+	for _, raw := range []string{"STATUS#{A}#0005", "STATUS#%23#{N}", "STATUS#%25x#0000"} {
+		segs, err := parseLabels(raw)
+		require.NoError(t, err)
+		_, err = unify(segs, tpl, fs, ok)
+		assert.NoError(t, err, raw)
+	}
+}
+
+func TestPatternRefusesNonCanonicalFixedValue(t *testing.T) {
+	tbl := MustTable("Canon")
+	type Job struct {
+		Queue int
+		ID    string
+	}
+	jobs := MustDefine[Job](tbl, "Job", Key("QUEUE#{Queue:4}", "JOB#{ID}"))
+	assert.ErrorIs(t, jobs.Pattern("Queue5").Partition("QUEUE#5").Err(), ErrInvalidModel,
+		"Queue 5 is written QUEUE#0005: a read of QUEUE#5 finds nothing")
+	assert.NoError(t, jobs.Pattern("Queue5Padded").Partition("QUEUE#0005").Err())
+}

@@ -93,6 +93,9 @@ func parseTemplate(raw string, fields *codec.Fields, delim byte) (*template, err
 			if strings.IndexByte(lit, escapeByte) >= 0 {
 				return nil, fmt.Errorf("literal text %q contains the escape character %%", lit)
 			}
+			if !utf8.ValidString(lit) {
+				return nil, fmt.Errorf("literal text %q is not valid UTF-8", lit)
+			}
 			t.segs = append(t.segs, segment{lit: lit})
 			rest = rest[open:]
 			continue
@@ -304,7 +307,13 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 			return dst, false, &fieldError{field: p.field.GoName, reason: fmt.Sprintf("negative value %d cannot be zero-padded to sort as a string", n)}
 		}
 		var buf [24]byte
-		dst = appendPadded(dst, strconv.AppendInt(buf[:0], n, 10), p.width)
+		digits := strconv.AppendInt(buf[:0], n, 10)
+		if n < 0 && delim == '-' {
+			// The sign is the delimiter: escape it, as in string values.
+			dst = append(dst, escapeByte, hexDigits['-'>>4], hexDigits['-'&0xF])
+			digits = digits[1:]
+		}
+		dst = appendPadded(dst, digits, p.width)
 	case kindUint:
 		n := fv.Uint()
 		if n == 0 && !zeroIsValue {
@@ -408,7 +417,11 @@ func (p *placeholder) set(fv reflect.Value, raw string) error {
 		}
 		fv.SetString(s)
 	case kindInt:
-		n, err := strconv.ParseInt(raw, 10, 64)
+		s, err := unescapeValue(raw) // a sign that is the delimiter is escaped
+		if err != nil {
+			return &fieldError{field: p.field.GoName, reason: err.Error()}
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || fv.OverflowInt(n) {
 			return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("%q is not a %s", raw, fv.Type())}
 		}

@@ -201,3 +201,34 @@ func BenchmarkRenderKey(b *testing.B) {
 		}
 	}
 }
+
+// With '-' as the delimiter, a negative integer must not put a delimiter
+// into its value: the key would not split back into its fields.
+func TestNegativeIntegerWithDashDelimiter(t *testing.T) {
+	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
+	require.NoError(t, err)
+	tpl, err := parseTemplate("N-{Seq}-{ID}", fs, '-')
+	require.NoError(t, err)
+	in := keyed{Seq: -5, ID: "x-y"}
+	k, err := tpl.render(reflect.ValueOf(in))
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(k, "-"), "a value added a delimiter: %q", k)
+	var out keyed
+	require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem()), k)
+	assert.Equal(t, in.Seq, out.Seq)
+	assert.Equal(t, in.ID, out.ID)
+	assert.True(t, tpl.admitsPrefix(k), "a key is a prefix of itself: %q", k)
+	pos, err := tpl.render(reflect.ValueOf(keyed{Seq: 5, ID: "x"}))
+	require.NoError(t, err)
+	assert.Equal(t, "N-5-x", pos)
+}
+
+// Literal text must be valid UTF-8, like values: DynamoDB strings are
+// UTF-8, and the SDK's JSON would store U+FFFD instead, so stored keys
+// would no longer match the template.
+func TestTemplateLiteralMustBeUTF8(t *testing.T) {
+	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
+	require.NoError(t, err)
+	_, err = parseTemplate("USER\xff#{ID}", fs, '#')
+	assert.ErrorContains(t, err, "UTF-8")
+}
