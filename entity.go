@@ -31,6 +31,9 @@ type entityModel struct {
 	indexes []*entityIndex
 	// keyFields are the Go fields the primary key reads.
 	keyFields map[string]bool
+	// pkMayBeReserved is set when the partition template could render a
+	// key in the namespace of unique-value guard items (see resolveWrite).
+	pkMayBeReserved bool
 	// w is the write-side metadata: version, timestamps, unique values
 	// (meta.go).
 	w writeMeta

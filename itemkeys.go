@@ -47,6 +47,10 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	if err != nil {
 		return facts, err
 	}
+	if m.pkMayBeReserved && isGuardKey(buf[start:], t.delim) {
+		return facts, &KeyError{Entity: m.name, Attr: t.pk, Template: m.pk.raw,
+			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", buf[start:], guardType+string(t.delim))}
+	}
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
 	if m.sk != nil {
 		start = len(buf)

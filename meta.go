@@ -126,9 +126,15 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 	if m.name == guardType {
 		return fail("", "the entity name %q is reserved for unique-value guard items", guardType)
 	}
-	if p := m.pk.literalPrefix(); strings.HasPrefix(p, guardType+string(m.table.delim)) {
-		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.raw, guardType+string(m.table.delim))
+	reserved := guardType + string(m.table.delim)
+	p := m.pk.literalPrefix()
+	if strings.HasPrefix(p, reserved) {
+		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.raw, reserved)
 	}
+	// A template that starts with a placeholder (or with part of the
+	// reserved prefix) could still render it from a value: each such key
+	// is checked as it is rendered (addKeys).
+	m.pkMayBeReserved = strings.HasPrefix(reserved, p)
 	names := map[string][]string{} // role -> Go field names
 	add := func(role, field string) {
 		if field != "" && !slices.Contains(names[role], field) {
@@ -196,6 +202,13 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		case "version":
 			if !isIntegerType(f.Type) || f.Tag.AsString {
 				return fail(f.GoName, "the version field must be an integer stored as a number, not %s", f.Type)
+			}
+			for _, ei := range m.indexes {
+				if ei.dependsOn(f.GoName) {
+					// DynamoDB adds to the version on every write, so a key
+					// or condition reading it would go stale with each one.
+					return fail(f.GoName, "index %s's key or When condition reads the version field, which every write changes; key the index on other fields", ei.index.name)
+				}
 			}
 			m.w.version = f
 		default:
@@ -363,6 +376,13 @@ func (m *entityModel) guardKey(f *codec.Field, value string) map[string]types.At
 		key[t.sk] = &types.AttributeValueMemberS{Value: k}
 	}
 	return key
+}
+
+// isGuardKey reports whether a rendered partition key is in the namespace
+// of guard items: "_unique" and the delimiter.
+func isGuardKey(key []byte, delim byte) bool {
+	n := len(guardType)
+	return len(key) > n && string(key[:n]) == guardType && key[n] == delim
 }
 
 // guardItem is the guard item for a unique value held by the item with

@@ -141,3 +141,59 @@ func TestVersionedDeleteOfMissingItem(t *testing.T) {
 	// Unversioned, without MustExist: deleting a missing item succeeds.
 	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
 }
+
+// DynamoDB adds to the version on every write, so an index that reads it
+// would go stale with each one: the model refuses it.
+func TestVersionFieldInIndexRefused(t *testing.T) {
+	type doc struct {
+		ID      string `dynamodbav:"id"`
+		Version int64  `dynamodbav:"version" singletable:"version"`
+	}
+	table := st.MustTable("VersionIndexed", st.WithGSI("GSI1"))
+	_, err := st.Define[doc](table, "Doc", st.Key("DOC#{ID}", "DOC"), st.Index("GSI1", "DOCS", "V#{Version:10}"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.Contains(t, err.Error(), "index GSI1's key or When condition reads the version field")
+
+	isNew := func(v any) bool { return v.(*doc).Version == 0 }
+	_, err = st.Define[doc](table, "Doc", st.Key("DOC#{ID}", "DOC"),
+		st.Index("GSI1", "NEW", "DOC#{ID}").When(func(d *doc) bool { return isNew(d) }, "Version"))
+	require.ErrorIs(t, err, st.ErrInvalidModel, "a When condition on the version goes stale too")
+}
+
+// A partition template that starts with a placeholder could render the key
+// of a unique-value guard item ("_unique#<Entity>#<attribute>#<value>")
+// from a value; a write of such a key is refused before sending, so data
+// can neither overwrite nor delete a guard.
+func TestKeyInGuardNamespaceRefused(t *testing.T) {
+	type node struct {
+		Kind string `dynamodbav:"kind"`
+		A    string `dynamodbav:"a"`
+		B    string `dynamodbav:"b"`
+		C    string `dynamodbav:"c"`
+		Note string `dynamodbav:"note"`
+	}
+	table := st.MustTable("GuardForgery")
+	nodes := st.MustDefine[node](table, "Node", st.Key("{Kind}#{A}#{B}#{C}", "{Kind}#{A}#{B}#{C}"))
+	type account struct {
+		ID    string `dynamodbav:"id"`
+		Email string `dynamodbav:"email" singletable:"unique"`
+	}
+	st.MustDefine[account](table, "Account", st.Key("ACCOUNT#{ID}", "ACCOUNT"))
+
+	mock := &singletabletest.Client{}
+	db := st.New(mock, table)
+	ctx := context.Background()
+	forged := node{Kind: "_unique", A: "Account", B: "email", C: "ann@example.com"}
+
+	err := nodes.Put(ctx, db, forged)
+	require.ErrorIs(t, err, st.ErrInvalidKey)
+	assert.Contains(t, err.Error(), `which is reserved for unique-value guard items`)
+	require.ErrorIs(t, nodes.Delete(ctx, db, forged), st.ErrInvalidKey)
+	_, err = nodes.Update(ctx, db, forged, st.Set("Note", "x"))
+	require.ErrorIs(t, err, st.ErrInvalidKey)
+	assert.Empty(t, mock.Calls(), "refused before sending")
+
+	// Only the reserved word followed by the delimiter is refused.
+	require.NoError(t, nodes.Put(ctx, db, node{Kind: "_uniqueness", A: "a", B: "b", C: "c"}))
+	assert.Len(t, mock.Calls(), 1)
+}
