@@ -17,7 +17,7 @@ import (
 // fields: "USER#{ID}", "ORDER#{Date}#{ID}". A placeholder may carry a format
 // after a colon:
 //
-//	{Seq:8}                 integers zero-padded to 8 digits, so they sort as strings
+//	{Seq:8}                 integers zero-padded to 8 digits, so they sort as strings (a wider or negative value is an error)
 //	{At:2006-01-02}         time.Time with a custom layout (a time bucket)
 //	{At}                    time.Time, default layout DefaultTimeLayout (UTC, fixed width)
 //
@@ -308,6 +308,9 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 		}
 		var buf [24]byte
 		digits := strconv.AppendInt(buf[:0], n, 10)
+		if err := p.checkWidth(digits); err != nil {
+			return dst, false, err
+		}
 		if n < 0 && delim == '-' {
 			// The sign is the delimiter: escape it, as in string values.
 			dst = append(dst, escapeByte, hexDigits['-'>>4], hexDigits['-'&0xF])
@@ -320,7 +323,11 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 			return dst, false, nil
 		}
 		var buf [24]byte
-		dst = appendPadded(dst, strconv.AppendUint(buf[:0], n, 10), p.width)
+		digits := strconv.AppendUint(buf[:0], n, 10)
+		if err := p.checkWidth(digits); err != nil {
+			return dst, false, err
+		}
+		dst = appendPadded(dst, digits, p.width)
 	case kindTime:
 		tm := fv.Interface().(time.Time)
 		if tm.IsZero() {
@@ -330,6 +337,15 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 		dst = appendEscaped(dst, string(tm.UTC().AppendFormat(buf[:0], p.layout)), delim)
 	}
 	return dst, true, nil
+}
+
+// checkWidth refuses a number wider than its padding: it would still
+// render, but no longer sort among the others as a string.
+func (p *placeholder) checkWidth(digits []byte) error {
+	if p.width > 0 && len(digits) > p.width {
+		return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("value %s has %d digits, more than the %d it is zero-padded to, so its key would not sort by number; widen the padding", digits, len(digits), p.width)}
+	}
+	return nil
 }
 
 func appendPadded(dst, digits []byte, width int) []byte {
