@@ -49,7 +49,8 @@ type batchItem struct {
 // conditions: a put replaces any item with the same key, a version field is
 // stored as given plus one without being checked, and timestamps are set as
 // Put sets them. Entities with unique fields are refused (their guard items
-// need transactions).
+// need transactions). The BatchOp refers to the elements of vs, not copies:
+// what they hold when BatchWrite runs is what it writes.
 func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
 	op := BatchOp{items: make([]*batchItem, len(vs))}
 	for i := range vs {

@@ -324,6 +324,14 @@ func TestBatchGetKeepsOrderAndReportsMisses(t *testing.T) {
 	require.Len(t, ins, 3)
 	assert.Len(t, ins[2].RequestItems["WriteShop"].Keys, 50)
 	assert.True(t, *ins[0].RequestItems["WriteShop"].ConsistentRead)
+
+	// The dry run refuses what BatchGet refuses.
+	for _, bad := range []st.Option{st.Concurrency(-1), st.BatchRetry(st.RetryPolicy{})} {
+		_, err = st.WRecords.BatchGetInputs(db, keys, bad)
+		assert.ErrorIs(t, err, st.ErrInvalidInput)
+		_, err = st.WRecords.BatchGet(context.Background(), db, keys, bad)
+		assert.ErrorIs(t, err, st.ErrInvalidInput)
+	}
 }
 
 func TestBatchGetBudgetReturnsTypedKeys(t *testing.T) {

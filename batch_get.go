@@ -24,6 +24,9 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...Option) ([]*dynamod
 	if err != nil {
 		return nil, err
 	}
+	if _, _, err := batchSettings(op, s); err != nil {
+		return nil, err
+	}
 	ks, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err

@@ -38,8 +38,9 @@ func Concurrency(n int) Option {
 
 // RetryPolicy is how a batch retries what DynamoDB leaves unprocessed and
 // the throttling errors it answers with: up to MaxAttempts requests per item
-// (the first send included), waiting between them a random time from zero to
-// min(MaxDelay, BaseDelay × 2^retry) ("full jitter" exponential backoff).
+// (the first send included), waiting before the n-th retry a random time
+// from zero to min(MaxDelay, BaseDelay × 2^(n-1)) ("full jitter"
+// exponential backoff).
 type RetryPolicy struct {
 	MaxAttempts int
 	BaseDelay   time.Duration
