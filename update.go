@@ -170,6 +170,11 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			return fail("%s(%q): %v", name, c.field, err)
 		}
 		value := func(element bool) (types.AttributeValue, error) {
+			if c.value == nil && !nested && !nillable(f.Type) {
+				// A NULL in place of a string or a number would read back as
+				// its zero value, and match no condition on it (nor a guard).
+				return nil, fmt.Errorf("the field is a %s, which nil is not a value of: Remove the field, or give its zero value", f.Type)
+			}
 			if nested {
 				if av, ok := c.value.(types.AttributeValue); ok {
 					return av, nil
@@ -431,4 +436,13 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 		return out, err
 	}
 	return e.Get(ctx, db, key, ConsistentRead())
+}
+
+// nillable reports whether nil is a value of type t (stored as NULL).
+func nillable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		return true
+	}
+	return false
 }

@@ -197,3 +197,23 @@ func TestKeyInGuardNamespaceRefused(t *testing.T) {
 	require.NoError(t, nodes.Put(ctx, db, node{Kind: "_uniqueness", A: "a", B: "b", C: "c"}))
 	assert.Len(t, mock.Calls(), 1)
 }
+
+// Set(field, nil) stores NULL only where nil is a value of the field (a
+// pointer, a map, a slice, an interface): in place of a string or a number,
+// a NULL would read back as the zero value and match no condition on it.
+func TestSetNilOnlyWhereNilIsAValue(t *testing.T) {
+	db, mock := pureDB()
+	_, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Status", nil))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), `Set("Status"): the field is a string, which nil is not a value of`)
+	_, err = st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Email", nil))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "a unique field would lose its guard")
+	assert.Empty(t, mock.Calls())
+
+	// A nil map is a value: on this omitempty field it removes the
+	// attribute, as Put would leave it out.
+	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Attrs", nil))
+	require.NoError(t, err)
+	assert.Contains(t, *in.UpdateExpression, "REMOVE #n0 ")
+	assert.Equal(t, "attrs", in.ExpressionAttributeNames["#n0"])
+}
