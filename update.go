@@ -62,7 +62,9 @@ func changeOption(c change) Option {
 
 // Set sets a field (by Go name, or a path below it) to v, encoded by the
 // field's `dynamodbav` rules. Setting an omitempty top-level field to its
-// zero value removes the attribute, as Put would leave it out.
+// zero value removes the attribute, as Put would leave it out. nil is a
+// value only of pointer, map, slice and interface fields (a NULL
+// attribute); for any other field it is an error.
 func Set(field string, v any) Option { return changeOption(change{changeSet, field, v}) }
 
 // Remove removes a field's attribute (or a nested part) from the item.
