@@ -604,3 +604,32 @@ func TestHandMarshalMatches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, handMarshal(&it))
 }
+
+// embPtrHolder embeds struct pointers with tag names: stored as map
+// attributes, and listed with their Field.Type resolved to the struct.
+type embPtrHolder struct {
+	*fzLeaf   `dynamodbav:"leaf"`
+	*FzEmbPtr `dynamodbav:"emb"`
+	N         int
+}
+
+// TestEncodeFieldValueEmbeddedPointer: EncodeFieldValue of a value of
+// Field.Type for an embedded pointer field encodes it as the field pointing
+// to that value does in attributevalue's item.
+func TestEncodeFieldValueEmbeddedPointer(t *testing.T) {
+	p, err := PlanOf(reflect.TypeFor[embPtrHolder]())
+	require.NoError(t, err)
+	leaf := fzLeaf{A: "a", B: 2}
+	emb := FzEmbPtr{Conf: 3, Deep: fzLeaf{Next: &leaf}}
+	want, err := attributevalue.MarshalMap(embPtrHolder{fzLeaf: &leaf, FzEmbPtr: &emb})
+	require.NoError(t, err)
+	for attr, v := range map[string]any{"leaf": leaf, "emb": emb} {
+		f, ok := p.Fields().ByAttr(attr)
+		require.True(t, ok, attr)
+		require.Equal(t, reflect.TypeOf(v), f.Type, attr)
+		av, ok, err := p.EncodeFieldValue(f, reflect.ValueOf(v))
+		require.NoError(t, err, attr)
+		require.True(t, ok, attr)
+		assert.Equal(t, formatAV(want[attr]), formatAV(av), attr)
+	}
+}

@@ -35,6 +35,9 @@ type fieldPlan struct {
 	// scalar is set when enc is a compiled scalar encoder, which does not
 	// look at addressability (EncodeFieldValue).
 	scalar bool
+	// embPtr is set when the field is an embedded pointer to its
+	// Field.Type (EncodeFieldValue points to the value it is given).
+	embPtr bool
 	enc    encFn
 	dec    decFn
 }
@@ -133,6 +136,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 			index:  f.Index,
 			nested: len(f.Index) > 1,
 			scalar: encNative(ft) && b.encScalar(ft, f.Tag) != nil,
+			embPtr: ft != f.Type,
 			enc:    b.encValue(ft, f.Tag),
 			dec:    b.decValue(ft, f.Tag),
 		}
@@ -310,6 +314,8 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 // stored (omitted by omitempty and friends). Scalar fields are encoded
 // straight from fv; for other types, whose pointer-receiver Marshalers see
 // only addressable values, fv is first copied into an addressable value.
+// An embedded pointer field, whose Type is the type pointed to, is encoded
+// as pointing to a copy of fv.
 func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValue, bool, error) {
 	fp, err := p.planOf(f)
 	if err != nil {
@@ -318,7 +324,14 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 	if !fv.IsValid() || fv.Type() != f.Type {
 		return nil, false, fmt.Errorf("codec: field %s of %s is a %v, not a %v", f.GoName, p.typ, f.Type, fv)
 	}
-	if !fp.scalar && !fv.CanAddr() {
+	switch {
+	case fp.embPtr:
+		// The field is a *f.Type (Type resolves embedded pointers): encode
+		// a pointer to a copy of fv.
+		c := reflect.New(fv.Type())
+		c.Elem().Set(fv)
+		fv = c
+	case !fp.scalar && !fv.CanAddr():
 		c := reflect.New(fv.Type()).Elem()
 		c.Set(fv)
 		fv = c
