@@ -57,6 +57,11 @@ type Plan struct {
 	byFold map[string]*fieldPlan // case-folded attribute name -> first field
 	sizes  arenaSizes            // arena use of the last encoding
 
+	// The struct type's own Marshaler and Unmarshaler (possibly promoted
+	// from an embedded field), which attributevalue uses instead of the
+	// fields: marshals for values, ptrMarshals for addressable values.
+	marshals, ptrMarshals, unmarshals bool
+
 	// unmatched lists attribute names seen in decoded items that match no
 	// field, even ignoring case.
 	unmatched atomic.Pointer[[]string]
@@ -124,6 +129,10 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 		plans:  make([]fieldPlan, len(fs.List)),
 		byAttr: make(map[string]*fieldPlan, len(fs.List)),
 		byFold: make(map[string]*fieldPlan, len(fs.List)),
+
+		marshals:    t.Implements(marshalerType),
+		ptrMarshals: reflect.PointerTo(t).Implements(marshalerType),
+		unmarshals:  reflect.PointerTo(t).Implements(unmarshalerType),
 	}
 	b.building[t] = p
 	for i := range fs.List {
@@ -185,17 +194,40 @@ func (p *Plan) structValue(v reflect.Value) (reflect.Value, error) {
 // it wrote: the attribute names plus their values' Size. v is a value of the plan's
 // struct type, addressable or not, or a pointer to one. Addressability
 // matters as it does for attributevalue: pointer-receiver Marshalers are
-// only used on addressable values.
+// only used on addressable values. A struct type that is itself a Marshaler
+// (possibly by promotion from an embedded field) is encoded as
+// attributevalue.MarshalMap encodes it, by its method.
 func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
 	v, err = p.structValue(v)
 	if err != nil {
 		return 0, err
+	}
+	if p.marshals || (p.ptrMarshals && v.CanAddr()) {
+		return p.encodeMarshaler(v, dst)
 	}
 	a := newArena(p.sizes.get())
 	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
 	p.sizes.remember(a)
 	a.release()
 	return size, err
+}
+
+// encodeMarshaler encodes struct v, whose type is a Marshaler, with
+// attributevalue.MarshalMap: with the Marshaler's value if it is a map.
+func (p *Plan) encodeMarshaler(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
+	in := v.Interface()
+	if v.CanAddr() {
+		in = v.Addr().Interface()
+	}
+	m, err := attributevalue.MarshalMap(in)
+	if err != nil {
+		return 0, err
+	}
+	for k, av := range m {
+		dst[k] = av
+		size += len(k) + Size(av)
+	}
+	return size, nil
 }
 
 // encodeInto encodes the fields of struct v into dst. With sized, it adds
@@ -347,7 +379,8 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 // pointer to the struct). Attributes without a field are ignored and fields
 // without an attribute are left as they are, exactly like
 // attributevalue.UnmarshalMap: attribute names match exactly or, failing
-// that, case-insensitively.
+// that, case-insensitively. A struct type that is an Unmarshaler (through a
+// pointer) is decoded by its method, as UnmarshalMap does.
 func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) error {
 	v, err := p.structValue(v)
 	if err != nil {
@@ -355,6 +388,9 @@ func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) erro
 	}
 	if !v.CanAddr() {
 		return fmt.Errorf("codec: Decode needs an addressable %s", p.typ)
+	}
+	if p.unmarshals {
+		return attributevalue.UnmarshalMap(src, v.Addr().Interface())
 	}
 	return p.decodeFrom(src, v)
 }
