@@ -604,3 +604,100 @@ func TestHandMarshalMatches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, handMarshal(&it))
 }
+
+// embPtrHolder embeds struct pointers with tag names: stored as map
+// attributes, and listed with their Field.Type resolved to the struct.
+type embPtrHolder struct {
+	*fzLeaf   `dynamodbav:"leaf"`
+	*FzEmbPtr `dynamodbav:"emb"`
+	N         int
+}
+
+// TestEncodeFieldValueEmbeddedPointer: EncodeFieldValue of a value of
+// Field.Type for an embedded pointer field encodes it as the field pointing
+// to that value does in attributevalue's item.
+func TestEncodeFieldValueEmbeddedPointer(t *testing.T) {
+	p, err := PlanOf(reflect.TypeFor[embPtrHolder]())
+	require.NoError(t, err)
+	leaf := fzLeaf{A: "a", B: 2}
+	emb := FzEmbPtr{Conf: 3, Deep: fzLeaf{Next: &leaf}}
+	want, err := attributevalue.MarshalMap(embPtrHolder{fzLeaf: &leaf, FzEmbPtr: &emb})
+	require.NoError(t, err)
+	for attr, v := range map[string]any{"leaf": leaf, "emb": emb} {
+		f, ok := p.Fields().ByAttr(attr)
+		require.True(t, ok, attr)
+		require.Equal(t, reflect.TypeOf(v), f.Type, attr)
+		av, ok, err := p.EncodeFieldValue(f, reflect.ValueOf(v))
+		require.NoError(t, err, attr)
+		require.True(t, ok, attr)
+		assert.Equal(t, formatAV(want[attr]), formatAV(av), attr)
+	}
+}
+
+// mapMarshaler marshals itself as a map holding its K under "k".
+type mapMarshaler struct{ K string }
+
+func (m mapMarshaler) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: m.K}}}, nil
+}
+
+func (m *mapMarshaler) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	m.K = fmt.Sprintf("unmarshaled %d attributes", len(av.(*types.AttributeValueMemberM).Value))
+	return nil
+}
+
+// embedsMarshaler is a Marshaler and (through a pointer) an Unmarshaler
+// by promotion from its embedded field.
+type embedsMarshaler struct {
+	mapMarshaler
+	N int
+}
+
+// embedsPtrMarshaler is a Marshaler only through a pointer (fzPtrCustom's
+// methods have pointer receivers).
+type embedsPtrMarshaler struct {
+	fzPtrCustom
+	N int
+}
+
+// TestPlanOfMarshalerStruct: Plan.Encode and Plan.Decode of a struct type
+// that is itself a Marshaler or Unmarshaler (here by promotion from an
+// embedded field) use its methods, as MarshalMap and UnmarshalMap do.
+func TestPlanOfMarshalerStruct(t *testing.T) {
+	for _, v := range []any{
+		embedsMarshaler{mapMarshaler{"x"}, 1},
+		embedsPtrMarshaler{fzPtrCustom{2}, 3},
+		fzCustom{4},  // marshals as S: MarshalMap gives an empty map
+		fzCustom{0},  // no value: MarshalMap stores the fields
+		fzCustom{13}, // an error
+	} {
+		rv := reflect.ValueOf(v)
+		p, err := PlanOf(rv.Type())
+		require.NoError(t, err)
+		pv := reflect.New(rv.Type())
+		pv.Elem().Set(rv)
+		for _, in := range []reflect.Value{rv, pv} {
+			want, wantErr := attributevalue.MarshalMap(in.Interface())
+			got := map[string]types.AttributeValue{}
+			size, err := p.Encode(in, got)
+			require.Equal(t, wantErr != nil, err != nil, "%T: error %v, attributevalue's %v", in.Interface(), err, wantErr)
+			if wantErr != nil {
+				continue
+			}
+			require.Equal(t, formatItem(want), formatItem(got), "%T", in.Interface())
+			wantSize := 0
+			for k, av := range want {
+				wantSize += len(k) + Size(av)
+			}
+			assert.Equal(t, wantSize, size)
+		}
+
+		item := map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: "y"}, "N": &types.AttributeValueMemberN{Value: "5"}}
+		want := reflect.New(rv.Type())
+		wantErr := attributevalue.UnmarshalMap(item, want.Interface())
+		got := reflect.New(rv.Type())
+		err = p.Decode(item, got)
+		require.Equal(t, wantErr != nil, err != nil, "decoding %T: error %v, attributevalue's %v", v, err, wantErr)
+		assert.Equal(t, want.Interface(), got.Interface())
+	}
+}

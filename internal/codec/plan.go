@@ -35,6 +35,9 @@ type fieldPlan struct {
 	// scalar is set when enc is a compiled scalar encoder, which does not
 	// look at addressability (EncodeFieldValue).
 	scalar bool
+	// embPtr is set when the field is an embedded pointer to its
+	// Field.Type (EncodeFieldValue points to the value it is given).
+	embPtr bool
 	enc    encFn
 	dec    decFn
 }
@@ -53,6 +56,11 @@ type Plan struct {
 	byAttr map[string]*fieldPlan
 	byFold map[string]*fieldPlan // case-folded attribute name -> first field
 	sizes  arenaSizes            // arena use of the last encoding
+
+	// The struct type's own Marshaler and Unmarshaler (possibly promoted
+	// from an embedded field), which attributevalue uses instead of the
+	// fields: marshals for values, ptrMarshals for addressable values.
+	marshals, ptrMarshals, unmarshals bool
 
 	// unmatched lists attribute names seen in decoded items that match no
 	// field, even ignoring case.
@@ -121,6 +129,10 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 		plans:  make([]fieldPlan, len(fs.List)),
 		byAttr: make(map[string]*fieldPlan, len(fs.List)),
 		byFold: make(map[string]*fieldPlan, len(fs.List)),
+
+		marshals:    t.Implements(marshalerType),
+		ptrMarshals: reflect.PointerTo(t).Implements(marshalerType),
+		unmarshals:  reflect.PointerTo(t).Implements(unmarshalerType),
 	}
 	b.building[t] = p
 	for i := range fs.List {
@@ -133,6 +145,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 			index:  f.Index,
 			nested: len(f.Index) > 1,
 			scalar: encNative(ft) && b.encScalar(ft, f.Tag) != nil,
+			embPtr: ft != f.Type,
 			enc:    b.encValue(ft, f.Tag),
 			dec:    b.decValue(ft, f.Tag),
 		}
@@ -181,17 +194,40 @@ func (p *Plan) structValue(v reflect.Value) (reflect.Value, error) {
 // it wrote: the attribute names plus their values' Size. v is a value of the plan's
 // struct type, addressable or not, or a pointer to one. Addressability
 // matters as it does for attributevalue: pointer-receiver Marshalers are
-// only used on addressable values.
+// only used on addressable values. A struct type that is itself a Marshaler
+// (possibly by promotion from an embedded field) is encoded as
+// attributevalue.MarshalMap encodes it, by its method.
 func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
 	v, err = p.structValue(v)
 	if err != nil {
 		return 0, err
+	}
+	if p.marshals || (p.ptrMarshals && v.CanAddr()) {
+		return p.encodeMarshaler(v, dst)
 	}
 	a := newArena(p.sizes.get())
 	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
 	p.sizes.remember(a)
 	a.release()
 	return size, err
+}
+
+// encodeMarshaler encodes struct v, whose type is a Marshaler, with
+// attributevalue.MarshalMap: with the Marshaler's value if it is a map.
+func (p *Plan) encodeMarshaler(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
+	in := v.Interface()
+	if v.CanAddr() {
+		in = v.Addr().Interface()
+	}
+	m, err := attributevalue.MarshalMap(in)
+	if err != nil {
+		return 0, err
+	}
+	for k, av := range m {
+		dst[k] = av
+		size += len(k) + Size(av)
+	}
+	return size, nil
 }
 
 // encodeInto encodes the fields of struct v into dst. With sized, it adds
@@ -310,6 +346,8 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 // stored (omitted by omitempty and friends). Scalar fields are encoded
 // straight from fv; for other types, whose pointer-receiver Marshalers see
 // only addressable values, fv is first copied into an addressable value.
+// An embedded pointer field, whose Type is the type pointed to, is encoded
+// as pointing to a copy of fv.
 func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValue, bool, error) {
 	fp, err := p.planOf(f)
 	if err != nil {
@@ -318,7 +356,14 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 	if !fv.IsValid() || fv.Type() != f.Type {
 		return nil, false, fmt.Errorf("codec: field %s of %s is a %v, not a %v", f.GoName, p.typ, f.Type, fv)
 	}
-	if !fp.scalar && !fv.CanAddr() {
+	switch {
+	case fp.embPtr:
+		// The field is a *f.Type (Type resolves embedded pointers): encode
+		// a pointer to a copy of fv.
+		c := reflect.New(fv.Type())
+		c.Elem().Set(fv)
+		fv = c
+	case !fp.scalar && !fv.CanAddr():
 		c := reflect.New(fv.Type()).Elem()
 		c.Set(fv)
 		fv = c
@@ -334,7 +379,8 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 // pointer to the struct). Attributes without a field are ignored and fields
 // without an attribute are left as they are, exactly like
 // attributevalue.UnmarshalMap: attribute names match exactly or, failing
-// that, case-insensitively.
+// that, case-insensitively. A struct type that is an Unmarshaler (through a
+// pointer) is decoded by its method, as UnmarshalMap does.
 func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) error {
 	v, err := p.structValue(v)
 	if err != nil {
@@ -342,6 +388,9 @@ func (p *Plan) Decode(src map[string]types.AttributeValue, v reflect.Value) erro
 	}
 	if !v.CanAddr() {
 		return fmt.Errorf("codec: Decode needs an addressable %s", p.typ)
+	}
+	if p.unmarshals {
+		return attributevalue.UnmarshalMap(src, v.Addr().Interface())
 	}
 	return p.decodeFrom(src, v)
 }
