@@ -106,7 +106,9 @@ func (e *LimitError) Is(target error) bool { return target == ErrTooLarge || tar
 func (a *action) failure(item map[string]types.AttributeValue, err error) error {
 	existed := len(item) > 0
 	if a.guard != nil {
-		if existed && a.kind == actPut {
+		// A guard's Put fails only when another item holds the value, even
+		// if the service did not return the guard item.
+		if a.kind == actPut {
 			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
 				Owner: a.m.guardOwner(item), Err: err}
 		}

@@ -150,6 +150,13 @@ func (db *DB) buildTx(build func(tx *Tx) error, opts []Option) (*Tx, *settings, 
 	if err != nil {
 		return nil, nil, err
 	}
+	// An empty token would be replaced by a fresh one, silently losing the
+	// idempotency the caller asked for.
+	for _, o := range opts {
+		if o.kind == optIdempotency && s.write.token == "" {
+			return nil, nil, &InputError{Op: "Transact", Reason: "IdempotencyToken is empty; DynamoDB allows 1 to 36 characters"}
+		}
+	}
 	tx := &Tx{db: db}
 	tx.actions = tx.small[:0]
 	if err := build(tx); err != nil {

@@ -1,0 +1,61 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+)
+
+// An empty IdempotencyToken is refused (DynamoDB wants 1 to 36
+// characters) rather than silently replaced by a fresh random token, which
+// would make a caller's retry of a logical transaction apply it twice.
+func TestTransactEmptyIdempotencyTokenRefused(t *testing.T) {
+	db, mock := pureDB()
+	build := func(tx *st.Tx) error {
+		st.WOrders.TxPut(tx, st.WOrder{UserID: "u1", ID: "o1"})
+		return nil
+	}
+	err := db.Transact(context.Background(), build, st.IdempotencyToken(""))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "IdempotencyToken")
+	_, err = db.TransactInput(build, st.IdempotencyToken(""))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, mock.Calls(), "nothing may be sent")
+}
+
+// A guard item's Put fails its condition only when another item holds the
+// value, so a ConditionalCheckFailed reason on it is a unique violation
+// even when the service returns no Item (the owner is then unknown).
+func TestTxGuardConditionFailedWithoutItem(t *testing.T) {
+	db, mock := pureDB()
+	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+		return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"), CancellationReasons: []types.CancellationReason{
+			{Code: sdkaws.String("None")},
+			{Code: sdkaws.String("ConditionalCheckFailed"), Message: sdkaws.String("The conditional request failed")},
+		}}
+	}
+	u := st.WUser{ID: "u1", Email: "ann@example.com", Name: "Ann", Status: "ACTIVE"}
+	err := st.WUsers.Create(context.Background(), db, u)
+	require.ErrorIs(t, err, st.ErrUniqueViolation)
+	assert.ErrorIs(t, err, st.ErrAlreadyExists)
+	assert.ErrorIs(t, err, st.ErrConditionFailed)
+	var uv *st.UniqueViolationError
+	require.ErrorAs(t, err, &uv)
+	assert.Equal(t, "Email", uv.Field)
+	assert.Equal(t, "ann@example.com", uv.Value)
+	assert.Empty(t, uv.Owner)
+
+	err = db.Transact(context.Background(), func(tx *st.Tx) error { st.WUsers.TxCreate(tx, u); return nil })
+	var te *st.TxError
+	require.ErrorAs(t, err, &te)
+	assert.ErrorIs(t, err, st.ErrUniqueViolation)
+	assert.False(t, errors.Is(err, st.ErrNotFound))
+}
