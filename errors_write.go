@@ -24,6 +24,13 @@ var (
 	// request was changing one of its items at the same time; retrying it
 	// (with a fresh token) is safe.
 	ErrTransactionConflict = errors.New("singletable: transaction conflict")
+	// ErrTokenReused: the IdempotencyToken of a transaction was used in the
+	// last 10 minutes for a different request, and nothing was written. A
+	// retry must send the very same request: an entity with timestamps
+	// stamps the time of each build, so build the request once
+	// (DB.TransactInput) and send that again, or give the DB a clock
+	// (WithClock) that returns the time of the first attempt.
+	ErrTokenReused = errors.New("singletable: idempotency token reused for a different request")
 	// ErrTooLarge: a request is over one of the service's size or count
 	// limits (100 transaction actions, 4 MB, 4 KB expressions); returned
 	// before sending. It comes with ErrInvalidInput.

@@ -24,8 +24,12 @@ type writeSettings struct {
 // instead of a fresh random one: sending the same transaction again with the
 // same token within 10 minutes does not apply it twice (DynamoDB's
 // ClientRequestToken). Use it when the caller itself retries a logical
-// operation, for example after a timeout whose outcome is unknown. The token
-// is 1 to 36 characters. Without it every Transact call gets a fresh token.
+// operation, for example after a timeout whose outcome is unknown. The
+// retry must be the same request, or it fails with ErrTokenReused: entities
+// with timestamps stamp each build anew, so for them build the request once
+// with DB.TransactInput and resend that input, or use a DB clock (WithClock)
+// that repeats the first attempt's time. The token is 1 to 36 characters.
+// Without it every Transact call gets a fresh token.
 func IdempotencyToken(token string) Option {
 	return Option{kind: optIdempotency, name: "IdempotencyToken", apply: func(s *settings) { s.write.token = token }}
 }

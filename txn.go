@@ -292,6 +292,10 @@ func (e *TxError) Error() string {
 		} else {
 			b.WriteByte(':')
 		}
+		if f.Index < 0 { // the whole transaction, not one action
+			fmt.Fprintf(&b, " %s (%s)", f.Code, f.Message)
+			continue
+		}
 		what := f.Entity
 		if f.Guard != "" {
 			what += " unique " + f.Guard + " guard"
@@ -353,6 +357,10 @@ func (tx *Tx) error(op, token string, err error) error {
 		if errors.As(err, &conflict) {
 			return &TxError{Op: op, Token: token, Err: err,
 				Actions: []TxFailure{{Index: -1, Code: "TransactionConflict", Message: aws.ToString(conflict.Message)}}}
+		}
+		var mismatch *types.IdempotentParameterMismatchException
+		if errors.As(err, &mismatch) {
+			return fmt.Errorf("singletable: %s: token %q: %w: %w", op, token, ErrTokenReused, err)
 		}
 		return opError(op, err)
 	}
