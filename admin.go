@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,9 +165,22 @@ func (t *Table) schemaDifferences(d *types.TableDescription) []string {
 		}
 		if have.Projection != nil && have.Projection.ProjectionType != g.Projection.ProjectionType {
 			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the model wants %s: delete and recreate the index", name, have.Projection.ProjectionType, g.Projection.ProjectionType))
+		} else if have.Projection != nil && g.Projection.ProjectionType == types.ProjectionTypeInclude {
+			got, exp := sortedSet(have.Projection.NonKeyAttributes), sortedSet(g.Projection.NonKeyAttributes)
+			if !slices.Equal(got, exp) {
+				diffs = append(diffs, fmt.Sprintf("index %s includes attributes %v, the model wants %v: delete and recreate the index", name, got, exp))
+			}
 		}
 	}
 	return diffs
+}
+
+// sortedSet is the distinct elements of s in order, for comparing attribute
+// lists whose order does not matter.
+func sortedSet(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func describeKeys(ks []types.KeySchemaElement) string {

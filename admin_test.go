@@ -1,0 +1,129 @@
+package singletable_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+)
+
+// fakeAdmin is an AdminClient whose answers the test scripts. describe is
+// called with the number of DescribeTable calls so far (1 for the first).
+type fakeAdmin struct {
+	mu          sync.Mutex
+	describe    func(n int) (*types.TableDescription, error)
+	create      func() error
+	describeTTL func(n int) (*types.TimeToLiveDescription, error)
+	updateTTL   func(in *dynamodb.UpdateTimeToLiveInput) error
+
+	describes, creates, ttlDescribes, ttlUpdates int
+}
+
+func (f *fakeAdmin) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	f.mu.Lock()
+	f.creates++
+	f.mu.Unlock()
+	if f.create != nil {
+		if err := f.create(); err != nil {
+			return nil, err
+		}
+	}
+	return &dynamodb.CreateTableOutput{}, nil
+}
+
+func (f *fakeAdmin) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.describes++
+	n := f.describes
+	f.mu.Unlock()
+	d, err := f.describe(n)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.DescribeTableOutput{Table: d}, nil
+}
+
+func (f *fakeAdmin) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return &dynamodb.DeleteTableOutput{}, nil
+}
+
+func (f *fakeAdmin) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	f.mu.Lock()
+	f.ttlUpdates++
+	f.mu.Unlock()
+	if f.updateTTL != nil {
+		if err := f.updateTTL(in); err != nil {
+			return nil, err
+		}
+	}
+	return &dynamodb.UpdateTimeToLiveOutput{}, nil
+}
+
+func (f *fakeAdmin) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	f.mu.Lock()
+	f.ttlDescribes++
+	n := f.ttlDescribes
+	f.mu.Unlock()
+	if f.describeTTL == nil {
+		return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}}, nil
+	}
+	d, err := f.describeTTL(n)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: d}, nil
+}
+
+// describedAs is the description of an ACTIVE table created from in, with
+// every index ACTIVE.
+func describedAs(in *dynamodb.CreateTableInput) *types.TableDescription {
+	d := &types.TableDescription{
+		TableName:            in.TableName,
+		TableStatus:          types.TableStatusActive,
+		KeySchema:            in.KeySchema,
+		AttributeDefinitions: in.AttributeDefinitions,
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+			IndexName:   g.IndexName,
+			KeySchema:   g.KeySchema,
+			Projection:  &types.Projection{ProjectionType: g.Projection.ProjectionType, NonKeyAttributes: append([]string(nil), g.Projection.NonKeyAttributes...)},
+			IndexStatus: types.IndexStatusActive,
+		})
+	}
+	return d
+}
+
+func notFound() error {
+	return &types.ResourceNotFoundException{Message: aws.String("Requested resource not found")}
+}
+
+func fakeDB(tb *st.Table, f *fakeAdmin) *st.DB {
+	return st.New(nil, tb, st.WithAdminClient(f))
+}
+
+// An existing index whose INCLUDE projection carries other attributes than
+// the model's is a schema mismatch; the same attributes in another order are
+// not.
+func TestEnsureTableComparesIncludedAttributes(t *testing.T) {
+	model := st.MustTable("Incl", st.WithGSI("GSI1", st.Include("a", "b")))
+
+	other := describedAs(st.MustTable("Incl", st.WithGSI("GSI1", st.Include("a", "c"))).CreateTableInput("Incl"))
+	err := fakeDB(model, &fakeAdmin{describe: func(int) (*types.TableDescription, error) { return other, nil }}).EnsureTable(t.Context())
+	require.ErrorIs(t, err, st.ErrSchemaMismatch)
+	assert.ErrorContains(t, err, "GSI1")
+
+	reordered := describedAs(st.MustTable("Incl", st.WithGSI("GSI1", st.Include("b", "a"))).CreateTableInput("Incl"))
+	err = fakeDB(model, &fakeAdmin{describe: func(int) (*types.TableDescription, error) { return reordered, nil }}).EnsureTable(t.Context())
+	assert.NoError(t, err)
+}
