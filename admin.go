@@ -85,11 +85,7 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 
 // finishTable waits for ACTIVE and enables TTL when declared.
 func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
-	waiter := dynamodb.NewTableExistsWaiter(admin)
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
-		}); err != nil {
+	if err := db.waitActive(ctx, admin); err != nil {
 		return opError("waiting for table "+db.name, err)
 	}
 	if db.table.ttlAttr == "" {
@@ -111,6 +107,45 @@ func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 		return opError("UpdateTimeToLive "+db.name, err)
 	}
 	return nil
+}
+
+// waitActive waits until the table is ACTIVE and none of its indexes is
+// still being created: an index is not queryable while it is CREATING
+// (backfilling), though the table is ACTIVE meanwhile. A table not found
+// yet (just created) is waited for.
+func (db *DB) waitActive(ctx context.Context, admin AdminClient) error {
+	ctx, cancel := context.WithTimeout(ctx, tableWaitTimeout)
+	defer cancel()
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+		var notFound *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &notFound):
+		case err != nil:
+			return err
+		case tableReady(out.Table):
+			return nil
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+func tableReady(d *types.TableDescription) bool {
+	if d == nil || d.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus == types.IndexStatusCreating {
+			return false
+		}
+	}
+	return true
 }
 
 // DeleteTable deletes the table and waits until it is gone.

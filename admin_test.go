@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -126,4 +127,38 @@ func TestEnsureTableComparesIncludedAttributes(t *testing.T) {
 	reordered := describedAs(st.MustTable("Incl", st.WithGSI("GSI1", st.Include("b", "a"))).CreateTableInput("Incl"))
 	err = fakeDB(model, &fakeAdmin{describe: func(int) (*types.TableDescription, error) { return reordered, nil }}).EnsureTable(t.Context())
 	assert.NoError(t, err)
+}
+
+// An existing table that is ACTIVE while one of its indexes is still being
+// created (backfilled) is not ready: EnsureTable waits for the index.
+func TestEnsureTableWaitsForIndexes(t *testing.T) {
+	model := st.MustTable("Idx", st.WithGSI("GSI1"), st.WithGSI("GSI2"))
+	f := &fakeAdmin{describe: func(n int) (*types.TableDescription, error) {
+		d := describedAs(model.CreateTableInput("Idx"))
+		if n < 3 {
+			d.GlobalSecondaryIndexes[1].IndexStatus = types.IndexStatusCreating
+			d.GlobalSecondaryIndexes[1].Backfilling = aws.Bool(true)
+		}
+		return d, nil
+	}}
+	require.NoError(t, fakeDB(model, f).EnsureTable(t.Context()))
+	assert.GreaterOrEqual(t, f.describes, 3, "EnsureTable returned while GSI2 was CREATING")
+}
+
+// Cancelling the context stops the wait at once, and the error says so.
+func TestEnsureTableWaitHonoursCancel(t *testing.T) {
+	model := st.MustTable("Idx", st.WithGSI("GSI1"))
+	ctx, cancel := context.WithCancel(t.Context())
+	f := &fakeAdmin{describe: func(n int) (*types.TableDescription, error) {
+		d := describedAs(model.CreateTableInput("Idx"))
+		d.TableStatus = types.TableStatusUpdating
+		if n == 2 {
+			cancel()
+		}
+		return d, nil
+	}}
+	start := time.Now()
+	err := fakeDB(model, f).EnsureTable(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 5*time.Second)
 }
