@@ -64,23 +64,31 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
-	var notFound *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &notFound):
-		_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
-		var inUse *types.ResourceInUseException
-		if err != nil && !errors.As(err, &inUse) { // in use: created concurrently
+	for {
+		out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+		var notFound *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &notFound):
+			_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
+			var inUse *types.ResourceInUseException
+			if err != nil && !errors.As(err, &inUse) { // in use: created concurrently
+				return opError("EnsureTable "+db.name, err)
+			}
+			return db.finishTable(ctx, admin)
+		case err != nil:
 			return opError("EnsureTable "+db.name, err)
+		case out.Table.TableStatus == types.TableStatusDeleting:
+			// It will not become ACTIVE: wait until it is gone, then create it.
+			if err := db.waitGone(ctx, admin); err != nil {
+				return opError("waiting for deletion of table "+db.name, err)
+			}
+			continue
+		}
+		if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
+			return &SchemaMismatchError{Table: db.name, Differences: diffs}
 		}
 		return db.finishTable(ctx, admin)
-	case err != nil:
-		return opError("EnsureTable "+db.name, err)
 	}
-	if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
-		return &SchemaMismatchError{Table: db.name, Differences: diffs}
-	}
-	return db.finishTable(ctx, admin)
 }
 
 // finishTable waits for ACTIVE and enables TTL when declared.
@@ -157,14 +165,19 @@ func (db *DB) DeleteTable(ctx context.Context) error {
 	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(db.name)}); err != nil {
 		return opError("DeleteTable "+db.name, err)
 	}
-	waiter := dynamodb.NewTableNotExistsWaiter(admin)
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableNotExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
-		}); err != nil {
+	if err := db.waitGone(ctx, admin); err != nil {
 		return opError("waiting for deletion of table "+db.name, err)
 	}
 	return nil
+}
+
+// waitGone waits until the table does not exist.
+func (db *DB) waitGone(ctx context.Context, admin AdminClient) error {
+	waiter := dynamodb.NewTableNotExistsWaiter(admin)
+	return waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
+		func(o *dynamodb.TableNotExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
+		})
 }
 
 // schemaDifferences compares a described table with the model.

@@ -162,3 +162,33 @@ func TestEnsureTableWaitHonoursCancel(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
+
+// A table that is being deleted is gone soon: EnsureTable waits for the
+// deletion and creates the table again, rather than waiting for it to come
+// back ACTIVE (it never does) until the wait times out.
+func TestEnsureTableRecreatesADeletingTable(t *testing.T) {
+	model := st.MustTable("Del", st.WithGSI("GSI1"))
+	var created bool
+	var mu sync.Mutex
+	f := &fakeAdmin{
+		describe: func(n int) (*types.TableDescription, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case created:
+				return describedAs(model.CreateTableInput("Del")), nil
+			case n == 1:
+				d := describedAs(model.CreateTableInput("Del"))
+				d.TableStatus = types.TableStatusDeleting
+				return d, nil
+			default:
+				return nil, notFound()
+			}
+		},
+		create: func() error { mu.Lock(); created = true; mu.Unlock(); return nil },
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, fakeDB(model, f).EnsureTable(ctx))
+	assert.Equal(t, 1, f.creates)
+}
