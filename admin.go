@@ -31,6 +31,10 @@ func (e *SchemaMismatchError) Error() string {
 // Is makes errors.Is(err, ErrSchemaMismatch) true.
 func (e *SchemaMismatchError) Is(target error) bool { return target == ErrSchemaMismatch }
 
+// ensureAttempts bounds how often EnsureTable describes a table that is
+// created or deleted concurrently.
+const ensureAttempts = 5
+
 // tableWaitTimeout bounds how long EnsureTable waits for ACTIVE.
 const tableWaitTimeout = 5 * time.Minute
 
@@ -64,14 +68,19 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for {
+	for attempt := 1; ; attempt++ {
 		out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
 		var notFound *types.ResourceNotFoundException
 		switch {
 		case errors.As(err, &notFound):
 			_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
 			var inUse *types.ResourceInUseException
-			if err != nil && !errors.As(err, &inUse) { // in use: created concurrently
+			if errors.As(err, &inUse) && attempt < ensureAttempts {
+				// Created (or being deleted) concurrently: check it as
+				// an existing table.
+				continue
+			}
+			if err != nil {
 				return opError("EnsureTable "+db.name, err)
 			}
 			return db.finishTable(ctx, admin)

@@ -192,3 +192,25 @@ func TestEnsureTableRecreatesADeletingTable(t *testing.T) {
 	require.NoError(t, fakeDB(model, f).EnsureTable(ctx))
 	assert.Equal(t, 1, f.creates)
 }
+
+// EnsureTable that loses the race to create the table checks the table the
+// winner created, like any existing table.
+func TestEnsureTableChecksAConcurrentlyCreatedTable(t *testing.T) {
+	model := st.MustTable("Race", st.WithGSI("GSI1"))
+	theirs := describedAs(st.MustTable("Race", st.WithKeys("id", "")).CreateTableInput("Race"))
+	f := &fakeAdmin{
+		describe: func(n int) (*types.TableDescription, error) {
+			if n == 1 {
+				return nil, notFound()
+			}
+			return theirs, nil
+		},
+		create: func() error {
+			return &types.ResourceInUseException{Message: aws.String("Table already exists: Race")}
+		},
+	}
+	err := fakeDB(model, f).EnsureTable(t.Context())
+	var mismatch *st.SchemaMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.NotEmpty(t, mismatch.Differences)
+}
