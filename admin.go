@@ -61,8 +61,9 @@ func (db *DB) CreateTable(ctx context.Context) error {
 // EnsureTable makes sure the table exists as the model describes it: it
 // creates a missing table (then waits until it is ACTIVE and enables TTL),
 // and checks an existing one. An existing table whose key schema or indexes
-// differ is a *SchemaMismatchError that says how; EnsureTable never changes
-// an existing table's schema. It is idempotent.
+// differ, or whose TTL is enabled on another attribute, is a
+// *SchemaMismatchError that says how; EnsureTable never changes an existing
+// table's schema. It is idempotent.
 func (db *DB) EnsureTable(ctx context.Context) error {
 	admin, err := db.adminClient("EnsureTable")
 	if err != nil {
@@ -112,8 +113,13 @@ func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 	if err != nil {
 		return opError("DescribeTimeToLive "+db.name, err)
 	}
-	if d := ttl.TimeToLiveDescription; d != nil && aws.ToString(d.AttributeName) == db.table.ttlAttr &&
+	if d := ttl.TimeToLiveDescription; d != nil &&
 		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		if got := aws.ToString(d.AttributeName); got != db.table.ttlAttr {
+			// DynamoDB allows one TTL attribute and refuses to enable another.
+			return &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
+				"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.ttlAttr)}}
+		}
 		return nil
 	}
 	_, err = admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
