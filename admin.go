@@ -109,27 +109,44 @@ func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 	if db.table.ttlAttr == "" {
 		return nil
 	}
-	ttl, err := admin.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(db.name)})
-	if err != nil {
-		return opError("DescribeTimeToLive "+db.name, err)
+	if enabled, err := db.ttlEnabled(ctx, admin); err != nil || enabled {
+		return err
 	}
-	if d := ttl.TimeToLiveDescription; d != nil &&
-		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
-		if got := aws.ToString(d.AttributeName); got != db.table.ttlAttr {
-			// DynamoDB allows one TTL attribute and refuses to enable another.
-			return &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
-				"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.ttlAttr)}}
-		}
-		return nil
-	}
-	_, err = admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+	_, err := admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(db.name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(db.table.ttlAttr), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
+		// A concurrent EnsureTable may have enabled it meanwhile, which
+		// DynamoDB refuses to do twice.
+		switch enabled, derr := db.ttlEnabled(ctx, admin); {
+		case derr == nil && enabled:
+			return nil
+		case errors.Is(derr, ErrSchemaMismatch):
+			return derr
+		}
 		return opError("UpdateTimeToLive "+db.name, err)
 	}
 	return nil
+}
+
+// ttlEnabled reports whether TTL is enabled (or being enabled) on the
+// model's attribute; TTL enabled on another one is a *SchemaMismatchError.
+func (db *DB) ttlEnabled(ctx context.Context, admin AdminClient) (bool, error) {
+	ttl, err := admin.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(db.name)})
+	if err != nil {
+		return false, opError("DescribeTimeToLive "+db.name, err)
+	}
+	d := ttl.TimeToLiveDescription
+	if d == nil || (d.TimeToLiveStatus != types.TimeToLiveStatusEnabled && d.TimeToLiveStatus != types.TimeToLiveStatusEnabling) {
+		return false, nil
+	}
+	if got := aws.ToString(d.AttributeName); got != db.table.ttlAttr {
+		// DynamoDB allows one TTL attribute and refuses to enable another.
+		return false, &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
+			"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.ttlAttr)}}
+	}
+	return true, nil
 }
 
 // waitActive waits until the table is ACTIVE and none of its indexes is

@@ -39,3 +39,22 @@ func TestEnsureTableTTLOnAnotherAttribute(t *testing.T) {
 	assert.Contains(t, mismatch.Error(), "ttl")
 	assert.Contains(t, mismatch.Error(), "expires")
 }
+
+// Concurrent EnsureTable calls on a missing table all succeed: one creates
+// it, the others find it, and only one of them gets to enable TTL.
+func TestEnsureTableConcurrently(t *testing.T) {
+	ctx := context.Background()
+	client, err := ddblocal.Client(ctx)
+	require.NoError(t, err)
+	name := ddblocal.UniqueName("ensure-race")
+	model := st.MustTable("EnsureRace", st.WithGSI("GSI1"), st.WithTTL("expires"))
+	db := st.New(client, model, st.WithTableName(name))
+	t.Cleanup(func() { _, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &name}) })
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() { errs <- db.EnsureTable(ctx) }()
+	}
+	for range cap(errs) {
+		assert.NoError(t, <-errs)
+	}
+}

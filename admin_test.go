@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -213,4 +214,24 @@ func TestEnsureTableChecksAConcurrentlyCreatedTable(t *testing.T) {
 	var mismatch *st.SchemaMismatchError
 	require.ErrorAs(t, err, &mismatch)
 	assert.NotEmpty(t, mismatch.Differences)
+}
+
+// TTL enabled by a concurrent EnsureTable between DescribeTimeToLive and
+// UpdateTimeToLive (which DynamoDB then refuses) is TTL enabled.
+func TestEnsureTableTTLEnabledConcurrently(t *testing.T) {
+	model := st.MustTable("TTLRace", st.WithTTL("expires"))
+	f := &fakeAdmin{
+		describe: func(int) (*types.TableDescription, error) { return describedAs(model.CreateTableInput("TTLRace")), nil },
+		describeTTL: func(n int) (*types.TimeToLiveDescription, error) {
+			if n == 1 {
+				return &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}, nil
+			}
+			return &types.TimeToLiveDescription{AttributeName: aws.String("expires"), TimeToLiveStatus: types.TimeToLiveStatusEnabled}, nil
+		},
+		updateTTL: func(*dynamodb.UpdateTimeToLiveInput) error {
+			return &smithy.GenericAPIError{Code: "ValidationException", Message: "TimeToLive is already enabled"}
+		},
+	}
+	require.NoError(t, fakeDB(model, f).EnsureTable(t.Context()))
+	assert.Equal(t, 1, f.ttlUpdates)
 }
