@@ -240,6 +240,10 @@ func (t *Table) schemaDifferences(d *types.TableDescription) []string {
 			diffs = append(diffs, fmt.Sprintf("index %s is missing: add it with UpdateTable (GlobalSecondaryIndexUpdates Create, keys %s)", name, describeKeys(g.KeySchema)))
 			continue
 		}
+		if have.IndexStatus == types.IndexStatusDeleting {
+			diffs = append(diffs, fmt.Sprintf("index %s is being deleted: once it is gone, add it again with UpdateTable (GlobalSecondaryIndexUpdates Create, keys %s)", name, describeKeys(g.KeySchema)))
+			continue
+		}
 		if got, exp := describeKeys(have.KeySchema), describeKeys(g.KeySchema); got != exp {
 			diffs = append(diffs, fmt.Sprintf("index %s has keys %s, the model wants %s: delete and recreate the index", name, got, exp))
 		}

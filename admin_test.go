@@ -235,3 +235,18 @@ func TestEnsureTableTTLEnabledConcurrently(t *testing.T) {
 	require.NoError(t, fakeDB(model, f).EnsureTable(t.Context()))
 	assert.Equal(t, 1, f.ttlUpdates)
 }
+
+// An index the model declares that the table is deleting is as good as
+// missing: EnsureTable reports it rather than returning a table whose index
+// is about to disappear.
+func TestEnsureTableIndexBeingDeleted(t *testing.T) {
+	model := st.MustTable("IdxDel", st.WithGSI("GSI1"))
+	f := &fakeAdmin{describe: func(int) (*types.TableDescription, error) {
+		d := describedAs(model.CreateTableInput("IdxDel"))
+		d.GlobalSecondaryIndexes[0].IndexStatus = types.IndexStatusDeleting
+		return d, nil
+	}}
+	err := fakeDB(model, f).EnsureTable(t.Context())
+	require.ErrorIs(t, err, st.ErrSchemaMismatch)
+	assert.ErrorContains(t, err, "GSI1")
+}
