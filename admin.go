@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,10 @@ func (e *SchemaMismatchError) Error() string {
 
 // Is makes errors.Is(err, ErrSchemaMismatch) true.
 func (e *SchemaMismatchError) Is(target error) bool { return target == ErrSchemaMismatch }
+
+// ensureAttempts bounds how often EnsureTable describes a table that is
+// created or deleted concurrently.
+const ensureAttempts = 5
 
 // tableWaitTimeout bounds how long EnsureTable waits for ACTIVE.
 const tableWaitTimeout = 5 * time.Minute
@@ -56,60 +61,131 @@ func (db *DB) CreateTable(ctx context.Context) error {
 // EnsureTable makes sure the table exists as the model describes it: it
 // creates a missing table (then waits until it is ACTIVE and enables TTL),
 // and checks an existing one. An existing table whose key schema or indexes
-// differ is a *SchemaMismatchError that says how; EnsureTable never changes
-// an existing table's schema. It is idempotent.
+// differ, or whose TTL is enabled on another attribute, is a
+// *SchemaMismatchError that says how; EnsureTable never changes an existing
+// table's schema. It is idempotent.
 func (db *DB) EnsureTable(ctx context.Context) error {
 	admin, err := db.adminClient("EnsureTable")
 	if err != nil {
 		return err
 	}
-	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
-	var notFound *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &notFound):
-		_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
-		var inUse *types.ResourceInUseException
-		if err != nil && !errors.As(err, &inUse) { // in use: created concurrently
+	for attempt := 1; ; attempt++ {
+		out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+		var notFound *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &notFound):
+			_, err := admin.CreateTable(ctx, db.table.CreateTableInput(db.name))
+			var inUse *types.ResourceInUseException
+			if errors.As(err, &inUse) && attempt < ensureAttempts {
+				// Created (or being deleted) concurrently: check it as
+				// an existing table.
+				continue
+			}
+			if err != nil {
+				return opError("EnsureTable "+db.name, err)
+			}
+			return db.finishTable(ctx, admin)
+		case err != nil:
 			return opError("EnsureTable "+db.name, err)
+		case out.Table.TableStatus == types.TableStatusDeleting:
+			// It will not become ACTIVE: wait until it is gone, then create it.
+			if err := db.waitGone(ctx, admin); err != nil {
+				return opError("waiting for deletion of table "+db.name, err)
+			}
+			continue
+		}
+		if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
+			return &SchemaMismatchError{Table: db.name, Differences: diffs}
 		}
 		return db.finishTable(ctx, admin)
-	case err != nil:
-		return opError("EnsureTable "+db.name, err)
 	}
-	if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
-		return &SchemaMismatchError{Table: db.name, Differences: diffs}
-	}
-	return db.finishTable(ctx, admin)
 }
 
 // finishTable waits for ACTIVE and enables TTL when declared.
 func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
-	waiter := dynamodb.NewTableExistsWaiter(admin)
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
-		}); err != nil {
+	if err := db.waitActive(ctx, admin); err != nil {
 		return opError("waiting for table "+db.name, err)
 	}
 	if db.table.ttlAttr == "" {
 		return nil
 	}
-	ttl, err := admin.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(db.name)})
-	if err != nil {
-		return opError("DescribeTimeToLive "+db.name, err)
+	if enabled, err := db.ttlEnabled(ctx, admin); err != nil || enabled {
+		return err
 	}
-	if d := ttl.TimeToLiveDescription; d != nil && aws.ToString(d.AttributeName) == db.table.ttlAttr &&
-		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
-		return nil
-	}
-	_, err = admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+	_, err := admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(db.name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(db.table.ttlAttr), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
+		// A concurrent EnsureTable may have enabled it meanwhile, which
+		// DynamoDB refuses to do twice.
+		switch enabled, derr := db.ttlEnabled(ctx, admin); {
+		case derr == nil && enabled:
+			return nil
+		case errors.Is(derr, ErrSchemaMismatch):
+			return derr
+		}
 		return opError("UpdateTimeToLive "+db.name, err)
 	}
 	return nil
+}
+
+// ttlEnabled reports whether TTL is enabled (or being enabled) on the
+// model's attribute; TTL enabled on another one is a *SchemaMismatchError.
+func (db *DB) ttlEnabled(ctx context.Context, admin AdminClient) (bool, error) {
+	ttl, err := admin.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(db.name)})
+	if err != nil {
+		return false, opError("DescribeTimeToLive "+db.name, err)
+	}
+	d := ttl.TimeToLiveDescription
+	if d == nil || (d.TimeToLiveStatus != types.TimeToLiveStatusEnabled && d.TimeToLiveStatus != types.TimeToLiveStatusEnabling) {
+		return false, nil
+	}
+	if got := aws.ToString(d.AttributeName); got != db.table.ttlAttr {
+		// DynamoDB allows one TTL attribute and refuses to enable another.
+		return false, &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
+			"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.ttlAttr)}}
+	}
+	return true, nil
+}
+
+// waitActive waits until the table is ACTIVE and none of its indexes is
+// still being created: an index is not queryable while it is CREATING
+// (backfilling), though the table is ACTIVE meanwhile. A table not found
+// yet (just created) is waited for.
+func (db *DB) waitActive(ctx context.Context, admin AdminClient) error {
+	ctx, cancel := context.WithTimeout(ctx, tableWaitTimeout)
+	defer cancel()
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+		var notFound *types.ResourceNotFoundException
+		switch {
+		case errors.As(err, &notFound):
+		case err != nil:
+			return err
+		case tableReady(out.Table):
+			return nil
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+func tableReady(d *types.TableDescription) bool {
+	if d == nil || d.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus == types.IndexStatusCreating {
+			return false
+		}
+	}
+	return true
 }
 
 // DeleteTable deletes the table and waits until it is gone.
@@ -121,14 +197,19 @@ func (db *DB) DeleteTable(ctx context.Context) error {
 	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(db.name)}); err != nil {
 		return opError("DeleteTable "+db.name, err)
 	}
-	waiter := dynamodb.NewTableNotExistsWaiter(admin)
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
-		func(o *dynamodb.TableNotExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
-		}); err != nil {
+	if err := db.waitGone(ctx, admin); err != nil {
 		return opError("waiting for deletion of table "+db.name, err)
 	}
 	return nil
+}
+
+// waitGone waits until the table does not exist.
+func (db *DB) waitGone(ctx context.Context, admin AdminClient) error {
+	waiter := dynamodb.NewTableNotExistsWaiter(admin)
+	return waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)}, tableWaitTimeout,
+		func(o *dynamodb.TableNotExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
+		})
 }
 
 // schemaDifferences compares a described table with the model.
@@ -159,14 +240,31 @@ func (t *Table) schemaDifferences(d *types.TableDescription) []string {
 			diffs = append(diffs, fmt.Sprintf("index %s is missing: add it with UpdateTable (GlobalSecondaryIndexUpdates Create, keys %s)", name, describeKeys(g.KeySchema)))
 			continue
 		}
+		if have.IndexStatus == types.IndexStatusDeleting {
+			diffs = append(diffs, fmt.Sprintf("index %s is being deleted: once it is gone, add it again with UpdateTable (GlobalSecondaryIndexUpdates Create, keys %s)", name, describeKeys(g.KeySchema)))
+			continue
+		}
 		if got, exp := describeKeys(have.KeySchema), describeKeys(g.KeySchema); got != exp {
 			diffs = append(diffs, fmt.Sprintf("index %s has keys %s, the model wants %s: delete and recreate the index", name, got, exp))
 		}
 		if have.Projection != nil && have.Projection.ProjectionType != g.Projection.ProjectionType {
 			diffs = append(diffs, fmt.Sprintf("index %s projects %s, the model wants %s: delete and recreate the index", name, have.Projection.ProjectionType, g.Projection.ProjectionType))
+		} else if have.Projection != nil && g.Projection.ProjectionType == types.ProjectionTypeInclude {
+			got, exp := sortedSet(have.Projection.NonKeyAttributes), sortedSet(g.Projection.NonKeyAttributes)
+			if !slices.Equal(got, exp) {
+				diffs = append(diffs, fmt.Sprintf("index %s includes attributes %v, the model wants %v: delete and recreate the index", name, got, exp))
+			}
 		}
 	}
 	return diffs
+}
+
+// sortedSet is the distinct elements of s in order, for comparing attribute
+// lists whose order does not matter.
+func sortedSet(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func describeKeys(ks []types.KeySchemaElement) string {
