@@ -49,7 +49,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	}
 	if m.pkMayBeReserved && isGuardKey(buf[start:], t.delim) {
 		return facts, &KeyError{Entity: m.name, Attr: t.pk, Template: m.pk.raw,
-			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", buf[start:], guardType+string(t.delim))}
+			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", string(buf[start:]), guardType+string(t.delim))}
 	}
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
 	if m.sk != nil {

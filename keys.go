@@ -343,7 +343,7 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 // render, but no longer sort among the others as a string.
 func (p *placeholder) checkWidth(digits []byte) error {
 	if p.width > 0 && len(digits) > p.width {
-		return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("value %s has %d digits, more than the %d it is zero-padded to, so its key would not sort by number; widen the padding", digits, len(digits), p.width)}
+		return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("value %s has %d digits, more than the %d it is zero-padded to, so its key would not sort by number; widen the padding", string(digits), len(digits), p.width)}
 	}
 	return nil
 }

@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"context"
+	"testing"
+)
+
+// TestAllocationsAtMostSDK holds the allocation target of issue #5 as a
+// test: for every op, the library allocates no more often than the
+// hand-written SDK code that sends the same request. Allocation counts,
+// unlike timings, do not depend on the machine's load, so a change that
+// makes a hot path allocate (a buffer that escapes to the heap, say) fails
+// here rather than only showing in the next BENCHMARKS.md.
+//
+// budget is what each op allocates now: a regression of even one
+// allocation fails, and an improvement should lower the budget. (BatchWrite100
+// spreads its requests over goroutines, whose bookkeeping varies a little.)
+func TestAllocationsAtMostSDK(t *testing.T) {
+	budget := map[string]float64{"Put": 15, "Get": 7, "Query25": 19, "TxWrite3": 49, "BatchWrite100": 1400}
+	e := newEnv(&cannedClient{out: newCanned()}, tableName)
+	ctx := context.Background()
+	for _, op := range benchOps {
+		t.Run(op.name, func(t *testing.T) {
+			allocs := func(v variant) float64 {
+				return testing.AllocsPerRun(50, func() {
+					if err := v(ctx, e); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			lib, sdk := allocs(op.library), allocs(op.sdk)
+			t.Logf("%s: library %.0f allocs/op, sdk %.0f", op.name, lib, sdk)
+			if lib > sdk {
+				t.Errorf("%s: the library allocates %.0f times per op, the hand-written SDK code %.0f", op.name, lib, sdk)
+			}
+			if lib > budget[op.name] {
+				t.Errorf("%s: the library allocates %.0f times per op, over its budget of %.0f", op.name, lib, budget[op.name])
+			}
+		})
+	}
+}
