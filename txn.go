@@ -399,7 +399,9 @@ type GetTx struct {
 type txGet struct {
 	m    *entityModel
 	key  map[string]types.AttributeValue
-	done func(item map[string]types.AttributeValue) error
+	// done fills in the read's TxValue from the item read, or with the
+	// error of a failed Run (so that no earlier run's value stays).
+	done func(item map[string]types.AttributeValue, runErr error) error
 }
 
 // TransactGet starts a transactional read.
@@ -440,9 +442,12 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T) *TxValue[T] {
 		tg.errs = append(tg.errs, err)
 		return out
 	}
-	tg.gets = append(tg.gets, txGet{m: e.m, key: k, done: func(item map[string]types.AttributeValue) error {
-		out.value, out.found, out.err = *new(T), false, nil
-		if len(item) == 0 {
+	tg.gets = append(tg.gets, txGet{m: e.m, key: k, done: func(item map[string]types.AttributeValue, runErr error) error {
+		out.value, out.found, out.err = *new(T), false, runErr
+		switch {
+		case runErr != nil:
+			return nil
+		case len(item) == 0:
 			out.err = &notFoundError{op: op, key: k}
 			return nil
 		}
@@ -493,18 +498,11 @@ func (tg *GetTx) Run(ctx context.Context) error {
 	}
 	res, err := tg.db.client.TransactGetItems(ctx, in)
 	if err != nil {
-		var tce *types.TransactionCanceledException
-		if errors.As(err, &tce) {
-			te := &TxError{Op: "TransactGet", Err: err}
-			for i, r := range tce.CancellationReasons {
-				if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
-					te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.gets[i].key,
-						Code: code, Message: aws.ToString(r.Message)})
-				}
-			}
-			return te
+		err = tg.error(err)
+		for _, g := range tg.gets {
+			_ = g.done(nil, err)
 		}
-		return opError("TransactGet", err)
+		return err
 	}
 	var errs []error
 	for i, g := range tg.gets {
@@ -512,9 +510,26 @@ func (tg *GetTx) Run(ctx context.Context) error {
 		if i < len(res.Responses) {
 			item = res.Responses[i].Item
 		}
-		if err := g.done(item); err != nil {
+		if err := g.done(item, nil); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// error turns the SDK error of TransactGetItems into the library's: a
+// cancellation into a *TxError naming the reads that failed.
+func (tg *GetTx) error(err error) error {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return opError("TransactGet", err)
+	}
+	te := &TxError{Op: "TransactGet", Err: err}
+	for i, r := range tce.CancellationReasons {
+		if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
+			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.gets[i].key,
+				Code: code, Message: aws.ToString(r.Message)})
+		}
+	}
+	return te
 }

@@ -111,3 +111,31 @@ func TestTransactConflictOfTheWholeRequest(t *testing.T) {
 	assert.NotContains(t, err.Error(), "action -1")
 	assert.Contains(t, err.Error(), "TransactionConflict (in progress elsewhere)")
 }
+
+// A failed run of a GetTx leaves no value of an earlier run behind: every
+// TxValue reports the run's error.
+func TestTransactGetFailedRerunClearsValues(t *testing.T) {
+	db, mock := pureDB()
+	fail := false
+	mock.TransactGetItemsFunc = func(context.Context, *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
+		if fail {
+			return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"),
+				CancellationReasons: []types.CancellationReason{{Code: sdkaws.String("TransactionConflict")}}}
+		}
+		return &dynamodb.TransactGetItemsOutput{Responses: []types.ItemResponse{{Item: map[string]types.AttributeValue{
+			"_type": &types.AttributeValueMemberS{Value: "Product"}, "id": &types.AttributeValueMemberS{Value: "p1"},
+			"inventory": &types.AttributeValueMemberN{Value: "3"}}}}}, nil
+	}
+	tg := db.TransactGet()
+	p := st.WProducts.TxGet(tg, st.WProduct{ID: "p1"})
+	require.NoError(t, tg.Run(context.Background()))
+	require.True(t, p.Found())
+
+	fail = true
+	err := tg.Run(context.Background())
+	require.ErrorIs(t, err, st.ErrTransactionConflict)
+	assert.False(t, p.Found())
+	assert.Zero(t, p.Value())
+	_, err = p.Get()
+	assert.ErrorIs(t, err, st.ErrTransactionConflict)
+}
