@@ -397,8 +397,8 @@ type GetTx struct {
 }
 
 type txGet struct {
-	m    *entityModel
-	key  map[string]types.AttributeValue
+	m   *entityModel
+	key map[string]types.AttributeValue
 	// done fills in the read's TxValue from the item read, or with the
 	// error of a failed Run (so that no earlier run's value stays).
 	done func(item map[string]types.AttributeValue, runErr error) error
