@@ -490,7 +490,8 @@ func (tg *GetTx) Input() (*dynamodb.TransactGetItemsInput, error) {
 
 // Run sends the reads as one TransactGetItems request and fills in every
 // TxValue. A missing item is not an error of Run: its TxValue reports it.
-// An item of another entity type is an error (ErrWrongEntity).
+// An item of another entity type is an error (ErrWrongEntity). When Run
+// fails, every TxValue reports its error (none keeps an earlier run's item).
 func (tg *GetTx) Run(ctx context.Context) error {
 	in, err := tg.Input()
 	if err != nil {
