@@ -16,7 +16,7 @@ import (
 // Cond is a condition on an item's attributes, written over Go field names:
 // Eq("Status", "PENDING"), And(Exists("Email"), Gt("Total", 100)). It is
 // used as a write condition (If), a query filter (Filter) and in
-// transactions (Check). Field names are resolved against the entity when the
+// transactions (TxCheck). Field names are resolved against the entity when the
 // request is built; an unknown field is an ErrInvalidInput before sending.
 // Values are encoded with the field's own `dynamodbav` rules.
 type Cond struct {

@@ -26,7 +26,8 @@ import (
 // ErrInvalidCursor, and no request is sent.
 
 // ErrInvalidCursor: a cursor passed to After was tampered with, is
-// malformed, or was issued for another pattern, partition or key.
+// malformed, or was issued for another pattern, partition, sort direction
+// or key.
 var ErrInvalidCursor = errors.New("singletable: invalid cursor")
 
 // CursorError says why a cursor was refused. It matches ErrInvalidCursor.

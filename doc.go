@@ -33,7 +33,8 @@
 // Key templates are literal text with {Field} placeholders naming Go struct
 // fields; integers take a zero-padding width ({Seq:8}; a value that does not
 // fit, or a negative one, is an ErrInvalidKey, since its key would not sort
-// by number) and times a layout ({At:2006-01-02}). Field values are escaped so that they never contain the
+// by number) and times a layout ({At:2006-01-02}; {At} alone uses
+// DefaultTimeLayout). Field values are escaped so that they never contain the
 // table's delimiter ('#' by default): '#' is written %23 and '%' is written
 // %25, so "u1#ORDER#x" cannot forge another entity's key, and stored keys
 // parse back into fields. An empty value in a table key is an ErrInvalidKey

@@ -79,8 +79,8 @@ func (k keyOption) applyEntity(s *entitySpec) {
 func (k IndexKey) applyEntity(s *entitySpec) { s.indexes = append(s.indexes, k) }
 
 // Key declares the entity's primary key templates: partition template pk and
-// sort template sk ("" for a table without a sort key). See the key template
-// rules at DefaultTimeLayout's package documentation.
+// sort template sk ("" for a table without a sort key). The template rules
+// are in the package documentation (Keys).
 func Key(pk, sk string) EntityOption { return keyOption{pk: pk, sk: sk} }
 
 // Define registers struct type T on table t as the entity name, with its key

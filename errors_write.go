@@ -32,7 +32,7 @@ var (
 	// (WithClock) that returns the time of the first attempt.
 	ErrTokenReused = errors.New("singletable: idempotency token reused for a different request")
 	// ErrTooLarge: a request is over one of the service's size or count
-	// limits (100 transaction actions, 4 MB, 4 KB expressions); returned
+	// limits (400 KB items, 100 transaction actions, 4 MB, 4 KB expressions); returned
 	// before sending. It comes with ErrInvalidInput.
 	ErrTooLarge = errors.New("singletable: request over the service limits")
 )

@@ -26,8 +26,8 @@ type readSettings struct {
 }
 
 // After resumes a query after the page that returned cursor (Page.Cursor).
-// The cursor must come from the same pattern and the same partition, read
-// through a DB with the same cursor key; any other, or a tampered one, is a
+// The cursor must come from the same pattern, partition and sort direction,
+// read through a DB with the same cursor key; any other, or a tampered one, is a
 // *CursorError (ErrInvalidCursor) and no request is sent. An empty cursor
 // starts from the beginning.
 func After(cursor string) Option {

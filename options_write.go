@@ -52,7 +52,8 @@ type RetryPolicy struct {
 }
 
 // DefaultRetryPolicy is the batch retry policy without a BatchRetry option:
-// 10 attempts, 25 ms base, 2 s cap (about 5 s of waiting in the worst case).
+// 10 attempts, 25 ms base, 2 s cap (at most about 7 s of waiting for one
+// item: 25 ms + 50 ms + ... + 1.6 s + 2 s + 2 s).
 var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, BaseDelay: 25 * time.Millisecond, MaxDelay: 2 * time.Second}
 
 // BatchRetry sets the retry budget of BatchWrite and BatchGet.

@@ -360,7 +360,8 @@ func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...Option) 
 // Get returns the one item of the pattern for params. A GetItem pattern
 // sends GetItem; a Query pattern reads until it has found two matching
 // items, and fails with ErrNotUnique if it has. No item is ErrNotFound.
-// Options: ConsistentRead, Project, Filter, FetchFull.
+// Options: those of Query but Limit and After (a GetItem pattern: only
+// ConsistentRead and Project).
 func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...Option) (T, error) {
 	var zero T
 	r, err := p.request(db, params, opts)

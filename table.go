@@ -87,7 +87,8 @@ func WithTypeAttribute(attr string) TableOption {
 }
 
 // WithDelimiter sets the byte that separates key segments (default '#').
-// Field values never contain it: see the key template rules.
+// Field values never contain it: see the key template rules in the package
+// documentation (Keys).
 func WithDelimiter(d byte) TableOption {
 	return func(t *Table) error {
 		if d < '!' || d > '~' || d == escapeByte || d == '{' || d == '}' ||
