@@ -240,7 +240,14 @@ is_ours() {
 	else
 		args=$(ps -p "$1" -o args= 2>/dev/null) || return 1
 	fi
-	[[ $args == *DynamoDBLocal.jar* ]]
+	[[ $args == *DynamoDBLocal.jar* ]] || return 1
+	# ... and was started for this state dir (launch makes that its cwd): a
+	# stale pid file, left by a killed run or a reboot, may name another
+	# instance's JVM once pids are reused, which `start` would otherwise kill.
+	local cwd
+	if cwd=$(readlink "/proc/$1/cwd" 2>/dev/null); then
+		[[ $cwd == "$(cd "$STATE_DIR" 2>/dev/null && pwd -P)" ]] || return 1
+	fi
 }
 
 # running: true if the state dir records a live, answering instance; sets PORT.
