@@ -142,7 +142,12 @@ func (a *arena) grow(n int) {
 	if cap(a.buf)-len(a.buf) >= n {
 		return
 	}
-	size := max(n, min(int(a.hint.buf), 16*maxSlab)-int(a.used.buf), 64)
+	// Sized by the last encoding's use when there is one; 64 bytes (a few
+	// numbers) without a hint.
+	size := max(n, min(int(a.hint.buf), 16*maxSlab)-int(a.used.buf))
+	if a.hint.buf == 0 {
+		size = max(size, 64)
+	}
 	if a.used.buf > 0 {
 		size = max(n, 2*int(a.used.buf))
 	}
