@@ -294,6 +294,10 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 		if s == "" {
 			return dst, false, nil
 		}
+		if plainASCII(s, delim) {
+			dst = append(dst, s...) // the usual value: nothing to check or escape
+			break
+		}
 		if !utf8.ValidString(s) {
 			return dst, false, &fieldError{field: p.field.GoName, reason: "value is not valid UTF-8"}
 		}
@@ -353,6 +357,18 @@ func appendPadded(dst, digits []byte, width int) []byte {
 		dst = append(dst, '0')
 	}
 	return append(dst, digits...)
+}
+
+// plainASCII reports whether s is ASCII without the delimiter or the
+// escape byte: valid UTF-8 that appendEscaped would copy as is. One pass
+// instead of utf8.ValidString and appendEscaped's.
+func plainASCII(s string, delim byte) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c == delim || c == escapeByte {
+			return false
+		}
+	}
+	return true
 }
 
 const hexDigits = "0123456789ABCDEF"
