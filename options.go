@@ -31,13 +31,15 @@ const (
 
 // settings is what an operation's options add up to.
 type settings struct {
+	// (The flags are together: every operation given options allocates a
+	// settings, so padding costs.)
 	consistent bool
 	mustExist  bool
 	upsert     bool
+	descending bool
 	cond       Cond
 	changes    []change
 	limit      int
-	descending bool
 	write      writeSettings // write-side options: options_write.go
 	read       readSettings  // read-side options (options_read.go)
 }

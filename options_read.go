@@ -15,12 +15,12 @@ const (
 // readSettings is what the read-side options add up to; settings holds one.
 type readSettings struct {
 	cursor    string
-	hasCursor bool
 	filter    Cond
 	project   []string
+	upTo      any
+	hasCursor bool
 	fetchFull bool
 	ascending bool
-	upTo      any
 	hasUpTo   bool
 	partial   bool
 }
