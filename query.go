@@ -106,17 +106,15 @@ func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...Option)
 
 // queryPages sends in and its following pages, handing each page's items
 // to yield, until limit items were yielded (0: no limit) or the results
-// end. Each page asks only for the items still wanted. in is the caller's
-// own request, built for this call: it becomes each page's request in turn
-// (its Limit and ExclusiveStartKey change), rather than a copy of it.
+// end. Each page asks only for the items still wanted.
 func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput, limit int, yield func([]map[string]types.AttributeValue) error) error {
-	page := in
+	page := *in
 	n := 0
 	for {
 		if limit > 0 {
 			page.Limit = aws.Int32(int32(min(limit-n, 1<<30)))
 		}
-		res, err := db.client.Query(ctx, page)
+		res, err := db.client.Query(ctx, &page)
 		if err != nil {
 			return opError(op, err)
 		}
