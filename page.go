@@ -58,10 +58,15 @@ type emitFunc func(item map[string]types.AttributeValue) (counted, stop bool, er
 // DynamoDB page that had a counted item. It returns the key to resume from:
 // nil at the end.
 func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, st *runStats, emit emitFunc) (map[string]types.AttributeValue, error) {
-	in := *r.query
+	start := r.query.ExclusiveStartKey
 	n := 0
 	read, matched := 0, 0
 	for {
+		// Each page is a request of its own (one allocation, as a copy
+		// reused for every page would be): a client may keep the requests
+		// it is given, as a recorder or a logging wrapper does.
+		in := *r.query
+		in.ExclusiveStartKey = start
 		if want > 0 {
 			rem := want - n
 			lim := rem
@@ -132,7 +137,7 @@ func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, st *r
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
+		start = res.LastEvaluatedKey
 	}
 }
 

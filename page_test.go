@@ -354,3 +354,37 @@ func TestProjectAsksForFieldsAndKeys(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 	_ = singletabletest.Call{}
 }
+
+// Every page is its own request: a client that keeps the requests it is
+// given (a recorder, a logging wrapper) sees each page as it was sent.
+func TestEachPageIsItsOwnRequest(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(20))
+	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
+	for name, query := range map[string]func() (int, error){
+		"Entity.Query": func() (int, error) {
+			orders, err := sh.Orders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			return len(orders), err
+		},
+		"Pattern.Query": func() (int, error) {
+			page, err := p.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			return len(page.Items), err
+		},
+	} {
+		client.Reset()
+		n, err := query()
+		require.NoError(t, err, name)
+		require.Equal(t, 15, n, name)
+		calls := client.Calls()
+		require.Greater(t, len(calls), 1, "%s: the Noise items make a second page necessary", name)
+		first := calls[0].Input.(*dynamodb.QueryInput)
+		assert.Nil(t, first.ExclusiveStartKey, "%s: the first page starts at the beginning", name)
+		assert.Equal(t, int32(15), *first.Limit, name)
+		for i, c := range calls[1:] {
+			in := c.Input.(*dynamodb.QueryInput)
+			assert.NotSame(t, first, in, "%s: page %d", name, i+1)
+			assert.NotNil(t, in.ExclusiveStartKey, "%s: page %d resumes", name, i+1)
+		}
+	}
+}

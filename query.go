@@ -106,11 +106,14 @@ func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...Option)
 
 // queryPages sends in and its following pages, handing each page's items
 // to yield, until limit items were yielded (0: no limit) or the results
-// end. Each page asks only for the items still wanted.
+// end. Each page asks only for the items still wanted, in a request of its
+// own (see readReq.run).
 func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput, limit int, yield func([]map[string]types.AttributeValue) error) error {
-	page := *in
+	start := in.ExclusiveStartKey
 	n := 0
 	for {
+		page := *in
+		page.ExclusiveStartKey = start
 		if limit > 0 {
 			page.Limit = aws.Int32(int32(min(limit-n, 1<<30)))
 		}
@@ -125,7 +128,7 @@ func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput,
 		if len(res.LastEvaluatedKey) == 0 || (limit > 0 && n >= limit) {
 			return nil
 		}
-		page.ExclusiveStartKey = res.LastEvaluatedKey
+		start = res.LastEvaluatedKey
 	}
 }
 
