@@ -80,6 +80,10 @@ func slabSize(hint int32, used int32) int {
 	return max(int(used), 4) // later slabs double the total
 }
 
+// s, n, bool and null are written out per member type rather than through
+// one generic helper: as they are, each inlines into the field encoders
+// (the hottest path of Put), which a shared helper prevents.
+
 func (a *arena) s(v string) types.AttributeValue {
 	if a == nil {
 		return &types.AttributeValueMemberS{Value: v}
