@@ -54,16 +54,22 @@ func TestGuardKeyOverTheLimitIsRefusedBeforeSending(t *testing.T) {
 					_, err := accounts.Update(ctx, db, guardedAccount{ID: "a1"}, singletable.Set("Email", v))
 					return err
 				},
-				"Delete":   func() error { return accounts.Delete(ctx, db, acc) },
-				"TxCreate": func() error { return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxCreate(tx, acc); return nil }) },
-				"TxPut":    func() error { return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxPut(tx, acc); return nil }) },
+				"Delete": func() error { return accounts.Delete(ctx, db, acc) },
+				"TxCreate": func() error {
+					return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxCreate(tx, acc); return nil })
+				},
+				"TxPut": func() error {
+					return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxPut(tx, acc); return nil })
+				},
 				"TxUpdate": func() error {
 					return db.Transact(ctx, func(tx *singletable.Tx) error {
 						accounts.TxUpdate(tx, guardedAccount{ID: "a1"}, singletable.Set("Email", v))
 						return nil
 					})
 				},
-				"TxDelete": func() error { return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxDelete(tx, acc); return nil }) },
+				"TxDelete": func() error {
+					return db.Transact(ctx, func(tx *singletable.Tx) error { accounts.TxDelete(tx, acc); return nil })
+				},
 			}
 			for name, write := range writes {
 				err := write()
