@@ -147,10 +147,14 @@ func (m *entityModel) addGuard(guards []*action, op string, kind actionKind, f *
 	if value == "" {
 		return guards, nil
 	}
+	key, err := m.guardKey(f, value)
+	if err != nil {
+		return nil, err
+	}
 	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
-		key: m.guardKey(f, value), whenExists: failUnique}
+		key: key, whenExists: failUnique}
 	if kind == actPut {
-		g.item = m.guardItem(f, value, owner)
+		g.item = m.guardItem(key, owner)
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)

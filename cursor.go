@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -18,16 +17,26 @@ import (
 //
 // A page's Cursor is DynamoDB's LastEvaluatedKey (or the key of the last
 // item returned, when a page stops early), bound to the pattern's name, its
-// partition value and its sort direction, and sealed with HMAC-SHA256 under
-// the DB's cursor key. It is an opaque base64url string, safe to hand to a
-// client. It is not encrypted: it reveals the key of the last item read.
-// A cursor that was altered, or comes from another pattern, another
-// partition or the other direction, is a *CursorError matching
-// ErrInvalidCursor, and no request is sent.
+// partition value, its sort-key condition (the bounds the params and UpTo
+// or PartialMatch gave) and its sort direction, and sealed with
+// HMAC-SHA256 under the DB's cursor key. It is an opaque base64url string,
+// safe to hand to a client. It is not encrypted: it reveals the key of the
+// last item read. A cursor that was altered, or comes from another pattern,
+// another partition, other sort bounds or the other direction, is a
+// *CursorError matching ErrInvalidCursor, and no request is sent.
+//
+// The sort bounds are bound rather than checked against the cursor's key:
+// a cursor resumes one query, and a query whose bounds changed while its
+// cursor was kept would silently skip the items between its new start and
+// the cursor, or be refused by DynamoDB (ValidationException) when the
+// cursor's key lies outside the new bounds.
+//
+// Cursor keys: the default, derived from the table, and secret ones with
+// rotation; see WithCursorKey and WithCursorKeys.
 
 // ErrInvalidCursor: a cursor passed to After was tampered with, is
-// malformed, or was issued for another pattern, partition, sort direction
-// or key.
+// malformed, was sealed with a cursor key the DB does not have, or was
+// issued for another pattern, partition, sort bounds or sort direction.
 var ErrInvalidCursor = errors.New("singletable: invalid cursor")
 
 // CursorError says why a cursor was refused. It matches ErrInvalidCursor.
@@ -44,54 +53,102 @@ func (e *CursorError) Error() string {
 // Is makes errors.Is(err, ErrInvalidCursor) true.
 func (e *CursorError) Is(target error) bool { return target == ErrInvalidCursor }
 
-// MinCursorKeyBytes is the shortest key WithCursorKey accepts.
+// MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys
+// accept.
 const MinCursorKeyBytes = 16
 
-// cursorKey is a DB's cursor key, if it was given one.
-type cursorKey struct {
-	key []byte
-	set bool
+// cursorKeys are the keys a DB seals and opens cursors with: keys[0] seals,
+// every key opens. New fills them in (see DB.initCursorKeys).
+type cursorKeys struct {
+	keys    [][]byte
+	set     bool   // given with WithCursorKey(s); else derived by New
+	invalid string // why the given keys are refused; "" if they are not
 }
 
 // WithCursorKey sets the secret that seals query cursors: at least
 // MinCursorKeyBytes random bytes, the same on every instance of a service
 // that hands cursors out, so that a cursor issued by one is accepted by the
-// others and across restarts. Without it, a DB uses a random key made once
-// per Table model in this process: fine for local use and tests, but its
-// cursors do not survive a restart and are refused by other processes. A
-// key that is too short makes every query that reads or issues a cursor
-// fail with ErrInvalidInput.
-func WithCursorKey(key []byte) DBOption {
-	k := slices.Clone(key)
-	return func(db *DB) { db.cursor = cursorKey{key: k, set: true} }
+// others.
+//
+// Without it, a DB derives its cursor key from the physical table name and
+// the table's key schema, so every instance of a service built from the
+// same model (behind a load balancer, or after a restart) accepts the
+// others' cursors. That default gives integrity, not secrecy: a cursor
+// altered or issued for another table is refused, but anyone who knows the
+// table name and the model can derive the key and forge a cursor (one that
+// can only start a read inside the partition and sort bounds the caller's
+// own params select). A secret key adds secrecy: only the service can
+// issue cursors, and those of the default key are refused.
+//
+// A key that is too short makes every query that reads or issues a cursor
+// fail with ErrInvalidInput. To change the key without refusing the
+// cursors in flight, see WithCursorKeys.
+func WithCursorKey(key []byte) DBOption { return WithCursorKeys(key) }
+
+// WithCursorKeys sets the cursor keys for a rotation: cursors are sealed
+// with current and accepted when sealed with current or any of previous.
+// Rotate in two steps: deploy the new key as a previous one everywhere,
+// then make it current (the old one previous) once every instance has it;
+// drop the old key when its cursors no longer matter. Each key must have
+// at least MinCursorKeyBytes bytes (see WithCursorKey).
+func WithCursorKeys(current []byte, previous ...[]byte) DBOption {
+	keys := make([][]byte, 0, 1+len(previous))
+	keys = append(keys, slices.Clone(current))
+	for _, k := range previous {
+		keys = append(keys, slices.Clone(k))
+	}
+	return func(db *DB) { db.cursor = cursorKeys{keys: keys, set: true} }
+}
+
+// initCursorKeys checks the keys given, or derives the default key: New
+// calls it once the options are applied (the table name is one of them).
+func (db *DB) initCursorKeys() {
+	c := &db.cursor
+	if !c.set {
+		c.keys = [][]byte{defaultCursorKey(db.name, db.table)}
+		return
+	}
+	for i, k := range c.keys {
+		if len(k) >= MinCursorKeyBytes {
+			continue
+		}
+		if i == 0 {
+			c.invalid = fmt.Sprintf("the cursor key is %d bytes; WithCursorKey needs at least %d", len(k), MinCursorKeyBytes)
+		} else {
+			c.invalid = fmt.Sprintf("previous cursor key %d is %d bytes; WithCursorKeys needs at least %d", i, len(k), MinCursorKeyBytes)
+		}
+		return
+	}
+}
+
+// defaultCursorKey derives a DB's default cursor key from the physical
+// table name and the table's key schema: the same in every process that
+// serves the table with the same model (see Cursors). The indexes and
+// entities are left out, so that a deployment adding one keeps the cursors
+// in flight valid; a cursor of an index is checked against its key
+// attributes anyway.
+func defaultCursorKey(name string, t *Table) []byte {
+	h := sha256.New()
+	for _, s := range []string{"singletable default cursor key v1", name, t.pk, t.sk, string(t.delim)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
 }
 
 // cursorSecret returns the key that seals the DB's cursors.
 func (db *DB) cursorSecret(op string) ([]byte, error) {
-	if db.cursor.set {
-		if len(db.cursor.key) < MinCursorKeyBytes {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the cursor key is %d bytes; WithCursorKey needs at least %d", len(db.cursor.key), MinCursorKeyBytes)}
-		}
-		return db.cursor.key, nil
+	if db.cursor.invalid != "" {
+		return nil, &InputError{Op: op, Reason: db.cursor.invalid}
 	}
-	return db.table.reads.defaultCursorKey(), nil
-}
-
-// defaultCursorKey is the per-model random key, made on first use.
-func (r *readRegistry) defaultCursorKey() []byte {
-	r.keyOnce.Do(func() {
-		r.key = make([]byte, 32)
-		if _, err := rand.Read(r.key); err != nil {
-			panic("singletable: crypto/rand failed: " + err.Error())
-		}
-	})
-	return r.key
+	return db.cursor.keys[0], nil
 }
 
 // cursorBinding is what a cursor is bound to.
 type cursorBinding struct {
 	pattern    string
 	partition  string
+	sort       skCond // the sort-key condition
 	descending bool
 	keyAttrs   []string // the attributes an ExclusiveStartKey must have, sorted
 }
@@ -100,15 +157,27 @@ type cursorPayload struct {
 	Version    int                        `json:"v"`
 	Pattern    string                     `json:"n"`
 	Partition  string                     `json:"p"`
+	Sort       string                     `json:"s,omitempty"` // sortDigest of the sort-key condition
 	Descending bool                       `json:"d,omitempty"`
 	Key        map[string]json.RawMessage `json:"k"`
+}
+
+// sortDigest identifies a sort-key condition in a cursor: the first 16
+// bytes of its SHA-256, base64url; "" for none. A digest rather than the
+// bounds themselves keeps the cursor short (a bound may be 1 KB).
+func sortDigest(c skCond) string {
+	if c.op == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(c.op + "\x00" + c.a + "\x00" + c.b))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 const cursorMACContext = "singletable cursor v1\x00"
 
 // sealCursor encodes key (a LastEvaluatedKey) as a cursor.
 func sealCursor(secret []byte, b cursorBinding, key map[string]types.AttributeValue) (string, error) {
-	p := cursorPayload{Version: 1, Pattern: b.pattern, Partition: b.partition, Descending: b.descending, Key: map[string]json.RawMessage{}}
+	p := cursorPayload{Version: 1, Pattern: b.pattern, Partition: b.partition, Sort: sortDigest(b.sort), Descending: b.descending, Key: map[string]json.RawMessage{}}
 	for name, av := range key {
 		raw, err := encodeKeyValue(av)
 		if err != nil {
@@ -132,9 +201,9 @@ func cursorMAC(secret, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// openCursor checks a cursor against the binding and returns the
-// ExclusiveStartKey it carries.
-func openCursor(secret []byte, b cursorBinding, cursor string) (map[string]types.AttributeValue, error) {
+// openCursor checks a cursor against the binding and any of the keys, and
+// returns the ExclusiveStartKey it carries.
+func openCursor(keys [][]byte, b cursorBinding, cursor string) (map[string]types.AttributeValue, error) {
 	fail := func(format string, args ...any) (map[string]types.AttributeValue, error) {
 		return nil, &CursorError{Pattern: b.pattern, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -148,8 +217,8 @@ func openCursor(secret []byte, b cursorBinding, cursor string) (map[string]types
 	if err1 != nil || err2 != nil {
 		return fail("malformed")
 	}
-	if !hmac.Equal(mac, cursorMAC(secret, body)) {
-		return fail("its signature does not match: it was altered, or sealed with another cursor key")
+	if !slices.ContainsFunc(keys, func(k []byte) bool { return hmac.Equal(mac, cursorMAC(k, body)) }) {
+		return fail("its signature does not match: it was altered, or sealed with a cursor key this DB does not have")
 	}
 	var p cursorPayload
 	if err := json.Unmarshal(body, &p); err != nil || p.Version != 1 {
@@ -160,6 +229,8 @@ func openCursor(secret []byte, b cursorBinding, cursor string) (map[string]types
 		return fail("it was issued by pattern %s", p.Pattern)
 	case p.Partition != b.partition:
 		return fail("it was issued for another partition (%q, not %q)", p.Partition, b.partition)
+	case p.Sort != sortDigest(b.sort):
+		return fail("it was issued for other sort bounds: resume a query with the params (and UpTo, PartialMatch) that issued it")
 	case p.Descending != b.descending:
 		return fail("it was issued for the other sort direction")
 	}

@@ -8,8 +8,8 @@ type DB struct {
 	admin  AdminClient
 	table  *Table
 	name   string
-	w      dbWrite   // write-side settings: clock, sleep (options_write.go)
-	cursor cursorKey // the key that seals query cursors (cursor.go)
+	w      dbWrite    // write-side settings: clock, sleep (options_write.go)
+	cursor cursorKeys // the keys that seal and open query cursors (cursor.go)
 }
 
 // DBOption configures a DB.
@@ -33,6 +33,7 @@ func New(client Client, table *Table, opts ...DBOption) *DB {
 	for _, o := range opts {
 		o(db)
 	}
+	db.initCursorKeys()
 	return db
 }
 

@@ -119,9 +119,22 @@ func (m *entityModel) appendKey(buf []byte, tpl *template, attr string, limit in
 	if err != nil {
 		return buf[:start], errors.As(err, new(errMissing)), m.keyError(tpl, attr, err)
 	}
-	if n := len(out) - start; n > limit {
-		return buf[:start], false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
-			Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", n, limit)}
+	if err := m.checkKeySize(attr, tpl.raw, "", len(out)-start, limit); err != nil {
+		return buf[:start], false, err
 	}
 	return out, false, nil
+}
+
+// checkKeySize refuses a key of n bytes over the service's limit for its
+// attribute, naming what made it: a template, or a unique field's guard.
+func (m *entityModel) checkKeySize(attr, template, field string, n, limit int) error {
+	if n <= limit {
+		return nil
+	}
+	what := "the key"
+	if field != "" {
+		what = "the key of the unique-value guard item"
+	}
+	return &KeyError{Entity: m.name, Attr: attr, Template: template, Field: field,
+		Reason: fmt.Sprintf("%s is %d bytes; DynamoDB allows %d", what, n, limit)}
 }

@@ -366,16 +366,27 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 	}
 }
 
-// guardKey is the key of the guard item for a unique value.
-func (m *entityModel) guardKey(f *codec.Field, value string) map[string]types.AttributeValue {
+// guardKey is the key of the guard item for a unique value. The same
+// string is the partition and the sort key, so on a table with a sort key
+// it must fit the sort key's limit: a value too long for it is a *KeyError,
+// as for any other key.
+func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
 	t := m.table
 	d := string(t.delim)
 	k := guardType + d + escapeValue(m.name, t.delim) + d + escapeValue(f.Attr, t.delim) + d + escapeValue(value, t.delim)
+	attr, limit := t.pk, maxPartitionKeyBytes
+	if t.sk != "" {
+		attr, limit = t.sk, maxSortKeyBytes
+	}
+	if len(k) > limit {
+		// The template, made only for the error: how the guard key is built.
+		return nil, m.checkKeySize(attr, guardType+d+m.name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
+	}
 	key := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: k}}
 	if t.sk != "" {
 		key[t.sk] = &types.AttributeValueMemberS{Value: k}
 	}
-	return key
+	return key, nil
 }
 
 // isGuardKey reports whether a rendered partition key is in the namespace
@@ -385,10 +396,13 @@ func isGuardKey(key []byte, delim byte) bool {
 	return len(key) > n && string(key[:n]) == guardType && key[n] == delim
 }
 
-// guardItem is the guard item for a unique value held by the item with
-// primary key owner.
-func (m *entityModel) guardItem(f *codec.Field, value string, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
-	item := m.guardKey(f, value)
+// guardItem is the guard item of guard key key (see guardKey), held by the
+// item with primary key owner.
+func (m *entityModel) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+	item := make(map[string]types.AttributeValue, len(key)+3)
+	for a, v := range key {
+		item[a] = v
+	}
 	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: guardType}
 	item[guardOwnerPK] = owner[m.table.pk]
 	if m.table.sk != "" {

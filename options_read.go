@@ -26,10 +26,11 @@ type readSettings struct {
 }
 
 // After resumes a query after the page that returned cursor (Page.Cursor).
-// The cursor must come from the same pattern, partition and sort direction,
-// read through a DB with the same cursor key; any other, or a tampered one, is a
-// *CursorError (ErrInvalidCursor) and no request is sent. An empty cursor
-// starts from the beginning.
+// The cursor must come from the same pattern, partition, sort bounds and
+// sort direction, read through a DB that has its cursor key (see
+// WithCursorKey); any other, or a tampered one, is a *CursorError
+// (ErrInvalidCursor) and no request is sent. An empty cursor starts from
+// the beginning.
 func After(cursor string) Option {
 	return Option{kind: optAfter, name: "After", apply: func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
 }

@@ -205,7 +205,7 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 		})
 	}
 
-	// The default key is per Table model: a cursor survives a new DB over it.
+	// The default key is derived from the table: a cursor survives a new DB over it.
 	d1 := singletable.New(client, sh.Table)
 	d2 := singletable.New(client, sh.Table)
 	p1, err := sh.ListUserOrders.Query(ctx, d1, Order{UserID: "u1"}, singletable.Limit(3))

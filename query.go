@@ -207,7 +207,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	}
 	r := &readReq{d: d, op: op, mem: mem, s: s}
 	desc := (d.descending || s.descending) && !s.read.ascending
-	r.binding = cursorBinding{pattern: d.name, partition: pk, descending: desc, keyAttrs: d.keyAttrs()}
+	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs()}
 	var b expr.Builder
 	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(expr.S(pk))
 	if c := sk.render(&b, d.skAttr()); c != "" {
@@ -282,7 +282,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	}
 	r.secret = secret
 	if s.read.hasCursor && s.read.cursor != "" {
-		start, err := openCursor(secret, r.binding, s.read.cursor)
+		start, err := openCursor(db.cursor.keys, r.binding, s.read.cursor)
 		if err != nil {
 			return nil, err
 		}

@@ -6,14 +6,11 @@ import (
 )
 
 // readRegistry is the read side's state on a Table: the named patterns and
-// collections declared on it (for the access-pattern sheet and lint), and the
-// default cursor key.
+// collections declared on it (for the access-pattern sheet and lint).
 type readRegistry struct {
-	mu      sync.Mutex
-	byName  map[string]*readDecl
-	order   []*readDecl
-	keyOnce sync.Once
-	key     []byte
+	mu     sync.Mutex
+	byName map[string]*readDecl
+	order  []*readDecl
 }
 
 // checkName reports a name already taken by another read on the table.

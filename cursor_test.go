@@ -1,0 +1,221 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+// A cursor resumes one query: reused with other sort bounds on the same
+// pattern and partition it is refused before sending, as one from another
+// partition is; with the same bounds it is sent.
+func TestCursorIsBoundToTheSortBounds(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = orderPages(20)
+	ctx := t.Context()
+	o := sh.Orders
+	gt := o.Pattern("OrdersAfter").Partition("USER#{UserID}").SortGreaterThan().Must()
+	prefix := o.Pattern("OrdersOn").Partition("USER#{UserID}").SortPrefix().Must()
+
+	// A query returns its page's cursor.
+	type query func(cursor string) (string, error)
+	between := func(from, upTo string) query {
+		return func(cursor string) (string, error) {
+			p, err := sh.UserOrdersByDate.Query(ctx, db, Order{UserID: "u1", Date: from}, singletable.UpTo(Order{Date: upTo}),
+				singletable.Limit(3), singletable.After(cursor))
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}
+	}
+	after := func(date string) query {
+		return func(cursor string) (string, error) {
+			p, err := gt.Query(ctx, db, Order{UserID: "u1", Date: date}, singletable.Limit(3), singletable.After(cursor))
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}
+	}
+	on := func(date string, opts ...singletable.Option) query {
+		return func(cursor string) (string, error) {
+			p, err := prefix.Query(ctx, db, Order{UserID: "u1", Date: date}, append(opts, singletable.Limit(3), singletable.After(cursor))...)
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}
+	}
+	cases := []struct {
+		name   string
+		issue  query
+		others []query
+	}{
+		{"SortBetween", between("2025-12-01", "2026-01-31"), []query{
+			between("2025-12-01", "2026-01-15"), // another UpTo
+			between("2025-11-01", "2026-01-31"), // another lower bound
+			between("2026-01-01", "2026-01-01"), // narrower bounds that still hold the cursor's item
+		}},
+		{"SortGreaterThan", after("2025-12-31"), []query{after("2025-11-30"), after("2026-01-02")}},
+		{"SortPrefix", on("2026-01-01"), []query{on("2026-01-02"), on("2026-01", singletable.PartialMatch())}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cursor, err := c.issue("")
+			require.NoError(t, err)
+			require.NotEmpty(t, cursor)
+
+			client.Reset()
+			_, err = c.issue(cursor)
+			require.NoError(t, err, "the same bounds resume")
+			assert.Len(t, client.Calls(), 1)
+			assert.NotEmpty(t, client.Calls()[0].Input.(*dynamodb.QueryInput).ExclusiveStartKey)
+
+			for i, other := range c.others {
+				client.Reset()
+				_, err := other(cursor)
+				require.ErrorIs(t, err, singletable.ErrInvalidCursor, "other bounds %d", i)
+				var ce *singletable.CursorError
+				require.ErrorAs(t, err, &ce)
+				assert.Contains(t, ce.Reason, "sort bounds")
+				assert.Empty(t, client.Calls(), "nothing is sent")
+			}
+		})
+	}
+}
+
+// orderPages answers every Query with the next Limit orders of user u1
+// after its ExclusiveStartKey, whatever its conditions.
+func orderPages(n int) func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	var items []map[string]types.AttributeValue
+	for i := range n {
+		items = append(items, map[string]types.AttributeValue{
+			"PK": s("USER#u1"), "SK": s(fmt.Sprintf("ORDER#2026-01-01#o%04d", i)), "_type": s("Order"),
+			"userId": s("u1"), "orderId": s(fmt.Sprintf("o%04d", i)), "orderDate": s("2026-01-01"),
+		})
+	}
+	return func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		start := 0
+		if k := in.ExclusiveStartKey; k != nil {
+			start = slices.IndexFunc(items, func(it map[string]types.AttributeValue) bool { return sv(it["SK"]) == sv(k["SK"]) }) + 1
+		}
+		end := len(items)
+		if in.Limit != nil {
+			end = min(end, start+int(*in.Limit))
+		}
+		out := &dynamodb.QueryOutput{Items: items[start:end], Count: int32(end - start), ScannedCount: int32(end - start)}
+		if end < len(items) {
+			out.LastEvaluatedKey = map[string]types.AttributeValue{"PK": items[end-1]["PK"], "SK": items[end-1]["SK"]}
+		}
+		return out, nil
+	}
+}
+
+// Two processes build the same model separately: by default each accepts
+// the other's cursors, as instances behind a load balancer must.
+func TestCursorDefaultKeyIsSharedByInstancesOfTheModel(t *testing.T) {
+	ctx := t.Context()
+	client := &singletabletest.Client{}
+	client.QueryFunc = orderPages(20)
+	s1, s2 := newSeed(t), newSeed(t)
+	db1, db2 := singletable.New(client, s1.Table), singletable.New(client, s2.Table)
+
+	page, err := s1.ListUserOrders.Query(ctx, db1, Order{UserID: "u1"}, singletable.Limit(3))
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Cursor)
+	client.Reset()
+	next, err := s2.ListUserOrders.Query(ctx, db2, Order{UserID: "u1"}, singletable.Limit(3), singletable.After(page.Cursor))
+	require.NoError(t, err, "another instance of the same model accepts the cursor")
+	assert.Len(t, client.Calls(), 1)
+	assert.NotEqual(t, page.Items, next.Items)
+
+	// Another physical table derives another key: its cursors are refused.
+	client.Reset()
+	other := singletable.New(client, s2.Table, singletable.WithTableName("OtherOrdersTable"))
+	_, err = s2.ListUserOrders.Query(ctx, other, Order{UserID: "u1"}, singletable.After(page.Cursor))
+	require.ErrorIs(t, err, singletable.ErrInvalidCursor)
+	assert.Empty(t, client.Calls())
+
+	// A DB with a cursor key of its own refuses the default key's cursors.
+	keyed := singletable.New(client, s2.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef")))
+	_, err = s2.ListUserOrders.Query(ctx, keyed, Order{UserID: "u1"}, singletable.After(page.Cursor))
+	require.ErrorIs(t, err, singletable.ErrInvalidCursor)
+	assert.Empty(t, client.Calls())
+}
+
+// Rotation: cursors are sealed with the current key and opened with the
+// current or a previous one.
+func TestCursorKeyRotation(t *testing.T) {
+	ctx := t.Context()
+	sh := newSeed(t)
+	client := &singletabletest.Client{}
+	client.QueryFunc = orderPages(20)
+	oldKey := []byte("the old cursor key, 32 bytes....")
+	newKey := []byte("the new cursor key, 32 bytes....")
+	unknown := []byte("a key no DB here knows, 32 bytes")
+	withKeys := func(current []byte, previous ...[]byte) *singletable.DB {
+		return singletable.New(client, sh.Table, singletable.WithCursorKeys(current, previous...))
+	}
+	issue := func(db *singletable.DB) string {
+		t.Helper()
+		page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
+		require.NoError(t, err)
+		require.NotEmpty(t, page.Cursor)
+		return page.Cursor
+	}
+	resume := func(db *singletable.DB, cursor string) error {
+		client.Reset()
+		_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3), singletable.After(cursor))
+		if err == nil {
+			assert.Len(t, client.Calls(), 1)
+		} else {
+			assert.Empty(t, client.Calls())
+		}
+		return err
+	}
+	before := singletable.New(client, sh.Table, singletable.WithCursorKey(oldKey))
+	rotated := withKeys(newKey, oldKey)
+	after := withKeys(newKey)
+
+	require.NoError(t, resume(rotated, issue(before)), "a cursor sealed with a previous key is accepted")
+	fresh := issue(rotated)
+	require.NoError(t, resume(after, fresh), "the current key seals")
+	require.ErrorIs(t, resume(before, fresh), singletable.ErrInvalidCursor, "not the previous one")
+
+	err := resume(rotated, issue(withKeys(unknown)))
+	require.ErrorIs(t, err, singletable.ErrInvalidCursor, "a cursor sealed with an unknown key")
+	var ce *singletable.CursorError
+	require.ErrorAs(t, err, &ce)
+	assert.Contains(t, ce.Reason, "cursor key")
+	require.ErrorIs(t, resume(rotated, issue(singletable.New(client, sh.Table))), singletable.ErrInvalidCursor,
+		"nor one sealed with the default key")
+
+	// A key of an invalid length makes every query with a cursor fail,
+	// naming the key, before anything is sent.
+	for _, c := range []struct {
+		db   *singletable.DB
+		want string
+	}{
+		{withKeys([]byte("short")), "the cursor key is 5 bytes"},
+		{withKeys(nil), "the cursor key is 0 bytes"},
+		{withKeys(newKey, oldKey, []byte("tiny")), "previous cursor key 2 is 4 bytes"},
+	} {
+		client.Reset()
+		_, err := sh.ListUserOrders.Query(ctx, c.db, Order{UserID: "u1"})
+		require.ErrorIs(t, err, singletable.ErrInvalidInput)
+		assert.Contains(t, err.Error(), c.want)
+		assert.Contains(t, err.Error(), fmt.Sprint(singletable.MinCursorKeyBytes))
+		assert.Empty(t, client.Calls())
+	}
+}
