@@ -88,7 +88,10 @@ func Key(pk, sk string) EntityOption { return keyOption{pk: pk, sk: sk} }
 // ErrInvalidModel) name the entity, the field and the template: an unknown
 // field, a field kind keys cannot hold, a duplicate entity name, a struct
 // field stored under a key or type attribute, an index the table does not
-// declare, a sort template on a table without a sort key.
+// declare, a sort template on a table without a sort key. A nil table is a
+// *ModelError too. An index keyed on attributes the item has anyway (the
+// table's own keys, or a field stored under the index key attribute) holds
+// the entity without an Index declaration; see WithGSI.
 func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], error) {
 	typ := reflect.TypeFor[T]()
 	if t == nil {

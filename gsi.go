@@ -327,3 +327,14 @@ func (d *readDecl) rawPK() bool {
 	}
 	return false
 }
+
+// note says, in the sheet, where a derived index key comes from.
+func (s keySource) note() string {
+	switch s {
+	case keyTable:
+		return " (table key)"
+	case keyField:
+		return " (field's attribute)"
+	}
+	return ""
+}

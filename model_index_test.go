@@ -126,3 +126,11 @@ func TestIndexesOverExistingAttributesModel(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidModel)
 	assert.Contains(t, err.Error(), "age")
 }
+
+// The sheet shows derived index keys for what they are.
+func TestSheetShowsDerivedIndexKeys(t *testing.T) {
+	tbl := st.MustTable("Sheet", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")), st.WithGSI("ByEmail", st.IndexKeys("email", "")))
+	st.MustDefine[idxMember](tbl, "M", st.Key("USER#{UserID}", "GROUP#{GroupID}"))
+	sheet := tbl.Sheet()
+	assert.Contains(t, sheet, "`GROUP#{GroupID}` (table key) | `USER#{UserID}` (table key) | `{Email}` (field's attribute)")
+}

@@ -60,7 +60,11 @@ func WithKeys(pk, sk string) TableOption {
 }
 
 // WithGSI declares a global secondary index. Its key attributes default to
-// <name>PK and <name>SK and its projection to ALL.
+// <name>PK and <name>SK and its projection to ALL. An index key attribute
+// may be the table's own (IndexKeys("SK", "PK"): the inverted index of an
+// adjacency list, holding every entity under its table keys) or a field's
+// own attribute (IndexKeys("email", ""): the field's value, not a copy;
+// an empty value is absent, so the item leaves the index).
 func WithGSI(name string, opts ...IndexOption) TableOption {
 	return func(t *Table) error {
 		ix := &GSI{name: name, pk: name + "PK", sk: name + "SK", projection: types.ProjectionTypeAll}
