@@ -40,10 +40,18 @@ type Values map[string]any
 // on the table. See Collection.
 func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
 	d := &readDecl{id: readIDs.Add(1), table: t, name: name, collection: true}
-	for _, me := range members {
-		if me != nil {
-			d.entities = append(d.entities, me.model())
+	if t == nil {
+		d.err = &ModelError{Entity: "collection " + name, Reason: "the table is nil: declare it with NewTable or MustTable first"}
+		return &Collection{d: d}
+	}
+	for i, me := range members {
+		m := me.model()
+		if m == nil {
+			d.nameErr = d.fail("member %d is a nil entity (did its Define fail?)", i)
+			d.err = d.nameErr
+			return &Collection{d: d}
 		}
+		d.entities = append(d.entities, m)
 	}
 	d.nameErr = t.reads.checkName(d)
 	d.resolve()
@@ -141,7 +149,7 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 		}
 		v.FieldByIndex(f.Index).Set(rv)
 	}
-	return mem.m.renderTableKey(mem.partTpl, d.pkAttr(), maxPartitionKeyBytes, v)
+	return mem.renderPartition(d.pkAttr(), v)
 }
 
 func (c *Collection) request(db *DB, values Values, opts []Option) (*readReq, error) {

@@ -26,6 +26,11 @@ func WithAdminClient(a AdminClient) DBOption { return func(db *DB) { db.admin = 
 
 // New returns a DB that sends the table's requests through client.
 func New(client Client, table *Table, opts ...DBOption) *DB {
+	if table == nil {
+		// New has no error to return, and a DB without a model can do
+		// nothing: fail at once, clearly, as MustTable would have.
+		panic(&ModelError{Table: "(nil)", Reason: "New: the table is nil: declare it with NewTable or MustTable"})
+	}
 	db := &DB{client: client, table: table, name: table.name}
 	if a, ok := client.(AdminClient); ok {
 		db.admin = a

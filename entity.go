@@ -88,9 +88,15 @@ func Key(pk, sk string) EntityOption { return keyOption{pk: pk, sk: sk} }
 // ErrInvalidModel) name the entity, the field and the template: an unknown
 // field, a field kind keys cannot hold, a duplicate entity name, a struct
 // field stored under a key or type attribute, an index the table does not
-// declare, a sort template on a table without a sort key.
+// declare, a sort template on a table without a sort key. A nil table is a
+// *ModelError too. An index keyed on attributes the item has anyway (the
+// table's own keys, or a field stored under the index key attribute) holds
+// the entity without an Index declaration; see WithGSI.
 func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], error) {
 	typ := reflect.TypeFor[T]()
+	if t == nil {
+		return nil, &ModelError{Entity: name, Reason: "the table is nil: declare it with NewTable or MustTable first"}
+	}
 	fail := func(field, tpl, reason string, args ...any) (*Entity[T], error) {
 		return nil, &ModelError{Table: t.name, Entity: name, Field: field, Template: tpl, Reason: fmt.Sprintf(reason, args...)}
 	}
@@ -123,12 +129,8 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	}
 
 	reserved := t.keyAttributes()
-	if t.ttlAttr != "" {
-		reserved[t.ttlAttr] = "" // a field may store the TTL, checked below
-	}
 	for _, f := range fields.List {
-		what, clash := reserved[f.Attr]
-		if clash && what != "" {
+		if what, clash := reserved[f.Attr]; clash {
 			return fail(f.GoName, "", "stored as attribute %q, which is %s; rename it with a dynamodbav tag", f.Attr, what)
 		}
 		if f.Attr == t.ttlAttr && !isTTLField(f) {
@@ -142,7 +144,11 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		if err != nil {
 			var fe *fieldError
 			if errors.As(err, &fe) {
-				return nil, &ModelError{Table: t.name, Entity: name, Field: fe.field, Template: tpl, Reason: fe.reason}
+				reason := fe.reason
+				if sf, ok := typ.FieldByName(fe.field); ok && sf.Tag.Get("dynamodbav") == "-" {
+					reason = "the field is not stored (tagged `dynamodbav:\"-\"`), so a key cannot read it back; store it, or key on another field"
+				}
+				return nil, &ModelError{Table: t.name, Entity: name, Field: fe.field, Template: tpl, Reason: reason}
 			}
 			return nil, &ModelError{Table: t.name, Entity: name, Template: tpl, Reason: err.Error()}
 		}
@@ -170,18 +176,62 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		}
 	}
 
+	// Where each index key attribute's value comes from, for this entity:
+	// the table's own key, a field stored under it, or else the template
+	// the entity declares for it.
+	source := func(attr string) (keySource, *template, error) {
+		switch {
+		case attr == "":
+			return keyOwn, nil, nil
+		case attr == t.pk:
+			return keyTable, m.pk, nil
+		case attr == t.sk:
+			return keyTable, m.sk, nil
+		}
+		f, ok := fields.ByAttr(attr)
+		if !ok {
+			return keyOwn, nil, nil
+		}
+		if fieldAttrType(f) == "" {
+			return keyOwn, nil, &ModelError{Table: t.name, Entity: name, Field: f.GoName, Reason: fmt.Sprintf(
+				"stored as attribute %q, an index key attribute, which holds a string, a number or binary; the field is a %s: rename it with a dynamodbav tag", attr, f.Type)}
+		}
+		return keyField, fieldTemplate(f, t.delim), nil
+	}
+	declared := map[*GSI]bool{}
 	for _, ik := range spec.indexes {
 		ix, ok := t.GSI(ik.index)
 		if !ok {
 			return fail("", ik.pk, "index %s is not declared on table %s (declare it with WithGSI)", ik.index, t.name)
 		}
-		for _, prev := range m.indexes {
-			if prev.index == ix {
-				return fail("", ik.pk, "index %s is given twice: an item has one value per index key", ix.name)
-			}
+		if declared[ix] {
+			return fail("", ik.pk, "index %s is given twice: an item has one value per index key", ix.name)
 		}
+		declared[ix] = true
 		ei := &entityIndex{index: ix}
-		if ei.pk, err = parse(ik.pk); err != nil {
+		// part resolves one index key attribute: a derived one must be
+		// declared as what it is, or left out with the whole Index.
+		part := func(attr, raw, what string) (keySource, *template, error) {
+			from, derived, err := source(attr)
+			switch {
+			case err != nil:
+				return from, nil, err
+			case from == keyOwn:
+				tpl, err := parse(raw)
+				return from, tpl, err
+			case raw != derived.raw:
+				where := "the table's partition key, so it is the entity's own partition template"
+				if attr == t.sk {
+					where = "the table's sort key, so it is the entity's own sort template"
+				} else if from == keyField {
+					where = "the attribute field " + derived.segs[0].ph.field.GoName + " is stored as, so it is the field's value itself (no literal text, no format)"
+				}
+				return from, nil, &ModelError{Table: t.name, Entity: name, Template: raw, Reason: fmt.Sprintf(
+					"index %s's %s %s is %s: declare it as %q, or leave Index(%q, ...) out (it is derived)", ix.name, what, attr, where, derived.raw, ix.name)}
+			}
+			return from, derived, nil
+		}
+		if ei.pkFrom, ei.pk, err = part(ix.pk, ik.pk, "partition key"); err != nil {
 			return nil, err
 		}
 		switch {
@@ -190,9 +240,12 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		case ix.sk != "" && ik.sk == "":
 			return fail("", ik.pk, "index %s has sort key %s: give a sort template", ix.name, ix.sk)
 		case ix.sk != "":
-			if ei.sk, err = parse(ik.sk); err != nil {
+			if ei.skFrom, ei.sk, err = part(ix.sk, ik.sk, "sort key"); err != nil {
 				return nil, err
 			}
+		}
+		if err := checkSources(ei); err != nil {
+			return fail("", ik.pk, "%v", err)
 		}
 		if ei.when, err = compilePredicate[T](ik.when); err != nil {
 			return fail("", ik.pk, "index %s: %v", ix.name, err)
@@ -200,12 +253,36 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		if ik.when != nil && len(ik.whenFields) == 0 {
 			return fail("", ik.pk, "index %s: When needs the names of the fields the condition reads", ix.name)
 		}
+		if ik.when != nil && !ei.writes() {
+			return fail("", ik.pk, "index %s: When cannot apply, as the index writes no key of its own (its keys are attributes the item has anyway)", ix.name)
+		}
 		for _, f := range ik.whenFields {
 			if _, ok := fields.ByGoName(f); !ok {
 				return fail(f, ik.pk, "index %s: When names a field the struct does not have", ix.name)
 			}
 		}
 		ei.whenFields = ik.whenFields
+		m.indexes = append(m.indexes, ei)
+	}
+	// An index whose keys are all attributes the item has anyway (the
+	// table's keys, fields) holds the entity without a declaration.
+	for _, ix := range t.gsis {
+		if declared[ix] {
+			continue
+		}
+		ei := &entityIndex{index: ix}
+		if ei.pkFrom, ei.pk, err = source(ix.pk); err != nil {
+			return nil, err
+		}
+		if ei.skFrom, ei.sk, err = source(ix.sk); err != nil {
+			return nil, err
+		}
+		if ei.pk == nil || (ix.sk != "" && ei.sk == nil) {
+			continue // a key of its own to write: the entity is in it only if it declares Index
+		}
+		if err := checkSources(ei); err != nil {
+			return fail("", "", "%v", err)
+		}
 		m.indexes = append(m.indexes, ei)
 	}
 	if err := m.resolveWrite(&spec.write); err != nil {
@@ -226,6 +303,20 @@ func MustDefine[T any](t *Table, name string, opts ...EntityOption) *Entity[T] {
 	return e
 }
 
+// checkSources refuses an index that would write a key of its own beside
+// a field's own attribute: an update of the field would then have to keep
+// the other key in step, which only a rendered key can do.
+func checkSources(ei *entityIndex) error {
+	if ei.sk == nil || ei.pkFrom == ei.skFrom {
+		return nil
+	}
+	if (ei.pkFrom == keyField && ei.skFrom == keyOwn) || (ei.pkFrom == keyOwn && ei.skFrom == keyField) {
+		return fmt.Errorf("index %s has one key attribute that is a field's own (%s or %s) and one written from a template: make both the attributes of fields, or both templates",
+			ei.index.name, ei.index.pk, ei.index.sk)
+	}
+	return nil
+}
+
 func isTTLField(f codec.Field) bool {
 	switch f.Type.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -242,7 +333,12 @@ func (e *Entity[T]) Name() string { return e.m.name }
 func (e *Entity[T]) Table() *Table { return e.m.table }
 
 // model gives collections, transactions and batches the untyped entity.
-func (e *Entity[T]) model() *entityModel { return e.m }
+func (e *Entity[T]) model() *entityModel {
+	if e == nil {
+		return nil
+	}
+	return e.m
+}
 
 // AnyEntity is any *Entity[T], whatever T: collections, transactions and
 // batches take entities of several types.

@@ -116,11 +116,13 @@ func TestDefineChecksTheModel(t *testing.T) {
 
 func TestNewTableChecks(t *testing.T) {
 	for name, opts := range map[string][]st.TableOption{
-		"duplicate index":        {st.WithGSI("GSI1"), st.WithGSI("GSI1")},
-		"index key is table key": {st.WithGSI("GSI1", st.IndexKeys("PK", "X"))},
-		"empty partition key":    {st.WithKeys("", "SK")},
-		"bad delimiter":          {st.WithDelimiter('a')},
-		"ttl is the sort key":    {st.WithTTL("SK")},
+		"duplicate index":          {st.WithGSI("GSI1"), st.WithGSI("GSI1")},
+		"index is the table's key": {st.WithGSI("GSI1", st.IndexKeys("PK", "SK"))},
+		"index key twice":          {st.WithGSI("GSI1", st.IndexKeys("X", "X"))},
+		"index key is the type":    {st.WithGSI("GSI1", st.IndexKeys("_type", "SK"))},
+		"empty partition key":      {st.WithKeys("", "SK")},
+		"bad delimiter":            {st.WithDelimiter('a')},
+		"ttl is the sort key":      {st.WithTTL("SK")},
 	} {
 		_, err := st.NewTable("T1x", opts...)
 		assert.ErrorIs(t, err, st.ErrInvalidModel, name)

@@ -1,11 +1,14 @@
 package singletable
 
 import (
+	"encoding/base64"
 	"fmt"
 	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // GSI is a global secondary index of a table: its name, key attributes and
@@ -97,10 +100,40 @@ type entityIndex struct {
 	pk, sk     *template
 	when       func(reflect.Value) bool // nil: always; v is the struct value
 	whenFields []string
+	// pkFrom and skFrom say where each index key attribute's value comes
+	// from: written from the template (keyOwn), or already in the item as
+	// the table's own key (keyTable) or a field's attribute (keyField).
+	// Only keyOwn parts are written; the others are derived and read the
+	// attribute as it is.
+	pkFrom, skFrom keySource
 }
 
+// keySource is where an index key attribute's value comes from.
+type keySource uint8
+
+const (
+	keyOwn   keySource = iota // the index's own attribute, written from the template
+	keyTable                  // the table's partition or sort key attribute
+	keyField                  // a field's own attribute: its raw value, no copy
+)
+
+// writes reports whether the index has an attribute of its own to write;
+// an index whose keys are all derived needs nothing written or recomputed.
+func (ei *entityIndex) writes() bool {
+	return ei.pkFrom == keyOwn || (ei.sk != nil && ei.skFrom == keyOwn)
+}
+
+// rawPK reports whether the index partition key is a field's own
+// attribute, whose values are the field's as stored (not rendered keys).
+func (ei *entityIndex) rawPK() bool { return ei.pkFrom == keyField }
+
 // dependsOn reports whether the index key or its condition reads the field.
+// A derived index (one that writes nothing) depends on no field: what it
+// reads is kept by the writes of the table key or of the field itself.
 func (ei *entityIndex) dependsOn(goName string) bool {
+	if !ei.writes() {
+		return false
+	}
 	if ei.pk.uses(goName) || (ei.sk != nil && ei.sk.uses(goName)) {
 		return true
 	}
@@ -141,4 +174,167 @@ func compilePredicate[T any](pred any) (func(reflect.Value) bool, error) {
 		var zero T
 		return nil, fmt.Errorf("When needs a func(*%[1]T) bool or func(%[1]T) bool, got %[2]T", zero, pred)
 	}
+}
+
+// fieldAttrType is the scalar type field f is stored as, when it can be an
+// index key: S for strings (and values tagged `,string`), N for numbers
+// (and times tagged `,unixtime`), B for []byte; "" when it cannot.
+// A pointer field is its element's type; nil is absent.
+func fieldAttrType(f *codec.Field) types.ScalarAttributeType {
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType && f.Tag.AsUnixTime:
+		return types.ScalarAttributeTypeN
+	case t == timeType:
+		return types.ScalarAttributeTypeS
+	case t.Kind() == reflect.String:
+		return types.ScalarAttributeTypeS
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64 && f.Tag.AsString:
+		return types.ScalarAttributeTypeS
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
+		return types.ScalarAttributeTypeN
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return types.ScalarAttributeTypeB
+	}
+	return ""
+}
+
+// fieldTemplate is the template of an index key that is field f's own
+// attribute: the field's value itself, "{Field}". Its value is never
+// rendered as a key (no escaping, no format): writes store the field as
+// the entity's codec does, and reads send and decode the value as stored.
+func fieldTemplate(f *codec.Field, delim byte) *template {
+	ph := &placeholder{field: f, kind: kindString}
+	switch k := f.Type.Kind(); {
+	case k >= reflect.Int && k <= reflect.Int64:
+		ph.kind = kindInt
+	case k >= reflect.Uint && k <= reflect.Uint64:
+		ph.kind = kindUint
+	case f.Type == timeType:
+		ph.kind, ph.layout = kindTime, DefaultTimeLayout
+	}
+	return &template{raw: "{" + f.GoName + "}", segs: []segment{{ph: ph}}, delim: delim}
+}
+
+// absentKeyValue reports whether av, stored under an index key attribute,
+// must be left out instead: DynamoDB refuses an empty string or binary, and
+// any non-key type (NULL), in an index key attribute. The item is then not
+// in the index, as for an empty value in a rendered key.
+func absentKeyValue(av types.AttributeValue) bool {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value == ""
+	case *types.AttributeValueMemberB:
+		return len(v.Value) == 0
+	case *types.AttributeValueMemberN:
+		return false
+	}
+	return true
+}
+
+// indexedField reports whether field goName (top level) is stored under a
+// key attribute of one of the entity's indexes: an empty value of it must
+// be absent (see absentKeyValue).
+func (m *entityModel) indexedField(goName string) bool {
+	for _, ei := range m.indexes {
+		if (ei.pkFrom == keyField && ei.pk.uses(goName)) || (ei.sk != nil && ei.skFrom == keyField && ei.sk.uses(goName)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropAbsent removes from item the field attributes this index is keyed on
+// whose values DynamoDB would refuse in an index key (absentKeyValue),
+// returning the bytes removed from the item's size.
+func (ei *entityIndex) dropAbsent(item map[string]types.AttributeValue) int {
+	n := 0
+	for _, p := range [2]struct {
+		attr string
+		from keySource
+	}{{ei.index.pk, ei.pkFrom}, {ei.index.sk, ei.skFrom}} {
+		if p.from != keyField {
+			continue
+		}
+		if av, ok := item[p.attr]; ok && absentKeyValue(av) {
+			n += len(p.attr) + codec.Size(av)
+			delete(item, p.attr)
+		}
+	}
+	return n
+}
+
+// renderPartition renders the partition value a read of mem sends, from
+// params v: the rendered key, or on an index keyed on a field's own
+// attribute the field's value as stored (base64 for binary, so that it
+// travels in a string; see partitionValue).
+func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, error) {
+	if mem.ei == nil || !mem.ei.rawPK() || mem.partTpl.constant() {
+		return mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
+	}
+	m, f := mem.m, mem.ei.pk.segs[0].ph.field
+	av, ok, err := m.plan.EncodeFieldValue(f, v.FieldByIndex(f.Index))
+	if err != nil {
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName, Reason: err.Error()}
+	}
+	if !ok || absentKeyValue(av) {
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName,
+			Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
+	}
+	var s string
+	switch av := av.(type) {
+	case *types.AttributeValueMemberS:
+		s = av.Value
+	case *types.AttributeValueMemberN:
+		s = av.Value
+	case *types.AttributeValueMemberB:
+		s = base64.StdEncoding.EncodeToString(av.Value)
+	}
+	if len(s) > maxPartitionKeyBytes {
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName,
+			Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a partition key", len(s), maxPartitionKeyBytes)}
+	}
+	return s, nil
+}
+
+// partitionValue is the attribute value of partition pk (as renderPartition
+// gives it) for the read's key condition: a string, unless the index is
+// keyed on a number or binary field's own attribute.
+func (d *readDecl) partitionValue(pk string) types.AttributeValue {
+	if d.index != nil && d.rawPK() {
+		switch d.table.attrTypeOf(d.index.pk) {
+		case types.ScalarAttributeTypeN:
+			return &types.AttributeValueMemberN{Value: pk}
+		case types.ScalarAttributeTypeB:
+			if b, err := base64.StdEncoding.DecodeString(pk); err == nil {
+				return &types.AttributeValueMemberB{Value: b}
+			}
+		}
+	}
+	return &types.AttributeValueMemberS{Value: pk}
+}
+
+// rawPK reports whether the read's index is keyed on a field's own
+// attribute for one of its members.
+func (d *readDecl) rawPK() bool {
+	for _, mem := range d.members {
+		if mem.ei != nil && mem.ei.rawPK() {
+			return true
+		}
+	}
+	return false
+}
+
+// note says, in the sheet, where a derived index key comes from.
+func (s keySource) note() string {
+	switch s {
+	case keyTable:
+		return " (table key)"
+	case keyField:
+		return " (field's attribute)"
+	}
+	return ""
 }

@@ -62,19 +62,25 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 
 	for i := 0; full && i < len(m.indexes); i++ {
 		ei := m.indexes[i]
+		if !ei.writes() { // keys the item has anyway: nothing to write
+			facts.size -= ei.dropAbsent(dst)
+			continue
+		}
 		if ei.when != nil && !ei.when(v) {
 			continue
 		}
 		keyStart, keySpans := len(buf), len(spans)
 		var missing bool
-		buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
-		if err == nil {
-			spans = append(spans, keySpan{ei.index.pk, keyStart, len(buf)})
-			if ei.sk != nil {
-				start = len(buf)
-				buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
-				spans = append(spans, keySpan{ei.index.sk, start, len(buf)})
+		if ei.pkFrom == keyOwn {
+			buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+			if err == nil {
+				spans = append(spans, keySpan{ei.index.pk, keyStart, len(buf)})
 			}
+		}
+		if err == nil && ei.sk != nil && ei.skFrom == keyOwn {
+			start = len(buf)
+			buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
+			spans = append(spans, keySpan{ei.index.sk, start, len(buf)})
 		}
 		switch {
 		case missing: // a key field is empty: the item is not in the index

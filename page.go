@@ -192,7 +192,7 @@ func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) 
 			}
 		}
 	}
-	pk, err := mem.m.renderTableKey(mem.partTpl, d.pkAttr(), maxPartitionKeyBytes, v)
+	pk, err := mem.renderPartition(d.pkAttr(), v)
 	if err != nil {
 		return nil, err
 	}

@@ -118,6 +118,9 @@ var readIDs atomic.Uint64
 // Pattern starts the declaration of a named access pattern of the entity.
 // See Pattern for the rules.
 func (e *Entity[T]) Pattern(name string) *Pattern[T] {
+	if e == nil {
+		return &Pattern[T]{d: &readDecl{name: name, err: &ModelError{Entity: "(nil)", Reason: "pattern " + name + ": the entity is nil (did its Define fail?)"}}}
+	}
 	d := &readDecl{id: readIDs.Add(1), table: e.m.table, name: name, entities: []*entityModel{e.m}}
 	d.nameErr = d.table.reads.checkName(d)
 	d.resolve()
@@ -132,6 +135,9 @@ func (p *Pattern[T]) with(f func(*readDecl)) *Pattern[T] {
 
 func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	c := *d
+	if d.table == nil { // declared on a nil table or entity: keep that error
+		return &c
+	}
 	c.entities = slices.Clone(d.entities)
 	f(&c)
 	c.resolve()

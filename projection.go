@@ -40,9 +40,13 @@ func (mem *readMember) keyTemplates() []struct {
 	if mem.m.sk != nil {
 		out = append(out, kt{mem.m.sk, t.sk})
 	}
+	// Only the index's own keys: the table's are above, and a field's own
+	// attribute is decoded as the field.
 	if mem.ei != nil {
-		out = append(out, kt{mem.ei.pk, mem.ei.index.pk})
-		if mem.ei.sk != nil {
+		if mem.ei.pkFrom == keyOwn {
+			out = append(out, kt{mem.ei.pk, mem.ei.index.pk})
+		}
+		if mem.ei.sk != nil && mem.ei.skFrom == keyOwn {
 			out = append(out, kt{mem.ei.sk, mem.ei.index.sk})
 		}
 	}

@@ -209,7 +209,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	desc := (d.descending || s.descending) && !s.read.ascending
 	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs()}
 	var b expr.Builder
-	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(expr.S(pk))
+	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(d.partitionValue(pk))
 	if c := sk.render(&b, d.skAttr()); c != "" {
 		keyCond += " AND " + c
 	}

@@ -90,12 +90,12 @@ func (t *Table) WriteSheet(w io.Writer) error {
 			}
 			pk, sk := "", ""
 			if ei != nil {
-				pk = code(ei.pk.raw)
+				pk = code(ei.pk.raw) + ei.pkFrom.note()
 				if ei.when != nil {
 					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
 				}
 				if ei.sk != nil {
-					sk = code(ei.sk.raw)
+					sk = code(ei.sk.raw) + ei.skFrom.note()
 				}
 			}
 			row = append(row, pk)

@@ -46,7 +46,8 @@ type Table struct {
 	mu          sync.RWMutex
 	entities    map[string]*entityModel
 	entityOrder []*entityModel
-	reads       readRegistry // named patterns and collections (pattern.go)
+	attrTypes   map[string]attrType // index key attributes' types, from the entities
+	reads       readRegistry        // named patterns and collections (pattern.go)
 }
 
 // TableOption configures a Table.
@@ -59,7 +60,11 @@ func WithKeys(pk, sk string) TableOption {
 }
 
 // WithGSI declares a global secondary index. Its key attributes default to
-// <name>PK and <name>SK and its projection to ALL.
+// <name>PK and <name>SK and its projection to ALL. An index key attribute
+// may be the table's own (IndexKeys("SK", "PK"): the inverted index of an
+// adjacency list, holding every entity under its table keys) or a field's
+// own attribute (IndexKeys("email", ""): the field's value, not a copy;
+// an empty value is absent, so the item leaves the index).
 func WithGSI(name string, opts ...IndexOption) TableOption {
 	return func(t *Table) error {
 		ix := &GSI{name: name, pk: name + "PK", sk: name + "SK", projection: types.ProjectionTypeAll}
@@ -170,10 +175,21 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 		if ix.pk == "" {
 			return fail("index %s has no partition key attribute", ix.name)
 		}
-		if err := claim(ix.pk, "the partition key of "+ix.name); err != nil {
-			return fail("%v", err)
+		if ix.pk == ix.sk {
+			return fail("index %s uses attribute %q as both its partition and its sort key", ix.name, ix.pk)
 		}
-		if ix.sk != "" {
+		if ix.pk == t.pk && ix.sk == t.sk {
+			return fail("index %s has the table's own key attributes (%s, %s): it would be a copy of the table", ix.name, t.pk, t.sk)
+		}
+		// An index may reuse the table's key attributes (the inverted index
+		// of an adjacency list: IndexKeys("SK", "PK")): every entity's index
+		// keys are then its own table keys, nothing is written twice.
+		if !t.isTableKey(ix.pk) {
+			if err := claim(ix.pk, "the partition key of "+ix.name); err != nil {
+				return fail("%v", err)
+			}
+		}
+		if ix.sk != "" && !t.isTableKey(ix.sk) {
 			if err := claim(ix.sk, "the sort key of "+ix.name); err != nil {
 				return fail("%v", err)
 			}
@@ -243,37 +259,98 @@ func (t *Table) register(m *entityModel) error {
 	if _, dup := t.entities[m.name]; dup {
 		return &ModelError{Table: t.name, Entity: m.name, Reason: "an entity of this name is already defined on the table"}
 	}
+	if err := t.claimAttrTypes(m); err != nil {
+		return err
+	}
 	t.entities[m.name] = m
 	t.entityOrder = append(t.entityOrder, m)
 	return nil
 }
 
-// keyAttributes lists every attribute the table reserves for keys and
-// metadata, with what it is for.
+// keyAttributes lists the attributes the table reserves for its keys and
+// metadata, with what they are for. Index key attributes are not among
+// them: a field stored under one is the index's key (see Define).
 func (t *Table) keyAttributes() map[string]string {
 	out := map[string]string{t.pk: "the table's partition key", t.typeAttr: "the entity type attribute"}
 	if t.sk != "" {
 		out[t.sk] = "the table's sort key"
 	}
-	for _, ix := range t.gsis {
-		out[ix.pk] = "the partition key of index " + ix.name
-		if ix.sk != "" {
-			out[ix.sk] = "the sort key of index " + ix.name
-		}
-	}
 	return out
 }
 
+// isTableKey reports whether attr is the table's partition or sort key.
+func (t *Table) isTableKey(attr string) bool {
+	return attr != "" && (attr == t.pk || attr == t.sk)
+}
+
+// claimAttrTypes records the scalar type each index key attribute holds for
+// entity m (S for rendered keys, the field's type for a field's own
+// attribute), refusing one that another entity stores as another type:
+// DynamoDB declares one type per key attribute. Called with t.mu held.
+func (t *Table) claimAttrTypes(m *entityModel) error {
+	want := map[string]types.ScalarAttributeType{}
+	for _, ei := range m.indexes {
+		for _, p := range []struct {
+			attr string
+			from keySource
+			tpl  *template
+		}{{ei.index.pk, ei.pkFrom, ei.pk}, {ei.index.sk, ei.skFrom, ei.sk}} {
+			switch {
+			case p.tpl == nil || p.from == keyTable:
+			case p.from == keyField:
+				want[p.attr] = fieldAttrType(p.tpl.segs[0].ph.field)
+			default:
+				want[p.attr] = types.ScalarAttributeTypeS
+			}
+		}
+	}
+	for attr, typ := range want {
+		if prev, ok := t.attrTypes[attr]; ok && prev.typ != typ {
+			return &ModelError{Table: t.name, Entity: m.name, Reason: fmt.Sprintf(
+				"index key attribute %s holds %s for entity %s but %s for entity %s: DynamoDB declares one type per key attribute", attr, typ, m.name, prev.typ, prev.entity)}
+		}
+	}
+	if t.attrTypes == nil {
+		t.attrTypes = map[string]attrType{}
+	}
+	for attr, typ := range want {
+		if _, ok := t.attrTypes[attr]; !ok {
+			t.attrTypes[attr] = attrType{typ: typ, entity: m.name}
+		}
+	}
+	return nil
+}
+
+// attrType is the scalar type of an index key attribute, with the first
+// entity that stores it, for errors.
+type attrType struct {
+	typ    types.ScalarAttributeType
+	entity string
+}
+
+// attrTypeOf is the declared type of a key attribute: S unless an entity
+// stores a number or binary field under it.
+func (t *Table) attrTypeOf(attr string) types.ScalarAttributeType {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if at, ok := t.attrTypes[attr]; ok {
+		return at.typ
+	}
+	return types.ScalarAttributeTypeS
+}
+
 // CreateTableInput is the request that creates the table under the given
-// physical name: key schema, attribute definitions (every key attribute is a
-// string, as templates render strings), indexes and billing.
+// physical name: key schema, attribute definitions (each attribute once;
+// a string, as templates render strings, except an index key over a number
+// or binary field's own attribute), indexes and billing. Index key types
+// come from the entities defined so far.
 func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	defs := []types.AttributeDefinition{{AttributeName: aws.String(t.pk), AttributeType: types.ScalarAttributeTypeS}}
 	defined := map[string]bool{t.pk: true}
 	define := func(attr string) {
 		if attr != "" && !defined[attr] {
 			defined[attr] = true
-			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(attr), AttributeType: types.ScalarAttributeTypeS})
+			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(attr), AttributeType: t.attrTypeOf(attr)})
 		}
 	}
 	define(t.sk)

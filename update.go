@@ -200,8 +200,8 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			if !raw && !m.settable(f) {
 				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
-			if !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() {
-				plan.act(clauseRemove, p)
+			if !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() || m.indexedField(top) && absentKeyValue(av) {
+				plan.act(clauseRemove, p) // an index key's empty value is absent, as Put leaves it
 				continue
 			}
 			plan.act(clauseSet, p, " = ", b.Value(av))
@@ -252,6 +252,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			if err != nil {
 				return fail("SetIfNotExists(%q): %v", c.field, err)
 			}
+			if !nested && m.indexedField(top) && absentKeyValue(av) {
+				// Stored, the empty value would be absent: the change could only ever do nothing.
+				return fail("SetIfNotExists(%q): the field is an index key, whose empty value is absent (DynamoDB refuses it in a key), so this sets nothing: give a value", c.field)
+			}
 			plan.act(clauseSet, p, " = if_not_exists(", p, ", ", b.Value(av), ")")
 		case changeIncrement, changeDecrement:
 			av, err := value(false)
@@ -278,6 +282,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	}
 
 	for _, ei := range m.indexes {
+		if !ei.writes() {
+			continue // its keys are the table's or fields': nothing to recompute
+		}
 		affected := false
 		for _, c := range s.changes {
 			top := topField(c.field)
@@ -312,14 +319,18 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			return err
 		}
 		if !ok {
-			plan.act(clauseRemove, b.Name(ei.index.pk))
-			if ei.index.sk != "" {
+			if ei.pkFrom == keyOwn {
+				plan.act(clauseRemove, b.Name(ei.index.pk))
+			}
+			if ei.index.sk != "" && ei.skFrom == keyOwn {
 				plan.act(clauseRemove, b.Name(ei.index.sk))
 			}
 			continue
 		}
-		plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
-		if ei.index.sk != "" {
+		if ei.pkFrom == keyOwn {
+			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
+		}
+		if ei.index.sk != "" && ei.skFrom == keyOwn {
 			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
 		}
 	}
