@@ -376,6 +376,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := a.setCond(c, b); err != nil {
 		return nil, err
 	}
+	if plan.need != nil {
+		return nil, plan.need
+	}
 	return append(append(dst, a), guards...), nil
 }
 

@@ -62,8 +62,9 @@ func changeOption(c change) Option {
 // reads, since the request could not recompute what depends on it: use Set.
 
 // Set sets a field (by Go name, or a path below it) to v, encoded by the
-// field's `dynamodbav` rules. Setting an omitempty top-level field to its
-// zero value removes the attribute, as Put would leave it out. nil is a
+// field's `dynamodbav` rules. Setting an omitempty field (at any depth
+// through structs) to its zero value removes the attribute, as Put would
+// leave it out. nil is a
 // value only of pointer, map, slice and interface fields (a NULL
 // attribute); for any other field it is an error.
 func Set(field string, v any) Option { return changeOption(change{changeSet, field, v}) }
@@ -93,7 +94,8 @@ func Append(field string, v any) Option { return changeOption(change{changeAppen
 func Prepend(field string, v any) Option { return changeOption(change{changePrepend, field, v}) }
 
 // SetIfNotExists sets a field to v only if the item has no value for it:
-// SET f = if_not_exists(f, v).
+// SET f = if_not_exists(f, v). The zero value of an omitempty field is no
+// value (Put never stores it), so it sets nothing.
 func SetIfNotExists(field string, v any) Option {
 	return changeOption(change{changeSetIfNotExists, field, v})
 }
@@ -434,8 +436,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 	}
 	if need != nil {
+		// Returned by planUpdate once everything else is checked, so that
+		// no read is sent for an update that would fail anyway.
 		need.op = op
-		return need
+		plan.need = need
 	}
 	return nil
 }

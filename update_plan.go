@@ -31,6 +31,9 @@ type updatePlan struct {
 	// read is what Update read of the stored item before planning; nil
 	// when it read nothing.
 	read *storedRead
+	// need is set when index keys need fields the update neither gives nor
+	// has read.
+	need *readNeeded
 	// created is the created timestamp a new item gets (zero without one):
 	// what the index keys of an upsert-created item read.
 	created time.Time

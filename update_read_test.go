@@ -268,6 +268,9 @@ func TestUpdateNoReadSendsNothing(t *testing.T) {
 	assert.ErrorContains(t, err, "also needs Date: Set them too")
 	_, err = urOrders.Update(context.Background(), db, urOrder{UserID: "u1", ID: "2"}, st.Set("Note", "x"), st.Upsert(), st.NoRead())
 	assert.ErrorContains(t, err, "also needs Prio")
+	// An update that would read, and fails a check anyway, reads nothing.
+	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED"), st.If(st.Exists("Nope")))
+	assert.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Empty(t, mock.Calls())
 
 	_, err = urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED"))
