@@ -238,8 +238,10 @@ type updateAction struct {
 
 // planUpdate plans Update of the item whose key fields are set in key. old
 // holds the unique values the item has now (key itself for TxUpdate, the
-// stored item for Update).
-func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
+// stored item for Update). read is what Update read of the item first, or
+// nil: the update is then conditioned on what it read, and an upsert of an
+// item not found stores every attribute Put would.
+func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings, read *storedRead) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -266,11 +268,23 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		withStamp.changes = append(s.changes[:len(s.changes):len(s.changes)], change{changeSet, f.GoName, m.timestampGo(f, now)})
 		s = &withStamp
 	}
-	var plan updatePlan
+	plan := updatePlan{read: read}
+	newItem := read != nil && !read.found
+	if f := m.w.created; f != nil && s.upsert && !touches(s.changes, f.GoName) {
+		// What the index keys of a new item read: the created timestamp
+		// it gets below.
+		plan.created = now
+		if newItem {
+			setTimestamp(f, read.value, now)
+		}
+	}
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
 	}
 	if s.upsert {
+		if err := m.planZeroValues(&plan, b, s, newItem); err != nil {
+			return nil, &InputError{Op: op, Reason: err.Error()}
+		}
 		// A new item must still decode as this entity, and carry its key fields.
 		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
 		for _, f := range m.fields.List {
@@ -290,8 +304,22 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		a.whenMissing = failCondition
 	}
 	var c Cond
-	if !s.upsert {
+	switch {
+	case newItem:
+		c = m.table.notExists
+	case !s.upsert || read != nil:
 		c = m.table.exists
+	}
+	if read != nil && read.found {
+		// The fields read must still hold what the plan was made from.
+		for _, name := range read.fields {
+			f, _ := m.fields.ByGoName(name)
+			if v, ok := read.attrs[f.Attr]; ok {
+				c = And(c, Eq(name, v))
+			} else {
+				c = And(c, NotExists(name))
+			}
+		}
 	}
 	if ver := m.w.version; ver != nil {
 		plan.act(clauseAdd, b.Name(ver.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
@@ -320,6 +348,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 	}
 	a.update = plan.expression()
+
 	a.bytes += len(a.update)
 	if len(a.update) > expr.MaxExpressionBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
@@ -351,7 +380,37 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := a.setCond(c, b); err != nil {
 		return nil, err
 	}
+	if plan.need != nil {
+		return nil, plan.need
+	}
 	return append(append(dst, a), guards...), nil
+}
+
+// planZeroValues plans, for an upsert, the attributes Put stores for the
+// fields the update does not touch (their zero values; Put leaves out the
+// omitempty ones): set outright on an item known to be new, else only where
+// the item has none (if_not_exists), which leaves an existing item's values
+// alone and gives a new item what Put would.
+func (m *entityModel) planZeroValues(plan *updatePlan, b *expr.Builder, s *settings, newItem bool) error {
+	zero := make(map[string]types.AttributeValue, len(m.fields.List))
+	if _, err := m.plan.Encode(reflect.New(m.typ).Elem(), zero); err != nil {
+		return err
+	}
+	w := &m.w
+	for i := range m.fields.List {
+		f := &m.fields.List[i]
+		av, ok := zero[f.Attr]
+		if !ok || m.keyFields[f.GoName] || w.managed(f) || touches(s.changes, f.GoName) {
+			continue
+		}
+		n := b.Name(f.Attr)
+		if newItem {
+			plan.act(clauseSet, n, " = ", b.Value(av))
+		} else {
+			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+		}
+	}
+	return nil
 }
 
 // planDelete plans Delete of the item whose key fields are set in key; old

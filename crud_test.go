@@ -82,7 +82,7 @@ func TestBadInputSendsNothing(t *testing.T) {
 			return err
 		}, st.ErrInvalidInput, "part of the primary key"},
 		{"update that cannot recompute an index key", func() error {
-			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Status", "SHIPPED"))
+			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Status", "SHIPPED"), st.NoRead())
 			return err
 		}, st.ErrInvalidInput, "also needs Date"},
 		{"Add on an indexed field", func() error {

@@ -301,6 +301,14 @@ func (m *entityModel) storedVersion(item map[string]types.AttributeValue) int64 
 	return v
 }
 
+// managed reports whether f is the version or a timestamp field, which
+// every write sets itself.
+func (w *writeMeta) managed(f *codec.Field) bool {
+	return is(w.version, f) || is(w.created, f) || is(w.updated, f)
+}
+
+func is(a, b *codec.Field) bool { return a != nil && a.GoName == b.GoName }
+
 // timestamped reports whether the entity has a created or updated field:
 // only then does a write read the clock.
 func (w *writeMeta) timestamped() bool { return w.created != nil || w.updated != nil }

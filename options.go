@@ -36,6 +36,7 @@ type settings struct {
 	consistent bool
 	mustExist  bool
 	upsert     bool
+	noRead     bool // NoRead: Update must not read the item first (update.go)
 	descending bool
 	cond       Cond
 	changes    []change

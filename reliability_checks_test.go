@@ -63,7 +63,7 @@ func TestReliabilityChecksFailBeforeSending(t *testing.T) {
 			return err
 		}},
 		{"1 conditions", "index change missing inputs", func(db *st.DB) error {
-			_, err := st.WOrders.Update(ctx, db, st.WOrder{UserID: "u", ID: "o"}, st.Set("Status", "PENDING"))
+			_, err := st.WOrders.Update(ctx, db, st.WOrder{UserID: "u", ID: "o"}, st.Set("Status", "PENDING"), st.NoRead())
 			return err
 		}},
 		{"5 transactions", "no actions", tx(func(*st.Tx) {})},

@@ -66,7 +66,10 @@ func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
 }
 
 // TxUpdate adds Update of the item whose key fields are set in key (see
-// Update). Options: the changes (Set, Add, Increment ...), If, Upsert. When
+// Update). Options: the changes (Set, Add, Increment ...), If, Upsert. A
+// transaction cannot read mid-way, so an update whose index key needs
+// fields it neither changes nor gives (which Update would read) is a
+// *ReadNeededError naming them: Set them too. When
 // a change touches a unique field, key must also hold the field's current
 // value: the transaction moves the guard from it to the new value, and is
 // conditioned on the item holding it (so a wrong one cancels the
@@ -79,7 +82,18 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
 		return
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	tx.add(e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s))
+	n := len(tx.actions)
+	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	if err != nil {
+		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
+		return
+	}
+	if acts[n].update == "" {
+		// A transaction's Update needs an expression.
+		tx.add(nil, &InputError{Op: op, Reason: "the update changes nothing: each change stores a zero value that Put leaves out (an omitempty field)"})
+		return
+	}
+	tx.add(acts, nil)
 }
 
 // TxDelete adds Delete of the item whose key fields are set in key (see

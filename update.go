@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -61,8 +62,9 @@ func changeOption(c change) Option {
 // reads, since the request could not recompute what depends on it: use Set.
 
 // Set sets a field (by Go name, or a path below it) to v, encoded by the
-// field's `dynamodbav` rules. Setting an omitempty top-level field to its
-// zero value removes the attribute, as Put would leave it out. nil is a
+// field's `dynamodbav` rules. Setting an omitempty field (at any depth
+// through structs) to its zero value removes the attribute, as Put would
+// leave it out. nil is a
 // value only of pointer, map, slice and interface fields (a NULL
 // attribute); for any other field it is an error.
 func Set(field string, v any) Option { return changeOption(change{changeSet, field, v}) }
@@ -92,7 +94,8 @@ func Append(field string, v any) Option { return changeOption(change{changeAppen
 func Prepend(field string, v any) Option { return changeOption(change{changePrepend, field, v}) }
 
 // SetIfNotExists sets a field to v only if the item has no value for it:
-// SET f = if_not_exists(f, v).
+// SET f = if_not_exists(f, v). The zero value of an omitempty field is no
+// value (Put never stores it), so it sets nothing.
 func SetIfNotExists(field string, v any) Option {
 	return changeOption(change{changeSetIfNotExists, field, v})
 }
@@ -106,11 +109,78 @@ func Increment(field string, n any) Option { return changeOption(change{changeIn
 // the field from going negative.
 func Decrement(field string, n any) Option { return changeOption(change{changeDecrement, field, n}) }
 
+// NoRead forbids Update the read it makes when an index key needs fields
+// the update neither changes nor gives (see Update): such an update fails
+// with a *ReadNeededError naming them, before anything is sent, so that the
+// caller can Set them too.
+func NoRead() Option {
+	return Option{kind: optNoRead, name: "NoRead", apply: func(s *settings) { s.noRead = true }}
+}
+
+// optNoRead is NoRead's bit, the last of the write side's (options_write.go).
+const optNoRead optKind = 1 << 47
+
+// ErrReadNeeded matches a *ReadNeededError.
+var ErrReadNeeded = errors.New("singletable: the update needs fields it does not give")
+
+// ReadNeededError reports an update that must recompute an index key from
+// fields it neither changes nor gives. Update reads them (see Update); the
+// ways that cannot read fail with this error before sending anything:
+// Update with NoRead, TxUpdate (a transaction cannot read mid-way), and
+// UpdateInput (the dry run of a single request, which the read and its
+// condition would change). It matches ErrReadNeeded and ErrInvalidInput.
+type ReadNeededError struct {
+	Op     string   // e.g. "Order.Update"
+	Index  string   // the first index whose key needs them
+	Fields []string // every field Update would read, sorted
+	Reason string
+}
+
+func (e *ReadNeededError) Error() string { return "singletable: " + e.Op + ": " + e.Reason }
+
+// Is makes errors.Is(err, ErrReadNeeded) and errors.Is(err,
+// ErrInvalidInput) true.
+func (e *ReadNeededError) Is(target error) bool {
+	return target == ErrReadNeeded || target == ErrInvalidInput
+}
+
+// ErrReadChanged matches a *ReadChangedError.
+var ErrReadChanged = errors.New("singletable: the fields an update read kept changing")
+
+// ReadChangedError reports an Update that read fields an index key needs
+// and, each of Attempts times, found them changed by another writer before
+// its write (whose condition then failed). Nothing was written. It matches
+// ErrReadChanged and wraps the last write's error (ErrConditionFailed).
+type ReadChangedError struct {
+	Op       string
+	Key      map[string]types.AttributeValue
+	Fields   []string // the fields read
+	Attempts int      // the writes sent
+	Err      error    // the last write's error
+}
+
+func (e *ReadChangedError) Error() string {
+	return fmt.Sprintf("singletable: %s: %s changed under each of %d attempts to update the item (%s): %v",
+		e.Op, strings.Join(e.Fields, ", "), e.Attempts, formatKey(e.Key), e.Err)
+}
+
+// Is makes errors.Is(err, ErrReadChanged) true.
+func (e *ReadChangedError) Is(target error) bool { return target == ErrReadChanged }
+
+func (e *ReadChangedError) Unwrap() error { return e.Err }
+
+// maxUpdateAttempts bounds the writes of an Update that reads first: each
+// failed one whose read fields changed meanwhile is planned and sent again.
+const maxUpdateAttempts = 4
+
 // UpdateInput is the UpdateItem request Update sends. Options: Set, Remove,
 // Add, DeleteFromSet, Append, Prepend, SetIfNotExists, Increment, Decrement,
-// If, Upsert. An update that changes a unique field is a transaction built
-// from the stored item, so it has no UpdateItem request: see TxUpdate and
-// DB.TransactInput.
+// If, Upsert, NoRead. An update that changes a unique field is a
+// transaction built from the stored item, so it has no UpdateItem request:
+// see TxUpdate and DB.TransactInput. Nor has an update that would read the
+// item first (an index key needs fields it does not give, see Update): it
+// is a *ReadNeededError (ErrReadNeeded) naming the fields, and given them
+// too it is one request.
 func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.UpdateItemInput, error) {
 	op := e.m.ops.update
 	s, err := collect(op, updateOptions, opts)
@@ -121,14 +191,28 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.Update
 	if f := e.m.changedUnique(s); f != "" {
 		return nil, &InputError{Op: op, Reason: "the update changes unique field " + f + ", so Update reads the item and sends a transaction; build it with TxUpdate and DB.TransactInput"}
 	}
-	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s)
+	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if err != nil {
-		return nil, err
+		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too for one request")
 	}
 	return acts[0].updateItemInput(db), nil
 }
 
-const updateOptions = optChange | optCondition | optUpsert
+// noReadError turns a *readNeeded into the *ReadNeededError of a caller
+// that cannot read: advice says why and what to do (NoRead's own advice
+// when that option forbade the read).
+func noReadError(err error, s *settings, advice string) error {
+	var need *readNeeded
+	if !errors.As(err, &need) {
+		return err
+	}
+	if s.noRead {
+		advice = "Set them too (to their current values if they do not change)"
+	}
+	return need.explain(advice)
+}
+
+const updateOptions = optChange | optCondition | optUpsert | optNoRead
 
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
@@ -136,7 +220,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	fail := func(format string, args ...any) error {
 		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
-	*plan = updatePlan{m: m, key: keyValue, changes: s.changes}
+	plan.m, plan.key, plan.changes = m, keyValue, s.changes
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
 		name := changeNames[c.op]
@@ -167,6 +251,12 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		if nested && (c.op == changeAdd || c.op == changeDeleteFromSet) {
 			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", name, c.field, name)
 		}
+		if c.op == changeSetIfNotExists && m.omitsZero(c.field, c.value) {
+			// Put never stores this zero value: setting it where there is
+			// none would store what Put leaves out, and keep a later
+			// SetIfNotExists from storing a real value.
+			continue
+		}
 		p, _, err := r.path(c.field)
 		if err != nil {
 			return fail("%s(%q): %v", name, c.field, err)
@@ -191,12 +281,16 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			if err != nil {
 				return fail("Set(%q): %v", c.field, err)
 			}
-			if nested {
-				plan.act(clauseSet, p, " = ", b.Value(av))
-				continue
-			}
 			// A raw AttributeValue tells nothing the index keys could use.
 			_, raw := c.value.(types.AttributeValue)
+			if nested {
+				if m.omitsZero(c.field, c.value) {
+					plan.act(clauseRemove, p) // as Put leaves it out
+				} else {
+					plan.act(clauseSet, p, " = ", b.Value(av))
+				}
+				continue
+			}
 			if !raw && !m.settable(f) {
 				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
 			}
@@ -281,6 +375,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 	}
 
+	var need *readNeeded
 	for _, ei := range m.indexes {
 		if !ei.writes() {
 			continue // its keys are the table's or fields': nothing to recompute
@@ -300,19 +395,36 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		if !affected && !s.upsert {
 			continue
 		}
+		if !affected && plan.read != nil && plan.read.found {
+			continue // an existing item keeps the keys its stored fields give
+		}
 		var missing []string
 		for _, f := range ei.inputs() {
 			if !plan.known(f) {
 				missing = append(missing, f)
 			}
 		}
-		if !affected && len(missing) > 0 {
-			continue // an upsert gives a new item only the index keys it can have
-		}
 		if len(missing) > 0 {
-			slices.Sort(missing)
-			return fail("the change to index %s's key (%s) also needs %s: Set them too (to their current values if they do not change)",
-				ei.index.name, ei.describe(), strings.Join(missing, ", "))
+			switch {
+			case affected && plan.leaves(ei):
+				// The item leaves the index whatever the other fields hold.
+				plan.act(clauseRemove, b.Name(ei.index.pk))
+				if ei.index.sk != "" {
+					plan.act(clauseRemove, b.Name(ei.index.sk))
+				}
+				continue
+			case !affected:
+				// An upsert: an existing item keeps its keys, and a new one
+				// gets the keys its zero values give, if any.
+				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			need = need.add(ei, missing)
+			continue
 		}
 		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
 		if err != nil {
@@ -334,7 +446,65 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
 		}
 	}
+	if need != nil {
+		// Returned by planUpdate once everything else is checked, so that
+		// no read is sent for an update that would fail anyway.
+		need.op = op
+		plan.need = need
+	}
 	return nil
+}
+
+// leaves reports whether the update takes the item out of sparse index ei
+// by the fields it gives: every field the index's When condition reads is
+// known, and the condition is false.
+func (p *updatePlan) leaves(ei *entityIndex) bool {
+	if ei.when == nil {
+		return false
+	}
+	for _, f := range ei.whenFields {
+		if !p.known(f) {
+			return false
+		}
+	}
+	return !ei.when(p.nextValue())
+}
+
+// readNeeded is planChanges' answer when index keys need fields the update
+// neither gives nor has read: Update reads them and plans again; the
+// callers that cannot read turn it into a *ReadNeededError.
+type readNeeded struct {
+	op      string
+	first   *entityIndex // the first index that needs a read
+	missing []string     // what first needs, sorted
+	fields  []string     // what every such index needs, sorted
+}
+
+func (r *readNeeded) Error() string {
+	return r.explain("Set them too (to their current values if they do not change)").Error()
+}
+
+// add records that index ei needs fields missing.
+func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
+	slices.Sort(missing)
+	if r == nil {
+		r = &readNeeded{first: ei, missing: missing}
+	}
+	for _, f := range missing {
+		if !slices.Contains(r.fields, f) {
+			r.fields = append(r.fields, f)
+		}
+	}
+	slices.Sort(r.fields)
+	return r
+}
+
+// explain is the *ReadNeededError for a caller that cannot read, advice
+// saying what to do instead.
+func (r *readNeeded) explain(advice string) *ReadNeededError {
+	return &ReadNeededError{Op: r.op, Index: r.first.index.name, Fields: r.fields,
+		Reason: fmt.Sprintf("the change to index %s's key (%s) also needs %s: %s",
+			r.first.index.name, r.first.describe(), strings.Join(r.missing, ", "), advice)}
 }
 
 // overlaps reports whether two document paths overlap: equal, or one
@@ -398,9 +568,25 @@ func (ei *entityIndex) describe() string {
 // key, and returns the item as it is afterwards. Every index key that
 // depends on a changed field is recomputed in the same request (or removed,
 // when a key field becomes empty or the index's When condition stops
-// holding), so index keys are never stale; an update that cannot recompute
-// one fails first, naming the fields it needs. Changing a primary-key field
-// is an error. Without Upsert, a missing item is ErrNotFound.
+// holding), so index keys are never stale. Changing a primary-key field is
+// an error. Without Upsert, a missing item is ErrNotFound.
+//
+// When an index key also reads fields the update neither changes nor gives
+// (Set("Status", s) under the key STATUS#{Status}#{Date}), Update first
+// reads them (a strongly consistent GetItem of only those attributes), then
+// sends the update conditioned on them being unchanged (and on the item
+// existing, or, for an upsert of a missing item, not existing). If another
+// writer changed them in between, it reads and sends again, up to 4 times,
+// then returns a *ReadChangedError. A change that takes the item out of a
+// sparse index (its When condition is false by the fields given) needs no
+// read: the index's keys are removed. NoRead forbids the read (a
+// *ReadNeededError, before sending). See docs/rules.md.
+//
+// With Upsert, an item the update creates is what Put of the same value
+// would store: every attribute, every index key its values give (reading
+// first whether the item exists when a new item's index key reads fields
+// the update does not give), the version and the timestamps; an existing
+// item keeps the index keys its stored fields give.
 //
 // On an entity with a version field, a key whose version is non-zero must
 // match the stored one (else a *VersionConflictError), and the stored
@@ -415,40 +601,72 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (
 		return out, err
 	}
 	kv := reflect.ValueOf(&key).Elem()
-	if e.m.changedUnique(s) == "" {
-		acts, err := e.m.planUpdate(nil, db, op, kv, kv, s)
+	unique := e.m.changedUnique(s) != ""
+	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	var need *readNeeded
+	switch {
+	case err == nil && !unique:
+		return e.sendUpdate(ctx, db, acts[0])
+	case err == nil:
+		// A unique field changes: read the item to learn the old value.
+	case errors.As(err, &need) && !s.noRead:
+	default:
+		return out, noReadError(err, s, "")
+	}
+	var fields []string
+	if need != nil {
+		fields = need.fields
+	}
+	rd, err := e.m.readStored(ctx, db, op, kv, fields, unique)
+	for attempt := 1; ; attempt++ {
 		if err != nil {
 			return out, err
 		}
-		in := acts[0].updateItemInput(db)
-		res, err := db.client.UpdateItem(ctx, in)
-		if err != nil {
-			return out, acts[0].sendError(err)
+		if !rd.found && !s.upsert {
+			k, _ := e.m.key(kv)
+			return out, &notFoundError{op: op, key: k}
 		}
-		err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
-		return out, err
+		old := kv
+		if unique {
+			old = rd.value
+		}
+		acts, err := e.m.planUpdate(nil, db, op, kv, old, s, rd)
+		if err != nil {
+			return out, err
+		}
+		if unique {
+			if err = db.sendActions(ctx, op, acts, s); err == nil {
+				return e.Get(ctx, db, key, ConsistentRead())
+			}
+		} else if out, err = e.sendUpdate(ctx, db, acts[0]); err == nil {
+			return out, nil
+		}
+		if !errors.Is(err, ErrConditionFailed) {
+			return out, err
+		}
+		// Was it the fields read that changed? Read again to know, and
+		// to plan the next attempt.
+		again, rerr := e.m.readStored(ctx, db, op, kv, fields, unique)
+		if rerr != nil || again.same(rd) {
+			return out, err
+		}
+		if attempt == maxUpdateAttempts {
+			k, _ := e.m.key(kv)
+			return out, &ReadChangedError{Op: op, Key: k, Fields: fields, Attempts: attempt, Err: err}
+		}
+		rd = again
 	}
-	// A unique field changes: check everything, learn the old value, then
-	// send one transaction.
-	if _, err := e.m.planUpdate(nil, db, op, kv, kv, s); err != nil {
-		return out, err
-	}
-	old, found, err := e.m.readCurrent(ctx, db, op, kv)
+}
+
+// sendUpdate sends an Update's single action and decodes the item after it.
+func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action) (T, error) {
+	var out T
+	res, err := db.client.UpdateItem(ctx, a.updateItemInput(db))
 	if err != nil {
-		return out, err
+		return out, a.sendError(err)
 	}
-	if !found && !s.upsert {
-		k, _ := e.m.key(kv)
-		return out, &notFoundError{op: op, key: k}
-	}
-	acts, err := e.m.planUpdate(nil, db, op, kv, old, s)
-	if err != nil {
-		return out, err
-	}
-	if err := db.sendActions(ctx, op, acts, s); err != nil {
-		return out, err
-	}
-	return e.Get(ctx, db, key, ConsistentRead())
+	err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
+	return out, err
 }
 
 // nillable reports whether nil is a value of type t (stored as NULL).

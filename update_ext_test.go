@@ -63,7 +63,7 @@ func TestUpdateErrorsBeforeSending(t *testing.T) {
 		want string
 	}{
 		{"index field needs other inputs", func(db *st.DB) error {
-			_, err := st.WOrders.Update(context.Background(), db, st.WOrder{UserID: "u", ID: "o"}, st.Set("Status", "PENDING"))
+			_, err := st.WOrders.Update(context.Background(), db, st.WOrder{UserID: "u", ID: "o"}, st.Set("Status", "PENDING"), st.NoRead())
 			return err
 		}, "also needs Date"},
 		{"computed change on an index field", func(db *st.DB) error {

@@ -2,7 +2,9 @@ package singletable
 
 import (
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -26,6 +28,51 @@ type updatePlan struct {
 	key     reflect.Value // the key value the update was given
 	changes []change
 	next    reflect.Value // see nextValue; invalid until then
+	// read is what Update read of the stored item before planning; nil
+	// when it read nothing.
+	read *storedRead
+	// need is set when index keys need fields the update neither gives nor
+	// has read.
+	need *readNeeded
+	// created is the created timestamp a new item gets (zero without one):
+	// what the index keys of an upsert-created item read.
+	created time.Time
+}
+
+// storedRead is what Update read of the stored item, strongly consistent,
+// before planning: the fields the update needs and does not give.
+type storedRead struct {
+	found bool
+	// fields are the Go fields read, sorted; attrs their attributes as
+	// stored (absent ones missing).
+	fields []string
+	attrs  map[string]types.AttributeValue
+	// check holds the attributes whose change makes another attempt
+	// worth it: attrs, and the unique fields when the update moves a guard.
+	check map[string]types.AttributeValue
+	// value holds the key fields and the fields read; for an item not
+	// found, the key fields and the created timestamp a new one gets.
+	value reflect.Value
+}
+
+// has reports whether the read tells field goName's value: every field
+// of an item that does not exist (an upsert creates it from zero values).
+func (r *storedRead) has(goName string) bool {
+	return r != nil && (!r.found || slices.Contains(r.fields, goName))
+}
+
+// same reports whether two reads of the item saw the same thing: both
+// found it or neither, with the same attributes to check.
+func (r *storedRead) same(o *storedRead) bool {
+	if r.found != o.found || len(r.check) != len(o.check) {
+		return false
+	}
+	for a, v := range r.check {
+		if !reflect.DeepEqual(v, o.check[a]) {
+			return false
+		}
+	}
+	return true
 }
 
 // The clauses of an update expression, in order.
@@ -114,7 +161,7 @@ func touches(changes []change, goName string) bool {
 // AttributeValue, which tells nothing) or removes as a whole, with no change
 // that leaves its value unknown.
 func (p *updatePlan) known(goName string) bool {
-	known := p.m.keyFields[goName]
+	known := p.m.keyFields[goName] || p.read.has(goName)
 	for _, c := range p.changes {
 		if topField(c.field) != goName {
 			continue
@@ -132,15 +179,21 @@ func (p *updatePlan) known(goName string) bool {
 	return known
 }
 
-// nextValue is the item as far as the update knows it: the key value with
-// every field a top-level Set or Remove gives a value. Which of its fields
-// are known is for known to say. Built on first use.
+// nextValue is the item as far as the update knows it: the key fields
+// and the fields read (or, with nothing read, the created timestamp a new
+// item gets), with every field a top-level Set or Remove gives a value; the
+// other fields are zero, as in an item the update creates. Which of its
+// fields are known is for known to say. Built on first use.
 func (p *updatePlan) nextValue() reflect.Value {
 	if p.next.IsValid() {
 		return p.next
 	}
 	next := reflect.New(p.m.typ).Elem()
-	next.Set(p.key)
+	if p.read != nil {
+		next.Set(p.read.value)
+	} else {
+		p.m.baseValue(next, p.key, p.created)
+	}
 	for _, c := range p.changes {
 		if c.field != topField(c.field) || (c.op != changeSet && c.op != changeRemove) {
 			continue
@@ -163,6 +216,63 @@ func (p *updatePlan) nextValue() reflect.Value {
 	}
 	p.next = next
 	return next
+}
+
+// baseValue sets into v, a zero struct value, the key fields of key and
+// the created timestamp a new item gets (when created is not zero).
+func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
+	for i := range m.fields.List {
+		f := &m.fields.List[i]
+		if !m.keyFields[f.GoName] {
+			continue
+		}
+		if fv, ok := settableField(v, f.Index); ok {
+			fv.Set(fieldValue(f, key))
+		}
+	}
+	if f := m.w.created; f != nil && !created.IsZero() {
+		setTimestamp(f, v, created)
+	}
+}
+
+// omitsZero reports whether Put leaves out field path's zero value: the
+// field (at any depth through structs) is tagged omitempty and v is its
+// zero value. A path through a list or a map, or into an unknown type, is
+// not known to omit anything.
+func (m *entityModel) omitsZero(path string, v any) bool {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || !rv.IsZero() {
+		return false
+	}
+	f, ok := m.fields.ByGoName(topField(path))
+	if !ok {
+		return false
+	}
+	for rest := path[len(f.GoName):]; rest != ""; {
+		if rest[0] != '.' {
+			return false
+		}
+		name := rest[1:]
+		rest = ""
+		if i := strings.IndexAny(name, ".["); i >= 0 {
+			name, rest = name[:i], name[i:]
+		}
+		t := f.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == timeType {
+			return false
+		}
+		fs, err := codec.FieldsOf(t)
+		if err != nil {
+			return false
+		}
+		if f, ok = fs.ByGoName(name); !ok {
+			return false
+		}
+	}
+	return f.Tag.OmitEmpty && (rv.Type() == f.Type || convertible(rv, f.Type))
 }
 
 // setValue is v as Set stores it in field f: converted to the field's type

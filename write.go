@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // The requests of one action.
@@ -30,6 +34,16 @@ func (a *action) condExpr() *string {
 	return &a.cond
 }
 
+// updateExpr is the action's UpdateExpression: nil when the update changes
+// nothing (its only change stores what Put leaves out), which UpdateItem
+// takes, as it takes no expression at all.
+func (a *action) updateExpr() *string {
+	if a.update == "" {
+		return nil
+	}
+	return &a.update
+}
+
 func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
 	return &dynamodb.PutItemInput{
 		TableName: aws.String(db.name), Item: a.item,
@@ -40,7 +54,7 @@ func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
 
 func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.name), Key: a.key, UpdateExpression: &a.update,
+		TableName: aws.String(db.name), Key: a.key, UpdateExpression: a.updateExpr(),
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
@@ -131,6 +145,65 @@ func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key re
 		return v, false, err
 	}
 	return v, true, nil
+}
+
+// readStored reads what Update needs of the stored item (strongly
+// consistent): fields, projected to their attributes, or the whole item
+// when full (an update that moves a unique guard needs its old values).
+// For an item not found, the value holds the key fields only.
+func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key reflect.Value, fields []string, full bool) (*storedRead, error) {
+	k, err := m.key(key)
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k, ConsistentRead: aws.Bool(true)}
+	if !full {
+		// The partition key tells whether the item exists, the type
+		// whether it is this entity's.
+		var b expr.Builder
+		var proj strings.Builder
+		for i, a := range append([]string{m.table.pk, m.table.typeAttr}, m.attrsOf(fields)...) {
+			if i > 0 {
+				proj.WriteString(", ")
+			}
+			proj.WriteString(b.Name(a))
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj.String()), b.Names
+	}
+	res, err := db.client.GetItem(ctx, in)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	r := &storedRead{found: len(res.Item) > 0, fields: fields, value: reflect.New(m.typ).Elem(),
+		attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
+	if r.found {
+		if err := m.decode(res.Item, r.value); err != nil {
+			return nil, err
+		}
+		for _, a := range m.attrsOf(fields) {
+			if v, ok := res.Item[a]; ok {
+				r.attrs[a], r.check[a] = v, v
+			}
+		}
+		for _, f := range m.w.unique {
+			if v, ok := res.Item[f.Attr]; ok && full {
+				r.check[f.Attr] = v
+			}
+		}
+	}
+	m.baseValue(r.value, key, time.Time{})
+	return r, nil
+}
+
+// attrsOf maps Go field names to their attribute names.
+func (m *entityModel) attrsOf(fields []string) []string {
+	out := make([]string, 0, len(fields))
+	for _, name := range fields {
+		if f, ok := m.fields.ByGoName(name); ok {
+			out = append(out, f.Attr)
+		}
+	}
+	return out
 }
 
 // The public single-item writes.
