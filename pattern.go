@@ -111,6 +111,7 @@ type readMember struct {
 	pk, sk  *template    // what the entity writes into the index's keys
 	part    []binding    // how the read's partition gives pk's placeholders
 	partTpl *template    // pk with the fixed placeholders as literal text
+	skips   [][]bool     // keySkips of keyTemplates, all keys present
 }
 
 var readIDs atomic.Uint64
@@ -400,6 +401,8 @@ func (d *readDecl) check() error {
 			}
 		}
 		mem.partTpl = specialise(mem.pk, mem.part)
+		kts := mem.keyTemplates()
+		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
 		d.members = append(d.members, mem)
 	}
 	return d.checkSort()

@@ -13,7 +13,10 @@ import (
 // drifts from the code. It lists every named pattern and collection (the
 // request each sends, the index, the key condition over the templates, the
 // entities it returns), then the table layout: each entity's templates for
-// the table's keys and for each index, and the indexes themselves.
+// the table's keys and for each index, and the indexes themselves. An index
+// key says which items the index leaves out: "when" names the fields of its
+// When condition, "sparse by absence of" the fields whose absent value (a
+// nil pointer, an empty string, a zero time) leaves the item out.
 
 // Sheet returns the table's access-pattern sheet in Markdown.
 func (t *Table) Sheet() string {
@@ -93,6 +96,13 @@ func (t *Table) WriteSheet(w io.Writer) error {
 				pk = code(ei.pk.raw)
 				if ei.when != nil {
 					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
+				}
+				if fs := absentFields(m, ei); len(fs) > 0 {
+					names := make([]string, len(fs))
+					for i, f := range fs {
+						names[i] = f.field.GoName
+					}
+					pk += " sparse by absence of " + cell(strings.Join(names, ", "))
 				}
 				if ei.sk != nil {
 					sk = code(ei.sk.raw)
