@@ -38,7 +38,12 @@ import (
 // whose sort fields are set as far as the query needs them, and are
 // prefix-safe: a sort prefix always ends after a whole value, so that with
 // "ORDER#{ID}#{Line}" the ID 1 never matches ID 10 (PartialMatch asks for
-// a partial last value explicitly). The rules per condition:
+// a partial last value explicitly, PartialTime a year, month, day or hour
+// of a time). A prefix stops at the first absent value (a nil pointer, an
+// empty string, a zero time); integers are always values, 0 included, so
+// the SortFields option says when a prefix stops before one; a value given
+// after the prefix's end is an ErrInvalidInput, never dropped. A value over
+// the 1024-byte sort-key limit is an ErrInvalidKey. The rules per condition:
 //
 //	SortEquals          = the full sort key (every sort field given)
 //	SortPrefix          begins_with the leading sort fields given; = when all are

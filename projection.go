@@ -17,7 +17,9 @@ import (
 // decoded with the fields recoverable from the keys: every field the
 // entity's table and index key templates name is parsed back from the key
 // attributes, so a membership read through an inverted KEYS_ONLY index
-// still carries both of its IDs. FetchFull reads the whole items instead,
+// still carries both of its IDs. A key parses only as its own template (a
+// value never holds the raw delimiter), and a field several keys give is
+// taken from the most precise: see docs/rules.md. FetchFull reads the whole items instead,
 // with one BatchGetItem per page (per 100 items).
 
 // fetchSpec is a FetchFull read's batch get.

@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -97,12 +98,14 @@ func (t *Table) WriteSheet(w io.Writer) error {
 				if ei.when != nil {
 					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
 				}
-				if fs := absentFields(m, ei); len(fs) > 0 {
-					names := make([]string, len(fs))
-					for i, f := range fs {
-						names[i] = f.field.GoName
+				var absent []string
+				for _, f := range absentFields(m, ei) {
+					if !slices.Contains(ei.whenFields, f.field.GoName) { // When speaks for those
+						absent = append(absent, f.field.GoName)
 					}
-					pk += " sparse by absence of " + cell(strings.Join(names, ", "))
+				}
+				if len(absent) > 0 {
+					pk += " sparse by absence of " + cell(strings.Join(absent, ", "))
 				}
 				if ei.sk != nil {
 					sk = code(ei.sk.raw)
