@@ -226,6 +226,8 @@ func TestSortConditionOverKeyLimitSendsNothing(t *testing.T) {
 		assert.Equal(t, "SK", ke.Attr, name)
 	}
 	assert.Empty(t, mock.Calls())
+	err := docs.Pattern("L").SortBeginsWith("DOC#" + long + "x").Err()
+	assert.ErrorIs(t, err, singletable.ErrInvalidModel, "a declared prefix over the limit")
 }
 
 type task struct {

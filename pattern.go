@@ -467,6 +467,9 @@ func (d *readDecl) checkSort() error {
 	if d.sortLit == "" {
 		return d.fail("SortBeginsWith needs a non-empty prefix")
 	}
+	if len(d.sortLit) > maxSortKeyBytes {
+		return d.fail("the SortBeginsWith prefix is %d bytes; DynamoDB allows %d in a sort key", len(d.sortLit), maxSortKeyBytes)
+	}
 	var tried []string
 	for _, mem := range d.members {
 		if mem.sk.admitsPrefix(d.sortLit) {
