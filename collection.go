@@ -137,17 +137,29 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 			return "", &InputError{Op: op, Reason: fmt.Sprintf("no value for {%s} of %q", b.label, d.partRaw)}
 		}
 		f := b.ph.field
-		rv := reflect.ValueOf(val)
-		switch {
-		case !rv.IsValid():
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.label)}
-		case rv.Type().AssignableTo(f.Type):
-		case convertible(rv, f.Type):
-			rv = rv.Convert(f.Type)
-		default:
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.label, f.Type, val)}
+		ft := f.Type
+		if b.ph.ptr {
+			ft = ft.Elem() // a *T field takes a T (or a *T: below)
 		}
-		v.FieldByIndex(f.Index).Set(rv)
+		rv := reflect.ValueOf(val)
+		if rv.IsValid() && b.ph.ptr && rv.Type() == f.Type && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		switch {
+		case !rv.IsValid() || (rv.Kind() == reflect.Pointer && rv.IsNil()):
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.label)}
+		case rv.Type().AssignableTo(ft):
+		case convertible(rv, ft):
+			rv = rv.Convert(ft)
+		default:
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.label, ft, val)}
+		}
+		fv := v.FieldByIndex(f.Index)
+		if b.ph.ptr {
+			fv.Set(reflect.New(ft))
+			fv = fv.Elem()
+		}
+		fv.Set(rv)
 	}
 	return mem.renderPartition(d.pkAttr(), v)
 }
@@ -230,13 +242,20 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 			}
 		}
 	} else if !d.projects(d.table.typeAttr) {
-		// The index does not carry the type: the member whose keys parse.
+		// The index does not carry the type: the one member whose key
+		// templates all parse the item's keys (a value never holds the
+		// delimiter, so "ORDER#o1#LINE#1" is a line's, not an order's). An
+		// item no member, or several, can be is Unknown, never a guess.
+		found := 0
 		for _, mm := range d.members {
 			probe := reflect.New(mm.m.typ).Elem()
 			if mm.decode(r.op, item, probe, true) == nil {
 				mem = mm
-				break
+				found++
 			}
+		}
+		if found != 1 {
+			mem = nil
 		}
 	}
 	if mem == nil {

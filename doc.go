@@ -37,9 +37,11 @@
 // DefaultTimeLayout). Field values are escaped so that they never contain the
 // table's delimiter ('#' by default): '#' is written %23 and '%' is written
 // %25, so "u1#ORDER#x" cannot forge another entity's key, and stored keys
-// parse back into fields. An empty value in a table key is an ErrInvalidKey
-// before any request; an empty value in an index key leaves the item out of
-// that index (a sparse index).
+// parse back into fields. Key fields may be pointers. A value is absent
+// only when it is a nil pointer, an empty string or a zero time (integers
+// are always values, 0 included): an absent value in a table key is an
+// ErrInvalidKey before any request; in an index key it leaves the item out
+// of that index (a sparse index). See docs/rules.md.
 //
 // # Index keys are never stale
 //

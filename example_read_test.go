@@ -133,7 +133,7 @@ func ExampleTable_Sheet() {
 	//
 	// | Entity | PK | SK | GSI1PK | GSI1SK |
 	// |---|---|---|---|---|
-	// | User | `USER#{ID}` | `#METADATA#{ID}` | `EMAIL#{Email}` | `#METADATA#{ID}` |
+	// | User | `USER#{ID}` | `#METADATA#{ID}` | `EMAIL#{Email}` sparse by absence of Email | `#METADATA#{ID}` |
 	// | Order | `USER#{UserID}` | `ORDER#{Date}#{ID}` | `STATUS#{Status}` when Status | `ORDER#{Date}#{ID}` |
 	//
 	// ## Indexes

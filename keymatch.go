@@ -181,7 +181,7 @@ func unify(segs []labelSeg, t *template, fs *codec.Fields, check func(label stri
 		}
 		// The literal must be the text the entity writes for that value,
 		// or the read would look for keys no item has ("5" for {N:4}).
-		if w, _, err := ph.appendValue(nil, scratch, t.delim, true); err != nil || string(w) != c {
+		if w, _, err := ph.appendValue(nil, scratch, t.delim); err != nil || string(w) != c {
 			return nil, fmt.Errorf("literal %q is not a value of {%s} as written in keys (%q)", c, ph.field.GoName, w)
 		}
 		out[i] = binding{ph: ph, fixed: c}

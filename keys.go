@@ -21,6 +21,12 @@ import (
 //	{At:2006-01-02}         time.Time with a custom layout (a time bucket)
 //	{At}                    time.Time, default layout DefaultTimeLayout (UTC, fixed width)
 //
+// A key field is a string, an integer or a time.Time, or a pointer to one.
+// A value is absent only when it is a nil pointer, an empty string or a
+// zero time; integers are always values (0 renders "0", or "000" padded).
+// An absent value is an error in a table key and leaves the item out of an
+// index whose key needs it (the index is sparse by absence).
+//
 // Keys are data, and data cannot forge keys: in a field value, the table's
 // delimiter (default '#') and the escape character '%' are written as %XX
 // (hex of the byte), so a value never contains the delimiter and every key
@@ -54,6 +60,7 @@ const (
 type placeholder struct {
 	field  *codec.Field
 	kind   fieldKind
+	ptr    bool   // the field is a pointer to the kind: nil is absent
 	width  int    // zero-padding width for integers
 	layout string // time layout
 }
@@ -136,6 +143,9 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placehold
 	}
 	ph := &placeholder{field: f}
 	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		ph.ptr, t = true, t.Elem()
+	}
 	switch {
 	case t == timeType:
 		ph.kind, ph.layout = kindTime, DefaultTimeLayout
@@ -153,7 +163,7 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placehold
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
 		ph.kind = kindUint
 	default:
-		return nil, &fieldError{field: name, reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer or time.Time)", t)}
+		return nil, &fieldError{field: name, reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer or time.Time, or a pointer to one)", f.Type)}
 	}
 	if hasFormat {
 		if ph.kind == kindString {
@@ -221,8 +231,9 @@ type errMissing struct{ field string }
 
 func (e errMissing) Error() string { return "field " + e.field + " is empty" }
 
-// render renders the full key from struct value v. An empty string or zero
-// time is an errMissing; other bad values are errors too.
+// render renders the full key from struct value v. An absent value (nil
+// pointer, empty string, zero time) is an errMissing; other bad values are
+// errors too.
 func (t *template) render(v reflect.Value) (string, error) {
 	if len(t.segs) == 1 && t.segs[0].ph == nil {
 		return t.segs[0].lit, nil // literal text only (never escaped): nothing to build
@@ -246,7 +257,7 @@ func (t *template) appendKey(dst []byte, v reflect.Value) ([]byte, error) {
 		}
 		var ok bool
 		var err error
-		dst, ok, err = s.ph.appendValue(dst, v.FieldByIndex(s.ph.field.Index), t.delim, true)
+		dst, ok, err = s.ph.appendValue(dst, v.FieldByIndex(s.ph.field.Index), t.delim)
 		if err != nil {
 			return dst, err
 		}
@@ -257,37 +268,98 @@ func (t *template) appendKey(dst []byte, v reflect.Value) ([]byte, error) {
 	return dst, nil
 }
 
-// renderPrefix renders as much of the key as v gives: it stops at the first
-// placeholder whose field is the zero value, after writing the literal text
-// before it. complete reports whether every placeholder was given. Because
-// the literal after a value is written whenever the next field is missing, a
-// prefix never ends inside a value: "ORDER#{Date}#{ID}" with only Date gives
+// renderPrefix renders as much of the key as v gives: it stops at the
+// first placeholder whose value is absent (see render), after writing the
+// literal text before it; with through >= 0, it stops after the first
+// through placeholders instead, each of which must have a value. complete
+// reports whether every placeholder was rendered. Because the literal after
+// a value is written whenever the next field is not, a prefix never ends
+// inside a value: "ORDER#{Date}#{ID}" with only Date gives
 // "ORDER#2024-01-15#", which cannot match the date "2024-01-150".
-func (t *template) renderPrefix(v reflect.Value) (prefix string, complete bool, err error) {
+//
+// A field after the prefix's end that still has a value other than its
+// type's zero is an errGap: the caller gave it, and dropping it would read
+// more than asked for. (A zero integer there is taken as not given: nothing
+// else can express "no value" for an int.)
+func (t *template) renderPrefix(v reflect.Value, through int) (prefix string, complete bool, err error) {
 	var buf [128]byte
 	b := buf[:0]
+	n, stop := 0, (*placeholder)(nil)
 	for _, s := range t.segs {
 		if s.ph == nil {
-			b = append(b, s.lit...)
+			if stop == nil {
+				b = append(b, s.lit...)
+			}
+			continue
+		}
+		fv := v.FieldByIndex(s.ph.field.Index)
+		if stop != nil {
+			if !fv.IsZero() {
+				return "", false, &errGap{missing: stop, given: s.ph, through: through}
+			}
+			continue
+		}
+		if through >= 0 && n == through {
+			stop = s.ph
+			if !fv.IsZero() {
+				return "", false, &errGap{missing: stop, given: s.ph, through: through}
+			}
 			continue
 		}
 		var ok bool
-		b, ok, err = s.ph.appendValue(b, v.FieldByIndex(s.ph.field.Index), t.delim, false)
+		b, ok, err = s.ph.appendValue(b, fv, t.delim)
 		if err != nil {
 			return "", false, err
 		}
 		if !ok {
-			return string(b), false, nil
+			if through >= 0 {
+				return "", false, &errGap{missing: s.ph, through: through}
+			}
+			stop = s.ph
+			continue
 		}
+		n++
 	}
-	return string(b), true, nil
+	if through > n {
+		return "", false, &errGap{through: through, count: n}
+	}
+	return string(b), stop == nil, nil
+}
+
+// errGap is a partial key whose given fields do not form a prefix of the
+// template: a value after an absent field, or fields at odds with
+// SortFields.
+type errGap struct {
+	missing, given *placeholder
+	through        int // SortFields' n, or -1
+	count          int // with neither placeholder: the template has only count
+}
+
+func (e *errGap) Error() string {
+	switch {
+	case e.missing == nil:
+		return fmt.Sprintf("SortFields(%d): the sort template has only %d fields", e.through, e.count)
+	case e.given == nil:
+		return fmt.Sprintf("SortFields(%d) includes sort field %s, which has no value", e.through, e.missing.field.GoName)
+	case e.given == e.missing:
+		return fmt.Sprintf("sort field %s has a value, but SortFields(%d) ends the prefix before it", e.given.field.GoName, e.through)
+	case e.through >= 0:
+		return fmt.Sprintf("sort field %s has a value, but SortFields(%d) ends the prefix before %s", e.given.field.GoName, e.through, e.missing.field.GoName)
+	}
+	return fmt.Sprintf("sort field %s is given but %s before it is not: a key prefix cannot skip a field (give %s, or leave %s out)",
+		e.given.field.GoName, e.missing.field.GoName, e.missing.field.GoName, e.given.field.GoName)
 }
 
 // appendValue appends the field's rendered value to dst. It reports false,
-// appending nothing, for a missing value: an empty string or a zero time;
-// and, when zeroIsValue is false, a zero integer (for partial keys, where
-// zero means "not given").
-func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zeroIsValue bool) ([]byte, bool, error) {
+// appending nothing, for an absent value: a nil pointer, an empty string or
+// a zero time. Integers are always values.
+func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte) ([]byte, bool, error) {
+	if p.ptr {
+		if fv.IsNil() {
+			return dst, false, nil
+		}
+		fv = fv.Elem()
+	}
 	switch p.kind {
 	case kindString:
 		s := fv.String()
@@ -304,9 +376,6 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 		dst = appendEscaped(dst, s, delim)
 	case kindInt:
 		n := fv.Int()
-		if n == 0 && !zeroIsValue {
-			return dst, false, nil
-		}
 		if n < 0 && p.width > 0 {
 			return dst, false, &fieldError{field: p.field.GoName, reason: fmt.Sprintf("negative value %d cannot be zero-padded to sort as a string", n)}
 		}
@@ -323,9 +392,6 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte, zero
 		dst = appendPadded(dst, digits, p.width)
 	case kindUint:
 		n := fv.Uint()
-		if n == 0 && !zeroIsValue {
-			return dst, false, nil
-		}
 		var buf [24]byte
 		digits := strconv.AppendUint(buf[:0], n, 10)
 		if err := p.checkWidth(digits); err != nil {
@@ -422,13 +488,27 @@ func unescapeValue(s string) (string, error) {
 }
 
 // parse splits a stored key back into its fields and sets them on the
-// struct value v (addressable). It fails if key does not match the template.
-func (t *template) parse(key string, v reflect.Value) error {
+// struct value v (addressable), but for the placeholders skip marks (nil:
+// none). It fails if key does not match the template: a value that would
+// contain the delimiter does not, since values are written with it escaped
+// ("ORDER#o1#LINE#1" is not a key of "ORDER#{OrderID}", whose OrderID "o1#LINE#1"
+// would be stored "o1%23LINE%231"): such a key is another template's.
+func (t *template) parse(key string, v reflect.Value, skip []bool) error {
 	raws, ok := t.captures(key)
+	if ok {
+		for _, raw := range raws {
+			if strings.IndexByte(raw, t.delim) >= 0 {
+				ok = false
+			}
+		}
+	}
 	if !ok {
 		return fmt.Errorf("key %q does not match template %q", key, t.raw)
 	}
 	for i, ph := range t.placeholders() {
+		if skip != nil && skip[i] {
+			continue
+		}
 		if err := ph.set(v.FieldByIndex(ph.field.Index), raws[i]); err != nil {
 			return fmt.Errorf("key %q, template %q: %w", key, t.raw, err)
 		}
@@ -440,6 +520,12 @@ func (t *template) parse(key string, v reflect.Value) error {
 func (p *placeholder) set(fv reflect.Value, raw string) error {
 	if raw == "" {
 		return &fieldError{field: p.field.GoName, reason: "empty value in key"}
+	}
+	if p.ptr {
+		if fv.IsNil() {
+			fv.Set(reflect.New(fv.Type().Elem()))
+		}
+		fv = fv.Elem()
 	}
 	switch p.kind {
 	case kindString:

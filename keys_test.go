@@ -127,7 +127,7 @@ func TestKeysCannotBeForged(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, strings.Count(k, "#"), "a value added a delimiter: %q -> %q", id, k)
 		var back keyed
-		require.NoError(t, user.parse(k, reflect.ValueOf(&back).Elem()), id)
+		require.NoError(t, user.parse(k, reflect.ValueOf(&back).Elem(), nil), id)
 		assert.Equal(t, id, back.ID)
 		// The order key of tenant "u1" and id "x" is not the user key of
 		// "u1#ORDER#x", and does not parse as a user key with that id.
@@ -138,14 +138,14 @@ func TestKeysCannotBeForged(t *testing.T) {
 	k, _ := user.render(reflect.ValueOf(keyed{ID: "u1#ORDER#x"}))
 	assert.Equal(t, "USER#u1%23ORDER%23x", k)
 	var back keyed
-	assert.Error(t, order.parse(k, reflect.ValueOf(&back).Elem()), "a user key must not parse as an order key")
+	assert.Error(t, order.parse(k, reflect.ValueOf(&back).Elem(), nil), "a user key must not parse as an order key")
 }
 
 func TestParseRejectsForeignKeys(t *testing.T) {
 	tpl := mustTemplate(t, "ORDER#{Seq:8}#{ID}")
 	for _, k := range []string{"", "ORDER#", "ORDER#12#", "ORDER#abc#x", "USER#00000001#x", "ORDER#00000001", "ORDER#1#x%2", "ORDER#1#x%ZZ"} {
 		var v keyed
-		assert.Error(t, tpl.parse(k, reflect.ValueOf(&v).Elem()), k)
+		assert.Error(t, tpl.parse(k, reflect.ValueOf(&v).Elem(), nil), k)
 	}
 }
 
@@ -179,7 +179,7 @@ func TestRoundTripProperty(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, utf8.ValidString(k))
 			var out keyed
-			require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem()), "template %q key %q", tpl.raw, k)
+			require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem(), nil), "template %q key %q", tpl.raw, k)
 			for _, f := range tpl.fields() {
 				assert.Equal(t, reflect.ValueOf(in).FieldByName(f).Interface(), reflect.ValueOf(out).FieldByName(f).Interface(), "template %q field %s", tpl.raw, f)
 			}
@@ -191,18 +191,23 @@ func TestRoundTripProperty(t *testing.T) {
 
 func TestRenderPrefixIsPrefixSafe(t *testing.T) {
 	tpl := mustTemplate(t, "ORDER#{Tenant}#{ID}")
-	p, complete, err := tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1"}))
+	p, complete, err := tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1"}), -1)
 	require.NoError(t, err)
 	assert.False(t, complete)
 	assert.Equal(t, "ORDER#1#", p, "the prefix must end after the delimiter, so that ORDER#1 cannot match ORDER#10")
-	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{}))
+	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{}), -1)
 	assert.Equal(t, "ORDER#", p)
 	assert.False(t, complete)
-	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1", ID: "x"}))
+	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1", ID: "x"}), -1)
 	assert.Equal(t, "ORDER#1#x", p)
 	assert.True(t, complete)
-	// In a partial key a zero integer means "not given".
-	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").renderPrefix(reflect.ValueOf(keyed{}))
+	// A zero integer is a value, in a partial key too (it was "not given",
+	// so that Seq 0 could not be asked for); SortFields says where a prefix
+	// stops before an integer.
+	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").renderPrefix(reflect.ValueOf(keyed{}), -1)
+	assert.Equal(t, "N#000#", p)
+	assert.False(t, complete)
+	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").renderPrefix(reflect.ValueOf(keyed{}), 0)
 	assert.Equal(t, "N#", p)
 	assert.False(t, complete)
 }
@@ -231,7 +236,7 @@ func TestNegativeIntegerWithDashDelimiter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(k, "-"), "a value added a delimiter: %q", k)
 	var out keyed
-	require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem()), k)
+	require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem(), nil), k)
 	assert.Equal(t, in.Seq, out.Seq)
 	assert.Equal(t, in.ID, out.ID)
 	assert.True(t, tpl.admitsPrefix(k), "a key is a prefix of itself: %q", k)
@@ -248,4 +253,36 @@ func TestTemplateLiteralMustBeUTF8(t *testing.T) {
 	require.NoError(t, err)
 	_, err = parseTemplate("USER\xff#{ID}", fs, '#')
 	assert.ErrorContains(t, err, "UTF-8")
+}
+
+// A time prefix is the leading text every time of the period shares and no
+// other time has; a layout without one for the precision is refused.
+func TestTimePrefix(t *testing.T) {
+	feb := time.Date(2026, 2, 14, 9, 30, 0, 0, time.UTC)
+	jan1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		at     time.Time
+		layout string
+		prec   TimePrecision
+		want   string // "" for an error
+	}{
+		{feb, DefaultTimeLayout, Year, "2026-"},
+		{feb, DefaultTimeLayout, Month, "2026-02-"},
+		{feb, DefaultTimeLayout, Day, "2026-02-14T"},
+		{feb, DefaultTimeLayout, Hour, "2026-02-14T09:"},
+		{feb, "2006-01-02", Day, "2026-02-14"},
+		{feb, "2006-01-02", Hour, ""},
+		{feb, "02-01-2006", Month, ""},
+		{feb, "20060102", Month, "202602"},
+		{jan1, "2006-1-2", Day, ""},          // would match Jan 10 to 19
+		{jan1, "2006-1-2", Month, "2026-1-"}, // the separator keeps October out
+	} {
+		got, err := timePrefix(c.at, c.layout, c.prec)
+		if c.want == "" {
+			assert.Error(t, err, "%s %s", c.layout, c.prec)
+			continue
+		}
+		require.NoError(t, err, "%s %s", c.layout, c.prec)
+		assert.Equal(t, c.want, got, "%s %s", c.layout, c.prec)
+	}
 }

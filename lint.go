@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +19,14 @@ import (
 //   - a pattern or collection whose key condition also matches another
 //     entity's items: they cost reads, make pages short, and on an index that
 //     does not carry the entity type they cannot be told apart;
-//   - a pattern or collection whose declaration failed.
+//   - a pattern or collection whose declaration failed;
+//   - an index key over a time.Time field (not a pointer, not in the table
+//     key) on an index with no When: a zero time is an absent value, so an
+//     item whose time is unset silently leaves the index. Make the field a
+//     *time.Time (nil: not indexed, stated in the type) or declare When.
+//     (An empty string is absent too, but "no email, not in the email
+//     index" is the usual intent: the sheet lists such indexes as sparse by
+//     absence, and lint stays quiet.)
 //
 // Templates are compared as the sets of keys they can render, each
 // placeholder standing for one or more characters other than the
@@ -122,6 +130,19 @@ func (t *Table) Lint() []LintIssue {
 			}
 		}
 	}
+	for _, index := range names[1:] {
+		for _, p := range by[index] {
+			if p.ei.when != nil {
+				continue
+			}
+			for _, f := range absentFields(p.m, p.ei) {
+				if f.kind == kindTime && !f.ptr {
+					add(LintWarning, "entity "+p.m.name, "index %s key %s uses the time.Time field %s: an item whose %s is the zero time is silently left out of the index, and no When declares it sparse; make %s a *time.Time (nil: not indexed) or declare When",
+						index, describePlace(p), f.field.GoName, f.field.GoName, f.field.GoName)
+				}
+			}
+		}
+	}
 	for _, d := range t.reads.all() {
 		subject := "pattern " + d.name
 		if d.collection {
@@ -155,6 +176,31 @@ func (t *Table) Lint() []LintIssue {
 				add(LintError, subject, "%s, and index %s does not carry the entity type: such items make the read fail; narrow the sort condition or project %s", msg, d.index.name, t.typeAttr)
 			default:
 				add(LintWarning, subject, "%s: they are filtered out by entity type, but still cost reads and shorten pages; narrow the sort condition", msg)
+			}
+		}
+	}
+	return out
+}
+
+// absentFields lists the placeholders of an entity's index key whose value
+// can be absent (a nil pointer, an empty string, a zero time) while the
+// item exists: those not in its table key, which refuses absent values.
+// Each field once, in template order.
+func absentFields(m *entityModel, ei *entityIndex) []*placeholder {
+	var out []*placeholder
+	var seen []string
+	for _, tpl := range []*template{ei.pk, ei.sk} {
+		if tpl == nil {
+			continue
+		}
+		for _, ph := range tpl.placeholders() {
+			name := ph.field.GoName
+			if m.pk.uses(name) || (m.sk != nil && m.sk.uses(name)) || slices.Contains(seen, name) {
+				continue
+			}
+			if ph.ptr || ph.kind == kindString || ph.kind == kindTime {
+				seen = append(seen, name)
+				out = append(out, ph)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ const (
 	optAscending
 	optUpTo
 	optPartial
+	optSortFields
 )
 
 // readSettings is what the read-side options add up to; settings holds one.
@@ -23,6 +24,11 @@ type readSettings struct {
 	ascending bool
 	hasUpTo   bool
 	partial   bool
+	// sortFields is SortFields' n, when hasSortFields; timePrec is
+	// PartialTime's precision (0: PartialMatch).
+	hasSortFields bool
+	sortFields    int
+	timePrec      TimePrecision
 }
 
 // After resumes a query after the page that returned cursor (Page.Cursor).
@@ -84,7 +90,32 @@ func UpTo(upper any) Option {
 // of the stored value, for SortPrefix patterns: Date "2024-01" matches every
 // date of January 2024. Without it, a sort prefix always ends after a whole
 // value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
-// must be a string.
+// must be a string; for a time.Time, see PartialTime.
 func PartialMatch() Option {
-	return Option{kind: optPartial, name: "PartialMatch", apply: func(s *settings) { s.read.partial = true }}
+	return Option{kind: optPartial, name: "PartialMatch", apply: func(s *settings) { s.read.partial, s.read.timePrec = true, 0 }}
+}
+
+// PartialTime lets the last sort field given in params, a time.Time, match
+// every time of the same year, month, day or hour, for SortPrefix
+// patterns: with precision Month, At 2026-02-14 (any day of it) matches
+// every key whose At is in February 2026: begins_with "TRANSACTION#2026-02"
+// for "TRANSACTION#{At}". The field's layout must render that precision as
+// its leading characters (DefaultTimeLayout and "2006-01-02" do, down to
+// the hour and the day); a layout that does not is an ErrInvalidInput.
+func PartialTime(precision TimePrecision) Option {
+	return Option{kind: optPartial, name: "PartialTime", apply: func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
+}
+
+// SortFields says how far the sort prefix of the params goes: the first n
+// fields of the sort template are given, the others are not (0: none).
+// Sort conditions otherwise stop at the first absent value (a nil pointer,
+// an empty string, a zero time), and an integer is never absent: 0 is a
+// value. So with "DOC#{ID}#{Seq:3}", Doc{ID: "d1"} asks for Seq 0 ("DOC#d1#000"),
+// and Doc{ID: "d1"} with SortFields(1) for every Seq of d1 ("DOC#d1#"). A
+// field within the first n without a value, or one after them with a
+// value other than its zero, is an ErrInvalidInput. It applies to the sort
+// conditions taken from params (SortPrefix, SortBetween's bounds, the
+// comparisons).
+func SortFields(n int) Option {
+	return Option{kind: optSortFields, name: "SortFields", apply: func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
 }

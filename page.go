@@ -180,7 +180,10 @@ func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) 
 			continue
 		}
 		fv := v.FieldByIndex(b.ph.field.Index)
-		given, ok, err := b.ph.appendValue(nil, fv, d.table.delim, false)
+		// A field the pattern fixes needs no value: its zero (0 included)
+		// is "not given"; any other value must be the fixed one.
+		given, ok, err := b.ph.appendValue(nil, fv, d.table.delim)
+		ok = ok && !fv.IsZero()
 		switch {
 		case err == nil && ok && string(given) != b.fixed:
 			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, given, b.fixed)}

@@ -38,7 +38,12 @@ import (
 // whose sort fields are set as far as the query needs them, and are
 // prefix-safe: a sort prefix always ends after a whole value, so that with
 // "ORDER#{ID}#{Line}" the ID 1 never matches ID 10 (PartialMatch asks for
-// a partial last value explicitly). The rules per condition:
+// a partial last value explicitly, PartialTime a year, month, day or hour
+// of a time). A prefix stops at the first absent value (a nil pointer, an
+// empty string, a zero time); integers are always values, 0 included, so
+// the SortFields option says when a prefix stops before one; a value given
+// after the prefix's end is an ErrInvalidInput, never dropped. A value over
+// the 1024-byte sort-key limit is an ErrInvalidKey. The rules per condition:
 //
 //	SortEquals          = the full sort key (every sort field given)
 //	SortPrefix          begins_with the leading sort fields given; = when all are
@@ -111,6 +116,7 @@ type readMember struct {
 	pk, sk  *template    // what the entity writes into the index's keys
 	part    []binding    // how the read's partition gives pk's placeholders
 	partTpl *template    // pk with the fixed placeholders as literal text
+	skips   [][]bool     // keySkips of keyTemplates, all keys present
 }
 
 var readIDs atomic.Uint64
@@ -406,6 +412,8 @@ func (d *readDecl) check() error {
 			}
 		}
 		mem.partTpl = specialise(mem.pk, mem.part)
+		kts := mem.keyTemplates()
+		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
 		d.members = append(d.members, mem)
 	}
 	return d.checkSort()
@@ -464,6 +472,9 @@ func (d *readDecl) checkSort() error {
 	}
 	if d.sortLit == "" {
 		return d.fail("SortBeginsWith needs a non-empty prefix")
+	}
+	if len(d.sortLit) > maxSortKeyBytes {
+		return d.fail("the SortBeginsWith prefix is %d bytes; DynamoDB allows %d in a sort key", len(d.sortLit), maxSortKeyBytes)
 	}
 	var tried []string
 	for _, mem := range d.members {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -16,7 +17,9 @@ import (
 // decoded with the fields recoverable from the keys: every field the
 // entity's table and index key templates name is parsed back from the key
 // attributes, so a membership read through an inverted KEYS_ONLY index
-// still carries both of its IDs. FetchFull reads the whole items instead,
+// still carries both of its IDs. A key parses only as its own template (a
+// value never holds the raw delimiter), and a field several keys give is
+// taken from the most precise: see docs/rules.md. FetchFull reads the whole items instead,
 // with one BatchGetItem per page (per 100 items).
 
 // fetchSpec is a FetchFull read's batch get.
@@ -66,20 +69,30 @@ func (mem *readMember) fromKeys(field string) bool {
 
 // decode decodes an item of the member into v (an addressable struct
 // value). With parseKeys, the fields written in the key templates are
-// parsed from the keys first, and the attributes the item carries are laid
-// over them.
+// parsed from the keys first (see keySkips), and the attributes the item
+// carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
 	m := mem.m
 	if got, ok := item[m.table.typeAttr].(*types.AttributeValueMemberS); ok && got.Value != m.name {
 		return &EntityMismatchError{Want: m.name, Got: got.Value, Key: m.keyOfItem(item)}
 	}
 	if parseKeys {
-		for _, k := range mem.keyTemplates() {
-			s, ok := item[k.attr].(*types.AttributeValueMemberS)
-			if !ok {
+		kts := mem.keyTemplates()
+		var present [4]bool
+		all := true
+		for i, k := range kts {
+			_, present[i] = item[k.attr].(*types.AttributeValueMemberS)
+			all = all && present[i]
+		}
+		skips := mem.skips
+		if !all || skips == nil {
+			skips = keySkips(kts, present[:len(kts)])
+		}
+		for i, k := range kts {
+			if !present[i] {
 				continue
 			}
-			if err := k.tpl.parse(s.Value, v); err != nil {
+			if err := k.tpl.parse(item[k.attr].(*types.AttributeValueMemberS).Value, v, skips[i]); err != nil {
 				return fmt.Errorf("singletable: %s: item %s is not a %s item: %s: %v: %w",
 					op, formatKey(m.keyOfItem(item)), m.name, k.attr, err, ErrWrongEntity)
 			}
@@ -89,6 +102,61 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 		return fmt.Errorf("singletable: %s: decoding %s: %w", op, m.name, err)
 	}
 	return nil
+}
+
+// keySkips decides, for a field that several of the keys present give,
+// which one to take: the most precise (the table's sort key "AT#{At}"
+// holds the whole time, an index's "DAY#{At:2006-01-02}" only its day),
+// the first of equals. skips[i][j] marks placeholder j of template i as
+// given better by another key.
+func keySkips(kts []struct {
+	tpl  *template
+	attr string
+}, present []bool) [][]bool {
+	type best struct{ tpl, ph, rank int }
+	chosen := map[string]best{}
+	for i, k := range kts {
+		if !present[i] {
+			continue
+		}
+		for j, ph := range k.tpl.placeholders() {
+			r := ph.precision()
+			if b, ok := chosen[ph.field.GoName]; !ok || r < b.rank {
+				chosen[ph.field.GoName] = best{i, j, r}
+			}
+		}
+	}
+	out := make([][]bool, len(kts))
+	for i, k := range kts {
+		phs := k.tpl.placeholders()
+		out[i] = make([]bool, len(phs))
+		for j, ph := range phs {
+			b := chosen[ph.field.GoName]
+			out[i][j] = b.tpl != i || b.ph != j
+		}
+	}
+	return out
+}
+
+// precision ranks how much of its value a placeholder keeps: 0 for all of
+// it (strings, integers, a time to the nanosecond), more for a time layout
+// that stops at a coarser unit (the finest unit it renders).
+func (p *placeholder) precision() int {
+	if p.kind != kindTime {
+		return 0
+	}
+	ref := time.Date(2001, 2, 3, 4, 5, 6, 7008009, time.UTC)
+	base := ref.Format(p.layout)
+	steps := []time.Time{
+		ref.Add(time.Nanosecond), ref.Add(time.Microsecond), ref.Add(time.Millisecond), ref.Add(time.Second),
+		ref.Add(time.Minute), ref.Add(time.Hour), ref.AddDate(0, 0, 1), ref.AddDate(0, 1, 0), ref.AddDate(1, 0, 0),
+	}
+	for i, t := range steps {
+		if t.Format(p.layout) != base {
+			return i
+		}
+	}
+	return len(steps)
 }
 
 // fetchItems reads the whole items of raws (index items) from the table, in

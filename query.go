@@ -47,7 +47,7 @@ func (e *Entity[T]) queryInput(db *DB, params T, opts []Option) (*dynamodb.Query
 	var b expr.Builder
 	keyCond := b.Name(m.table.pk) + " = " + b.Value(expr.S(pk))
 	if m.sk != nil {
-		prefix, complete, err := m.sk.renderPrefix(v)
+		prefix, complete, err := m.sk.renderPrefix(v, -1)
 		if err != nil {
 			return nil, nil, m.keyError(m.sk, m.table.sk, err)
 		}
@@ -150,7 +150,7 @@ type readReq struct {
 // readOpts are the options each kind of read takes.
 const (
 	getReadOpts   = optConsistent | optProject
-	queryReadOpts = optLimit | optDescending | optConsistent | optAfter | optFilter | optProject | optFetchFull | optAscending | optUpTo | optPartial
+	queryReadOpts = optLimit | optDescending | optConsistent | optAfter | optFilter | optProject | optFetchFull | optAscending | optUpTo | optPartial | optSortFields
 )
 
 // settingsFor collects and checks the options of a read.
@@ -182,6 +182,8 @@ func (d *readDecl) settingsFor(op string, opts []Option) (*settings, error) {
 		return fail("a SortBetween pattern needs its upper bound: pass UpTo(...)")
 	case s.read.partial && d.sort != sortPrefix:
 		return fail("PartialMatch applies to SortPrefix patterns only")
+	case s.read.hasSortFields && (s.read.sortFields < 0 || d.sort == sortDefault || d.sort == sortEquals || d.sort == sortBeginsWith):
+		return fail("SortFields(%d) applies to SortPrefix, SortBetween and the sort comparisons, with n >= 0", s.read.sortFields)
 	case s.read.fetchFull && d.fullItems():
 		where := "the table"
 		if d.index != nil {

@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -13,7 +14,10 @@ import (
 // drifts from the code. It lists every named pattern and collection (the
 // request each sends, the index, the key condition over the templates, the
 // entities it returns), then the table layout: each entity's templates for
-// the table's keys and for each index, and the indexes themselves.
+// the table's keys and for each index, and the indexes themselves. An index
+// key says which items the index leaves out: "when" names the fields of its
+// When condition, "sparse by absence of" the fields whose absent value (a
+// nil pointer, an empty string, a zero time) leaves the item out.
 
 // Sheet returns the table's access-pattern sheet in Markdown.
 func (t *Table) Sheet() string {
@@ -93,6 +97,15 @@ func (t *Table) WriteSheet(w io.Writer) error {
 				pk = code(ei.pk.raw) + ei.pkFrom.note()
 				if ei.when != nil {
 					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
+				}
+				var absent []string
+				for _, f := range absentFields(m, ei) {
+					if !slices.Contains(ei.whenFields, f.field.GoName) { // When speaks for those
+						absent = append(absent, f.field.GoName)
+					}
+				}
+				if len(absent) > 0 {
+					pk += " sparse by absence of " + cell(strings.Join(absent, ", "))
 				}
 				if ei.sk != nil {
 					sk = code(ei.sk.raw) + ei.skFrom.note()
