@@ -195,11 +195,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	}
 	item, facts, err := m.item(v)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return nil, &LimitError{Op: op, Reason: ie.Reason}
-		}
-		return nil, err
+		return nil, inOp(op, "", err)
 	}
 	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
 	a.userCond = s.cond
