@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"time"
 
@@ -313,8 +312,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	a.update = plan.expression()
 	a.bytes += len(a.update)
-	if len(a.update) > expr.MaxExpressionBytes {
-		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
+	if err := checkExpression(op, "update", a.update); err != nil {
+		return nil, err
 	}
 	a.userCond = s.cond
 	c = And(c, s.cond)

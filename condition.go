@@ -555,8 +555,8 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", err
 	}
 	s := w.String()
-	if len(s) > expr.MaxExpressionBytes {
-		return "", &LimitError{Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
+	if err := checkExpression("", "condition", s); err != nil {
+		return "", err
 	}
 	return s, nil
 }

@@ -154,13 +154,21 @@ func numberSize(s string) int {
 // of its range. nil when it is valid.
 func CheckNumber(s string) error {
 	n, err := parseNumber(s)
-	if err != nil {
-		return fmt.Errorf("the number %.40q %w", s, err)
+	if err == nil {
+		err = n.check()
 	}
-	if err := n.check(); err != nil {
-		return fmt.Errorf("the number %.40q %w", s, err)
+	if err != nil {
+		return numberError(s, err)
 	}
 	return nil
+}
+
+// numberError says which number is refused, and why; a long one is cut.
+func numberError(s string, err error) error {
+	if len(s) > 48 {
+		return fmt.Errorf("the number %q... (%d characters) %w", s[:40], len(s), err)
+	}
+	return fmt.Errorf("the number %q %w", s, err)
 }
 
 // CheckFloat returns why DynamoDB refuses x, or nil: NaN, an infinity, or a

@@ -44,13 +44,13 @@ func size(v types.AttributeValue, check bool) (int, error) {
 		n, err := parseNumber(v.Value)
 		if err != nil {
 			if check {
-				return len(v.Value), fmt.Errorf("the number %.40q %w", v.Value, err)
+				return len(v.Value), numberError(v.Value, err)
 			}
 			return len(v.Value), nil
 		}
 		if check {
 			if err := n.check(); err != nil {
-				return n.size(), fmt.Errorf("the number %.40q %w", v.Value, err)
+				return n.size(), numberError(v.Value, err)
 			}
 		}
 		return n.size(), nil
