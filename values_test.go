@@ -41,6 +41,8 @@ func (m vlMarshaler) MarshalDynamoDBAttributeValue() (types.AttributeValue, erro
 	return &types.AttributeValueMemberS{Value: "ok"}, nil
 }
 
+func (m *vlMarshaler) UnmarshalDynamoDBAttributeValue(types.AttributeValue) error { return nil }
+
 type vlDoc struct {
 	ID     string            `dynamodbav:"id"`
 	In     vlIn              `dynamodbav:"in"`

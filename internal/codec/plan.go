@@ -30,9 +30,9 @@ type decFn func(av types.AttributeValue, v reflect.Value) error
 type fieldPlan struct {
 	attr   string
 	goName string // for errors
-	first  int   // Index[0]
-	index  []int // the full index path when the field is promoted
-	nested bool  // len(index) > 1
+	first  int    // Index[0]
+	index  []int  // the full index path when the field is promoted
+	nested bool   // len(index) > 1
 	// scalar is set when enc is a compiled scalar encoder, which does not
 	// look at addressability (EncodeFieldValue).
 	scalar bool
