@@ -47,9 +47,9 @@ func TestCheckNumber(t *testing.T) {
 // Checking a valid item's values costs no allocation.
 func TestCheckedSizeDoesNotAllocate(t *testing.T) {
 	av := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-		"n": &types.AttributeValueMemberN{Value: "-12.5"},
-		"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}}},
-		"s": &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
+		"n":  &types.AttributeValueMemberN{Value: "-12.5"},
+		"l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}}},
+		"s":  &types.AttributeValueMemberSS{Value: []string{"a", "b"}},
 		"ns": &types.AttributeValueMemberNS{Value: []string{"1", "2"}},
 	}}
 	if n := testing.AllocsPerRun(100, func() { _, _ = CheckedSize(av) }); n != 0 {
