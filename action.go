@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"time"
 
@@ -199,11 +198,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	}
 	item, facts, err := m.item(v)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return nil, &LimitError{Op: op, Reason: ie.Reason}
-		}
-		return nil, err
+		return nil, inOp(op, "", err)
 	}
 	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
 	a.userCond = s.cond
@@ -350,8 +345,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	a.update = plan.expression()
 
 	a.bytes += len(a.update)
-	if len(a.update) > expr.MaxExpressionBytes {
-		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update expression is %d bytes; DynamoDB allows %d", len(a.update), expr.MaxExpressionBytes)}
+	if err := checkExpression(op, "update", a.update); err != nil {
+		return nil, err
 	}
 	a.userCond = s.cond
 	c = And(c, s.cond)

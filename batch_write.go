@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -50,11 +49,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 				}
 				item, facts, err := m.item(v)
 				if err != nil {
-					var ie *InputError
-					if errors.As(err, &ie) {
-						return nil, nil, &LimitError{Op: op, Reason: fmt.Sprintf("item %d: %s", len(items), ie.Reason)}
-					}
-					return nil, nil, err
+					return nil, nil, inOp(op, fmt.Sprintf("item %d: ", len(items)), err)
 				}
 				p.item, p.bytes, p.id = item, facts.size, facts.id
 			}

@@ -185,61 +185,112 @@ func (r resolver) attr(field string) (string, error) {
 // a list: "Address.City", "Tags[0]", "Meta.Labels[2].Name". Every part gets
 // its own name placeholder, so reserved words and special characters in
 // attribute names always work. The library's own conditions on key
-// attributes use attrExists and attrNotExists instead. nested reports whether the path goes below a top-level field, whose
-// value is then encoded plainly rather than by the field's own rules.
+// attributes use attrExists and attrNotExists instead. nested reports
+// whether the path goes below a top-level field.
 func (r resolver) path(path string) (p string, nested bool, err error) {
+	if !strings.ContainsAny(path, ".[") {
+		// A top-level field: its placeholder alone.
+		if path == "" {
+			return "", false, fmt.Errorf("empty field name")
+		}
+		attr := path
+		if r.m != nil {
+			f, ok := r.m.fields.ByGoName(path)
+			if !ok {
+				return "", false, r.unknownField(path)
+			}
+			attr = f.Attr
+		}
+		return r.b.Name(attr), false, nil
+	}
+	var b strings.Builder
+	_, err = walkPath(r.m, path, func(attr string, index int) {
+		switch {
+		case attr == "":
+			b.WriteString("[" + strconv.Itoa(index) + "]")
+		case b.Len() > 0:
+			b.WriteByte('.')
+			fallthrough
+		default:
+			b.WriteString(r.b.Name(attr))
+		}
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return b.String(), true, nil
+}
+
+// pathTarget is what a field path leads to: the Go type of the value there
+// and the `dynamodbav` tag it is encoded with; typ is nil when the path
+// leads where the type is not known (below an interface, or a path over
+// raw attribute names).
+type pathTarget struct {
+	field  *codec.Field // the top-level field; nil over raw attribute names
+	typ    reflect.Type
+	tag    codec.Tag
+	nested bool
+}
+
+// walkPath resolves a field path (see resolver.path) over the fields of
+// entity m, or over raw attribute names when m is nil: part is called with
+// the attribute name of each part, or with "" and the index of a list
+// element. Struct fields are followed by their Go names to their attribute
+// names and tags; list elements and map values take their container's
+// element tag, as the codec encodes them.
+func walkPath(m *entityModel, path string, part func(attr string, index int)) (t pathTarget, err error) {
 	head, rest := path, ""
 	if i := strings.IndexAny(path, ".["); i >= 0 {
 		head, rest = path[:i], path[i:]
 	}
 	if head == "" {
 		if path == "" {
-			return "", false, fmt.Errorf("empty field name")
+			return t, fmt.Errorf("empty field name")
 		}
-		return "", false, fmt.Errorf("field path %q does not start with a field name", path)
+		return t, fmt.Errorf("field path %q does not start with a field name", path)
 	}
-	var typ reflect.Type // the Go type at the current part; nil when unknown
-	var first string     // the placeholder of head's attribute
-	switch {
-	case r.m == nil:
-		first = r.b.Name(head)
-	default:
-		f, ok := r.m.fields.ByGoName(head)
+	if m == nil {
+		if part != nil {
+			part(head, 0)
+		}
+	} else {
+		f, ok := m.fields.ByGoName(head)
 		if !ok {
-			return "", false, r.unknownField(head)
+			return t, resolver{m: m}.unknownField(head)
 		}
-		first, typ = r.b.Name(f.Attr), f.Type
+		t.field, t.typ, t.tag = f, f.Type, f.Tag
+		if part != nil {
+			part(f.Attr, 0)
+		}
 	}
-	if rest == "" {
-		return first, false, nil // a top-level field: its placeholder alone
-	}
-	var b strings.Builder
-	b.WriteString(first)
+	typ := t.typ
 	for rest != "" {
-		nested = true
+		t.nested = true
 		for typ != nil && typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
 		if rest[0] == '[' {
 			end := strings.IndexByte(rest, ']')
 			if end < 0 {
-				return "", false, fmt.Errorf("field path %q: unclosed '['", path)
+				return t, fmt.Errorf("field path %q: unclosed '['", path)
 			}
 			n, err := strconv.Atoi(rest[1:end])
 			if err != nil || n < 0 || rest[1] == '+' {
-				return "", false, fmt.Errorf("field path %q: list index %q is not a non-negative integer", path, rest[1:end])
+				return t, fmt.Errorf("field path %q: list index %q is not a non-negative integer", path, rest[1:end])
 			}
 			if typ != nil {
-				if typ.Kind() != reflect.Slice && typ.Kind() != reflect.Array && typ.Kind() != reflect.Interface {
-					return "", false, fmt.Errorf("field path %q: %s is not a list, so it takes no index", path, typ)
-				}
-				if typ.Kind() != reflect.Interface {
-					typ = typ.Elem()
-				} else {
+				switch typ.Kind() {
+				case reflect.Slice, reflect.Array:
+					typ, t.tag = typ.Elem(), t.tag.Elem()
+				case reflect.Interface:
 					typ = nil
+				default:
+					return t, fmt.Errorf("field path %q: %s is not a list, so it takes no index", path, typ)
 				}
 			}
-			b.WriteString("[" + strconv.Itoa(n) + "]")
+			if part != nil {
+				part("", n)
+			}
 			rest = rest[end+1:]
 			continue
 		}
@@ -251,7 +302,7 @@ func (r resolver) path(path string) (p string, nested bool, err error) {
 			rest = ""
 		}
 		if name == "" {
-			return "", false, fmt.Errorf("field path %q has an empty part", path)
+			return t, fmt.Errorf("field path %q has an empty part", path)
 		}
 		attr := name
 		switch {
@@ -260,22 +311,24 @@ func (r resolver) path(path string) (p string, nested bool, err error) {
 		case typ.Kind() == reflect.Struct && typ != timeType:
 			fs, err := codec.FieldsOf(typ)
 			if err != nil {
-				return "", false, fmt.Errorf("field path %q: %v", path, err)
+				return t, fmt.Errorf("field path %q: %v", path, err)
 			}
 			f, ok := fs.ByGoName(name)
 			if !ok {
-				return "", false, fmt.Errorf("field path %q: %s has no field %q", path, typ, name)
+				return t, fmt.Errorf("field path %q: %s has no field %q", path, typ, name)
 			}
-			attr, typ = f.Attr, f.Type
+			attr, typ, t.tag = f.Attr, f.Type, f.Tag
 		case typ.Kind() == reflect.Map && typ.Key().Kind() == reflect.String:
-			typ = typ.Elem()
+			typ, t.tag = typ.Elem(), t.tag.Elem()
 		default:
-			return "", false, fmt.Errorf("field path %q: %s is neither a struct nor a map, so it has no part %q", path, typ, name)
+			return t, fmt.Errorf("field path %q: %s is neither a struct nor a map, so it has no part %q", path, typ, name)
 		}
-		b.WriteByte('.')
-		b.WriteString(r.b.Name(attr))
+		if part != nil {
+			part(attr, 0)
+		}
 	}
-	return b.String(), nested, nil
+	t.typ = typ
+	return t, nil
 }
 
 // unknownField explains a field name the entity does not have, suggesting
@@ -305,14 +358,11 @@ func (r resolver) value(field string, v any, element bool) (string, error) {
 	return r.b.Value(av), nil
 }
 
-// encode encodes v for the field path: by the field's own dynamodbav rules
-// for a top-level field of the entity, plainly otherwise.
+// encode encodes v for the field path by the field's own dynamodbav rules
+// (at any depth), plainly over raw attribute names.
 func (r resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
-	if r.m == nil || strings.ContainsAny(field, ".[") {
-		if av, ok := v.(types.AttributeValue); ok {
-			return av, nil
-		}
-		return marshalValue(v)
+	if r.m == nil {
+		return marshalValue(field, v)
 	}
 	return r.m.encodeValue(field, v, element)
 }
@@ -505,8 +555,8 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 		return "", err
 	}
 	s := w.String()
-	if len(s) > expr.MaxExpressionBytes {
-		return "", &LimitError{Reason: fmt.Sprintf("the condition expression is %d bytes; DynamoDB allows %d", len(s), expr.MaxExpressionBytes)}
+	if err := checkExpression("", "condition", s); err != nil {
+		return "", err
 	}
 	return s, nil
 }

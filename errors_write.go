@@ -108,6 +108,41 @@ func (e *LimitError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) and errors.Is(err, ErrInvalidInput) true.
 func (e *LimitError) Is(target error) bool { return target == ErrTooLarge || target == ErrInvalidInput }
 
+// checkExpression refuses an expression over DynamoDB's 4 KB limit: the
+// one rule, and the one error, for every expression of every request
+// (conditions, filters, key conditions, projections, updates).
+func checkExpression(op, kind, s string) error {
+	if len(s) > expr.MaxExpressionBytes {
+		return &LimitError{Op: op, Reason: fmt.Sprintf("the %s expression is %d bytes; DynamoDB allows %d", kind, len(s), expr.MaxExpressionBytes)}
+	}
+	return nil
+}
+
+// filterError is a Filter that cannot be rendered: over the expression
+// limit (a *LimitError like any other expression's), or wrong input.
+func filterError(op string, err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &LimitError{Op: op, Reason: "Filter: " + le.Reason}
+	}
+	return &InputError{Op: op, Reason: "Filter: " + err.Error()}
+}
+
+// inOp puts an *InputError or *LimitError about one item (entityModel.item)
+// under operation op, its reason after prefix (which item of a batch);
+// other errors pass as they are.
+func inOp(op, prefix string, err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return &LimitError{Op: op, Reason: prefix + le.Reason}
+	}
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return &InputError{Op: op, Reason: prefix + ie.Reason}
+	}
+	return err
+}
+
 // failure explains a failed condition of the action, given the item as it
 // was (nil when it did not exist) and the SDK error.
 func (a *action) failure(item map[string]types.AttributeValue, err error) error {

@@ -102,14 +102,16 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	// a walk of the map: the key and type attributes are never fields.
 	fieldBytes, err := m.plan.Encode(v, item)
 	if err != nil {
-		return nil, facts, fmt.Errorf("singletable: entity %s: %w", m.name, err)
+		// A value the codec cannot encode, or that DynamoDB refuses (a
+		// number out of its range, an empty set ...): the caller's input.
+		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
 	if facts, err = m.addKeys(item, v, true); err != nil {
 		return nil, facts, err
 	}
 	facts.size += fieldBytes
 	if facts.size > maxItemBytes {
-		return nil, facts, &InputError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.size, maxItemBytes)}
+		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.size, maxItemBytes)}
 	}
 	return item, facts, nil
 }
@@ -159,46 +161,98 @@ func itemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
-// encodeValue encodes v the way the entity stores the field: a value of the
-// field's type (or convertible to it) goes through the field's own
-// `dynamodbav` rules. With element set, v may also be an element of a set or
-// list field (for Contains and set updates). An AttributeValue passes as is.
-func (m *entityModel) encodeValue(field string, v any, element bool) (types.AttributeValue, error) {
+// encodeValue encodes v the way the entity stores the value at field path
+// path ("Total", "In.When", "Items[0].At"): a value of the type there (or
+// convertible to it) goes through that field's own `dynamodbav` rules, at
+// any depth, as Put encodes it. With element set, v may also be an element
+// of a set or list (for Contains and set updates). A value the tag would
+// omit is encoded as given (a condition on it compares with it). An
+// AttributeValue passes as is. Either way the value must be one DynamoDB
+// takes (codec.CheckedSize): the error names the field.
+func (m *entityModel) encodeValue(path string, v any, element bool) (types.AttributeValue, error) {
+	av, err := m.encodePath(path, v, element)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := codec.CheckedSize(av); err != nil {
+		return nil, fmt.Errorf("field %s: %w", path, err)
+	}
+	return av, nil
+}
+
+func (m *entityModel) encodePath(path string, v any, element bool) (types.AttributeValue, error) {
 	if av, ok := v.(types.AttributeValue); ok {
 		return av, nil
 	}
-	f, ok := m.fields.ByGoName(field)
-	if !ok {
-		return marshalValue(v)
+	t, err := walkPath(m, path, nil)
+	if err != nil {
+		return nil, err
 	}
 	rv := reflect.ValueOf(v)
+	typ, tag := t.typ, t.tag
 	switch {
 	case !rv.IsValid():
 		return &types.AttributeValueMemberNULL{Value: true}, nil
-	case rv.Type().AssignableTo(f.Type):
-	case convertible(rv, f.Type):
-		rv = rv.Convert(f.Type)
+	case typ == nil:
+		return plainValue(path, v)
+	case rv.Type().AssignableTo(typ):
+	case convertible(rv, typ):
+		rv = rv.Convert(typ)
+	case element && elementOf(typ) != nil && (rv.Type().AssignableTo(elementOf(typ)) || convertible(rv, elementOf(typ))):
+		typ, tag = elementOf(typ), tag.Elem()
+		if rv.Type() != typ && !rv.Type().AssignableTo(typ) {
+			rv = rv.Convert(typ)
+		}
 	case element:
-		return marshalValue(v)
+		return plainValue(path, v)
 	default:
-		return nil, fmt.Errorf("field %s is a %s; got a %T", field, f.Type, v)
-	}
-	if !m.settable(f) {
-		return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", field)
+		return nil, fmt.Errorf("field %s is a %s; got a %T", path, typ, v)
 	}
 	fv := rv // the value as the field holds it
-	if fv.Type() != f.Type {
-		fv = reflect.New(f.Type).Elem() // an interface field, or another named type
+	if fv.Type() != typ {
+		fv = reflect.New(typ).Elem() // an interface field, or another named type
 		fv.Set(rv)
 	}
-	av, ok, err := m.plan.EncodeFieldValue(f, fv)
+	if !t.nested && typ == t.field.Type {
+		// A top-level field: its own compiled encoder, as Put uses.
+		if !m.settable(t.field) {
+			return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", path)
+		}
+		av, ok, err := m.plan.EncodeFieldValue(t.field, fv)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", path, err)
+		}
+		if ok {
+			return av, nil
+		}
+	} else {
+		av, ok, err := codec.EncodeValue(typ, tag, fv)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", path, err)
+		}
+		if ok {
+			return av, nil
+		}
+	}
+	// Omitted as empty by the tag: encoded as given, still by the tag's
+	// other rules (a `,string` zero is "0").
+	av, ok, err := codec.EncodeValue(typ, tag.Stored(), fv)
 	if err != nil {
-		return nil, fmt.Errorf("field %s: %w", field, err)
+		return nil, fmt.Errorf("field %s: %w", path, err)
 	}
-	if ok {
-		return av, nil
+	if !ok {
+		return &types.AttributeValueMemberNULL{Value: true}, nil
 	}
-	return marshalValue(rv.Interface()) // omitted as empty: encode it plainly
+	return av, nil
+}
+
+// elementOf is the element type of a list, set or map type; nil for others.
+func elementOf(t reflect.Type) reflect.Type {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return t.Elem()
+	}
+	return nil
 }
 
 // settable reports whether field f of a new struct value can be set: not
@@ -230,6 +284,28 @@ func convertible(v reflect.Value, to reflect.Type) bool {
 	return back.Equal(v)
 }
 
-func marshalValue(v any) (types.AttributeValue, error) {
-	return attributevalue.Marshal(v)
+// marshalValue encodes a value for an attribute the library knows no Go
+// type of (a raw attribute name), plainly, and checks that DynamoDB takes
+// it; an AttributeValue passes as is, checked too.
+func marshalValue(attr string, v any) (types.AttributeValue, error) {
+	av, ok := v.(types.AttributeValue)
+	if !ok {
+		var err error
+		if av, err = plainValue(attr, v); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := codec.CheckedSize(av); err != nil {
+		return nil, fmt.Errorf("attribute %s: %w", attr, err)
+	}
+	return av, nil
+}
+
+// plainValue encodes v with attributevalue's default rules.
+func plainValue(path string, v any) (types.AttributeValue, error) {
+	av, err := attributevalue.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", path, err)
+	}
+	return av, nil
 }

@@ -231,6 +231,9 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 			names[i] = b.Name(a)
 		}
 		in.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		if err := checkExpression(op, "projection", *in.ProjectionExpression); err != nil {
+			return nil, err
+		}
 		in.ExpressionAttributeNames = b.Names
 		r.parseKeys = true
 	}

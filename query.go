@@ -243,6 +243,11 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	case 2:
 		in.FilterExpression = aws.String("(" + parts[0] + ") AND (" + parts[1] + ")")
 	}
+	if in.FilterExpression != nil {
+		if err := checkExpression(op, "filter", *in.FilterExpression); err != nil {
+			return nil, err
+		}
+	}
 	// The projection.
 	if s.read.fetchFull {
 		r.fetch = &fetchSpec{consistent: false}
@@ -264,6 +269,9 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 			names[i] = b.Name(a)
 		}
 		in.ProjectionExpression = aws.String(strings.Join(names, ", "))
+		if err := checkExpression(op, "projection", *in.ProjectionExpression); err != nil {
+			return nil, err
+		}
 		r.parseKeys = true
 	} else if !d.fullItems() {
 		r.parseKeys = true
@@ -311,11 +319,11 @@ func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error)
 		}
 		s, err := renderCond(c, m, b)
 		if err != nil {
-			return "", &InputError{Op: op, Reason: "Filter: " + err.Error()}
+			return "", filterError(op, err)
 		}
 		return s, nil
 	}
-	return "", &InputError{Op: op, Reason: "Filter: " + firstErr.Error()}
+	return "", filterError(op, firstErr)
 }
 
 // checkFilter refuses a filter on attributes the index does not carry: it

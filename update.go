@@ -267,13 +267,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				// its zero value, and match no condition on it (nor a guard).
 				return nil, fmt.Errorf("the field is a %s, which nil is not a value of: Remove the field, or give its zero value", f.Type)
 			}
-			if nested {
-				if av, ok := c.value.(types.AttributeValue); ok {
-					return av, nil
-				}
-				return marshalValue(c.value)
-			}
-			return m.encodeValue(top, c.value, element)
+			return m.encodeValue(c.field, c.value, element) // by the field's own rules, at any depth
 		}
 		switch c.op {
 		case changeSet:

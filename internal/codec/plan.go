@@ -29,9 +29,10 @@ type decFn func(av types.AttributeValue, v reflect.Value) error
 // fieldPlan is the compiled encoder and decoder of one stored field.
 type fieldPlan struct {
 	attr   string
-	first  int   // Index[0]
-	index  []int // the full index path when the field is promoted
-	nested bool  // len(index) > 1
+	goName string // for errors
+	first  int    // Index[0]
+	index  []int  // the full index path when the field is promoted
+	nested bool   // len(index) > 1
 	// scalar is set when enc is a compiled scalar encoder, which does not
 	// look at addressability (EncodeFieldValue).
 	scalar bool
@@ -141,6 +142,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 		fp := &p.plans[i]
 		*fp = fieldPlan{
 			attr:   f.Attr,
+			goName: f.GoName,
 			first:  f.Index[0],
 			index:  f.Index,
 			nested: len(f.Index) > 1,
@@ -224,15 +226,21 @@ func (p *Plan) encodeMarshaler(v reflect.Value, dst map[string]types.AttributeVa
 		return 0, err
 	}
 	for k, av := range m {
+		n, err := CheckedSize(av)
+		if err != nil {
+			return 0, &FieldError{Field: k, Err: err}
+		}
 		dst[k] = av
-		size += len(k) + Size(av)
+		size += len(k) + n
 	}
 	return size, nil
 }
 
 // encodeInto encodes the fields of struct v into dst. With sized, it adds
 // up the size of what it wrote (the top level of an item; a nested map's
-// size is its parent's business).
+// size is its parent's business), and checks that DynamoDB takes every
+// value (CheckedSize: the walk that sizes a value checks it). Errors name
+// the field (*FieldError).
 func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.AttributeValue, a *arena, sized bool) (size int, err error) {
 	for i := range p.plans {
 		fp := &p.plans[i]
@@ -247,16 +255,43 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 			av, err = fp.enc(fv, faddr, a)
 		}
 		if err != nil {
-			return 0, err
+			return 0, fieldError(fp.goName, err)
 		}
 		if av != nil {
 			dst[fp.attr] = av
 			if sized {
-				size += len(fp.attr) + Size(av)
+				n, err := CheckedSize(av)
+				if err != nil {
+					return 0, &FieldError{Field: fp.goName, Err: err}
+				}
+				size += len(fp.attr) + n
 			}
 		}
 	}
 	return size, nil
+}
+
+// FieldError is a field whose value cannot be encoded, or that DynamoDB
+// would refuse (see CheckedSize). Field is the Go field's name, with the
+// names of the nested struct fields leading to it: "In.When".
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the encoding error (attributevalue's, for the errors it
+// shares).
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// fieldError names field name in err: a *FieldError of a nested struct's
+// field gets the outer name in front.
+func fieldError(name string, err error) error {
+	if fe, ok := err.(*FieldError); ok {
+		return &FieldError{Field: name + "." + fe.Field, Err: fe.Err}
+	}
+	return &FieldError{Field: name, Err: err}
 }
 
 // encodeM encodes a nested struct value as a map attribute.
