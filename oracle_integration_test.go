@@ -119,9 +119,9 @@ func randomTicket(r *rand.Rand) Ticket {
 }
 
 func TestIntegrationRandomOperationsAgainstOracle(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3} {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			runOracle(t, seed, 250)
+			runOracle(t, seed, 300)
 		})
 	}
 }
@@ -173,19 +173,41 @@ func runOracle(t *testing.T, seed uint64, steps int) {
 			k := anyKey()
 			require.NoError(t, m.tickets.Delete(ctx, db, k), where)
 			delete(want, idOfTicket(k))
-		case 4: // Update: a status change (moves the item in and out of GSI2), an assignment, a title
+		case 4: // Update: one or several fields, some feeding index keys, or an upsert
 			k := anyKey()
-			status, assignee, prio, title := pick(r, oracleStatuses), pick(r, oracleAssignees), pick(r, oraclePrios), pick(r, []string{"renamed", "#"})
-			got, err := m.tickets.Update(ctx, db, k,
-				singletable.Set("Status", status), singletable.Set("Assignee", assignee),
-				singletable.Set("Prio", prio), singletable.Set("Title", title))
 			cur, exists := want[idOfTicket(k)]
-			if !exists {
+			status, assignee, prio, title := pick(r, oracleStatuses), pick(r, oracleAssignees), pick(r, oraclePrios), pick(r, []string{"renamed", "#", ""})
+			var opts []singletable.Option
+			upsert := false
+			switch r.IntN(5) {
+			case 0: // every field an index key reads
+				opts = []singletable.Option{singletable.Set("Status", status), singletable.Set("Assignee", assignee),
+					singletable.Set("Prio", prio), singletable.Set("Title", title)}
+				cur.Status, cur.Assignee, cur.Prio, cur.Title = status, assignee, prio, title
+			case 1: // the status alone: GSI2's key is recomputed, or removed when the ticket closes
+				opts = []singletable.Option{singletable.Set("Status", status)}
+				cur.Status = status
+			case 2: // the assignee alone: GSI1's key also needs Prio, which Update reads
+				opts = []singletable.Option{singletable.Set("Assignee", assignee)}
+				cur.Assignee = assignee
+			case 3: // the priority alone: read Assignee, or leave GSI1 alone when unassigned
+				opts = []singletable.Option{singletable.Set("Prio", prio)}
+				cur.Prio = prio
+			case 4: // an upsert of the title: a new ticket must be what a Put of the same value stores
+				opts = []singletable.Option{singletable.Set("Title", title), singletable.Upsert()}
+				if !exists {
+					cur = Ticket{Project: k.Project, Num: k.Num, ID: k.ID}
+				}
+				cur.Title = title
+				upsert = true
+			}
+			got, err := m.tickets.Update(ctx, db, k, opts...)
+			if !exists && !upsert {
 				require.ErrorIs(t, err, singletable.ErrNotFound, where)
 				break
 			}
 			require.NoError(t, err, where)
-			cur.Status, cur.Assignee, cur.Prio, cur.Title = status, assignee, prio, title
+			cur = normalize(cur)
 			want[idOfTicket(k)] = cur
 			require.Equal(t, cur, normalize(got), where+": Update's returned item")
 		case 5: // Get
