@@ -21,9 +21,10 @@ import (
 //	{At:2006-01-02}         time.Time with a custom layout (a time bucket)
 //	{At}                    time.Time, default layout DefaultTimeLayout (UTC, fixed width)
 //
-// A key field is a string, an integer or a time.Time, or a pointer to one.
-// A value is absent only when it is a nil pointer, an empty string or a
-// zero time; integers are always values (0 renders "0", or "000" padded).
+// A key field is a string, an integer, a bool or a time.Time, or a pointer
+// to one. A value is absent only when it is a nil pointer, an empty string
+// or a zero time; integers and bools are always values (0 renders "0", or
+// "000" padded; a bool "true" or "false").
 // An absent value is an error in a table key and leaves the item out of an
 // index whose key needs it (the index is sparse by absence).
 //
@@ -54,6 +55,7 @@ const (
 	kindInt
 	kindUint
 	kindTime
+	kindBool
 )
 
 // placeholder is one {Field} of a template, resolved against the struct.
@@ -162,12 +164,14 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*placehold
 		ph.kind = kindInt
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
 		ph.kind = kindUint
+	case t.Kind() == reflect.Bool:
+		ph.kind = kindBool
 	default:
-		return nil, &fieldError{field: name, reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer or time.Time, or a pointer to one)", f.Type)}
+		return nil, &fieldError{field: name, reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer, a bool or time.Time, or a pointer to one)", f.Type)}
 	}
 	if hasFormat {
-		if ph.kind == kindString {
-			return nil, &fieldError{field: name, reason: fmt.Sprintf("string fields take no format, got %q", format)}
+		if ph.kind == kindString || ph.kind == kindBool {
+			return nil, &fieldError{field: name, reason: fmt.Sprintf("%s fields take no format, got %q", t.Kind(), format)}
 		}
 		w, err := strconv.Atoi(format)
 		if err != nil || w < 1 || w > 40 {
@@ -352,7 +356,7 @@ func (e *errGap) Error() string {
 
 // appendValue appends the field's rendered value to dst. It reports false,
 // appending nothing, for an absent value: a nil pointer, an empty string or
-// a zero time. Integers are always values.
+// a zero time. Integers and bools are always values.
 func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte) ([]byte, bool, error) {
 	if p.ptr {
 		if fv.IsNil() {
@@ -398,6 +402,8 @@ func (p *placeholder) appendValue(dst []byte, fv reflect.Value, delim byte) ([]b
 			return dst, false, err
 		}
 		dst = appendPadded(dst, digits, p.width)
+	case kindBool:
+		dst = strconv.AppendBool(dst, fv.Bool())
 	case kindTime:
 		tm := fv.Interface().(time.Time)
 		if tm.IsZero() {
@@ -550,6 +556,11 @@ func (p *placeholder) set(fv reflect.Value, raw string) error {
 			return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("%q is not a %s", raw, fv.Type())}
 		}
 		fv.SetUint(n)
+	case kindBool:
+		if raw != "true" && raw != "false" { // what appendValue writes, nothing else
+			return &fieldError{field: p.field.GoName, reason: fmt.Sprintf("%q is not a bool", raw)}
+		}
+		fv.SetBool(raw == "true")
 	case kindTime:
 		s, err := unescapeValue(raw)
 		if err != nil {
