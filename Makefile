@@ -25,6 +25,10 @@ FUZZTIME ?= 20s
 # Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
 GOTESTFLAGS ?=
 BENCHFLAGS ?= -run '^$$' -bench . -benchmem
+# Tests that need DynamoDB Local build only with this tag (//go:build
+# integration, in *_integration_test.go files), so that plain `go test ./...`
+# is the fast unit run. Whatever runs against DynamoDB Local passes it.
+TAGS := -tags integration
 
 .PHONY: help
 help: ## List the targets.
@@ -40,22 +44,38 @@ check-go:
 		exit 1; }
 
 .PHONY: test
-test: fmt-check vet ## gofmt check, go vet, then go test ./... (and bench/) against a fresh DynamoDB Local.
+test: fmt-check vet test-split ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local.
 	$(DDB) run -- $(MAKE) test-go
 
-# test-go runs the Go tests against the DynamoDB Local that the environment
-# already points at (`make test` provides one; or `eval "$$(make -s ddb-start)"`).
+.PHONY: test-unit
+test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what plain `go test ./...` runs, in seconds.
+	env -u AWS_ENDPOINT_URL_DYNAMODB $(GO) test $(GOTESTFLAGS) ./...
+	@if [ -f bench/go.mod ]; then \
+		echo "cd bench && $(GO) test $(GOTESTFLAGS) ./..."; \
+		cd bench && env -u AWS_ENDPOINT_URL_DYNAMODB $(GO) test $(GOTESTFLAGS) ./...; \
+	fi
+
+# test-split checks without DynamoDB Local that the unit run passes and that
+# every test behind the integration tag fails (never skips) there, so that
+# `make test` cannot pass without DynamoDB Local. See scripts/test-split.sh.
+.PHONY: test-split
+test-split: check-go ## Check the unit/integration split without DynamoDB Local (part of make test).
+	bash scripts/test-split.sh
+
+# test-go runs the Go tests, unit and integration, against the DynamoDB Local
+# that the environment already points at (`make test` provides one; or
+# `eval "$$(make -s ddb-start)"`); the integration tests fail without it.
 # The reliability tests (TestReliability*) run on their own with -v, so that
 # their figures (t.Logf lines starting with RELIABILITY) are in the log; then
 # the codec's differential fuzz test runs for FUZZTIME.
 .PHONY: test-go
-test-go: check-go ## go test ./... (and bench/) against an already running DynamoDB Local (env set).
-	$(GO) test -count=1 -skip '^TestReliability' $(GOTESTFLAGS) ./...
-	$(GO) test -count=1 -v -run '^TestReliability' $(GOTESTFLAGS) .
+test-go: check-go ## go test -tags integration ./... (and bench/) against an already running DynamoDB Local (env set).
+	$(GO) test -count=1 $(TAGS) -skip '^TestReliability' $(GOTESTFLAGS) ./...
+	$(GO) test -count=1 $(TAGS) -v -run '^TestReliability' $(GOTESTFLAGS) .
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./internal/codec
 	@if [ -f bench/go.mod ]; then \
-		echo "cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./..."; \
-		cd bench && $(GO) test -count=1 $(GOTESTFLAGS) ./...; \
+		echo "cd bench && $(GO) test -count=1 $(TAGS) $(GOTESTFLAGS) ./..."; \
+		cd bench && $(GO) test -count=1 $(TAGS) $(GOTESTFLAGS) ./...; \
 	fi
 
 .PHONY: fmt
@@ -77,11 +97,11 @@ go_files = find . \( -name .git -o -name testdata -o -name vendor -o -name node_
 	-o -type f -name '*.go' -print0
 
 .PHONY: vet
-vet: check-go ## go vet ./... (and bench/).
-	$(GO) vet ./...
+vet: check-go ## go vet ./... (and bench/), integration tests included.
+	$(GO) vet $(TAGS) ./...
 	@if [ -f bench/go.mod ]; then \
-		echo "cd bench && $(GO) vet ./..."; \
-		cd bench && $(GO) vet ./...; \
+		echo "cd bench && $(GO) vet $(TAGS) ./..."; \
+		cd bench && $(GO) vet $(TAGS) ./...; \
 	fi
 
 .PHONY: example
@@ -112,10 +132,10 @@ bench: check-go ## Benchmarks (bench/): library vs hand-written SDK vs guregu, i
 
 .PHONY: bench-go
 bench-go: check-go
-	$(GO) test $(BENCHFLAGS) ./...
+	$(GO) test $(TAGS) $(BENCHFLAGS) ./...
 	@if [ -f bench/go.mod ]; then \
-		echo "cd bench && $(GO) test $(BENCHFLAGS) ./..."; \
-		cd bench && $(GO) test $(BENCHFLAGS) ./...; \
+		echo "cd bench && $(GO) test $(TAGS) $(BENCHFLAGS) ./..."; \
+		cd bench && $(GO) test $(TAGS) $(BENCHFLAGS) ./...; \
 	fi
 
 .PHONY: ddb-install

@@ -1,3 +1,5 @@
+//go:build integration
+
 package singletable
 
 import (
@@ -18,7 +20,8 @@ import (
 )
 
 // The reliability tests run against DynamoDB Local and print their figures
-// with t.Logf: run them with go test -v -run Reliability to see them.
+// with t.Logf: run them with go test -tags integration -v -run Reliability
+// (against DynamoDB Local) to see them.
 
 func TestReliabilityVersionedCounter(t *testing.T) {
 	ctx := context.Background()

@@ -1,3 +1,5 @@
+//go:build integration
+
 package singletable
 
 import (
@@ -12,7 +14,7 @@ import (
 
 // localClient returns a client for DynamoDB Local. Integration tests fail,
 // never skip, when it is not configured: run them with make test (or
-// scripts/dynamodb-local.sh run -- go test ./...).
+// scripts/dynamodb-local.sh run -- go test -tags integration ./...).
 func localClient(t testing.TB) *dynamodb.Client {
 	t.Helper()
 	c, err := ddblocal.Client(context.Background())

@@ -39,10 +39,11 @@ log() { printf 'bench: %s\n' "$*" >&2; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/singletable-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-# Compile the benchmarks once; every step runs the same binary.
+# Compile the benchmarks once; every step runs the same binary. The
+# end-to-end ones (e2e_test.go) are behind the integration tag.
 build() {
 	log "compiling the bench/ module's benchmarks"
-	(cd bench && "$GO" test -c -o "$TMP/bench.test" .)
+	(cd bench && "$GO" test -tags integration -c -o "$TMP/bench.test" .)
 }
 
 # run NAME ROUNDS BENCHTIME REGEXP [ENV...]: run the benchmarks matching
