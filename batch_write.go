@@ -132,9 +132,9 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 // fields, bad keys, items over 400 KB, two items with the same key.
 // BatchWriteItem is not atomic: on error, the items not listed in the
 // BatchError were written.
-func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...Option) error {
+func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteOption) error {
 	const op = "BatchWrite"
-	s, err := collect(op, optConcurrency|optBatchRetry, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func ExamplePattern_SortBetween() {
 	tbl, orders, _ := exampleModel()
 	byDate := orders.Pattern("UserOrdersByDate").Partition("USER#{UserID}").SortBetween().Must()
 	db := singletable.New(&singletabletest.Client{}, tbl)
-	in, err := byDate.QueryInput(db, Order{UserID: "u1", Date: "2026-01-01"}, singletable.UpTo(Order{Date: "2026-02-28"}))
+	in, err := byDate.QueryBetweenInput(db, Order{UserID: "u1", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
 	if err != nil {
 		panic(err)
 	}

@@ -59,7 +59,7 @@ func ExampleDB_Transact() {
 
 	amount := int64(50000)
 	err := db.Transact(context.Background(), func(tx *singletable.Tx) error {
-		Accounts.TxUpdate(tx, Account{ID: "bob"}, singletable.Decrement("Balance", amount), singletable.If(singletable.Ge("Balance", amount)))
+		Accounts.TxUpdate(tx, Account{ID: "bob"}, singletable.Decrement("Balance", amount).If(singletable.Ge("Balance", amount)))
 		Accounts.TxUpdate(tx, Account{ID: "alice"}, singletable.Increment("Balance", amount))
 		return nil
 	})

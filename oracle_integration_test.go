@@ -177,8 +177,7 @@ func runOracle(t *testing.T, seed uint64, steps int) {
 			k := anyKey()
 			status, assignee, prio, title := pick(r, oracleStatuses), pick(r, oracleAssignees), pick(r, oraclePrios), pick(r, []string{"renamed", "#"})
 			got, err := m.tickets.Update(ctx, db, k,
-				singletable.Set("Status", status), singletable.Set("Assignee", assignee),
-				singletable.Set("Prio", prio), singletable.Set("Title", title))
+				singletable.Set("Status", status).Set("Assignee", assignee).Set("Prio", prio).Set("Title", title))
 			cur, exists := want[idOfTicket(k)]
 			if !exists {
 				require.ErrorIs(t, err, singletable.ErrNotFound, where)
@@ -241,7 +240,7 @@ func readAll(t *testing.T, ctx context.Context, db *singletable.DB, p *singletab
 	cursor := ""
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 1000, "paging does not end")
-		opts := []singletable.Option{singletable.Limit(limit)}
+		opts := []singletable.QueryOption{singletable.Limit(limit)}
 		if cursor != "" {
 			opts = append(opts, singletable.After(cursor))
 		}

@@ -190,7 +190,7 @@ func TestUpdateRetriesWhenReadFieldsChange(t *testing.T) {
 	hc := &hookClient{Client: base.Client()}
 	hc.afterGet = func(n int) {
 		if n == 1 {
-			_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-02-01"), st.Set("Status", "PENDING"))
+			_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-02-01").Set("Status", "PENDING"))
 			require.NoError(t, err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestUpdateRetriesWhenReadFieldsChange(t *testing.T) {
 	// after a bounded number of attempts, with a typed error.
 	hc.gets.Store(0)
 	hc.afterGet = func(n int) {
-		_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-03-0"+string(rune('0'+n))), st.Set("Status", "PENDING"))
+		_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-03-0"+string(rune('0'+n))).Set("Status", "PENDING"))
 		require.NoError(t, err)
 	}
 	_, err = urOrders.Update(ctx, db, key, st.Set("Status", "SHIPPED"))
@@ -269,7 +269,7 @@ func TestUpdateNoReadSendsNothing(t *testing.T) {
 	_, err = urOrders.Update(context.Background(), db, urOrder{UserID: "u1", ID: "2"}, st.Set("Note", "x"), st.Upsert(), st.NoRead())
 	assert.ErrorContains(t, err, "also needs Prio")
 	// An update that would read, and fails a check anyway, reads nothing.
-	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED"), st.If(st.Exists("Nope")))
+	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED").If(st.Exists("Nope")))
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Empty(t, mock.Calls())
 
@@ -288,7 +288,7 @@ func TestUpdateNoReadSendsNothing(t *testing.T) {
 	assert.Empty(t, mock.Calls())
 
 	// Given every field, the update is one request, as before.
-	in, err := urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED"), st.Set("Date", "2024-01-15"), st.Set("Created", st.FixedClock()))
+	in, err := urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15").Set("Created", st.FixedClock()))
 	require.NoError(t, err)
 	assert.Contains(t, in.ExpressionAttributeValues, ":v1")
 }
@@ -338,7 +338,7 @@ func TestOmitEmptyZeroIsAbsentOnUpdate(t *testing.T) {
 	// In a transaction too.
 	require.NoError(t, urOrders.Put(ctx, db, urOrder{UserID: "u1", ID: "10", Prio: 1}))
 	err = db.Transact(ctx, func(tx *st.Tx) error {
-		urOrders.TxUpdate(tx, urOrder{UserID: "u1", ID: "10"}, st.SetIfNotExists("Note", ""), st.Set("Total", 2))
+		urOrders.TxUpdate(tx, urOrder{UserID: "u1", ID: "10"}, st.SetIfNotExists("Note", "").Set("Total", 2))
 		return nil
 	})
 	require.NoError(t, err)
