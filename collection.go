@@ -269,10 +269,9 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 }
 
 // Query reads one page of the collection's partition given by values, and
-// decodes every item into its entity's type. Options: Limit (counting
-// member items), After, Descending, Ascending, Filter, Project,
-// ConsistentRead (the table only), FetchFull (KEYS_ONLY and INCLUDE
-// indexes). Paging works as for Pattern.Query.
+// decodes every item into its entity's type. Limit counts member items;
+// the sort-key options (PartialMatch, PartialTime, SortFields) do not apply
+// to a collection. Paging works as for Pattern.Query.
 func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...QueryOption) (*CollectionResult, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {

@@ -63,7 +63,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 		others []query
 	}{
 		{"SortBetween", between("2025-12-01", "2026-01-31"), []query{
-			between("2025-12-01", "2026-01-15"), // another UpTo
+			between("2025-12-01", "2026-01-15"), // another upper bound
 			between("2025-11-01", "2026-01-31"), // another lower bound
 			between("2026-01-01", "2026-01-01"), // narrower bounds that still hold the cursor's item
 		}},

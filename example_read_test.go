@@ -55,8 +55,9 @@ func ExamplePattern_Err() {
 	// singletable: entity Order, template "CUSTOMER#{UserID}": pattern ByCustomer: no index serves partition "CUSTOMER#{UserID}": entity Order writes PK "USER#{UserID}", GSI1PK "STATUS#{Status}"; a read no index serves would need a Scan
 }
 
-// SortBetween takes the lower bound from the params and the upper bound
-// from UpTo; a bound that stops at the date covers the whole day.
+// A SortBetween pattern is read between two typed bounds (QueryBetween,
+// or QueryBetweenInput for the request); a bound that stops at the date
+// covers the whole day.
 func ExamplePattern_SortBetween() {
 	tbl, orders, _ := exampleModel()
 	byDate := orders.Pattern("UserOrdersByDate").Partition("USER#{UserID}").SortBetween().Must()
