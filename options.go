@@ -128,8 +128,10 @@ func (s *settings) given(names ...string) string {
 			set = len(s.read.project) > 0
 		case "FetchFull":
 			set = s.read.fetchFull
-		case "PartialMatch":
-			set = s.read.partial
+		case "PartialMatch": // or PartialTime
+			if s.read.partial {
+				return partialName(s.read.timePrec)
+			}
 		case "SortFields":
 			set = s.read.hasSortFields
 		}
