@@ -245,9 +245,6 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		{"bad retry policy", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"})}, st.BatchRetry(st.RetryPolicy{}))
 		}, "MaxAttempts"},
-		{"option of another operation", func(db *st.DB) error {
-			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"})}, st.Limit(3))
-		}, "does not apply"},
 		{"duplicate get keys", func(db *st.DB) error {
 			_, err := st.WRecords.BatchGet(context.Background(), db, []st.WRecord{{ID: "a"}, {ID: "b"}, {ID: "a"}})
 			return err
@@ -326,7 +323,7 @@ func TestBatchGetKeepsOrderAndReportsMisses(t *testing.T) {
 	assert.True(t, *ins[0].RequestItems["WriteShop"].ConsistentRead)
 
 	// The dry run refuses what BatchGet refuses.
-	for _, bad := range []st.Option{st.Concurrency(-1), st.BatchRetry(st.RetryPolicy{})} {
+	for _, bad := range []st.BatchOption{st.Concurrency(-1), st.BatchRetry(st.RetryPolicy{})} {
 		_, err = st.WRecords.BatchGetInputs(db, keys, bad)
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
 		_, err = st.WRecords.BatchGet(context.Background(), db, keys, bad)

@@ -16,11 +16,10 @@ import (
 )
 
 // BatchGetInputs are the BatchGetItem requests BatchGet sends first: the
-// keys in chunks of 100, in order, after the same checks. Options:
-// ConsistentRead.
-func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...Option) ([]*dynamodb.BatchGetItemInput, error) {
+// keys in chunks of 100, in order, after the same checks.
+func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]*dynamodb.BatchGetItemInput, error) {
 	op := e.m.ops.batchGet
-	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +132,12 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 // BatchRetry budget). The result has one entry per key, in the order of
 // keys: a pointer to the item, or nil where there is no such item. Keys
 // still unread after the budget come back in a *BatchError (see
-// UnprocessedKeys), along with the items that were read. Options:
-// ConsistentRead, Concurrency, BatchRetry.
+// UnprocessedKeys), along with the items that were read.
 //
 // Checked before sending: bad keys, and the same key twice.
-func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Option) ([]*T, error) {
+func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...BatchGetOption) ([]*T, error) {
 	op := e.m.ops.batchGet
-	s, err := collect(op, optConsistent|optConcurrency|optBatchRetry, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -126,15 +126,15 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 // and retried with exponential backoff and full jitter within the
 // BatchRetry budget (default DefaultRetryPolicy). What is still unprocessed
 // then comes back in a *BatchError, item by item and typed, so nothing is
-// lost silently. Options: Concurrency, BatchRetry.
+// lost silently.
 //
 // Checked before sending: items of another table, entities with unique
 // fields, bad keys, items over 400 KB, two items with the same key.
 // BatchWriteItem is not atomic: on error, the items not listed in the
 // BatchError were written.
-func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...Option) error {
+func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteOption) error {
 	const op = "BatchWrite"
-	s, err := collect(op, optConcurrency|optBatchRetry, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return err
 	}

@@ -164,7 +164,7 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 	return mem.renderPartition(d.pkAttr(), v)
 }
 
-func (c *Collection) request(db *DB, values Values, opts []Option) (*readReq, error) {
+func (c *Collection) request(db *DB, values Values, opts []QueryOption) (*readReq, error) {
 	d := c.d
 	op := d.name
 	s, err := d.settingsFor(op, opts)
@@ -186,7 +186,7 @@ func (c *Collection) request(db *DB, values Values, opts []Option) (*readReq, er
 }
 
 // QueryInput is the first Query request Query sends (a dry run).
-func (c *Collection) QueryInput(db *DB, values Values, opts ...Option) (*dynamodb.QueryInput, error) {
+func (c *Collection) QueryInput(db *DB, values Values, opts ...QueryOption) (*dynamodb.QueryInput, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {
 		return nil, err
@@ -269,11 +269,10 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 }
 
 // Query reads one page of the collection's partition given by values, and
-// decodes every item into its entity's type. Options: Limit (counting
-// member items), After, Descending, Ascending, Filter, Project,
-// ConsistentRead (the table only), FetchFull (KEYS_ONLY and INCLUDE
-// indexes). Paging works as for Pattern.Query.
-func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Option) (*CollectionResult, error) {
+// decodes every item into its entity's type. Limit counts member items;
+// the sort-key options (PartialMatch, PartialTime, SortFields) do not apply
+// to a collection. Paging works as for Pattern.Query.
+func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...QueryOption) (*CollectionResult, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {
 		return nil, err
@@ -308,7 +307,7 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...O
 // gets there. An item of an unknown type is yielded as an error wrapping
 // ErrWrongEntity (with a nil value), and the iteration goes on if the loop
 // does.
-func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...Option) iter.Seq2[any, error] {
+func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...QueryOption) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		r, err := c.request(db, values, opts)
 		if err != nil {

@@ -24,7 +24,7 @@ func TestConditionOver4KBFailsBeforeSending(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		pcs = append(pcs, st.In("Name", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J"))
 	}
-	_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Name", "x"), st.If(st.And(cs...)))
+	_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Name", "x").If(st.And(cs...)))
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, st.ErrTooLarge), "%v", err)
 	assert.True(t, errors.Is(err, st.ErrInvalidInput), "%v", err)

@@ -14,15 +14,15 @@ import (
 // the DB's client and decodes the answer.
 
 // GetInput is the GetItem request Get sends for the item whose primary key
-// fields are set in key. Options: ConsistentRead.
-func (e *Entity[T]) GetInput(db *DB, key T, opts ...Option) (*dynamodb.GetItemInput, error) {
+// fields are set in key.
+func (e *Entity[T]) GetInput(db *DB, key T, opts ...GetOption) (*dynamodb.GetItemInput, error) {
 	return e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
 }
 
 // getInput is GetInput for the key struct value key.
-func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []Option) (*dynamodb.GetItemInput, error) {
+func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, error) {
 	op := e.m.ops.get
-	s, err := collect(op, optConsistent, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []Option) (*dynamod
 
 // Get reads the item whose primary key fields are set in key. A missing
 // item is ErrNotFound; an item of another entity is ErrWrongEntity.
-func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...Option) (T, error) {
+func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (T, error) {
 	// The key and the result go through reflection, which moves them to
 	// the heap: one allocation for both rather than one each.
 	vs := &struct{ key, out T }{key: key}

@@ -17,8 +17,9 @@ import (
 //
 // A page's Cursor is DynamoDB's LastEvaluatedKey (or the key of the last
 // item returned, when a page stops early), bound to the pattern's name, its
-// partition value, its sort-key condition (the bounds the params and UpTo
-// or PartialMatch gave) and its sort direction, and sealed with
+// partition value, its sort-key condition (the bounds the params,
+// QueryBetween's upper one or PartialMatch gave) and its sort direction,
+// and sealed with
 // HMAC-SHA256 under the DB's cursor key. It is an opaque base64url string,
 // safe to hand to a client. It is not encrypted: it reveals the key of the
 // last item read. A cursor that was altered, or comes from another pattern,
@@ -230,7 +231,7 @@ func openCursor(keys [][]byte, b cursorBinding, cursor string) (map[string]types
 	case p.Partition != b.partition:
 		return fail("it was issued for another partition (%q, not %q)", p.Partition, b.partition)
 	case p.Sort != sortDigest(b.sort):
-		return fail("it was issued for other sort bounds: resume a query with the params (and UpTo, PartialMatch) that issued it")
+		return fail("it was issued for other sort bounds: resume a query with the params (and upper bound, PartialMatch) that issued it")
 	case p.Descending != b.descending:
 		return fail("it was issued for the other sort direction")
 	}

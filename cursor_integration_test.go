@@ -26,12 +26,12 @@ func TestIntegrationCursorWithOtherSortBounds(t *testing.T) {
 			want = append(want, o.ID)
 		}
 	}
-	from, upTo := Order{UserID: "u1", Date: "2026-01-03"}, singletable.UpTo(Order{Date: "2026-01-17"})
+	from, to := Order{UserID: "u1", Date: "2026-01-03"}, Order{Date: "2026-01-17"}
 	var got, cursors []string
 	cursor := ""
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 20)
-		page, err := m.UserOrdersByDate.Query(ctx, db, from, upTo, singletable.Limit(4), singletable.After(cursor))
+		page, err := m.UserOrdersByDate.QueryBetween(ctx, db, from, to, singletable.Limit(4), singletable.After(cursor))
 		require.NoError(t, err)
 		got = append(got, orderIDs(page.Items)...)
 		if page.Cursor == "" {
@@ -46,11 +46,11 @@ func TestIntegrationCursorWithOtherSortBounds(t *testing.T) {
 	sent := rc.sent()
 	for _, q := range []func() error{
 		func() error {
-			_, err := m.UserOrdersByDate.Query(ctx, db, from, singletable.UpTo(Order{Date: "2026-01-05"}), singletable.After(cursors[1]))
+			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, from, Order{Date: "2026-01-05"}, singletable.After(cursors[1]))
 			return err
 		},
 		func() error {
-			_, err := m.UserOrdersByDate.Query(ctx, db, Order{UserID: "u1", Date: "2026-01-15"}, upTo, singletable.After(cursors[1]))
+			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1", Date: "2026-01-15"}, to, singletable.After(cursors[1]))
 			return err
 		},
 	} {

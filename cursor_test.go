@@ -31,7 +31,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 	type query func(cursor string) (string, error)
 	between := func(from, upTo string) query {
 		return func(cursor string) (string, error) {
-			p, err := sh.UserOrdersByDate.Query(ctx, db, Order{UserID: "u1", Date: from}, singletable.UpTo(Order{Date: upTo}),
+			p, err := sh.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1", Date: from}, Order{Date: upTo},
 				singletable.Limit(3), singletable.After(cursor))
 			if err != nil {
 				return "", err
@@ -48,7 +48,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 			return p.Cursor, nil
 		}
 	}
-	on := func(date string, opts ...singletable.Option) query {
+	on := func(date string, opts ...singletable.QueryOption) query {
 		return func(cursor string) (string, error) {
 			p, err := prefix.Query(ctx, db, Order{UserID: "u1", Date: date}, append(opts, singletable.Limit(3), singletable.After(cursor))...)
 			if err != nil {
@@ -63,7 +63,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 		others []query
 	}{
 		{"SortBetween", between("2025-12-01", "2026-01-31"), []query{
-			between("2025-12-01", "2026-01-15"), // another UpTo
+			between("2025-12-01", "2026-01-15"), // another upper bound
 			between("2025-11-01", "2026-01-31"), // another lower bound
 			between("2026-01-01", "2026-01-01"), // narrower bounds that still hold the cursor's item
 		}},

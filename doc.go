@@ -18,7 +18,18 @@
 //	db := singletable.New(dynamodb.NewFromConfig(cfg), Shop)
 //	err := Orders.Create(ctx, db, Order{UserID: "u1", Date: "2024-01-15", ID: "o1", Status: "PENDING"})
 //	o, err := Orders.Get(ctx, db, Order{UserID: "u1", Date: "2024-01-15", ID: "o1"})
-//	o, err = Orders.Update(ctx, db, key, singletable.Set("Status", "SHIPPED"), ...)
+//	o, err = Orders.Update(ctx, db, key, singletable.Set("Status", "SHIPPED").If(singletable.Eq("Status", "PENDING")))
+//
+// # Options and changes
+//
+// Each operation takes its own option interface (GetOption, QueryOption,
+// PutOption, DeleteOption, UpdateOption, TxOption, BatchGetOption,
+// BatchWriteOption), so an option given where it does not apply is a
+// compile error; an option that fits several operations, such as
+// ConsistentRead, implements several. An update's changes are a value,
+// Changes, built by chaining (Set("Status", "SHIPPED").Increment("Count",
+// 1).Remove("Note")) and conditioned with If. A SortBetween pattern takes
+// its two bounds as typed values: QueryBetween(ctx, db, from, to).
 //
 // # The path of every request
 //

@@ -59,7 +59,7 @@ func ExampleEntity_UpdateInput() {
 	db := singletable.New(&singletabletest.Client{}, exampleTable)
 	_, err := Customers.UpdateInput(db, Customer{ID: "42"}, singletable.Set("Tier", "platinum"))
 	fmt.Println(err)
-	in, _ := Customers.UpdateInput(db, Customer{ID: "42"}, singletable.Set("Tier", "platinum"), singletable.Set("Name", "Ada"))
+	in, _ := Customers.UpdateInput(db, Customer{ID: "42"}, singletable.Set("Tier", "platinum").Set("Name", "Ada"))
 	fmt.Println(*in.UpdateExpression)
 	// Output:
 	// singletable: Customer.Update: the change to index GSI1's key (GSI1PK "TIER#{Tier}", GSI1SK "CUSTOMER#{Name}") also needs Name: Update would read them first (a strongly consistent GetItem); Set them too for one request

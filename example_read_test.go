@@ -55,13 +55,14 @@ func ExamplePattern_Err() {
 	// singletable: entity Order, template "CUSTOMER#{UserID}": pattern ByCustomer: no index serves partition "CUSTOMER#{UserID}": entity Order writes PK "USER#{UserID}", GSI1PK "STATUS#{Status}"; a read no index serves would need a Scan
 }
 
-// SortBetween takes the lower bound from the params and the upper bound
-// from UpTo; a bound that stops at the date covers the whole day.
+// A SortBetween pattern is read between two typed bounds (QueryBetween,
+// or QueryBetweenInput for the request); a bound that stops at the date
+// covers the whole day.
 func ExamplePattern_SortBetween() {
 	tbl, orders, _ := exampleModel()
 	byDate := orders.Pattern("UserOrdersByDate").Partition("USER#{UserID}").SortBetween().Must()
 	db := singletable.New(&singletabletest.Client{}, tbl)
-	in, err := byDate.QueryInput(db, Order{UserID: "u1", Date: "2026-01-01"}, singletable.UpTo(Order{Date: "2026-02-28"}))
+	in, err := byDate.QueryBetweenInput(db, Order{UserID: "u1", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
 	if err != nil {
 		panic(err)
 	}

@@ -59,7 +59,7 @@ func ExampleDB_Transact() {
 
 	amount := int64(50000)
 	err := db.Transact(context.Background(), func(tx *singletable.Tx) error {
-		Accounts.TxUpdate(tx, Account{ID: "bob"}, singletable.Decrement("Balance", amount), singletable.If(singletable.Ge("Balance", amount)))
+		Accounts.TxUpdate(tx, Account{ID: "bob"}, singletable.Decrement("Balance", amount).If(singletable.Ge("Balance", amount)))
 		Accounts.TxUpdate(tx, Account{ID: "alice"}, singletable.Increment("Balance", amount))
 		return nil
 	})
@@ -194,4 +194,20 @@ func ExampleIncrement() {
 	// Output:
 	// SET #n0 = if_not_exists(#n0, :v0) + :v1
 	// balance
+}
+
+// Changes chain, If conditions them, and the options (here Upsert) come
+// after them.
+func ExampleChanges() {
+	db := singletable.New(&singletabletest.Client{}, writeTable)
+	withdraw := singletable.Decrement("Balance", 10).If(singletable.Ge("Balance", 10))
+	in, _ := Accounts.UpdateInput(db, Account{ID: "alice"}, withdraw)
+	fmt.Println(*in.UpdateExpression)
+	fmt.Println(*in.ConditionExpression)
+	in, _ = Accounts.UpdateInput(db, Account{ID: "alice"}, singletable.Set("Balance", 0), singletable.Upsert())
+	fmt.Println(*in.UpdateExpression)
+	// Output:
+	// SET #n0 = if_not_exists(#n0, :v0) - :v1
+	// (attribute_exists(#n1)) AND (#n0 >= :v2)
+	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2
 }

@@ -87,7 +87,7 @@ func TestSortPrefixKeepsGivenFields(t *testing.T) {
 	p := docs.Pattern("Docs").SortPrefix().Must()
 	mock := &singletabletest.Client{}
 	db := singletable.New(mock, tbl)
-	cond := func(params seqDoc, opts ...singletable.Option) (string, string) {
+	cond := func(params seqDoc, opts ...singletable.QueryOption) (string, string) {
 		t.Helper()
 		in, err := p.QueryInput(db, params, opts...)
 		require.NoError(t, err)
@@ -136,7 +136,7 @@ func TestSortConditionOverKeyLimitSendsNothing(t *testing.T) {
 			return err
 		},
 		"between": func() error {
-			_, err := docs.Pattern("B").SortBetween().Must().Query(context.Background(), db, seqDoc{ID: "a"}, singletable.UpTo(seqDoc{ID: long}), singletable.SortFields(1))
+			_, err := docs.Pattern("B").SortBetween().Must().QueryBetween(context.Background(), db, seqDoc{ID: "a"}, seqDoc{ID: long}, singletable.SortFields(1))
 			return err
 		},
 		"greater": func() error {

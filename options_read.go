@@ -1,28 +1,13 @@
 package singletable
 
-// Read-side options: bits 8-23 of optKind (core uses 0-7, the write side
-// 24-47).
-const (
-	optAfter optKind = 1 << (8 + iota)
-	optFilter
-	optProject
-	optFetchFull
-	optAscending
-	optUpTo
-	optPartial
-	optSortFields
-)
-
 // readSettings is what the read-side options add up to; settings holds one.
 type readSettings struct {
 	cursor    string
 	filter    Cond
 	project   []string
-	upTo      any
 	hasCursor bool
 	fetchFull bool
 	ascending bool
-	hasUpTo   bool
 	partial   bool
 	// sortFields is SortFields' n, when hasSortFields; timePrec is
 	// PartialTime's precision (0: PartialMatch).
@@ -37,8 +22,8 @@ type readSettings struct {
 // WithCursorKey); any other, or a tampered one, is a *CursorError
 // (ErrInvalidCursor) and no request is sent. An empty cursor starts from
 // the beginning.
-func After(cursor string) Option {
-	return Option{kind: optAfter, name: "After", apply: func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
+func After(cursor string) QueryOption {
+	return queryOpt{func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
 }
 
 // Filter keeps only the items for which c holds, on fields that are not
@@ -47,8 +32,8 @@ func After(cursor string) Option {
 // pattern that filters most of what it reads is a sign that it needs its own
 // key or index. Limit still counts matching items: the query reads further
 // pages until it has them. Several Filter options must all hold.
-func Filter(c Cond) Option {
-	return Option{kind: optFilter, name: "Filter", apply: func(s *settings) { s.read.filter = And(s.read.filter, c) }}
+func Filter(c Cond) QueryOption {
+	return queryOpt{func(s *settings) { s.read.filter = And(s.read.filter, c) }}
 }
 
 // Project asks only for the named fields (Go names), to save bandwidth.
@@ -56,9 +41,9 @@ func Filter(c Cond) Option {
 // type are always fetched too, so results decode and paginate as usual;
 // fields written in the item's key templates are recovered from the keys;
 // the other fields are left at their zero values.
-func Project(fields ...string) Option {
+func Project(fields ...string) QueryOption {
 	fs := append([]string(nil), fields...)
-	return Option{kind: optProject, name: "Project", apply: func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+	return queryOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
 }
 
 // FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
@@ -66,24 +51,18 @@ func Project(fields ...string) Option {
 // the table. Without it, such a query returns what the index holds: the
 // fields recoverable from the keys, plus the included attributes. An item
 // deleted between the query and the batch read is left out.
-func FetchFull() Option {
-	return Option{kind: optFetchFull, name: "FetchFull", apply: func(s *settings) { s.read.fetchFull = true }}
+func FetchFull() QueryOption { return queryOpt{setFetchFull} }
+
+func setFetchFull(s *settings) {
+	s.read.fetchFull = true
 }
 
 // Ascending returns query results in ascending sort-key order, overriding a
 // pattern declared Descending.
-func Ascending() Option {
-	return Option{kind: optAscending, name: "Ascending", apply: func(s *settings) { s.read.ascending = true }}
-}
+func Ascending() QueryOption { return queryOpt{setAscending} }
 
-// UpTo gives the upper bound of a SortBetween pattern; the params of Query
-// are the lower bound. Both bounds are inclusive, and a bound that leaves
-// trailing sort fields empty covers every key that starts with it: between
-// Order{Date: "2024-01-01"} and UpTo(Order{Date: "2024-01-31"}) includes
-// every order of January 31st, whatever its ID. upper must be of the
-// pattern's entity type.
-func UpTo(upper any) Option {
-	return Option{kind: optUpTo, name: "UpTo", apply: func(s *settings) { s.read.upTo, s.read.hasUpTo = upper, true }}
+func setAscending(s *settings) {
+	s.read.ascending = true
 }
 
 // PartialMatch lets the last sort field given in params match as a prefix
@@ -91,8 +70,10 @@ func UpTo(upper any) Option {
 // date of January 2024. Without it, a sort prefix always ends after a whole
 // value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
 // must be a string; for a time.Time, see PartialTime.
-func PartialMatch() Option {
-	return Option{kind: optPartial, name: "PartialMatch", apply: func(s *settings) { s.read.partial, s.read.timePrec = true, 0 }}
+func PartialMatch() QueryOption { return queryOpt{setPartialMatch} }
+
+func setPartialMatch(s *settings) {
+	s.read.partial, s.read.timePrec = true, 0
 }
 
 // PartialTime lets the last sort field given in params, a time.Time, match
@@ -102,8 +83,8 @@ func PartialMatch() Option {
 // for "TRANSACTION#{At}". The field's layout must render that precision as
 // its leading characters (DefaultTimeLayout and "2006-01-02" do, down to
 // the hour and the day); a layout that does not is an ErrInvalidInput.
-func PartialTime(precision TimePrecision) Option {
-	return Option{kind: optPartial, name: "PartialTime", apply: func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
+func PartialTime(precision TimePrecision) QueryOption {
+	return queryOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
 }
 
 // SortFields says how far the sort prefix of the params goes: the first n
@@ -116,6 +97,6 @@ func PartialTime(precision TimePrecision) Option {
 // value other than its zero, is an ErrInvalidInput. It applies to the sort
 // conditions taken from params (SortPrefix, SortBetween's bounds, the
 // comparisons).
-func SortFields(n int) Option {
-	return Option{kind: optSortFields, name: "SortFields", apply: func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
+func SortFields(n int) QueryOption {
+	return queryOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
 }

@@ -2,7 +2,13 @@ package singletable
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"testing"
 )
 
@@ -23,5 +29,125 @@ func TestNoOptionsStaysZero(t *testing.T) {
 	_ = db.BatchWrite(context.Background(), nil)
 	if !reflect.ValueOf(noOptions).IsZero() {
 		t.Fatalf("noOptions was written: %+v", noOptions)
+	}
+}
+
+// TestMisuseDoesNotCompile holds the promise of the typed options: an
+// option, a change or a bound given to an operation that does not take it
+// is a compile error, not a run-time one. Each snippet is a package of a
+// scratch module that uses this one (through a replace directive, offline
+// from the module cache); one go build compiles them all, and each misuse
+// must fail while the control, which uses every operation rightly, builds.
+func TestMisuseDoesNotCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	snippets := map[string]string{
+		"control": `
+			_, _ = orders.Get(ctx, db, Order{}, st.ConsistentRead())
+			_, _ = orders.GetInput(db, Order{})
+			_ = orders.Put(ctx, db, Order{}, st.If(st.Exists("ID")))
+			_ = orders.Create(ctx, db, Order{})
+			_ = orders.Delete(ctx, db, Order{}, st.MustExist(), st.If(st.Exists("ID")))
+			_, _ = orders.Update(ctx, db, Order{}, st.Set("Status", "S").Increment("N", 1).Remove("Note").If(st.Eq("Status", "P")), st.Upsert(), st.NoRead())
+			_, _ = orders.UpdateInput(db, Order{}, st.Append("Log", "x"))
+			_, _ = orders.Query(ctx, db, Order{}, st.Limit(1), st.Descending(), st.ConsistentRead())
+			_, _ = byDate.Query(ctx, db, Order{}, st.Limit(1), st.After(""), st.Filter(st.Eq("Status", "P")), st.Project("ID"), st.ConsistentRead())
+			_, _ = byDate.QueryBetween(ctx, db, Order{}, Order{}, st.Limit(2))
+			_, _ = byDate.QueryBetweenInput(db, Order{}, Order{})
+			for range byDate.AllBetween(ctx, db, Order{}, Order{}) {
+			}
+			_, _ = byDate.Get(ctx, db, Order{}, st.Project("ID"))
+			_, _ = orders.BatchGet(ctx, db, nil, st.ConsistentRead(), st.Concurrency(2), st.BatchRetry(st.DefaultRetryPolicy))
+			_ = db.BatchWrite(ctx, nil, st.Concurrency(2))
+			_ = db.Transact(ctx, func(tx *st.Tx) error {
+				orders.TxPut(tx, Order{}, st.If(st.Exists("ID")))
+				orders.TxUpdate(tx, Order{}, st.Decrement("N", 1).If(st.Ge("N", 1)))
+				orders.TxDelete(tx, Order{}, st.MustExist())
+				return nil
+			}, st.IdempotencyToken("t"))`,
+		"set_to_get":                `_, _ = orders.Get(ctx, db, Order{}, st.Set("Status", "S"))`,
+		"limit_to_put":              `_ = orders.Put(ctx, db, Order{}, st.Limit(1))`,
+		"change_as_query_option":    `_, _ = byDate.Query(ctx, db, Order{}, st.Set("Status", "S"))`,
+		"bound_of_another_type":     `_, _ = byDate.QueryBetween(ctx, db, Order{}, User{})`,
+		"upto_is_gone":              `_, _ = byDate.Query(ctx, db, Order{}, st.UpTo(Order{}))`,
+		"consistent_to_put":         `_ = orders.Put(ctx, db, Order{}, st.ConsistentRead())`,
+		"must_exist_to_update":      `_, _ = orders.Update(ctx, db, Order{}, st.Set("Status", "S"), st.MustExist())`,
+		"if_option_to_update":       `_, _ = orders.Update(ctx, db, Order{}, st.Set("Status", "S"), st.If(st.Exists("ID")))`,
+		"update_without_changes":    `_, _ = orders.Update(ctx, db, Order{}, st.Upsert())`,
+		"upsert_to_get":             `_, _ = orders.Get(ctx, db, Order{}, st.Upsert())`,
+		"project_to_entity_get":     `_, _ = orders.Get(ctx, db, Order{}, st.Project("ID"))`,
+		"limit_to_batch_write":      `_ = db.BatchWrite(ctx, nil, st.Limit(3))`,
+		"consistent_to_batch_write": `_ = db.BatchWrite(ctx, nil, st.ConsistentRead())`,
+		"token_to_put":              `_ = orders.Put(ctx, db, Order{}, st.IdempotencyToken("t"))`,
+		"limit_to_tx_update":        `db.Transact(ctx, func(tx *st.Tx) error { orders.TxUpdate(tx, Order{}, st.Set("A", 1), st.Limit(1)); return nil })`,
+		"must_exist_to_put":         `_ = orders.Put(ctx, db, Order{}, st.MustExist())`,
+		"outside_implementation":    `var _ st.QueryOption = myOption{}`,
+	}
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goSum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go .*$`).Find(goMod)
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", fmt.Sprintf("module misuse\n\n%s\n\nrequire github.com/singletable/singletable v0.0.0\n\nreplace github.com/singletable/singletable => %s\n", goLine, root))
+	write("go.sum", string(goSum))
+	for name, body := range snippets {
+		write(name+"/x.go", `package `+name+`
+
+import (
+	"context"
+
+	st "github.com/singletable/singletable"
+)
+
+type Order struct{ ID, Status, Note string; N int; Log []string }
+
+type User struct{ ID string }
+
+type myOption struct{}
+
+func use(ctx context.Context, db *st.DB, orders *st.Entity[Order], byDate *st.Pattern[Order]) {
+	`+body+`
+}
+`)
+	}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, _ := cmd.CombinedOutput()
+	// go build names each package that fails to compile: "# misuse/name".
+	failed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^# misuse/(\w+)$`).FindAllStringSubmatch(string(out), -1) {
+		failed[m[1]] = true
+	}
+	if failed["control"] || len(failed) == 0 {
+		t.Fatalf("the control snippet must compile:\n%s", out)
+	}
+	for name := range snippets {
+		if name != "control" && !failed[name] {
+			t.Errorf("%s compiles; it must not", name)
+		}
+	}
+	if t.Failed() {
+		t.Logf("go build:\n%s", out)
 	}
 }

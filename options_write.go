@@ -6,16 +6,10 @@ import (
 	"time"
 )
 
-// Option kinds of the write side: bits 24-47 of optKind.
-const (
-	optIdempotency optKind = 1 << (24 + iota)
-	optConcurrency
-	optBatchRetry
-)
-
 // writeSettings is what the write-side options add up to.
 type writeSettings struct {
 	token       string // user idempotency token; "" for a fresh random one
+	hasToken    bool   // IdempotencyToken was given (an empty one is an error)
 	concurrency int    // batch requests in flight; 0 for the default
 	retry       *RetryPolicy
 }
@@ -30,14 +24,22 @@ type writeSettings struct {
 // with DB.TransactInput and resend that input, or use a DB clock (WithClock)
 // that repeats the first attempt's time. The token is 1 to 36 characters.
 // Without it every Transact call gets a fresh token.
-func IdempotencyToken(token string) Option {
-	return Option{kind: optIdempotency, name: "IdempotencyToken", apply: func(s *settings) { s.write.token = token }}
+func IdempotencyToken(token string) TxOption {
+	return txOpt{func(s *settings) { s.write.token, s.write.hasToken = token, true }}
 }
+
+// BatchOption is an option of both batch operations: a BatchGetOption and
+// a BatchWriteOption.
+type BatchOption struct{ set func(*settings) }
+
+func (o BatchOption) apply(s *settings) { apply(o.set, s) }
+func (BatchOption) batchGetOption()     {}
+func (BatchOption) batchWriteOption()   {}
 
 // Concurrency bounds how many batch requests are in flight at once
 // (default 4).
-func Concurrency(n int) Option {
-	return Option{kind: optConcurrency, name: "Concurrency", apply: func(s *settings) { s.write.concurrency = n }}
+func Concurrency(n int) BatchOption {
+	return BatchOption{func(s *settings) { s.write.concurrency = n }}
 }
 
 // RetryPolicy is how a batch retries what DynamoDB leaves unprocessed and
@@ -57,8 +59,8 @@ type RetryPolicy struct {
 var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, BaseDelay: 25 * time.Millisecond, MaxDelay: 2 * time.Second}
 
 // BatchRetry sets the retry budget of BatchWrite and BatchGet.
-func BatchRetry(p RetryPolicy) Option {
-	return Option{kind: optBatchRetry, name: "BatchRetry", apply: func(s *settings) { p := p; s.write.retry = &p }}
+func BatchRetry(p RetryPolicy) BatchOption {
+	return BatchOption{func(s *settings) { p := p; s.write.retry = &p }}
 }
 
 func (p RetryPolicy) check() error {

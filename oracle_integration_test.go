@@ -179,31 +179,31 @@ func runOracle(t *testing.T, seed uint64, steps int) {
 			k := anyKey()
 			cur, exists := want[idOfTicket(k)]
 			status, assignee, prio, title := pick(r, oracleStatuses), pick(r, oracleAssignees), pick(r, oraclePrios), pick(r, []string{"renamed", "#", ""})
-			var opts []singletable.Option
+			var changes singletable.Changes
+			var opts []singletable.UpdateOption
 			upsert := false
 			switch r.IntN(5) {
 			case 0: // every field an index key reads
-				opts = []singletable.Option{singletable.Set("Status", status), singletable.Set("Assignee", assignee),
-					singletable.Set("Prio", prio), singletable.Set("Title", title)}
+				changes = singletable.Set("Status", status).Set("Assignee", assignee).Set("Prio", prio).Set("Title", title)
 				cur.Status, cur.Assignee, cur.Prio, cur.Title = status, assignee, prio, title
 			case 1: // the status alone: GSI2's key is recomputed, or removed when the ticket closes
-				opts = []singletable.Option{singletable.Set("Status", status)}
+				changes = singletable.Set("Status", status)
 				cur.Status = status
 			case 2: // the assignee alone: GSI1's key also needs Prio, which Update reads
-				opts = []singletable.Option{singletable.Set("Assignee", assignee)}
+				changes = singletable.Set("Assignee", assignee)
 				cur.Assignee = assignee
 			case 3: // the priority alone: read Assignee, or leave GSI1 alone when unassigned
-				opts = []singletable.Option{singletable.Set("Prio", prio)}
+				changes = singletable.Set("Prio", prio)
 				cur.Prio = prio
 			case 4: // an upsert of the title: a new ticket must be what a Put of the same value stores
-				opts = []singletable.Option{singletable.Set("Title", title), singletable.Upsert()}
+				changes, opts = singletable.Set("Title", title), []singletable.UpdateOption{singletable.Upsert()}
 				if !exists {
 					cur = Ticket{Project: k.Project, Num: k.Num, ID: k.ID}
 				}
 				cur.Title = title
 				upsert = true
 			}
-			got, err := m.tickets.Update(ctx, db, k, opts...)
+			got, err := m.tickets.Update(ctx, db, k, changes, opts...)
 			if !exists && !upsert {
 				require.ErrorIs(t, err, singletable.ErrNotFound, where)
 				break
@@ -265,7 +265,7 @@ func readAll(t *testing.T, ctx context.Context, db *singletable.DB, p *singletab
 	cursor := ""
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 1000, "paging does not end")
-		opts := []singletable.Option{singletable.Limit(limit)}
+		opts := []singletable.QueryOption{singletable.Limit(limit)}
 		if cursor != "" {
 			opts = append(opts, singletable.After(cursor))
 		}

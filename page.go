@@ -162,13 +162,23 @@ func (r *readReq) cursor(next map[string]types.AttributeValue) (string, error) {
 	return c, nil
 }
 
-// request resolves the pattern for one call.
-func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) {
+// request resolves the pattern for one call. upper is a SortBetween
+// pattern's upper bound, nil for the others.
+func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*readReq, error) {
 	d := p.d
 	op := d.name
 	s, err := d.settingsFor(op, opts)
 	if err != nil {
 		return nil, err
+	}
+	var hi reflect.Value
+	switch {
+	case d.sort == sortBetween && upper == nil:
+		return nil, &InputError{Op: op, Reason: "a SortBetween pattern reads between two bounds: use QueryBetween, AllBetween or QueryBetweenInput"}
+	case d.sort != sortBetween && upper != nil:
+		return nil, &InputError{Op: op, Reason: "QueryBetween, AllBetween and QueryBetweenInput apply to SortBetween patterns only"}
+	case upper != nil:
+		hi = reflect.ValueOf(upper).Elem()
 	}
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
@@ -202,7 +212,7 @@ func (p *Pattern[T]) request(db *DB, params T, opts []Option) (*readReq, error) 
 	if d.isGet() {
 		return p.getRequest(db, op, mem, s, v)
 	}
-	sk, err := d.sortCond(op, mem, v, s)
+	sk, err := d.sortCond(op, mem, v, hi, s)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +252,17 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 
 // QueryInput is the first request Query sends for params (a dry run). It
 // is an error for a GetItem pattern: see GetInput.
-func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...Option) (*dynamodb.QueryInput, error) {
-	r, err := p.request(db, params, opts)
+func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	return p.queryInput(p.request(db, params, nil, opts))
+}
+
+// QueryBetweenInput is the first request QueryBetween sends for the bounds
+// from and to (a dry run).
+func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	return p.queryInput(p.request(db, from, &to, opts))
+}
+
+func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -255,8 +274,8 @@ func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...Option) (*dynamodb.Que
 
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
 // run). It is an error for a Query pattern: see QueryInput.
-func (p *Pattern[T]) GetInput(db *DB, params T, opts ...Option) (*dynamodb.GetItemInput, error) {
-	r, err := p.request(db, params, opts)
+func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.GetItemInput, error) {
+	r, err := p.request(db, params, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -267,16 +286,34 @@ func (p *Pattern[T]) GetInput(db *DB, params T, opts ...Option) (*dynamodb.GetIt
 }
 
 // Query reads one page of the pattern's items for params: the partition
-// and sort fields the pattern's templates need. Options: Limit, After,
-// Descending, Ascending, Filter, Project, ConsistentRead (the table only),
-// FetchFull (KEYS_ONLY and INCLUDE indexes), UpTo (SortBetween),
-// PartialMatch (SortPrefix). A GetItem pattern returns a page of zero or
-// one item and takes only ConsistentRead and Project.
-func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...Option) (*Page[T], error) {
-	r, err := p.request(db, params, opts)
+// and sort fields the pattern's templates need. A GetItem pattern returns
+// a page of zero or one item, and of the query options takes only
+// ConsistentRead and Project. A SortBetween pattern is read with
+// QueryBetween.
+func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
+	r, err := p.request(db, params, nil, opts)
 	if err != nil {
 		return nil, err
 	}
+	return p.query(ctx, db, r)
+}
+
+// QueryBetween reads one page of a SortBetween pattern's items, from the
+// sort key of from to that of to: from gives the partition too. Both
+// bounds are inclusive, and a bound that leaves trailing sort fields empty
+// covers every key that starts with it: between Order{Date: "2024-01-01"}
+// and Order{Date: "2024-01-31"} includes every order of January 31st,
+// whatever its ID.
+func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
+	r, err := p.request(db, from, &to, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.query(ctx, db, r)
+}
+
+// query reads the page of request r.
+func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], error) {
 	page := &Page[T]{}
 	if r.get != nil {
 		v, found, err := p.get(ctx, db, r)
@@ -331,10 +368,21 @@ func (p *Pattern[T]) get(ctx context.Context, db *DB, r *readReq) (T, bool, erro
 // reading the next page only when the loop gets there; breaking out of the
 // loop stops the reads. Options are Query's; Limit caps the total and
 // After starts from a cursor. An error is yielded once, last.
-func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...Option) iter.Seq2[T, error] {
+func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
+	return p.all(ctx, db, params, nil, opts)
+}
+
+// AllBetween iterates over every item of a SortBetween pattern from the
+// sort key of from to that of to, as All does (see QueryBetween).
+func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
+	return p.all(ctx, db, from, &to, opts)
+}
+
+// all is All and AllBetween (upper: see request).
+func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		r, err := p.request(db, params, opts)
+		r, err := p.request(db, params, upper, opts)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -371,11 +419,11 @@ func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...Option) 
 // Get returns the one item of the pattern for params. A GetItem pattern
 // sends GetItem; a Query pattern reads until it has found two matching
 // items, and fails with ErrNotUnique if it has. No item is ErrNotFound.
-// Options: those of Query but Limit and After (a GetItem pattern: only
+// It takes the query options but Limit and After (a GetItem pattern: only
 // ConsistentRead and Project).
-func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...Option) (T, error) {
+func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOption) (T, error) {
 	var zero T
-	r, err := p.request(db, params, opts)
+	r, err := p.request(db, params, nil, opts)
 	if err != nil {
 		return zero, err
 	}

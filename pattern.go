@@ -48,7 +48,7 @@ import (
 //	SortEquals          = the full sort key (every sort field given)
 //	SortPrefix          begins_with the leading sort fields given; = when all are
 //	SortBeginsWith(p)   begins_with the literal prefix p
-//	SortBetween         params .. UpTo(upper), both inclusive; a bound that
+//	SortBetween         from .. to (QueryBetween), both inclusive; a bound that
 //	                    stops before the last sort field covers every key that
 //	                    starts with it (to Date 31 includes every ID of the 31st)
 //	SortLessThan        < the keys starting with params (all of them excluded)
@@ -187,8 +187,10 @@ func (p *Pattern[T]) SortBeginsWith(prefix string) *Pattern[T] {
 	return p.sortBy(sortBeginsWith, prefix)
 }
 
-// SortBetween matches the sort keys from the params to the UpTo option's
-// value, both inclusive. See Pattern for how partial bounds extend.
+// SortBetween matches the sort keys between two bounds, both inclusive: the
+// pattern is read with QueryBetween, AllBetween and QueryBetweenInput,
+// which take both as typed values. See Pattern for how partial bounds
+// extend.
 func (p *Pattern[T]) SortBetween() *Pattern[T] { return p.sortBy(sortBetween, "") }
 
 // SortLessThan matches the sort keys below every key that starts with the

@@ -35,7 +35,7 @@ func TestPatternRequestsGolden(t *testing.T) {
 			return s.ListUserOrders.QueryInput(db, Order{UserID: "user_123"}, singletable.Limit(10))
 		}, "Query"},
 		{"UserOrdersByDate", func() (any, error) {
-			return s.UserOrdersByDate.QueryInput(db, Order{UserID: "user_123", Date: "2026-01-01"}, singletable.UpTo(Order{Date: "2026-02-28"}))
+			return s.UserOrdersByDate.QueryBetweenInput(db, Order{UserID: "user_123", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
 		}, "Query"},
 		{"PendingOrders", func() (any, error) { return s.PendingOrders.QueryInput(db, Order{}) }, "Query"},
 		{"GetOrder", func() (any, error) { return s.GetOrder.GetInput(db, OrderDetail{OrderID: "order_456"}) }, "GetItem"},
@@ -89,15 +89,24 @@ func TestSortOperatorsGolden(t *testing.T) {
 	day := Order{UserID: "u1", Date: "2026-01-15"}
 	full := Order{UserID: "u1", Date: "2026-01-15", ID: "o1"}
 	type kc struct{ cond, a, b string }
-	check := func(t *testing.T, p *singletable.Pattern[Order], params Order, want kc, opts ...singletable.Option) {
+	checkInput := func(t *testing.T, in *dynamodb.QueryInput, err error, want kc) {
 		t.Helper()
-		in, err := p.QueryInput(db, params, opts...)
 		require.NoError(t, err)
 		assert.Equal(t, want.cond, *in.KeyConditionExpression)
 		assert.Equal(t, want.a, sv(in.ExpressionAttributeValues[":v1"]))
 		if want.b != "" {
 			assert.Equal(t, want.b, sv(in.ExpressionAttributeValues[":v2"]))
 		}
+	}
+	check := func(t *testing.T, p *singletable.Pattern[Order], params Order, want kc, opts ...singletable.QueryOption) {
+		t.Helper()
+		in, err := p.QueryInput(db, params, opts...)
+		checkInput(t, in, err, want)
+	}
+	between := func(t *testing.T, from, to Order, want kc) {
+		t.Helper()
+		in, err := pats["between"].QueryBetweenInput(db, from, to)
+		checkInput(t, in, err, want)
 	}
 	t.Run("eq", func(t *testing.T) {
 		check(t, pats["eq"], full, kc{"#n0 = :v0 AND #n1 = :v1", "ORDER#2026-01-15#o1", ""})
@@ -119,15 +128,15 @@ func TestSortOperatorsGolden(t *testing.T) {
 	t.Run("between", func(t *testing.T) {
 		// A partial upper bound includes every key on that date: ORDER#2026-01-31$ is
 		// the first string after every "ORDER#2026-01-31#...".
-		check(t, pats["between"], Order{UserID: "u1", Date: "2026-01-01"}, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-01#", "ORDER#2026-01-31$"},
-			singletable.UpTo(Order{Date: "2026-01-31"}))
-		check(t, pats["between"], full, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-15#o1", "ORDER#2026-01-15#o9"},
-			singletable.UpTo(Order{Date: "2026-01-15", ID: "o9"}))
-		check(t, pats["between"], Order{UserID: "u1"}, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#", "ORDER$"}, singletable.UpTo(Order{}))
-		_, err := pats["between"].QueryInput(db, Order{UserID: "u1", Date: "2026-02-01"}, singletable.UpTo(Order{Date: "2026-01-01"}))
+		between(t, Order{UserID: "u1", Date: "2026-01-01"}, Order{Date: "2026-01-31"},
+			kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-01#", "ORDER#2026-01-31$"})
+		between(t, full, Order{Date: "2026-01-15", ID: "o9"},
+			kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-15#o1", "ORDER#2026-01-15#o9"})
+		between(t, Order{UserID: "u1"}, Order{}, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#", "ORDER$"})
+		_, err := pats["between"].QueryBetweenInput(db, Order{UserID: "u1", Date: "2026-02-01"}, Order{Date: "2026-01-01"})
 		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "lower bound above upper bound")
 		_, err = pats["between"].QueryInput(db, day)
-		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "SortBetween without UpTo")
+		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "SortBetween read with QueryInput")
 	})
 	t.Run("lt", func(t *testing.T) {
 		check(t, pats["lt"], day, kc{"#n0 = :v0 AND #n1 < :v1", "ORDER#2026-01-15#", ""})
@@ -287,12 +296,8 @@ func TestQueryOptionErrorsSendNothing(t *testing.T) {
 			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.Limit(-1))
 			return err
 		}},
-		{"UpTo on a begins_with pattern", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.UpTo(Order{}))
-			return err
-		}},
-		{"UpTo of another type", func() error {
-			_, err := s.UserOrdersByDate.Query(ctx, db, Order{UserID: "u"}, singletable.UpTo(User{}))
+		{"QueryBetween on a begins_with pattern", func() error {
+			_, err := s.ListUserOrders.QueryBetween(ctx, db, Order{UserID: "u"}, Order{})
 			return err
 		}},
 		{"filter on an unknown field", func() error {

@@ -20,24 +20,31 @@ import (
 // "ORDER#{Date}#{ID}", params with no Date query begins_with "ORDER#", and
 // params with Date "2024-01-15" query begins_with "ORDER#2024-01-15#" (which
 // cannot match 2024-01-150). A filter on the entity type keeps other
-// entities of the partition out. Options: Limit, Descending, ConsistentRead.
-func (e *Entity[T]) QueryInput(db *DB, params T, opts ...Option) (*dynamodb.QueryInput, error) {
+// entities of the partition out. Of the query options it takes Limit,
+// Descending, Ascending and ConsistentRead; for the others, declare a
+// Pattern.
+func (e *Entity[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
 	in, _, err := e.queryInput(db, params, opts)
 	return in, err
 }
 
-func (e *Entity[T]) queryInput(db *DB, params T, opts []Option) (*dynamodb.QueryInput, *settings, error) {
+func (e *Entity[T]) queryInput(db *DB, params T, opts []QueryOption) (*dynamodb.QueryInput, *settings, error) {
 	m := e.m
 	op := m.ops.query
-	s, err := collect(op, optLimit|optDescending|optConsistent, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := db.checkTable(op, m); err != nil {
 		return nil, nil, err
 	}
-	if s.limit < 0 {
+	switch o := s.given("After", "Filter", "Project", "FetchFull", "PartialMatch", "SortFields"); {
+	case o != "":
+		return nil, nil, &InputError{Op: op, Reason: o + " applies to declared reads (Pattern, Collection), not to Entity.Query"}
+	case s.limit < 0:
 		return nil, nil, &InputError{Op: op, Reason: "Limit must not be negative"}
+	case s.descending && s.read.ascending:
+		return nil, nil, &InputError{Op: op, Reason: "both Ascending and Descending are given"}
 	}
 	v := reflect.ValueOf(&params).Elem()
 	pk, err := m.renderTableKey(m.pk, m.table.pk, maxPartitionKeyBytes, v)
@@ -66,7 +73,7 @@ func (e *Entity[T]) queryInput(db *DB, params T, opts []Option) (*dynamodb.Query
 		ExpressionAttributeNames:  b.Names,
 		ExpressionAttributeValues: b.Values,
 	}
-	if s.descending {
+	if s.descending && !s.read.ascending {
 		in.ScanIndexForward = aws.Bool(false)
 	}
 	if s.consistent {
@@ -81,7 +88,7 @@ func (e *Entity[T]) queryInput(db *DB, params T, opts []Option) (*dynamodb.Query
 // Query returns the entity's items in the partition given by params (see
 // QueryInput), following DynamoDB's pages until Limit items are found or
 // the partition is exhausted.
-func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...Option) ([]T, error) {
+func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) ([]T, error) {
 	in, s, err := e.queryInput(db, params, opts)
 	if err != nil {
 		return nil, err
@@ -147,39 +154,31 @@ type readReq struct {
 	fetch     *fetchSpec // FetchFull
 }
 
-// readOpts are the options each kind of read takes.
-const (
-	getReadOpts   = optConsistent | optProject
-	queryReadOpts = optLimit | optDescending | optConsistent | optAfter | optFilter | optProject | optFetchFull | optAscending | optUpTo | optPartial | optSortFields
-)
-
 // settingsFor collects and checks the options of a read.
-func (d *readDecl) settingsFor(op string, opts []Option) (*settings, error) {
+func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	allowed := queryReadOpts
-	if d.isGet() {
-		allowed = getReadOpts
-	}
-	s, err := collect(op, allowed, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
 	fail := func(format string, args ...any) (*settings, error) {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
+	var getOnly string // a query option a GetItem pattern cannot use
+	if d.isGet() {
+		getOnly = s.given("Limit", "After", "Descending", "Ascending", "Filter", "FetchFull", "PartialMatch", "SortFields")
+	}
 	switch {
+	case getOnly != "":
+		return fail("%s does not apply: the pattern runs as GetItem, which takes only ConsistentRead and Project", getOnly)
 	case s.limit < 0:
 		return fail("Limit must not be negative")
 	case s.consistent && d.index != nil:
 		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
 	case s.descending && s.read.ascending:
 		return fail("both Ascending and Descending are given")
-	case s.read.hasUpTo && d.sort != sortBetween:
-		return fail("UpTo applies to SortBetween patterns only")
-	case d.sort == sortBetween && !s.read.hasUpTo:
-		return fail("a SortBetween pattern needs its upper bound: pass UpTo(...)")
 	case s.read.partial && d.sort != sortPrefix:
 		return fail("PartialMatch applies to SortPrefix patterns only")
 	case s.read.hasSortFields && (s.read.sortFields < 0 || d.sort == sortDefault || d.sort == sortEquals || d.sort == sortBeginsWith):

@@ -128,7 +128,7 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 		assert.Empty(t, page.Cursor)
 	})
 	t.Run("orders in a date range, the last day whole", func(t *testing.T) {
-		page, err := m.UserOrdersByDate.Query(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, singletable.UpTo(Order{Date: "2026-02-28"}))
+		page, err := m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"order_456", "order_457", "order_458"}, orderIDs(page.Items))
 	})
@@ -245,10 +245,19 @@ func TestIntegrationSortOperators(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	got := func(p *singletable.Pattern[Order], params Order, opts ...singletable.Option) []string {
+	got := func(p *singletable.Pattern[Order], params Order, opts ...singletable.QueryOption) []string {
 		t.Helper()
 		var out []string
 		for o, err := range p.All(ctx, db, params, opts...) {
+			require.NoError(t, err)
+			out = append(out, sk(o))
+		}
+		return out
+	}
+	gotBetween := func(from, to Order) []string {
+		t.Helper()
+		var out []string
+		for o, err := range m.UserOrdersByDate.AllBetween(ctx, db, from, to) {
 			require.NoError(t, err)
 			out = append(out, sk(o))
 		}
@@ -269,9 +278,9 @@ func TestIntegrationSortOperators(t *testing.T) {
 			want(func(k string) bool { return strings.HasPrefix(k, "ORDER#2026-01-02") })},
 		{"begins_with a literal", got(o.Pattern("Lit").Partition("USER#{UserID}").SortBeginsWith("ORDER#2026-01-0").Must(), Order{UserID: "u1"}),
 			want(func(k string) bool { return strings.HasPrefix(k, "ORDER#2026-01-0") })},
-		{"between dates, both whole", got(m.UserOrdersByDate, Order{UserID: "u1", Date: "2026-01-02"}, singletable.UpTo(Order{Date: "2026-01-03"})),
+		{"between dates, both whole", gotBetween(Order{UserID: "u1", Date: "2026-01-02"}, Order{Date: "2026-01-03"}),
 			want(func(k string) bool { return k >= dayPrefix && (k < "ORDER#2026-01-03$") })},
-		{"between full keys", got(m.UserOrdersByDate, full, singletable.UpTo(Order{Date: "2026-01-03", ID: "10"})),
+		{"between full keys", gotBetween(full, Order{Date: "2026-01-03", ID: "10"}),
 			want(func(k string) bool { return k >= sk(full) && k <= "ORDER#2026-01-03#10" })},
 		{"< date", got(o.Pattern("Lt").Partition("USER#{UserID}").SortLessThan().Must(), day), want(func(k string) bool { return k < dayPrefix })},
 		{"<= date", got(o.Pattern("Le").Partition("USER#{UserID}").SortLessOrEqual().Must(), day), want(func(k string) bool { return k < dayPrefix || strings.HasPrefix(k, dayPrefix) })},
@@ -497,7 +506,7 @@ func TestIntegrationCursorTampering(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	_, err = m.ListUserOrders.Query(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "another partition")
-	_, err = m.UserOrdersByDate.Query(ctx, db, Order{UserID: "u1"}, singletable.UpTo(Order{}), singletable.After(page.Cursor))
+	_, err = m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1"}, Order{}, singletable.After(page.Cursor))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "another pattern")
 	_, err = m.PendingOrders.Query(ctx, db, Order{}, singletable.ConsistentRead())
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput, "ConsistentRead on a GSI")

@@ -93,7 +93,7 @@ func TestReliabilityOversoldOrders(t *testing.T) {
 				err := db.Transact(ctx, func(tx *Tx) error {
 					WOrders.TxCreate(tx, order)
 					WOrderItems.TxCreate(tx, WOrderItem{OrderID: order.ID, ProductID: "p1", Quantity: 1, Price: 20})
-					WProducts.TxUpdate(tx, WProduct{ID: "p1"}, Decrement("Inventory", 1), If(Ge("Inventory", 1)))
+					WProducts.TxUpdate(tx, WProduct{ID: "p1"}, Decrement("Inventory", 1).If(Ge("Inventory", 1)))
 					return nil
 				})
 				switch {

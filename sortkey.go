@@ -24,8 +24,8 @@ type skCond struct {
 
 // sortCond renders a pattern's sort condition from params. A value over
 // DynamoDB's sort-key size is a *KeyError, as a partition value is.
-func (d *readDecl) sortCond(op string, mem *readMember, params reflect.Value, s *settings) (skCond, error) {
-	c, err := d.sortCondOf(op, mem, params, s)
+func (d *readDecl) sortCond(op string, mem *readMember, params, upper reflect.Value, s *settings) (skCond, error) {
+	c, err := d.sortCondOf(op, mem, params, upper, s)
 	if err != nil || c.op == "" {
 		return c, err
 	}
@@ -38,7 +38,8 @@ func (d *readDecl) sortCond(op string, mem *readMember, params reflect.Value, s 
 	return c, nil
 }
 
-func (d *readDecl) sortCondOf(op string, mem *readMember, params reflect.Value, s *settings) (skCond, error) {
+// upper is a SortBetween pattern's upper bound.
+func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.Value, s *settings) (skCond, error) {
 	fail := func(format string, args ...any) (skCond, error) {
 		return skCond{}, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -98,10 +99,6 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params reflect.Value, 
 		}
 		return skCond{op: "begins_with", a: p}, nil
 	case sortBetween:
-		upper := reflect.ValueOf(s.read.upTo)
-		if !upper.IsValid() || upper.Type() != mem.m.typ {
-			return fail("UpTo takes a %s, got %T", mem.m.typ, s.read.upTo)
-		}
 		lo, _, err := prefix(params)
 		if err != nil {
 			return skCond{}, err

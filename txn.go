@@ -52,31 +52,30 @@ func (tx *Tx) add(acts []*action, err error) {
 // Len is the number of actions so far, guard items included.
 func (tx *Tx) Len() int { return len(tx.actions) }
 
-// TxPut adds Put of v to the transaction (see Put). Options: If.
-func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...Option) {
+// TxPut adds Put of v to the transaction (see Put).
+func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
 	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.put, &v, false, opts)
 	tx.add(acts, err)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
-// not exist. Options: If.
-func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...Option) {
+// not exist.
+func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
 	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.create, &v, true, opts)
 	tx.add(acts, err)
 }
 
 // TxUpdate adds Update of the item whose key fields are set in key (see
-// Update). Options: the changes (Set, Add, Increment ...), If, Upsert. A
-// transaction cannot read mid-way, so an update whose index key needs
+// Update). A transaction cannot read mid-way, so an update whose index key needs
 // fields it neither changes nor gives (which Update would read) is a
 // *ReadNeededError naming them: Set them too. When
 // a change touches a unique field, key must also hold the field's current
 // value: the transaction moves the guard from it to the new value, and is
 // conditioned on the item holding it (so a wrong one cancels the
 // transaction rather than orphaning a guard).
-func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
+func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	op := e.m.ops.update
-	s, err := collect(op, updateOptions, opts)
+	s, err := updateSettings(op, ch, opts)
 	if err != nil {
 		tx.add(nil, err)
 		return
@@ -97,12 +96,12 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, opts ...Option) {
 }
 
 // TxDelete adds Delete of the item whose key fields are set in key (see
-// Delete). Options: MustExist, If. On an entity with unique fields, key
+// Delete). On an entity with unique fields, key
 // must hold the item's unique values: their guards are deleted with it, and
 // the transaction is conditioned on the item holding them.
-func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...Option) {
+func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
 	op := e.m.ops.delete
-	s, err := collect(op, optMustExist|optCondition, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		tx.add(nil, err)
 		return
@@ -126,7 +125,6 @@ func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
 
 // Transact runs build to collect a transaction's actions, checks them and
 // sends them as one TransactWriteItems request: all happen or none does.
-// Options: IdempotencyToken.
 //
 // Checked before sending (an error, and nothing is sent): an action that
 // could not be built, no actions, more than 100 actions, two actions on one
@@ -140,7 +138,7 @@ func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
 // ErrTransactionConflict when another request was changing an item, and
 // the more specific errors of the actions (ErrVersionConflict,
 // ErrUniqueViolation, ErrAlreadyExists, ErrNotFound).
-func (db *DB) Transact(ctx context.Context, build func(tx *Tx) error, opts ...Option) error {
+func (db *DB) Transact(ctx context.Context, build func(tx *Tx) error, opts ...TxOption) error {
 	tx, s, err := db.buildTx(build, opts)
 	if err != nil {
 		return err
@@ -151,7 +149,7 @@ func (db *DB) Transact(ctx context.Context, build func(tx *Tx) error, opts ...Op
 // TransactInput is the TransactWriteItems request Transact would send for
 // build, without sending it (a dry run). Without IdempotencyToken it holds a
 // fresh random token.
-func (db *DB) TransactInput(build func(tx *Tx) error, opts ...Option) (*dynamodb.TransactWriteItemsInput, error) {
+func (db *DB) TransactInput(build func(tx *Tx) error, opts ...TxOption) (*dynamodb.TransactWriteItemsInput, error) {
 	tx, s, err := db.buildTx(build, opts)
 	if err != nil {
 		return nil, err
@@ -159,17 +157,15 @@ func (db *DB) TransactInput(build func(tx *Tx) error, opts ...Option) (*dynamodb
 	return tx.input("Transact", s)
 }
 
-func (db *DB) buildTx(build func(tx *Tx) error, opts []Option) (*Tx, *settings, error) {
-	s, err := collect("Transact", optIdempotency, opts)
+func (db *DB) buildTx(build func(tx *Tx) error, opts []TxOption) (*Tx, *settings, error) {
+	s, err := collect("Transact", opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	// An empty token would be replaced by a fresh one, silently losing the
 	// idempotency the caller asked for.
-	for _, o := range opts {
-		if o.kind == optIdempotency && s.write.token == "" {
-			return nil, nil, &InputError{Op: "Transact", Reason: "IdempotencyToken is empty; DynamoDB allows 1 to 36 characters"}
-		}
+	if s.write.hasToken && s.write.token == "" {
+		return nil, nil, &InputError{Op: "Transact", Reason: "IdempotencyToken is empty; DynamoDB allows 1 to 36 characters"}
 	}
 	tx := &Tx{db: db}
 	tx.actions = tx.small[:0]

@@ -14,6 +14,7 @@ import (
 	"github.com/singletable/singletable/internal/expr"
 )
 
+// changeOp is an update operator: an index into operators.
 type changeOp int
 
 const (
@@ -28,17 +29,6 @@ const (
 	changeDecrement
 )
 
-var changeNames = [...]string{
-	changeSet: "Set", changeRemove: "Remove", changeAdd: "Add", changeDeleteFromSet: "DeleteFromSet",
-	changeAppend: "Append", changePrepend: "Prepend", changeSetIfNotExists: "SetIfNotExists",
-	changeIncrement: "Increment", changeDecrement: "Decrement",
-}
-
-// computed reports whether DynamoDB computes the new value from the stored
-// one, so that the request cannot know it (and cannot derive index keys or
-// guard items from it).
-func (op changeOp) computed() bool { return op != changeSet && op != changeRemove }
-
 // change is one field change of an Update.
 type change struct {
 	op    changeOp
@@ -46,11 +36,12 @@ type change struct {
 	value any
 }
 
-func changeOption(c change) Option {
-	return Option{kind: optChange, name: changeNames[c.op], change: c}
-}
-
-// Update changes
+// Changes is what an Update does to an item: field changes, built by
+// chaining (Set("Status", "SHIPPED").Increment("Count", 1).Remove("Note")),
+// and the condition the item must meet (If). A Changes is a value: each
+// method returns a new one and leaves its receiver as it was, so a common
+// part can be extended in several ways. The zero Changes changes nothing
+// (an update of nothing is an error).
 //
 // Every change names a field by its Go name, or a path below it:
 // "Address.City" (a field of a nested struct, by Go name, or a map key),
@@ -60,65 +51,117 @@ func changeOption(c change) Option {
 // Append, Prepend, DeleteFromSet, SetIfNotExists) cannot be applied to a
 // field that an index key, an index's When condition or a Unique declaration
 // reads, since the request could not recompute what depends on it: use Set.
+type Changes struct {
+	list []change
+	cond Cond
+}
+
+// with is c plus one change. The list is copied, never appended to in
+// place, so that two Changes extended from one do not share a change.
+func (c Changes) with(op changeOp, field string, v any) Changes {
+	c.list = append(c.list[:len(c.list):len(c.list)], change{op, field, v})
+	return c
+}
+
+// If adds a condition the item must meet for the update to happen; when it
+// does not, the update fails with a *ConditionError (ErrConditionFailed).
+// Several If must all hold.
+func (c Changes) If(cond Cond) Changes {
+	c.cond = And(c.cond, cond)
+	return c
+}
 
 // Set sets a field (by Go name, or a path below it) to v, encoded by the
 // field's `dynamodbav` rules. Setting an omitempty field (at any depth
 // through structs) to its zero value removes the attribute, as Put would
-// leave it out. nil is a
-// value only of pointer, map, slice and interface fields (a NULL
-// attribute); for any other field it is an error.
-func Set(field string, v any) Option { return changeOption(change{changeSet, field, v}) }
+// leave it out. nil is a value only of pointer, map, slice and interface
+// fields (a NULL attribute); for any other field it is an error.
+func (c Changes) Set(field string, v any) Changes { return c.with(changeSet, field, v) }
 
 // Remove removes a field's attribute (or a nested part) from the item.
-func Remove(field string) Option { return changeOption(change{changeRemove, field, nil}) }
+func (c Changes) Remove(field string) Changes { return c.with(changeRemove, field, nil) }
 
 // Add adds v to a number field (use a negative v to subtract), or adds the
 // elements of v to a set field (v may be a set or a single element). A
 // missing attribute counts as 0 or the empty set. DynamoDB allows Add on
 // top-level fields only.
-func Add(field string, v any) Option { return changeOption(change{changeAdd, field, v}) }
+func (c Changes) Add(field string, v any) Changes { return c.with(changeAdd, field, v) }
 
 // DeleteFromSet removes the elements of v (a set, or a single element) from
 // a set field: DynamoDB's DELETE action, on top-level fields only. (It is
 // not named Delete, which deletes the item.)
-func DeleteFromSet(field string, v any) Option {
-	return changeOption(change{changeDeleteFromSet, field, v})
+func (c Changes) DeleteFromSet(field string, v any) Changes {
+	return c.with(changeDeleteFromSet, field, v)
 }
 
 // Append appends v (a list, or a single element) to a list field; a missing
 // list counts as empty: SET f = list_append(if_not_exists(f, []), v).
-func Append(field string, v any) Option { return changeOption(change{changeAppend, field, v}) }
+func (c Changes) Append(field string, v any) Changes { return c.with(changeAppend, field, v) }
 
 // Prepend puts v (a list, or a single element) in front of a list field; a
 // missing list counts as empty.
-func Prepend(field string, v any) Option { return changeOption(change{changePrepend, field, v}) }
+func (c Changes) Prepend(field string, v any) Changes { return c.with(changePrepend, field, v) }
 
 // SetIfNotExists sets a field to v only if the item has no value for it:
 // SET f = if_not_exists(f, v). The zero value of an omitempty field is no
 // value (Put never stores it), so it sets nothing.
-func SetIfNotExists(field string, v any) Option {
-	return changeOption(change{changeSetIfNotExists, field, v})
+func (c Changes) SetIfNotExists(field string, v any) Changes {
+	return c.with(changeSetIfNotExists, field, v)
 }
 
 // Increment adds n to a number field, a missing one counting as 0:
 // SET f = if_not_exists(f, 0) + n. Unlike Add it works on nested paths.
-func Increment(field string, n any) Option { return changeOption(change{changeIncrement, field, n}) }
+func (c Changes) Increment(field string, n any) Changes { return c.with(changeIncrement, field, n) }
 
 // Decrement subtracts n from a number field, a missing one counting as 0:
 // SET f = if_not_exists(f, 0) - n. Combine it with If(Ge(field, n)) to keep
 // the field from going negative.
-func Decrement(field string, n any) Option { return changeOption(change{changeDecrement, field, n}) }
+func (c Changes) Decrement(field string, n any) Changes { return c.with(changeDecrement, field, n) }
+
+// Set starts Changes with Changes.Set.
+func Set(field string, v any) Changes { return Changes{}.Set(field, v) }
+
+// Remove starts Changes with Changes.Remove.
+func Remove(field string) Changes { return Changes{}.Remove(field) }
+
+// Add starts Changes with Changes.Add.
+func Add(field string, v any) Changes { return Changes{}.Add(field, v) }
+
+// DeleteFromSet starts Changes with Changes.DeleteFromSet.
+func DeleteFromSet(field string, v any) Changes { return Changes{}.DeleteFromSet(field, v) }
+
+// Append starts Changes with Changes.Append.
+func Append(field string, v any) Changes { return Changes{}.Append(field, v) }
+
+// Prepend starts Changes with Changes.Prepend.
+func Prepend(field string, v any) Changes { return Changes{}.Prepend(field, v) }
+
+// SetIfNotExists starts Changes with Changes.SetIfNotExists.
+func SetIfNotExists(field string, v any) Changes { return Changes{}.SetIfNotExists(field, v) }
+
+// Increment starts Changes with Changes.Increment.
+func Increment(field string, n any) Changes { return Changes{}.Increment(field, n) }
+
+// Decrement starts Changes with Changes.Decrement.
+func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, n) }
 
 // NoRead forbids Update the read it makes when an index key needs fields
 // the update neither changes nor gives (see Update): such an update fails
 // with a *ReadNeededError naming them, before anything is sent, so that the
 // caller can Set them too.
-func NoRead() Option {
-	return Option{kind: optNoRead, name: "NoRead", apply: func(s *settings) { s.noRead = true }}
-}
+func NoRead() UpdateOption { return updateOpt{setNoRead} }
 
-// optNoRead is NoRead's bit, the last of the write side's (options_write.go).
-const optNoRead optKind = 1 << 47
+func setNoRead(s *settings) { s.noRead = true }
+
+// updateSettings adds up an update's changes and options. It always
+// allocates: the changes are the update's own.
+func updateSettings(op string, ch Changes, opts []UpdateOption) (*settings, error) {
+	s := &settings{changes: ch.list, cond: ch.cond}
+	if err := applyAll(op, s, opts); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // ErrReadNeeded matches a *ReadNeededError.
 var ErrReadNeeded = errors.New("singletable: the update needs fields it does not give")
@@ -173,17 +216,15 @@ func (e *ReadChangedError) Unwrap() error { return e.Err }
 // failed one whose read fields changed meanwhile is planned and sent again.
 const maxUpdateAttempts = 4
 
-// UpdateInput is the UpdateItem request Update sends. Options: Set, Remove,
-// Add, DeleteFromSet, Append, Prepend, SetIfNotExists, Increment, Decrement,
-// If, Upsert, NoRead. An update that changes a unique field is a
+// UpdateInput is the UpdateItem request Update sends. An update that changes a unique field is a
 // transaction built from the stored item, so it has no UpdateItem request:
 // see TxUpdate and DB.TransactInput. Nor has an update that would read the
 // item first (an index key needs fields it does not give, see Update): it
 // is a *ReadNeededError (ErrReadNeeded) naming the fields, and given them
 // too it is one request.
-func (e *Entity[T]) UpdateInput(db *DB, key T, opts ...Option) (*dynamodb.UpdateItemInput, error) {
+func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption) (*dynamodb.UpdateItemInput, error) {
 	op := e.m.ops.update
-	s, err := collect(op, updateOptions, opts)
+	s, err := updateSettings(op, ch, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +253,6 @@ func noReadError(err error, s *settings, advice string) error {
 	return need.explain(advice)
 }
 
-const updateOptions = optChange | optCondition | optUpsert | optNoRead
-
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
 func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
@@ -223,22 +262,22 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	plan.m, plan.key, plan.changes = m, keyValue, s.changes
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
-		name := changeNames[c.op]
+		o := &operators[c.op]
 		top := topField(c.field)
 		nested := top != c.field
 		f, ok := m.fields.ByGoName(top)
 		if !ok {
 			if top == "" {
-				return fail("%s(%q): empty field name", name, c.field)
+				return fail("%s(%q): empty field name", o.name, c.field)
 			}
-			return fail("%s(%q): no such field: %v", name, c.field, r.unknownField(top))
+			return fail("%s(%q): no such field: %v", o.name, c.field, r.unknownField(top))
 		}
 		if m.keyFields[top] {
 			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				name, c.field, m.primaryTemplates())
+				o.name, c.field, m.primaryTemplates())
 		}
 		if m.w.version != nil && top == m.w.version.GoName {
-			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", name, c.field)
+			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
 		}
 		for _, prev := range s.changes[:i] {
 			if p := prev.field; overlaps(p, c.field) {
@@ -248,10 +287,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
 			}
 		}
-		if nested && (c.op == changeAdd || c.op == changeDeleteFromSet) {
-			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", name, c.field, name)
+		if nested && o.topLevel {
+			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
 		}
-		if c.op == changeSetIfNotExists && m.omitsZero(c.field, c.value) {
+		if o.skipOmittedZero && m.omitsZero(c.field, c.value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
 			// SetIfNotExists from storing a real value.
@@ -259,113 +298,40 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 		p, _, err := r.path(c.field)
 		if err != nil {
-			return fail("%s(%q): %v", name, c.field, err)
+			return fail("%s(%q): %v", o.name, c.field, err)
 		}
-		value := func(element bool) (types.AttributeValue, error) {
+		var av types.AttributeValue
+		if o.value != noValue {
 			if c.value == nil && !nested && !nillable(f.Type) {
 				// A NULL in place of a string or a number would read back as
 				// its zero value, and match no condition on it (nor a guard).
-				return nil, fmt.Errorf("the field is a %s, which nil is not a value of: Remove the field, or give its zero value", f.Type)
+				return fail("%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
 			}
-			return m.encodeValue(c.field, c.value, element) // by the field's own rules, at any depth
+			// By the field's own rules, at any depth.
+			if av, err = m.encodeValue(c.field, c.value, o.value == elementValue); err != nil {
+				return fail("%s(%q): %v", o.name, c.field, err)
+			}
 		}
-		switch c.op {
-		case changeSet:
-			av, err := value(false)
-			if err != nil {
-				return fail("Set(%q): %v", c.field, err)
+		// A raw AttributeValue tells nothing the model could check.
+		if _, raw := c.value.(types.AttributeValue); o.settable && !nested && !raw && !m.settable(f) {
+			return fail("%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
+		}
+		if o.check != nil {
+			if av, err = o.check(m, c, f, av); err != nil {
+				return fail("%s(%q): %v", o.name, c.field, err)
 			}
-			// A raw AttributeValue tells nothing the index keys could use.
-			_, raw := c.value.(types.AttributeValue)
-			if nested {
-				if m.omitsZero(c.field, c.value) {
-					plan.act(clauseRemove, p) // as Put leaves it out
-				} else {
-					plan.act(clauseSet, p, " = ", b.Value(av))
-				}
+			if av == nil {
+				plan.act(clauseRemove, p) // what Put leaves out
 				continue
 			}
-			if !raw && !m.settable(f) {
-				return fail("Set(%q): the field is promoted through an unexported embedded pointer", c.field)
-			}
-			if !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() || m.indexedField(top) && absentKeyValue(av) {
-				plan.act(clauseRemove, p) // an index key's empty value is absent, as Put leaves it
-				continue
-			}
-			plan.act(clauseSet, p, " = ", b.Value(av))
-		case changeRemove:
-			if !nested && !m.settable(f) {
-				return fail("Remove(%q): the field is promoted through an unexported embedded pointer", c.field)
-			}
-			plan.act(clauseRemove, p)
-		case changeAdd, changeDeleteFromSet:
-			av, err := value(true)
-			if err != nil {
-				return fail("%s(%q): %v", name, c.field, err)
-			}
-			if set := asSet(av, f.Type); set != nil {
-				av = set
-			}
-			switch av.(type) {
-			case *types.AttributeValueMemberN:
-				if c.op == changeDeleteFromSet {
-					return fail("DeleteFromSet(%q): takes a set or a set element, got a number", c.field)
-				}
-			case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
-			default:
-				return fail("%s(%q): takes a number or a set, got %T", name, c.field, c.value)
-			}
-			if c.op == changeAdd {
-				plan.act(clauseAdd, p, " ", b.Value(av))
-			} else {
-				plan.act(clauseDelete, p, " ", b.Value(av))
-			}
-		case changeAppend, changePrepend:
-			av, err := value(true)
-			if err != nil {
-				return fail("%s(%q): %v", name, c.field, err)
-			}
-			if _, isList := av.(*types.AttributeValueMemberL); !isList {
-				av = &types.AttributeValueMemberL{Value: []types.AttributeValue{av}}
-			}
-			empty := b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}})
-			existing := "if_not_exists(" + p + ", " + empty + ")"
-			if c.op == changeAppend {
-				plan.act(clauseSet, p, " = list_append(", existing, ", ", b.Value(av), ")")
-			} else {
-				plan.act(clauseSet, p, " = list_append(", b.Value(av), ", ", existing, ")")
-			}
-		case changeSetIfNotExists:
-			av, err := value(false)
-			if err != nil {
-				return fail("SetIfNotExists(%q): %v", c.field, err)
-			}
-			if !nested && m.indexedField(top) && absentKeyValue(av) {
-				// Stored, the empty value would be absent: the change could only ever do nothing.
-				return fail("SetIfNotExists(%q): the field is an index key, whose empty value is absent (DynamoDB refuses it in a key), so this sets nothing: give a value", c.field)
-			}
-			plan.act(clauseSet, p, " = if_not_exists(", p, ", ", b.Value(av), ")")
-		case changeIncrement, changeDecrement:
-			av, err := value(false)
-			if err != nil {
-				return fail("%s(%q): %v", name, c.field, err)
-			}
-			if _, ok := av.(*types.AttributeValueMemberN); !ok {
-				return fail("%s(%q): takes a number, got %T", name, c.field, c.value)
-			}
-			sign := " + "
-			if c.op == changeDecrement {
-				sign = " - "
-			}
-			zero := b.Value(&types.AttributeValueMemberN{Value: "0"})
-			plan.act(clauseSet, p, " = if_not_exists(", p, ", ", zero, ")", sign, b.Value(av))
 		}
+		plan.render(o, b, p, av)
 	}
 	for _, c := range s.changes {
 		_, raw := c.value.(types.AttributeValue)
 		if top := topField(c.field); (c.unknown() || raw) && m.isUnique(top) {
 			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				changeNames[c.op], c.field, top)
+				operators[c.op].name, c.field, top)
 		}
 	}
 
@@ -382,7 +348,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			if c.unknown() {
 				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					changeNames[c.op], c.field, ei.index.name, top)
+					operators[c.op].name, c.field, ei.index.name, top)
 			}
 			affected = true
 		}
@@ -587,10 +553,10 @@ func (ei *entityIndex) describe() string {
 // version goes up by one; the updated timestamp is set, and the created one
 // if the item has none. An update that changes a Unique field reads the item
 // first and is sent as a transaction (see Unique).
-func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, opts ...Option) (T, error) {
+func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts ...UpdateOption) (T, error) {
 	var out T
 	op := e.m.ops.update
-	s, err := collect(op, updateOptions, opts)
+	s, err := updateSettings(op, ch, opts)
 	if err != nil {
 		return out, err
 	}

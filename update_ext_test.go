@@ -20,22 +20,19 @@ func pureDB() (*st.DB, *singletabletest.Client) {
 
 func TestUpdateEveryChangeGolden(t *testing.T) {
 	db, _ := pureDB()
-	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"},
-		st.Set("Name", "Ann"),
-		st.Remove("Attrs"),
-		st.Add("Tags", "vip"), // one element into a string set
-		st.Increment("Logins", 1),
-		st.Append("Log", "login"),
-		st.SetIfNotExists("Address.City", "Oslo"),
+	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.
+		Set("Name", "Ann").
+		Remove("Attrs").
+		Add("Tags", "vip"). // one element into a string set
+		Increment("Logins", 1).
+		Append("Log", "login").
+		SetIfNotExists("Address.City", "Oslo"),
 	)
 	require.NoError(t, err)
 	golden.Assert(t, "write_update_changes", in)
 
 	in, err = st.WUsers.UpdateInput(db, st.WUser{ID: "u1"},
-		st.DeleteFromSet("Tags", []string{"old", "stale"}),
-		st.Prepend("Log", []string{"a", "b"}),
-		st.Decrement("Logins", 2),
-		st.Set("Address.Zip", "0150"),
+		st.DeleteFromSet("Tags", []string{"old", "stale"}).Prepend("Log", []string{"a", "b"}).Decrement("Logins", 2).Set("Address.Zip", "0150"),
 	)
 	require.NoError(t, err)
 	golden.Assert(t, "write_update_changes2", in)
@@ -51,7 +48,7 @@ func TestUpdateRecomputesIndexKeys(t *testing.T) {
 	golden.Assert(t, "write_update_index", in)
 
 	// Order's sparse index leaves when Status stops being PENDING.
-	in, err = st.WOrders.UpdateInput(db, st.WOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED"), st.Set("Date", "2024-01-15"))
+	in, err = st.WOrders.UpdateInput(db, st.WOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
 	require.NoError(t, err)
 	golden.Assert(t, "write_update_sparse_leave", in)
 }
@@ -87,11 +84,11 @@ func TestUpdateErrorsBeforeSending(t *testing.T) {
 			return err
 		}, `no field "Nmae"`},
 		{"overlapping paths", func(db *st.DB) error {
-			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Address", st.WAddress{}), st.Set("Address.City", "x"))
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Address", st.WAddress{}).Set("Address.City", "x"))
 			return err
 		}, "overlap"},
 		{"same field twice", func(db *st.DB) error {
-			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Name", "a"), st.Set("Name", "b"))
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Name", "a").Set("Name", "b"))
 			return err
 		}, "changed twice"},
 		{"add on a nested path", func(db *st.DB) error {
@@ -111,7 +108,7 @@ func TestUpdateErrorsBeforeSending(t *testing.T) {
 			return err
 		}, "field Logins is a int"},
 		{"no change", func(db *st.DB) error {
-			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"})
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Changes{})
 			return err
 		}, "no change given"},
 		{"missing key", func(db *st.DB) error {
@@ -135,7 +132,7 @@ func TestUpdateDecrementInventoryGolden(t *testing.T) {
 	db, _ := pureDB()
 	// The seed's inventory decrement: no version check (the key has version
 	// 0), the version still goes up.
-	in, err := st.WProducts.UpdateInput(db, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2), st.If(st.Ge("Inventory", 2)))
+	in, err := st.WProducts.UpdateInput(db, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2).If(st.Ge("Inventory", 2)))
 	require.NoError(t, err)
 	golden.Assert(t, "write_update_decrement", in)
 	// The seed's optimistic price update: the key carries the version read.

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // updatePlan is an Update resolved against the entity: the expression parts
@@ -73,6 +76,162 @@ func (r *storedRead) same(o *storedRead) bool {
 		}
 	}
 	return true
+}
+
+// operator is how an update operator is planned. Adding an operator is
+// one entry in operators (and its Changes method).
+type operator struct {
+	name string
+	// computed: DynamoDB computes the new value from the stored one, so
+	// the request cannot know it (nor derive index keys or guards from it).
+	computed bool
+	// topLevel: DynamoDB applies the action to top-level attributes only.
+	topLevel bool
+	// skipOmittedZero: the zero value of an omitempty field (which Put
+	// never stores) makes the change do nothing.
+	skipOmittedZero bool
+	// settable: the top-level field must be settable in the Go value (not
+	// promoted through an unexported embedded pointer), since the change
+	// gives its new value.
+	settable bool
+	value    valueKind
+	// check checks (and adapts) the encoded value; a nil value and no
+	// error removes the attribute instead, as Put would leave it out.
+	check func(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error)
+	// konst makes a constant the action reads ("$k"), added to the
+	// request's values before the change's own.
+	konst func() types.AttributeValue
+	// clause and action are what the change writes: action's parts
+	// concatenated, "$p" standing for the path, "$v" for the value.
+	clause int
+	action []string
+}
+
+// valueKind is how an operator's value is encoded.
+type valueKind int
+
+const (
+	noValue      valueKind = iota
+	wholeValue             // as the field's value
+	elementValue           // as a value or an element of the field's set or list
+)
+
+var operators = [...]operator{
+	changeSet: {name: "Set", settable: true, value: wholeValue, check: checkSet,
+		clause: clauseSet, action: []string{"$p", " = ", "$v"}},
+	changeRemove: {name: "Remove", settable: true,
+		clause: clauseRemove, action: []string{"$p"}},
+	changeAdd: {name: "Add", computed: true, topLevel: true, value: elementValue, check: checkAdd,
+		clause: clauseAdd, action: []string{"$p", " ", "$v"}},
+	changeDeleteFromSet: {name: "DeleteFromSet", computed: true, topLevel: true, value: elementValue, check: checkDeleteFromSet,
+		clause: clauseDelete, action: []string{"$p", " ", "$v"}},
+	changeAppend: {name: "Append", computed: true, value: elementValue, check: checkList, konst: emptyList,
+		clause: clauseSet, action: []string{"$p", " = list_append(if_not_exists(", "$p", ", ", "$k", "), ", "$v", ")"}},
+	changePrepend: {name: "Prepend", computed: true, value: elementValue, check: checkList, konst: emptyList,
+		clause: clauseSet, action: []string{"$p", " = list_append(", "$v", ", if_not_exists(", "$p", ", ", "$k", "))"}},
+	changeSetIfNotExists: {name: "SetIfNotExists", computed: true, skipOmittedZero: true, value: wholeValue, check: checkSetIfNotExists,
+		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$v", ")"}},
+	changeIncrement: {name: "Increment", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
+		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") + ", "$v"}},
+	changeDecrement: {name: "Decrement", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
+		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") - ", "$v"}},
+}
+
+func emptyList() types.AttributeValue {
+	return &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
+}
+
+func zeroNumber() types.AttributeValue { return &types.AttributeValueMemberN{Value: "0"} }
+
+// checkSet removes, rather than sets, what Put leaves out: an omitempty
+// field's zero value (at any depth through structs), and an index key's
+// empty value, which is absent.
+func checkSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	if top := topField(c.field); top != c.field {
+		if m.omitsZero(c.field, c.value) {
+			return nil, nil
+		}
+	} else if _, raw := c.value.(types.AttributeValue); !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() || m.indexedField(top) && absentKeyValue(av) {
+		return nil, nil
+	}
+	return av, nil
+}
+
+// checkAdd takes a number or a set (a single element of a set field is a
+// one-element set).
+func checkAdd(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	return setOperand(c, f, av, true)
+}
+
+// checkDeleteFromSet takes a set (or a single element of a set field).
+func checkDeleteFromSet(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	return setOperand(c, f, av, false)
+}
+
+func setOperand(c change, f *codec.Field, av types.AttributeValue, number bool) (types.AttributeValue, error) {
+	if set := asSet(av, f.Type); set != nil {
+		av = set
+	}
+	switch av.(type) {
+	case *types.AttributeValueMemberN:
+		if !number {
+			return nil, errors.New("takes a set or a set element, got a number")
+		}
+	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+	default:
+		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
+	}
+	return av, nil
+}
+
+// checkList takes a list, or a single element as a one-element list.
+func checkList(_ *entityModel, _ change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	if _, isList := av.(*types.AttributeValueMemberL); !isList {
+		av = &types.AttributeValueMemberL{Value: []types.AttributeValue{av}}
+	}
+	return av, nil
+}
+
+// checkSetIfNotExists refuses an index key's empty value: stored, it would
+// be absent, so the change could only ever do nothing.
+func checkSetIfNotExists(m *entityModel, c change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	if top := topField(c.field); top == c.field && m.indexedField(top) && absentKeyValue(av) {
+		return nil, errors.New("the field is an index key, whose empty value is absent (DynamoDB refuses it in a key), so this sets nothing: give a value")
+	}
+	return av, nil
+}
+
+// checkNumber takes a number.
+func checkNumber(_ *entityModel, c change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	if _, ok := av.(*types.AttributeValueMemberN); !ok {
+		return nil, fmt.Errorf("takes a number, got %T", c.value)
+	}
+	return av, nil
+}
+
+// render adds operator o's action on path p with value av.
+func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.AttributeValue) {
+	var k, v string
+	if o.konst != nil {
+		k = b.Value(o.konst())
+	}
+	if av != nil {
+		v = b.Value(av)
+	}
+	var buf [8]string
+	parts := buf[:0]
+	for _, part := range o.action {
+		switch part {
+		case "$p":
+			part = path
+		case "$v":
+			part = v
+		case "$k":
+			part = k
+		}
+		parts = append(parts, part)
+	}
+	p.act(o.clause, parts...)
 }
 
 // The clauses of an update expression, in order.
@@ -141,7 +300,7 @@ func topField(path string) string {
 // unknown reports whether the change leaves the field's new value unknown
 // to the request: it is below the field ("Address.City"), or DynamoDB
 // computes it from the stored value (Add, Increment ...).
-func (c change) unknown() bool { return c.field != topField(c.field) || c.op.computed() }
+func (c change) unknown() bool { return c.field != topField(c.field) || operators[c.op].computed }
 
 // touches reports whether the update changes top-level field goName.
 func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goName) }

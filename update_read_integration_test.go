@@ -131,7 +131,7 @@ func TestUpdateRetriesWhenReadFieldsChange(t *testing.T) {
 	hc := &hookClient{Client: base.Client()}
 	hc.afterGet = func(n int) {
 		if n == 1 {
-			_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-02-01"), st.Set("Status", "PENDING"))
+			_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-02-01").Set("Status", "PENDING"))
 			require.NoError(t, err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestUpdateRetriesWhenReadFieldsChange(t *testing.T) {
 	// after a bounded number of attempts, with a typed error.
 	hc.gets.Store(0)
 	hc.afterGet = func(n int) {
-		_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-03-0"+string(rune('0'+n))), st.Set("Status", "PENDING"))
+		_, err := urOrders.Update(ctx, base, key, st.Set("Date", "2024-03-0"+string(rune('0'+n))).Set("Status", "PENDING"))
 		require.NoError(t, err)
 	}
 	_, err = urOrders.Update(ctx, db, key, st.Set("Status", "SHIPPED"))
@@ -183,7 +183,7 @@ func TestOmitEmptyZeroIsAbsentOnUpdate(t *testing.T) {
 	// In a transaction too.
 	require.NoError(t, urOrders.Put(ctx, db, urOrder{UserID: "u1", ID: "10", Prio: 1}))
 	err = db.Transact(ctx, func(tx *st.Tx) error {
-		urOrders.TxUpdate(tx, urOrder{UserID: "u1", ID: "10"}, st.SetIfNotExists("Note", ""), st.Set("Total", 2))
+		urOrders.TxUpdate(tx, urOrder{UserID: "u1", ID: "10"}, st.SetIfNotExists("Note", "").Set("Total", 2))
 		return nil
 	})
 	require.NoError(t, err)

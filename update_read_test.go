@@ -126,7 +126,7 @@ func TestUpdateNoReadSendsNothing(t *testing.T) {
 	_, err = urOrders.Update(context.Background(), db, urOrder{UserID: "u1", ID: "2"}, st.Set("Note", "x"), st.Upsert(), st.NoRead())
 	assert.ErrorContains(t, err, "also needs Prio")
 	// An update that would read, and fails a check anyway, reads nothing.
-	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED"), st.If(st.Exists("Nope")))
+	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED").If(st.Exists("Nope")))
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Empty(t, mock.Calls())
 
@@ -145,7 +145,7 @@ func TestUpdateNoReadSendsNothing(t *testing.T) {
 	assert.Empty(t, mock.Calls())
 
 	// Given every field, the update is one request, as before.
-	in, err := urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED"), st.Set("Date", "2024-01-15"), st.Set("Created", st.FixedClock()))
+	in, err := urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15").Set("Created", st.FixedClock()))
 	require.NoError(t, err)
 	assert.Contains(t, in.ExpressionAttributeValues, ":v1")
 }

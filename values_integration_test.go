@@ -53,14 +53,13 @@ func TestNestedValuesUseTheFieldsEncoding(t *testing.T) {
 
 	// Conditioned writes on nested fields succeed when the condition holds.
 	require.NoError(t, vlDocs.Put(ctx, db, doc, st.If(st.And(st.Eq("In.When", t0), st.Eq("In.Count", 7)))))
-	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x"), st.If(st.Eq("Items[0].At", t0)))
+	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x").If(st.Eq("Items[0].At", t0)))
 	require.NoError(t, err)
-	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "y"), st.If(st.Eq("ByKey.a.Qty", 4)))
+	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "y").If(st.Eq("ByKey.a.Qty", 4)))
 	require.ErrorIs(t, err, st.ErrConditionFailed, "and fail when it does not")
 
 	// A nested Set stores what Put stores.
-	_, err = vlDocs.Update(ctx, db, key, st.Set("In.When", t1), st.Set("In.Count", 8),
-		st.Set("Items[0].At", t1), st.Set("ByKey.a", vlLine{At: t1, Qty: 5}))
+	_, err = vlDocs.Update(ctx, db, key, st.Set("In.When", t1).Set("In.Count", 8).Set("Items[0].At", t1).Set("ByKey.a", vlLine{At: t1, Qty: 5}))
 	require.NoError(t, err)
 	updated := rawItem(t, db, "DOC#d1", "DOC")
 	want := vlDoc{ID: "d1", In: vlIn{When: t1, Count: 8},

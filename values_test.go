@@ -189,13 +189,13 @@ func TestExpressionLimitIsOneRule(t *testing.T) {
 	_, err := vlByID.Query(ctx, db, key, st.Filter(huge))
 	checkLimit(t, "Filter", err)
 	checkLimit(t, "If", vlDocs.Put(ctx, db, key, st.If(huge)))
-	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x"), st.If(huge))
+	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x").If(huge))
 	checkLimit(t, "Update If", err)
-	sets := make([]st.Option, 300)
-	for i := range sets {
-		sets[i] = st.Set(fmt.Sprintf("Names.k%d", i), "x")
+	var sets st.Changes
+	for i := range 300 {
+		sets = sets.Set(fmt.Sprintf("Names.k%d", i), "x")
 	}
-	_, err = vlDocs.Update(ctx, db, key, sets...)
+	_, err = vlDocs.Update(ctx, db, key, sets)
 	checkLimit(t, "update expression", err)
 	assert.Empty(t, client.Calls(), "nothing is sent")
 

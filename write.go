@@ -217,9 +217,9 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 	return acts[0], nil
 }
 
-// PutInput is the PutItem request Put sends. Options: If. For an entity
+// PutInput is the PutItem request Put sends. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
-func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
+func (e *Entity[T]) PutInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
 	return e.putInput(db, &v, false, opts)
 }
 
@@ -234,14 +234,13 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInpu
 // with unique fields Put is a transaction that also writes the guard items;
 // an existing item must already hold the same unique values (change them
 // with Update).
-func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...Option) error {
+func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...PutOption) error {
 	return e.put(ctx, db, &v, false, opts)
 }
 
-// CreateInput is the PutItem request Create sends. Options: If. For an
-// entity with unique fields Create is a transaction: see TxCreate and
+// CreateInput is the PutItem request Create sends. For an entity with unique fields Create is a transaction: see TxCreate and
 // DB.TransactInput.
-func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemInput, error) {
+func (e *Entity[T]) CreateInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
 	return e.putInput(db, &v, true, opts)
 }
 
@@ -250,12 +249,12 @@ func (e *Entity[T]) CreateInput(db *DB, v T, opts ...Option) (*dynamodb.PutItemI
 // timestamps are set when zero. On an entity with unique fields, Create is
 // a transaction that also creates the guard items, and a value another item
 // holds is a *UniqueViolationError (ErrUniqueViolation).
-func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...Option) error {
+func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...PutOption) error {
 	return e.put(ctx, db, &v, true, opts)
 }
 
 // putInput builds the single request of a Put or Create (create).
-func (e *Entity[T]) putInput(db *DB, v *T, create bool, opts []Option) (*dynamodb.PutItemInput, error) {
+func (e *Entity[T]) putInput(db *DB, v *T, create bool, opts []PutOption) (*dynamodb.PutItemInput, error) {
 	op, tx := e.m.ops.put, "TxPut"
 	if create {
 		op, tx = e.m.ops.create, "TxCreate"
@@ -272,7 +271,7 @@ func (e *Entity[T]) putInput(db *DB, v *T, create bool, opts []Option) (*dynamod
 }
 
 // put plans and sends a Put or Create (create).
-func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, create bool, opts []Option) error {
+func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, create bool, opts []PutOption) error {
 	op := e.m.ops.put
 	if create {
 		op = e.m.ops.create
@@ -284,8 +283,8 @@ func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, create bool, opts []O
 	return db.sendActions(ctx, op, acts, s)
 }
 
-func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, create bool, opts []Option) ([]*action, *settings, error) {
-	s, err := collect(op, optCondition, opts)
+func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, create bool, opts []PutOption) ([]*action, *settings, error) {
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -293,12 +292,11 @@ func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, create bool,
 	return acts, s, err
 }
 
-// DeleteInput is the DeleteItem request Delete sends. Options: MustExist,
-// If. For an entity with unique fields Delete is a transaction: see TxDelete
+// DeleteInput is the DeleteItem request Delete sends. For an entity with unique fields Delete is a transaction: see TxDelete
 // and DB.TransactInput.
-func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...Option) (*dynamodb.DeleteItemInput, error) {
+func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...DeleteOption) (*dynamodb.DeleteItemInput, error) {
 	op := e.m.ops.delete
-	s, err := collect(op, optMustExist|optCondition, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -322,9 +320,9 @@ func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...Option) (*dynamodb.Delete
 // unique fields, Delete reads the item first (strongly consistent) to learn
 // its unique values, then deletes it and its guard items in one transaction
 // conditioned on the item still holding them.
-func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...Option) error {
+func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOption) error {
 	op := e.m.ops.delete
-	s, err := collect(op, optMustExist|optCondition, opts)
+	s, err := collect(op, opts)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestUpdateRecomputesIndexKeyOnUpdatedTimestamp(t *testing.T) {
 	_, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Title", "y"))
 	require.ErrorIs(t, err, st.ErrInvalidInput, "an update of Title alone would leave GSI1SK stale")
 	assert.Contains(t, err.Error(), "also needs Owner")
-	in, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Owner", "ann"), st.Set("Title", "x"))
+	in, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Owner", "ann").Set("Title", "x"))
 	require.NoError(t, err)
 	var sk string
 	for _, v := range in.ExpressionAttributeValues {

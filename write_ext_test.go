@@ -111,7 +111,7 @@ func TestVersionConflictCarriesCurrentItem(t *testing.T) {
 
 	// The same version, so the user's own condition failed.
 	stored["version"] = &types.AttributeValueMemberN{Value: "4"}
-	_, err = st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p1", Version: 4}, st.Set("Price", 3.0), st.If(st.Gt("Price", 10)))
+	_, err = st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p1", Version: 4}, st.Set("Price", 3.0).If(st.Gt("Price", 10)))
 	assert.ErrorIs(t, err, st.ErrConditionFailed)
 	assert.NotErrorIs(t, err, st.ErrVersionConflict)
 
@@ -257,7 +257,7 @@ func TestSeedTransactionsGolden(t *testing.T) {
 	in, err := db.TransactInput(func(tx *st.Tx) error {
 		st.WOrders.TxCreate(tx, st.WOrder{UserID: "u1", ID: "o1", Date: "2024-01-15", Status: "PENDING", Total: 3})
 		st.WOrderItems.TxCreate(tx, st.WOrderItem{OrderID: "o1", ProductID: "p1", Quantity: 2, Price: 1.5})
-		st.WProducts.TxUpdate(tx, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2), st.If(st.Ge("Inventory", 2)))
+		st.WProducts.TxUpdate(tx, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2).If(st.Ge("Inventory", 2)))
 		return nil
 	}, tok)
 	require.NoError(t, err)

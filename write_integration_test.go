@@ -53,7 +53,7 @@ func TestIntegrationUniqueLifecycle(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUniqueViolation, "%+v", u3)
 
 	// Update moves the guard; Put of the same value keeps it.
-	u1, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Set("Email", "ann@y.com"), Set("Name", "Ann B"))
+	u1, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Set("Email", "ann@y.com").Set("Name", "Ann B"))
 	require.NoError(t, err)
 	assert.Equal(t, "ann@y.com", u1.Email)
 	assert.Equal(t, "Ann B", u1.Name)
@@ -145,23 +145,22 @@ func TestIntegrationConditionsAndUpdates(t *testing.T) {
 		Lt("Logins", FieldRef("Version")), And(Eq("Name", "Ann"), Or(Eq("Status", "X"), Not(Eq("Status", "Y")))),
 	}
 	for _, c := range holds {
-		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0), If(c))
+		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0).If(c))
 		assert.NoError(t, err, "condition %s should hold", describeCond(WUsers.m, c))
 	}
 	fails := []Cond{Eq("Name", "Bob"), Gt("Logins", 3), Contains("Tags", "z"), Size("Tags").Gt(2), Eq("Address.Zip", "x"), NotExists("Email")}
 	for _, c := range fails {
-		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0), If(c))
+		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0).If(c))
 		require.ErrorIs(t, err, ErrConditionFailed, "condition %s should fail", describeCond(WUsers.m, c))
 		assert.Contains(t, err.Error(), "the condition "+describeCond(WUsers.m, c)+" does not hold")
 	}
 
 	got, err := WUsers.Update(ctx, db, WUser{ID: "u1"},
-		Add("Tags", "c"), Append("Log", "login"), Prepend("Log", "first"),
+		Add("Tags", "c").Append("Log", "login").Prepend("Log", "first"),
 	)
 	require.Error(t, err, "Append and Prepend on one list overlap")
 	got, err = WUsers.Update(ctx, db, WUser{ID: "u1"},
-		Add("Tags", "c"), Append("Log", []string{"x", "y"}), Increment("Logins", 2), Set("Address.City", "Bergen"),
-		SetIfNotExists("Name", "ignored"), Remove("Attrs"),
+		Add("Tags", "c").Append("Log", []string{"x", "y"}).Increment("Logins", 2).Set("Address.City", "Bergen").SetIfNotExists("Name", "ignored").Remove("Attrs"),
 	)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"a", "b", "c"}, got.Tags)
@@ -170,7 +169,7 @@ func TestIntegrationConditionsAndUpdates(t *testing.T) {
 	assert.Equal(t, WAddress{City: "Bergen", Zip: "0150"}, got.Address)
 	assert.Equal(t, "Ann", got.Name)
 	assert.Empty(t, got.Attrs)
-	got, err = WUsers.Update(ctx, db, WUser{ID: "u1"}, DeleteFromSet("Tags", "a"), Prepend("Log", "first"), Decrement("Logins", 5), Set("Status", "BANNED"))
+	got, err = WUsers.Update(ctx, db, WUser{ID: "u1"}, DeleteFromSet("Tags", "a").Prepend("Log", "first").Decrement("Logins", 5).Set("Status", "BANNED"))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"b", "c"}, got.Tags)
 	assert.Equal(t, []string{"first", "created", "x", "y"}, got.Log)

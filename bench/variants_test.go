@@ -206,7 +206,7 @@ func libTx(ctx context.Context, e *env) error {
 	return e.db.Transact(ctx, func(tx *st.Tx) error {
 		Orders.TxPut(tx, txOrder)
 		OrderItems.TxPut(tx, txItem)
-		Products.TxUpdate(tx, txProduct, st.Decrement("Inventory", txQty), st.If(st.Ge("Inventory", txQty)))
+		Products.TxUpdate(tx, txProduct, st.Decrement("Inventory", txQty).If(st.Ge("Inventory", txQty)))
 		return nil
 	})
 }

@@ -52,7 +52,7 @@ var (
 func transferFunds(ctx context.Context, db *st.DB, from, to string, amount int64) (string, error) {
 	id := newID()
 	err := db.Transact(ctx, func(tx *st.Tx) error {
-		Accounts.TxUpdate(tx, Account{ID: from}, st.Decrement("Balance", amount), st.If(st.Ge("Balance", amount)))
+		Accounts.TxUpdate(tx, Account{ID: from}, st.Decrement("Balance", amount).If(st.Ge("Balance", amount)))
 		Accounts.TxUpdate(tx, Account{ID: to}, st.Increment("Balance", amount))
 		Transfers.TxCreate(tx, Transfer{ID: id, From: from, To: to, Amount: amount})
 		return nil

@@ -23,7 +23,7 @@ func placeOrder(ctx context.Context, db *st.DB, order Order, productID string, q
 	return db.Transact(ctx, func(tx *st.Tx) error {
 		Orders.TxCreate(tx, order)
 		OrderItems.TxCreate(tx, OrderItem{OrderID: order.ID, ProductID: productID, Quantity: qty, Price: price})
-		Products.TxUpdate(tx, Product{ID: productID}, st.Decrement("Inventory", qty), st.If(st.Ge("Inventory", qty)))
+		Products.TxUpdate(tx, Product{ID: productID}, st.Decrement("Inventory", qty).If(st.Ge("Inventory", qty)))
 		return nil
 	})
 }

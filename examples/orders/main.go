@@ -189,7 +189,7 @@ func patterns(ctx context.Context, db *st.DB, c *examplekit.Checker) error {
 	c.Equal("ListUserOrders: newest first", []string{"order_459", "order_458", "order_457", "order_456", "order_455"}, ids(all))
 
 	// 2b. Orders in a date range: the whole last day included.
-	page, err := UserOrdersByDate.Query(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, st.UpTo(Order{Date: "2026-02-28"}))
+	page, err := UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
 	if err != nil {
 		return err
 	}
