@@ -280,7 +280,7 @@ func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
 	assert.Equal(t, []User{{ID: "u1", Name: "Ann"}}, sh.Users.From(res))
 	assert.Equal(t, []Order{{UserID: "u1", ID: "o1"}}, sh.Orders.From(res))
 	assert.Equal(t, []Membership{{UserID: "u1", TeamID: "t1"}}, sh.Memberships.From(res))
-	assert.Equal(t, 3, res.Len())
+	assert.Equal(t, 3, len(res.Items))
 	require.Len(t, res.Unknown, 1, "an unknown type is reported, not dropped")
 	assert.Equal(t, "Address", sv(res.Unknown[0]["_type"]))
 
@@ -364,8 +364,8 @@ func TestEachPageIsItsOwnRequest(t *testing.T) {
 	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
 	for name, query := range map[string]func() (int, error){
 		"Entity.Query": func() (int, error) {
-			orders, err := sh.Orders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
-			return len(orders), err
+			page, err := sh.Orders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			return len(page.Items), err
 		},
 		"Pattern.Query": func() (int, error) {
 			page, err := p.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
