@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
-	"github.com/singletable/singletable/singletabletest"
 )
 
 // fakePartition answers Queries over one partition like DynamoDB does for
@@ -142,219 +141,6 @@ func TestAllStopsWhenTheLoopStops(t *testing.T) {
 	assert.Equal(t, "o0099", ids[0], "declared Descending")
 }
 
-func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
-	sh := newSeed(t)
-	db, client := readMockDB(sh)
-	client.QueryFunc = fakePartition(mixedPartition(20))
-	ctx := t.Context()
-	page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
-	require.NoError(t, err)
-	require.NotEmpty(t, page.Cursor)
-
-	flip := []byte(page.Cursor)
-	flip[len(flip)/3] ^= 1
-	otherKeyDB := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("another key, 16 bytes or more...")))
-	other := sh.Orders.Pattern("Other").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
-	cases := []struct {
-		name string
-		run  func() error
-	}{
-		{"tampered", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(string(flip)))
-			return err
-		}},
-		{"garbage", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After("not a cursor"))
-			return err
-		}},
-		{"another partition", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor))
-			return err
-		}},
-		{"another pattern", func() error {
-			_, err := other.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor))
-			return err
-		}},
-		{"the other direction", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor), singletable.Ascending())
-			return err
-		}},
-		{"another cursor key", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, otherKeyDB, Order{UserID: "u1"}, singletable.After(page.Cursor))
-			return err
-		}},
-		{"collection: another pattern's cursor", func() error {
-			_, err := sh.UserProfile.Query(ctx, db, singletable.Values{"UserID": "u1"}, singletable.After(page.Cursor))
-			return err
-		}},
-		{"All too", func() error {
-			for _, err := range sh.ListUserOrders.All(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor)) {
-				return err
-			}
-			return nil
-		}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			client.Reset()
-			err := c.run()
-			require.ErrorIs(t, err, singletable.ErrInvalidCursor)
-			var ce *singletable.CursorError
-			require.ErrorAs(t, err, &ce)
-			assert.Empty(t, client.Calls())
-		})
-	}
-
-	// The default key is derived from the table: a cursor survives a new DB over it.
-	d1 := singletable.New(client, sh.Table)
-	d2 := singletable.New(client, sh.Table)
-	p1, err := sh.ListUserOrders.Query(ctx, d1, Order{UserID: "u1"}, singletable.Limit(3))
-	require.NoError(t, err)
-	_, err = sh.ListUserOrders.Query(ctx, d2, Order{UserID: "u1"}, singletable.After(p1.Cursor))
-	assert.NoError(t, err)
-	// A short key is refused before sending.
-	client.Reset()
-	short := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("short")))
-	_, err = sh.ListUserOrders.Query(ctx, short, Order{UserID: "u1"})
-	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
-	assert.Empty(t, client.Calls())
-}
-
-func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
-	sh := newSeed(t)
-	db, client := readMockDB(sh)
-	keys := func(user string) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{
-			"PK": s("USER#" + user), "SK": s("TEAM#t1"), "GSI2PK": s("TEAM#t1"), "GSI2SK": s("USER#" + user),
-		}
-	}
-	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{keys("a"), keys("b"), keys("c")}, Count: 3, ScannedCount: 3}, nil
-	}
-	page, err := sh.TeamMembers.Query(t.Context(), db, Membership{TeamID: "t1"})
-	require.NoError(t, err)
-	assert.Equal(t, []Membership{{UserID: "a", TeamID: "t1"}, {UserID: "b", TeamID: "t1"}, {UserID: "c", TeamID: "t1"}}, page.Items,
-		"the fields written in the keys are recovered; the others are not in the index")
-
-	// FetchFull: one BatchGetItem, answered out of order, with one key left
-	// unprocessed once and one item deleted meanwhile.
-	full := func(user, role string) map[string]types.AttributeValue {
-		it := keys(user)
-		it["_type"], it["userId"], it["teamId"], it["role"] = s("Membership"), s(user), s("t1"), s(role)
-		return it
-	}
-	batches := 0
-	client.BatchGetItemFunc = func(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
-		batches++
-		ka := in.RequestItems["OrdersTable"]
-		if batches == 1 {
-			require.Len(t, ka.Keys, 3)
-			return &dynamodb.BatchGetItemOutput{
-				Responses:       map[string][]map[string]types.AttributeValue{"OrdersTable": {full("c", "member")}},
-				UnprocessedKeys: map[string]types.KeysAndAttributes{"OrdersTable": {Keys: ka.Keys[:1]}},
-			}, nil
-		}
-		require.Len(t, ka.Keys, 1)
-		return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{"OrdersTable": {full("a", "owner")}}}, nil
-	}
-	page, err = sh.TeamMembers.Query(t.Context(), db, Membership{TeamID: "t1"}, singletable.FetchFull())
-	require.NoError(t, err)
-	assert.Equal(t, []Membership{{UserID: "a", TeamID: "t1", Role: "owner"}, {UserID: "c", TeamID: "t1", Role: "member"}}, page.Items,
-		"in query order; b was deleted between the query and the batch read")
-	assert.Equal(t, 2, batches)
-}
-
-func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
-	sh := newSeed(t)
-	db, client := readMockDB(sh)
-	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
-			{"PK": s("USER#u1"), "SK": s("#METADATA#u1"), "_type": s("User"), "userId": s("u1"), "name": s("Ann")},
-			{"PK": s("USER#u1"), "SK": s("ADDRESS#home"), "_type": s("Address")},
-			{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o1"), "_type": s("Order"), "userId": s("u1"), "orderId": s("o1")},
-			{"PK": s("USER#u1"), "SK": s("TEAM#t1"), "_type": s("Membership"), "userId": s("u1"), "teamId": s("t1")},
-		}}, nil
-	}
-	res, err := sh.UserProfile.Query(t.Context(), db, singletable.Values{"UserID": "u1"})
-	require.NoError(t, err)
-	assert.Equal(t, []User{{ID: "u1", Name: "Ann"}}, sh.Users.From(res))
-	assert.Equal(t, []Order{{UserID: "u1", ID: "o1"}}, sh.Orders.From(res))
-	assert.Equal(t, []Membership{{UserID: "u1", TeamID: "t1"}}, sh.Memberships.From(res))
-	assert.Equal(t, 3, len(res.Items))
-	require.Len(t, res.Unknown, 1, "an unknown type is reported, not dropped")
-	assert.Equal(t, "Address", sv(res.Unknown[0]["_type"]))
-
-	var got []any
-	var errs []error
-	for v, err := range sh.UserProfile.All(t.Context(), db, singletable.Values{"UserID": "u1"}) {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		got = append(got, v)
-	}
-	assert.Len(t, got, 3)
-	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], singletable.ErrWrongEntity)
-}
-
-func TestGetOnQueryPattern(t *testing.T) {
-	sh := newSeed(t)
-	db, client := readMockDB(sh)
-	user := func(id string) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{"PK": s("USER#" + id), "SK": s("#METADATA#" + id), "_type": s("User"), "userId": s(id), "email": s("a@x")}
-	}
-	var answer []map[string]types.AttributeValue
-	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return &dynamodb.QueryOutput{Items: answer}, nil
-	}
-	_, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
-	assert.ErrorIs(t, err, singletable.ErrNotFound)
-	answer = []map[string]types.AttributeValue{user("u1")}
-	u, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
-	require.NoError(t, err)
-	assert.Equal(t, "u1", u.ID)
-	answer = append(answer, user("u2"))
-	_, err = sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
-	assert.ErrorIs(t, err, singletable.ErrNotUnique)
-
-	client.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-		return &dynamodb.GetItemOutput{}, nil
-	}
-	_, err = sh.GetUser.Get(t.Context(), db, User{ID: "nobody"})
-	assert.ErrorIs(t, err, singletable.ErrNotFound)
-	page, err := sh.GetUser.Query(t.Context(), db, User{ID: "nobody"})
-	require.NoError(t, err)
-	assert.Empty(t, page.Items)
-	assert.Empty(t, page.Cursor)
-}
-
-func TestProjectAsksForFieldsAndKeys(t *testing.T) {
-	sh := newSeed(t)
-	db, client := readMockDB(sh)
-	in, err := sh.ListUserOrders.QueryInput(db, Order{UserID: "u1"}, singletable.Project("Total", "Status"))
-	require.NoError(t, err)
-	proj := *in.ProjectionExpression
-	var attrs []string
-	for _, n := range strings.Split(proj, ", ") {
-		attrs = append(attrs, in.ExpressionAttributeNames[n])
-	}
-	assert.Equal(t, []string{"total", "status", "PK", "SK", "_type"}, attrs)
-
-	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
-			{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o1"), "_type": s("Order"), "total": &types.AttributeValueMemberN{Value: "12.5"}},
-		}}, nil
-	}
-	page, err := sh.ListUserOrders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Project("Total"))
-	require.NoError(t, err)
-	assert.Equal(t, []Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Total: 12.5}}, page.Items, "key fields come back from the keys")
-
-	_, err = sh.ListUserOrders.QueryInput(db, Order{UserID: "u1"}, singletable.Project("Nope"))
-	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
-	_ = singletabletest.Call{}
-}
-
 // Every page is its own request: a client that keeps the requests it is
 // given (a recorder, a logging wrapper) sees each page as it was sent.
 func TestEachPageIsItsOwnRequest(t *testing.T) {
@@ -387,4 +173,37 @@ func TestEachPageIsItsOwnRequest(t *testing.T) {
 			assert.NotNil(t, in.ExclusiveStartKey, "%s: page %d resumes", name, i+1)
 		}
 	}
+}
+
+// Entity.Query is a query like the others: a page with a cursor that After
+// resumes, and an All that reads every page.
+func TestEntityQueryPages(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(20))
+	ctx := t.Context()
+	var ids []string
+	cursor := ""
+	for range 10 {
+		page, err := sh.Orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(6), singletable.After(cursor))
+		require.NoError(t, err)
+		for _, o := range page.Items {
+			ids = append(ids, o.ID)
+		}
+		if cursor = page.Cursor; cursor == "" {
+			break
+		}
+	}
+	require.Len(t, ids, 20)
+	assert.True(t, slices.IsSorted(ids))
+
+	var all []string
+	for o, err := range sh.Orders.All(ctx, db, Order{UserID: "u1"}) {
+		require.NoError(t, err)
+		all = append(all, o.ID)
+	}
+	assert.Equal(t, ids, all)
+
+	_, err := sh.Orders.Query(ctx, db, Order{UserID: "u2"}, singletable.After("not a cursor"))
+	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 }
