@@ -135,11 +135,11 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 	}
 	if len(s.read.project) > 0 {
 		var b expr.Builder
-		p, err := d.project(op, s.read.project, &b)
+		proj, err := d.project(op, s.read.project, &b)
 		if err != nil {
 			return nil, err
 		}
-		in.ProjectionExpression = aws.String(p)
+		in.ProjectionExpression = aws.String(proj)
 		in.ExpressionAttributeNames = b.Names
 		r.parseKeys = true
 	}
