@@ -191,46 +191,40 @@ func (c *Collection) QueryInput(db *DB, values Values, opts ...QueryOption) (*dy
 	if err != nil {
 		return nil, err
 	}
-	return r.query, nil
+	return &r.query, nil
 }
 
-// CollectionResult holds a page of a collection query, each item decoded
-// into its entity's Go type. Read them with Entity.From, or in query order
-// with Items. Items whose type is not a member of the collection are kept
-// in Unknown, never dropped silently.
+// CollectionResult is a page of a collection query: a Page whose Items
+// are the member items in query order, each decoded into its entity's Go
+// type (User, Order ...). Read one member's items with Entity.From. Items
+// whose type is not a member of the collection are kept in Unknown, never
+// dropped silently.
 type CollectionResult struct {
-	items    []any            // decoded values, in query order
-	byEntity map[string][]any // entity name -> decoded values
+	Page[any]
 	// Unknown holds the raw items of entity types the collection does not
 	// declare (or with no type attribute). They do not count toward Limit.
 	Unknown []map[string]types.AttributeValue
-	// Cursor resumes the query after this page (pass it to After); empty
-	// when there is nothing more.
-	Cursor string
-	// Scanned is how many items DynamoDB read for the page.
-	Scanned int
-	// Requests is how many requests the page took.
-	Requests int
+	of      []*entityModel // the entity of each of Items
 }
-
-// Items returns every decoded item in query order; each is a value of its
-// entity's Go type (User, Order ...).
-func (r *CollectionResult) Items() []any { return r.items }
-
-// Len is the number of items of member types.
-func (r *CollectionResult) Len() int { return len(r.items) }
 
 // From returns the items of entity e in a collection result, in query order.
 func (e *Entity[T]) From(r *CollectionResult) []T {
-	vs := r.byEntity[e.m.name]
-	out := make([]T, len(vs))
-	for i, v := range vs {
-		out[i] = v.(T)
+	n := 0
+	for _, m := range r.of {
+		if m == e.m {
+			n++
+		}
+	}
+	out := make([]T, 0, n)
+	for i, m := range r.of {
+		if m == e.m {
+			out = append(out, r.Items[i].(T))
+		}
 	}
 	return out
 }
 
-// decodeItem decodes an item of any member; unknown is true for an item of
+// decodeAny decodes an item of any member; unknown is true for an item of
 // no member.
 func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
 	d := r.d
@@ -277,25 +271,20 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Q
 	if err != nil {
 		return nil, err
 	}
-	res := &CollectionResult{byEntity: map[string][]any{}}
-	var st runStats
-	next, err := r.run(ctx, db, r.s.limit, true, &st, func(item map[string]types.AttributeValue) (bool, bool, error) {
-		v, m, unknown, err := r.decodeAny(item)
-		switch {
-		case err != nil:
-			return false, false, err
-		case unknown:
-			res.Unknown = append(res.Unknown, item)
-			return false, false, nil
+	res := &CollectionResult{}
+	page, next, err := queryPage(ctx, db, r, r.s.limit, func(r *readReq, item map[string]types.AttributeValue, v *any) (bool, error) {
+		val, m, unknown, err := r.decodeAny(item)
+		if err != nil || unknown {
+			return false, err
 		}
-		res.items = append(res.items, v)
-		res.byEntity[m.name] = append(res.byEntity[m.name], v)
-		return true, false, nil
-	})
-	res.Scanned, res.Requests = st.scanned, st.requests
+		*v = val
+		res.of = append(res.of, m)
+		return true, nil
+	}, func(item map[string]types.AttributeValue) { res.Unknown = append(res.Unknown, item) })
 	if err != nil {
 		return nil, err
 	}
+	res.Page = *page
 	if res.Cursor, err = r.cursor(next); err != nil {
 		return nil, err
 	}
@@ -308,33 +297,26 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Q
 // ErrWrongEntity (with a nil value), and the iteration goes on if the loop
 // does.
 func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...QueryOption) iter.Seq2[any, error] {
-	return func(yield func(any, error) bool) {
-		r, err := c.request(db, values, opts)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		stopped := false
-		_, err = r.run(ctx, db, r.s.limit, false, &runStats{}, func(item map[string]types.AttributeValue) (bool, bool, error) {
-			v, _, unknown, err := r.decodeAny(item)
-			switch {
-			case err != nil:
-				return false, false, err
-			case unknown:
-				got := "no entity type"
-				if s, ok := item[c.d.table.typeAttr].(*types.AttributeValueMemberS); ok {
-					got = "entity type " + s.Value
-				}
-				e := fmt.Errorf("singletable: %s: item %s has %s, not a member of the collection: %w",
-					r.op, formatKey(c.d.members[0].m.keyOfItem(item)), got, ErrWrongEntity)
-				stopped = !yield(nil, e)
-				return false, stopped, nil
-			}
-			stopped = !yield(v, nil)
-			return true, stopped, nil
-		})
-		if err != nil && !stopped {
-			yield(nil, err)
-		}
+	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, opts) }, decodeMembers, c.notMember)
+}
+
+// decodeMembers decodes an item of a collection; ok is false for an item
+// of no member.
+func decodeMembers(r *readReq, item map[string]types.AttributeValue, v *any) (bool, error) {
+	val, _, unknown, err := r.decodeAny(item)
+	if err != nil || unknown {
+		return false, err
 	}
+	*v = val
+	return true, nil
+}
+
+// notMember is the error of an item of no member type.
+func (c *Collection) notMember(item map[string]types.AttributeValue) error {
+	got := "no entity type"
+	if s, ok := item[c.d.table.typeAttr].(*types.AttributeValueMemberS); ok {
+		got = "entity type " + s.Value
+	}
+	return fmt.Errorf("singletable: %s: item %s has %s, not a member of the collection: %w",
+		c.d.name, formatKey(c.d.members[0].m.keyOfItem(item)), got, ErrWrongEntity)
 }

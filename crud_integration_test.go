@@ -187,38 +187,6 @@ func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	assert.NotErrorIs(t, err, st.ErrNotFound)
 }
 
-func TestIntegrationQueryAndCollection(t *testing.T) {
-	db, _ := coreLocalDB(t)
-	require.NoError(t, shopUsers.Put(ctx, db, seedUser))
-	var want []shopOrder
-	for _, id := range []string{"1", "10", "2", "3"} {
-		o := shopOrder{UserID: "u123", ID: id, Date: "2024-01-0" + id[:1], Status: "PENDING", Total: 1}
-		require.NoError(t, shopOrders.Put(ctx, db, o))
-		want = append(want, o)
-	}
-	require.NoError(t, shopOrders.Put(ctx, db, shopOrder{UserID: "u999", ID: "x", Date: "2024-01-01", Status: "PENDING"}))
-
-	got, err := shopOrders.Query(ctx, db, shopOrder{UserID: "u123"})
-	require.NoError(t, err)
-	assert.Equal(t, want, got, "sorted by SK, other partitions and entities left out")
-
-	got, err = shopOrders.Query(ctx, db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(3))
-	require.NoError(t, err)
-	assert.Equal(t, []shopOrder{want[3], want[2], want[1]}, got)
-
-	// A full key is an equality: ORDER#1 does not match ORDER#10.
-	got, err = shopOrders.Query(ctx, db, shopOrder{UserID: "u123", ID: "1"})
-	require.NoError(t, err)
-	assert.Equal(t, []shopOrder{want[0]}, got)
-
-	res, err := shopUserAndOrders.Query(ctx, db, st.Values{"UserID": "u123"})
-	require.NoError(t, err)
-	assert.Equal(t, []shopUser{seedUser}, shopUsers.From(res))
-	assert.Equal(t, want, shopOrders.From(res))
-	assert.Len(t, res.Items(), 5)
-	assert.Empty(t, res.Unknown)
-}
-
 func TestIntegrationBadInputSendsNothing(t *testing.T) {
 	db, cc := coreLocalDB(t)
 	before := cc.count()

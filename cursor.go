@@ -288,3 +288,25 @@ func decodeKeyValue(raw json.RawMessage) (types.AttributeValue, error) {
 	}
 	return nil, fmt.Errorf("not a key value")
 }
+
+// keyOf picks the key to resume after item from it: where a page that
+// stops inside a DynamoDB page resumes.
+func (r *readReq) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	k := make(map[string]types.AttributeValue, len(r.binding.keyAttrs))
+	for _, a := range r.binding.keyAttrs {
+		k[a] = item[a]
+	}
+	return k
+}
+
+// cursor seals the key to resume from; "" at the end.
+func (r *readReq) cursor(next map[string]types.AttributeValue) (string, error) {
+	if len(next) == 0 {
+		return "", nil
+	}
+	c, err := sealCursor(r.secret, r.binding, next)
+	if err != nil {
+		return "", &InputError{Op: r.op, Reason: err.Error()}
+	}
+	return c, nil
+}

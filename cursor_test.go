@@ -219,3 +219,81 @@ func TestCursorKeyRotation(t *testing.T) {
 		assert.Empty(t, client.Calls())
 	}
 }
+
+func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(20))
+	ctx := t.Context()
+	page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Cursor)
+
+	flip := []byte(page.Cursor)
+	flip[len(flip)/3] ^= 1
+	otherKeyDB := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("another key, 16 bytes or more...")))
+	other := sh.Orders.Pattern("Other").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"tampered", func() error {
+			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(string(flip)))
+			return err
+		}},
+		{"garbage", func() error {
+			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After("not a cursor"))
+			return err
+		}},
+		{"another partition", func() error {
+			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor))
+			return err
+		}},
+		{"another pattern", func() error {
+			_, err := other.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor))
+			return err
+		}},
+		{"the other direction", func() error {
+			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor), singletable.Ascending())
+			return err
+		}},
+		{"another cursor key", func() error {
+			_, err := sh.ListUserOrders.Query(ctx, otherKeyDB, Order{UserID: "u1"}, singletable.After(page.Cursor))
+			return err
+		}},
+		{"collection: another pattern's cursor", func() error {
+			_, err := sh.UserProfile.Query(ctx, db, singletable.Values{"UserID": "u1"}, singletable.After(page.Cursor))
+			return err
+		}},
+		{"All too", func() error {
+			for _, err := range sh.ListUserOrders.All(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor)) {
+				return err
+			}
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			client.Reset()
+			err := c.run()
+			require.ErrorIs(t, err, singletable.ErrInvalidCursor)
+			var ce *singletable.CursorError
+			require.ErrorAs(t, err, &ce)
+			assert.Empty(t, client.Calls())
+		})
+	}
+
+	// The default key is derived from the table: a cursor survives a new DB over it.
+	d1 := singletable.New(client, sh.Table)
+	d2 := singletable.New(client, sh.Table)
+	p1, err := sh.ListUserOrders.Query(ctx, d1, Order{UserID: "u1"}, singletable.Limit(3))
+	require.NoError(t, err)
+	_, err = sh.ListUserOrders.Query(ctx, d2, Order{UserID: "u1"}, singletable.After(p1.Cursor))
+	assert.NoError(t, err)
+	// A short key is refused before sending.
+	client.Reset()
+	short := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("short")))
+	_, err = sh.ListUserOrders.Query(ctx, short, Order{UserID: "u1"})
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	assert.Empty(t, client.Calls())
+}

@@ -17,6 +17,8 @@ import (
 // Define or MustDefine.
 type Entity[T any] struct {
 	m *entityModel
+	// query is the pattern Entity.Query runs (query.go).
+	query Pattern[T]
 }
 
 // entityModel is the type-independent part of an entity, shared with
@@ -291,7 +293,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	if err := t.register(m); err != nil {
 		return nil, err
 	}
-	return &Entity[T]{m: m}, nil
+	return &Entity[T]{m: m, query: entityQuery[T](m)}, nil
 }
 
 // MustDefine is Define that panics on error, for package-level declarations.

@@ -111,6 +111,45 @@ func ExamplePattern_All() {
 	// 1 request
 }
 
+// Entity.Query reads an entity's partition as a pattern does: a Page, whose
+// Cursor resumes it with After.
+func ExampleEntity_Query() {
+	tbl, orders, _ := exampleModel()
+	client := &singletabletest.Client{
+		QueryFunc: func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+			s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+			item := func(id string) map[string]types.AttributeValue {
+				return map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#" + id),
+					"_type": s("Order"), "userId": s("u1"), "orderId": s(id), "orderDate": s("2026-01-01")}
+			}
+			if in.ExclusiveStartKey == nil { // the first page, and where the next one starts
+				return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{item("o1"), item("o2")},
+					LastEvaluatedKey: map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o2")}}, nil
+			}
+			return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{item("o3")}}, nil
+		},
+	}
+	db := singletable.New(client, tbl)
+	ctx := context.Background()
+	page, err := orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(2))
+	if err != nil {
+		panic(err)
+	}
+	next, err := orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(2), singletable.After(page.Cursor))
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range append(page.Items, next.Items...) {
+		fmt.Println(o.ID)
+	}
+	fmt.Println(next.Cursor == "")
+	// Output:
+	// o1
+	// o2
+	// o3
+	// true
+}
+
 // The access-pattern sheet is generated from the model.
 func ExampleTable_Sheet() {
 	tbl, orders, users := exampleModel()

@@ -21,7 +21,7 @@ type GetOption interface {
 
 // QueryOption tunes a query: Pattern.Query, Pattern.QueryBetween,
 // Pattern.All, Pattern.AllBetween, Pattern.Get, Collection.Query,
-// Collection.All, Entity.Query and their Input dry runs. Limit, After,
+// Collection.All, Entity.Query, Entity.All and their Input dry runs. Limit, After,
 // Descending, Ascending, Filter, Project, FetchFull, PartialMatch,
 // PartialTime, SortFields and ConsistentRead satisfy it. What a query can
 // use also depends on how it was declared (an option that needs a kind of

@@ -1,11 +1,15 @@
 package singletable
 
 import (
+	"context"
 	"fmt"
+	"iter"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -92,20 +96,24 @@ type readDecl struct {
 	table      *Table
 	name       string
 	collection bool
-	entities   []*entityModel
-	indexName  string // "" for the table
-	partRaw    string // "" for the entity's own template (patterns only)
-	sort       sortOp
-	sortLit    string
-	sortCalls  int
-	descending bool
-	nameErr    error
+	// entityQuery marks the pattern Entity.Query runs (see entityQuery):
+	// always a Query, even where a declared pattern would be a GetItem.
+	entityQuery bool
+	entities    []*entityModel
+	indexName   string // "" for the table
+	partRaw     string // "" for the entity's own template (patterns only)
+	sort        sortOp
+	sortLit     string
+	sortCalls   int
+	descending  bool
+	nameErr     error
 
 	// Resolved by resolve; err is set instead when the declaration is wrong.
 	err     error
 	index   *GSI // nil: the table
 	members []*readMember
 	labels  []string // the partition's labels, in order of first use
+	keys    []string // keyAttrs, made once
 }
 
 // readMember is one entity a read returns, with its templates on the index
@@ -256,7 +264,7 @@ func (d *readDecl) operation() string {
 // isGet reports whether the read is a GetItem: a pattern on the table whose
 // sort key, if any, is given whole.
 func (d *readDecl) isGet() bool {
-	if d.err != nil || d.collection || d.index != nil {
+	if d.err != nil || d.collection || d.entityQuery || d.index != nil {
 		return false
 	}
 	return d.table.sk == "" || d.sort == sortEquals
@@ -278,8 +286,10 @@ func (d *readDecl) skAttr() string {
 }
 
 // keyAttrs lists, sorted, the attributes of a key to resume a query from:
-// the table's keys, and the index's.
-func (d *readDecl) keyAttrs() []string {
+// the table's keys, and the index's. Callers must not change the list.
+func (d *readDecl) keyAttrs() []string { return d.keys }
+
+func (d *readDecl) makeKeyAttrs() []string {
 	out := []string{d.table.pk}
 	for _, a := range []string{d.table.sk, d.pkAttr(), d.skAttr()} {
 		if a != "" && !slices.Contains(out, a) {
@@ -309,11 +319,13 @@ func (d *readDecl) fullItems() bool {
 // resolve checks the declaration against the model and fills in the
 // resolved fields, or err.
 func (d *readDecl) resolve() {
-	d.err, d.index, d.members, d.labels = nil, nil, nil, nil
+	d.err, d.index, d.members, d.labels, d.keys = nil, nil, nil, nil, nil
 	if err := d.check(); err != nil {
 		d.err = err
 		d.index, d.members, d.labels = nil, nil, nil
+		return
 	}
+	d.keys = d.makeKeyAttrs()
 }
 
 func (d *readDecl) fail(format string, args ...any) error {
@@ -537,4 +549,143 @@ func leadingTemplate(t *template) string {
 		return t.raw
 	}
 	return t.raw[:i+1]
+}
+
+// Reading a pattern
+
+// request resolves the pattern for one call. upper is a SortBetween
+// pattern's upper bound, nil for the others.
+func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*readReq, error) {
+	d := p.d
+	op := d.name
+	s, err := d.settingsFor(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	var hi reflect.Value
+	switch {
+	case d.sort == sortBetween && upper == nil:
+		return nil, &InputError{Op: op, Reason: "a SortBetween pattern reads between two bounds: use QueryBetween, AllBetween or QueryBetweenInput"}
+	case d.sort != sortBetween && upper != nil:
+		return nil, &InputError{Op: op, Reason: "QueryBetween, AllBetween and QueryBetweenInput apply to SortBetween patterns only"}
+	case upper != nil:
+		hi = reflect.ValueOf(upper).Elem()
+	}
+	if err := d.checkDB(op, db); err != nil {
+		return nil, err
+	}
+	mem := d.members[0]
+	v := reflect.ValueOf(&params).Elem()
+	for _, b := range mem.part {
+		if b.label != "" {
+			continue
+		}
+		fv := v.FieldByIndex(b.ph.field.Index)
+		// A field the pattern fixes needs no value: its zero (0 included)
+		// is "not given"; any other value must be the fixed one.
+		given, ok, err := b.ph.appendValue(nil, fv, d.table.delim)
+		ok = ok && !fv.IsZero()
+		switch {
+		case err == nil && ok && string(given) != b.fixed:
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, given, b.fixed)}
+		case err == nil && !ok:
+			// The pattern fixes the field: the other templates (the sort
+			// key of a GetItem) render with it too.
+			if err := b.ph.set(fv, b.fixed); err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+		}
+	}
+	pk, err := mem.renderPartition(d.pkAttr(), v)
+	if err != nil {
+		return nil, err
+	}
+	if d.isGet() {
+		return p.getRequest(db, op, mem, s, v)
+	}
+	sk, err := d.sortCond(op, mem, v, hi, s)
+	if err != nil {
+		return nil, err
+	}
+	return d.buildQuery(db, op, mem, s, pk, sk)
+}
+
+// QueryInput is the first request Query sends for params (a dry run). It
+// is an error for a GetItem pattern: see GetInput.
+func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	return p.queryInput(p.request(db, params, nil, opts))
+}
+
+// QueryBetweenInput is the first request QueryBetween sends for the bounds
+// from and to (a dry run).
+func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	return p.queryInput(p.request(db, from, &to, opts))
+}
+
+func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, error) {
+	if err != nil {
+		return nil, err
+	}
+	if r.get != nil {
+		return nil, &InputError{Op: p.d.name, Reason: "the pattern runs as GetItem: use GetInput"}
+	}
+	return &r.query, nil
+}
+
+// Query reads one page of the pattern's items for params: the partition
+// and sort fields the pattern's templates need. A GetItem pattern returns
+// a page of zero or one item, and of the query options takes only
+// ConsistentRead and Project. A SortBetween pattern is read with
+// QueryBetween.
+func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
+	r, err := p.request(db, params, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.query(ctx, db, r)
+}
+
+// QueryBetween reads one page of a SortBetween pattern's items, from the
+// sort key of from to that of to: from gives the partition too. Both
+// bounds are inclusive, and a bound that leaves trailing sort fields empty
+// covers every key that starts with it: between Order{Date: "2024-01-01"}
+// and Order{Date: "2024-01-31"} includes every order of January 31st,
+// whatever its ID.
+func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
+	r, err := p.request(db, from, &to, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.query(ctx, db, r)
+}
+
+// query reads the page of request r.
+func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], error) {
+	page, next, err := queryPage(ctx, db, r, r.s.limit, decodeMember[T], nil)
+	if err != nil {
+		return nil, err
+	}
+	if page.Cursor, err = r.cursor(next); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// All iterates over every item of the pattern for params, across pages,
+// reading the next page only when the loop gets there; breaking out of the
+// loop stops the reads. Options are Query's; Limit caps the total and
+// After starts from a cursor. An error is yielded once, last.
+func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
+	return p.all(ctx, db, params, nil, opts)
+}
+
+// AllBetween iterates over every item of a SortBetween pattern from the
+// sort key of from to that of to, as All does (see QueryBetween).
+func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
+	return p.all(ctx, db, from, &to, opts)
+}
+
+// all is All and AllBetween (upper: see request).
+func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) iter.Seq2[T, error] {
+	return queryAll(ctx, db, func() (*readReq, error) { return p.request(db, params, upper, opts) }, decodeMember[T], nil)
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // Projections
@@ -191,4 +195,68 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 		out[i] = found[pos[i]]
 	}
 	return out, requests, nil
+}
+
+// projection lists the attributes to read for Project(fields): the fields'
+// attributes, the keys and the entity type. Without fetch, a field the index
+// does not carry must be recoverable from the keys.
+func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string, error) {
+	var attrs []string
+	add := func(a string) {
+		if a != "" && !slices.Contains(attrs, a) {
+			attrs = append(attrs, a)
+		}
+	}
+	for _, name := range fields {
+		// Every member with the field: a collection's members may store
+		// it under different attribute names.
+		found := false
+		for _, mem := range d.members {
+			f, ok := mem.m.fields.ByGoName(name)
+			if !ok {
+				continue
+			}
+			found = true
+			if !fetch && !d.projects(f.Attr) {
+				if mem.fromKeys(name) {
+					continue // recovered from the keys
+				}
+				return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
+			}
+			add(f.Attr)
+		}
+		if !found {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
+		}
+	}
+	if !fetch {
+		for _, a := range d.keyAttrs() {
+			add(a)
+		}
+	} else {
+		add(d.table.pk)
+		add(d.table.sk)
+	}
+	if fetch || d.projects(d.table.typeAttr) {
+		add(d.table.typeAttr)
+	}
+	return attrs, nil
+}
+
+// project renders the ProjectionExpression of a read of fields (Project)
+// with b.
+func (d *readDecl) project(op string, fields []string, b *expr.Builder) (string, error) {
+	attrs, err := d.projection(op, fields, false)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, len(attrs))
+	for i, a := range attrs {
+		names[i] = b.Name(a)
+	}
+	p := strings.Join(names, ", ")
+	if err := checkExpression(op, "projection", p); err != nil {
+		return "", err
+	}
+	return p, nil
 }

@@ -3,9 +3,9 @@ package singletable
 import (
 	"context"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,129 +14,75 @@ import (
 	"github.com/singletable/singletable/internal/expr"
 )
 
+// Queries, pages and iterators
+//
+// Every query runs through one engine: a pattern (Pattern.Query), an
+// entity's partition (Entity.Query, which runs as a pattern of its own) and
+// a collection (Collection.Query) all read pages the same way and return a
+// Page (a collection's CollectionResult embeds a Page[any]).
+//
+// Query returns one page: with Limit(n), up to n matching items, reading
+// as many DynamoDB pages as it takes (a filter, or items of other entities
+// in the range read, make DynamoDB return fewer items than it reads); with
+// no Limit, the items of the first DynamoDB page (up to 1 MB read) that has
+// any. The page's Cursor, passed back with After, resumes right after the
+// last item returned; it is empty at the end. As DynamoDB does, a page that
+// happens to end exactly at the end of the results may still have a cursor,
+// whose page is then empty. All iterates over every matching item across
+// pages, reading a page only when the loop needs it, and stops reading when
+// the loop stops.
+
+// Page is one page of a query's results.
+type Page[T any] struct {
+	// Items are the matching items, in the read's order.
+	Items []T
+	// Cursor resumes the query after Items (pass it to After); empty when
+	// there is nothing more.
+	Cursor string
+	// Scanned is how many items DynamoDB read for the page, those that the
+	// filters then dropped included: what the page cost.
+	Scanned int
+	// Requests is how many requests the page took.
+	Requests int
+}
+
 // QueryInput is the first Query request Query sends: the partition given by
 // the partition-key fields of params, and the sort keys that begin with the
 // entity's sort template rendered as far as params give its fields. With
 // "ORDER#{Date}#{ID}", params with no Date query begins_with "ORDER#", and
 // params with Date "2024-01-15" query begins_with "ORDER#2024-01-15#" (which
 // cannot match 2024-01-150). A filter on the entity type keeps other
-// entities of the partition out. Of the query options it takes Limit,
-// Descending, Ascending and ConsistentRead; for the others, declare a
-// Pattern.
+// entities of the partition out. It is the read of a SortPrefix pattern on
+// the table (see Pattern), and takes the same query options; declare a
+// Pattern for any other read.
 func (e *Entity[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	in, _, err := e.queryInput(db, params, opts)
-	return in, err
+	return e.query.QueryInput(db, params, opts...)
 }
 
-func (e *Entity[T]) queryInput(db *DB, params T, opts []QueryOption) (*dynamodb.QueryInput, *settings, error) {
-	m := e.m
-	op := m.ops.query
-	s, err := collect(op, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := db.checkTable(op, m); err != nil {
-		return nil, nil, err
-	}
-	switch o := s.given("After", "Filter", "Project", "FetchFull", "PartialMatch", "SortFields"); {
-	case o != "":
-		return nil, nil, &InputError{Op: op, Reason: o + " applies to declared reads (Pattern, Collection), not to Entity.Query"}
-	case s.limit < 0:
-		return nil, nil, &InputError{Op: op, Reason: "Limit must not be negative"}
-	case s.descending && s.read.ascending:
-		return nil, nil, &InputError{Op: op, Reason: "both Ascending and Descending are given"}
-	}
-	v := reflect.ValueOf(&params).Elem()
-	pk, err := m.renderTableKey(m.pk, m.table.pk, maxPartitionKeyBytes, v)
-	if err != nil {
-		return nil, nil, err
-	}
-	var b expr.Builder
-	keyCond := b.Name(m.table.pk) + " = " + b.Value(expr.S(pk))
-	if m.sk != nil {
-		prefix, complete, err := m.sk.renderPrefix(v, -1)
-		if err != nil {
-			return nil, nil, m.keyError(m.sk, m.table.sk, err)
-		}
-		switch {
-		case complete:
-			keyCond += " AND " + b.Name(m.table.sk) + " = " + b.Value(expr.S(prefix))
-		case prefix != "":
-			keyCond += " AND begins_with(" + b.Name(m.table.sk) + ", " + b.Value(expr.S(prefix)) + ")"
-		}
-	}
-	filter := b.Name(m.table.typeAttr) + " = " + b.Value(expr.S(m.name))
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(db.name),
-		KeyConditionExpression:    aws.String(keyCond),
-		FilterExpression:          aws.String(filter),
-		ExpressionAttributeNames:  b.Names,
-		ExpressionAttributeValues: b.Values,
-	}
-	if s.descending && !s.read.ascending {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if s.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if s.limit > 0 {
-		in.Limit = aws.Int32(int32(min(s.limit, 1<<30)))
-	}
-	return in, s, nil
+// Query reads one page of the entity's items in the partition given by
+// params (see QueryInput); paging works as for Pattern.Query: Limit, After
+// and the page's Cursor.
+func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
+	return e.query.Query(ctx, db, params, opts...)
 }
 
-// Query returns the entity's items in the partition given by params (see
-// QueryInput), following DynamoDB's pages until Limit items are found or
-// the partition is exhausted.
-func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) ([]T, error) {
-	in, s, err := e.queryInput(db, params, opts)
-	if err != nil {
-		return nil, err
-	}
-	var out []T
-	err = queryPages(ctx, db, e.m.ops.query, in, s.limit, func(items []map[string]types.AttributeValue) error {
-		// Room for the whole page at once, and each item decoded in place:
-		// a T decoded through reflect.ValueOf(&v) would escape to the heap,
-		// one allocation per item.
-		out = slices.Grow(out, len(items))
-		for _, item := range items {
-			out = append(out, *new(T))
-			if err := e.m.decode(item, reflect.ValueOf(&out[len(out)-1]).Elem()); err != nil {
-				out = out[:len(out)-1] // as before: the items decoded until the error
-				return err
-			}
-		}
-		return nil
-	})
-	return out, err
+// All iterates over every item of the entity in the partition given by
+// params (see QueryInput), across pages, as Pattern.All does.
+func (e *Entity[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
+	return e.query.All(ctx, db, params, opts...)
 }
 
-// queryPages sends in and its following pages, handing each page's items
-// to yield, until limit items were yielded (0: no limit) or the results
-// end. Each page asks only for the items still wanted, in a request of its
-// own (see readReq.run).
-func queryPages(ctx context.Context, db *DB, op string, in *dynamodb.QueryInput, limit int, yield func([]map[string]types.AttributeValue) error) error {
-	start := in.ExclusiveStartKey
-	n := 0
-	for {
-		page := *in
-		page.ExclusiveStartKey = start
-		if limit > 0 {
-			page.Limit = aws.Int32(int32(min(limit-n, 1<<30)))
-		}
-		res, err := db.client.Query(ctx, &page)
-		if err != nil {
-			return opError(op, err)
-		}
-		if err := yield(res.Items); err != nil {
-			return err
-		}
-		n += len(res.Items)
-		if len(res.LastEvaluatedKey) == 0 || (limit > 0 && n >= limit) {
-			return nil
-		}
-		start = res.LastEvaluatedKey
+// entityQuery declares the pattern Entity.Query runs: the entity's own
+// partition on the table, with the sort prefix params give (SortPrefix).
+// It is not registered on the table: the sheet and lint list only the
+// reads the application declares.
+func entityQuery[T any](m *entityModel) Pattern[T] {
+	d := &readDecl{id: readIDs.Add(1), table: m.table, name: m.ops.query, entities: []*entityModel{m}, entityQuery: true}
+	if m.table.sk != "" {
+		d.sort = sortPrefix
 	}
+	d.resolve()
+	return Pattern[T]{d: d}
 }
 
 // readReq is a named read resolved for one call: the first request, and
@@ -146,12 +92,220 @@ type readReq struct {
 	op        string
 	mem       *readMember // the member whose params gave the keys (patterns)
 	s         *settings
-	query     *dynamodb.QueryInput
-	get       *dynamodb.GetItemInput
+	query     dynamodb.QueryInput    // the first Query, unless get is set
+	get       *dynamodb.GetItemInput // the GetItem of a GetItem pattern
 	binding   cursorBinding
 	secret    []byte
 	parseKeys bool       // recover fields from keys: the read may not carry them all
 	fetch     *fetchSpec // FetchFull
+}
+
+// decodeFunc decodes one item of a read into *v. ok is false for an item
+// that is none of the read's (a collection's item of an entity type it
+// does not declare): it is not a page item and does not count toward Limit.
+type decodeFunc[V any] func(r *readReq, item map[string]types.AttributeValue, v *V) (ok bool, err error)
+
+// decodeMember decodes an item of a pattern: its one member's. A generic
+// function rather than a closure over r, so that naming it allocates
+// nothing.
+func decodeMember[T any](r *readReq, item map[string]types.AttributeValue, v *T) (bool, error) {
+	return true, r.mem.decode(r.op, item, reflect.ValueOf(v).Elem(), r.parseKeys)
+}
+
+// queryPage reads one page of r: up to want items, or with no want the
+// items of the first DynamoDB page that has any; the item, if any, of a
+// GetItem. An item that is none of the read's goes to unknown. next is the
+// key to resume from (nil at the end), which a Query seals into the page's
+// Cursor (r.cursor).
+func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode decodeFunc[V], unknown func(map[string]types.AttributeValue)) (page *Page[V], next map[string]types.AttributeValue, err error) {
+	page = &Page[V]{}
+	var zero V
+	add := func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
+		// Room for what the response holds at once, and each item decoded
+		// in place: a V decoded through reflect.ValueOf(&v) would escape
+		// to the heap, one allocation per item.
+		if len(page.Items) == cap(page.Items) {
+			page.Items = slices.Grow(page.Items, left)
+		}
+		page.Items = append(page.Items, zero)
+		ok, err := decode(r, item, &page.Items[len(page.Items)-1])
+		if !ok || err != nil {
+			page.Items = page.Items[:len(page.Items)-1]
+		}
+		if !ok && err == nil && unknown != nil {
+			unknown(item)
+		}
+		return ok, false, err
+	}
+	if r.get != nil {
+		item, err := r.getItem(ctx, db)
+		page.Requests = 1
+		if err == nil && item != nil {
+			page.Scanned = 1
+			_, _, err = add(item, 1)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return page, nil, nil
+	}
+	next, err = r.run(ctx, db, want, true, &page.Scanned, &page.Requests, add)
+	if err != nil {
+		return nil, nil, err
+	}
+	return page, next, nil
+}
+
+// queryAll iterates over every item of the request req makes when the
+// loop starts. An item that is none of the read's is yielded as the error
+// unknown makes of it, and the iteration goes on if the loop does.
+func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), decode decodeFunc[V], unknown func(map[string]types.AttributeValue) error) iter.Seq2[V, error] {
+	return func(yield func(V, error) bool) {
+		var zero V
+		r, err := req()
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		stopped := false
+		// One V, reset before each item and yielded by value: decoded
+		// through reflect.ValueOf(&v), a fresh one per item would be an
+		// allocation each.
+		var v V
+		emit := func(item map[string]types.AttributeValue, _ int) (bool, bool, error) {
+			v = zero
+			ok, err := decode(r, item, &v)
+			switch {
+			case err != nil:
+				return false, false, err
+			case !ok:
+				stopped = !yield(zero, unknown(item))
+				return false, stopped, nil
+			}
+			stopped = !yield(v, nil)
+			return true, stopped, nil
+		}
+		if r.get != nil {
+			var item map[string]types.AttributeValue
+			if item, err = r.getItem(ctx, db); err == nil && item != nil {
+				_, _, err = emit(item, 1)
+			}
+		} else {
+			var scanned, requests int
+			_, err = r.run(ctx, db, r.s.limit, false, &scanned, &requests, emit)
+		}
+		if err != nil && !stopped {
+			yield(zero, err)
+		}
+	}
+}
+
+// emitFunc takes one item of a read; left is how many items the response
+// still holds for the read, this one included (a page sizes its slice from
+// it). counted says whether the item counts toward the read's Limit; stop
+// ends the read after it.
+type emitFunc func(item map[string]types.AttributeValue, left int) (counted, stop bool, err error)
+
+// run sends the read's Query and the pages after it, handing each item to
+// emit, until want items were counted (0: no limit), emit stops, or the
+// results end; with onePage and no want, it also ends after the first
+// DynamoDB page that had a counted item. It adds what the read cost to
+// scanned and requests, and returns the key to resume from: nil at the end.
+func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, scanned, requests *int, emit emitFunc) (map[string]types.AttributeValue, error) {
+	start := r.query.ExclusiveStartKey
+	n := 0
+	read, matched := 0, 0
+	for first := true; ; first = false {
+		lim := 0
+		if want > 0 {
+			rem := want - n
+			lim = rem
+			if matched < read && read > 0 {
+				// Items are being filtered: read ahead in proportion, at
+				// most 1000 at a time; a page that ends early resumes from
+				// its last item, so nothing is skipped.
+				ratio := (read + max(matched, 1) - 1) / max(matched, 1)
+				lim = max(rem, min(rem*ratio, 1000))
+			}
+			lim = min(lim, 1<<30)
+		}
+		// The first page is the call's own request when it asks for what
+		// the page needs; each later page is a request of its own: a
+		// client may keep the requests it is given, as a recorder or a
+		// logging wrapper does.
+		in := &r.query
+		if !first || (want > 0 && (in.Limit == nil || int(*in.Limit) != lim)) {
+			c := r.query
+			c.ExclusiveStartKey = start
+			if want > 0 {
+				c.Limit = aws.Int32(int32(lim))
+			}
+			in = &c
+		}
+		res, err := db.client.Query(ctx, in)
+		*requests++
+		if err != nil {
+			return nil, opError(r.op, err)
+		}
+		*scanned += int(res.ScannedCount)
+		read += int(res.ScannedCount)
+		matched += len(res.Items)
+		items := res.Items
+		pageCounted := 0
+		for i := 0; i < len(items); {
+			end := len(items)
+			var full []map[string]types.AttributeValue
+			if r.fetch != nil {
+				end = min(end, i+maxBatchGet)
+				if want > 0 {
+					end = min(end, i+want-n)
+				}
+				var reqs int
+				full, reqs, err = r.fetchItems(ctx, db, items[i:end])
+				*requests += reqs
+				if err != nil {
+					return nil, err
+				}
+			}
+			for j := i; j < end; j++ {
+				item := items[j]
+				if full != nil {
+					if item = full[j-i]; item == nil {
+						continue // deleted since the index was read
+					}
+				}
+				left := len(items) - j
+				if want > 0 {
+					left = min(left, want-n)
+				}
+				counted, stop, err := emit(item, left)
+				if err != nil {
+					return nil, err
+				}
+				if counted {
+					n++
+					pageCounted++
+				}
+				if stop || (want > 0 && n >= want) {
+					if j == len(items)-1 {
+						return res.LastEvaluatedKey, nil
+					}
+					return r.keyOf(items[j]), nil
+				}
+			}
+			i = end
+		}
+		if len(res.LastEvaluatedKey) == 0 {
+			return nil, nil
+		}
+		if onePage && want == 0 && pageCounted > 0 {
+			return res.LastEvaluatedKey, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		start = res.LastEvaluatedKey
+	}
 }
 
 // settingsFor collects and checks the options of a read.
@@ -210,37 +364,46 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	desc := (d.descending || s.descending) && !s.read.ascending
 	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs()}
 	var b expr.Builder
-	keyCond := b.Name(d.pkAttr()) + " = " + b.Value(d.partitionValue(pk))
+	pkName, pkValue := b.Name(d.pkAttr()), b.Value(d.partitionValue(pk))
+	var keyCond string // one concatenation either way
 	if c := sk.render(&b, d.skAttr()); c != "" {
-		keyCond += " AND " + c
+		keyCond = pkName + " = " + pkValue + " AND " + c
+	} else {
+		keyCond = pkName + " = " + pkValue
 	}
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(db.name),
-		KeyConditionExpression: aws.String(keyCond),
-	}
+	// The request is part of r: one allocation for both.
+	in := &r.query
+	in.TableName = aws.String(db.name)
+	in.KeyConditionExpression = aws.String(keyCond)
 	if d.index != nil {
 		in.IndexName = aws.String(d.index.name)
 	}
 	// The filter: the entity type (when the index carries it), then the caller's.
-	var parts []string
+	var filter string
 	if !d.collection && d.projects(d.table.typeAttr) {
-		parts = append(parts, b.Name(d.table.typeAttr)+" = "+b.Value(expr.S(d.entities[0].name)))
+		filter = b.Name(d.table.typeAttr) + " = " + b.Value(expr.S(d.entities[0].name))
 	}
 	if !s.read.filter.IsZero() {
 		if err := d.checkFilter(op, s.read.filter); err != nil {
 			return nil, err
 		}
-		f, err := d.renderFor(op, s.read.filter, &b)
+		// Rendered with a copy of b on the heap (renderCond keeps its
+		// builder), so that b stays on the stack for reads with no filter.
+		fb := new(expr.Builder)
+		*fb = b
+		f, err := d.renderFor(op, s.read.filter, fb)
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, f)
+		b = *fb
+		if filter == "" {
+			filter = f
+		} else {
+			filter = "(" + filter + ") AND (" + f + ")"
+		}
 	}
-	switch len(parts) {
-	case 1:
-		in.FilterExpression = aws.String(parts[0])
-	case 2:
-		in.FilterExpression = aws.String("(" + parts[0] + ") AND (" + parts[1] + ")")
+	if filter != "" {
+		in.FilterExpression = aws.String(filter)
 	}
 	if in.FilterExpression != nil {
 		if err := checkExpression(op, "filter", *in.FilterExpression); err != nil {
@@ -259,18 +422,11 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		}
 		r.parseKeys = len(s.read.project) > 0
 	} else if len(s.read.project) > 0 {
-		attrs, err := d.projection(op, s.read.project, false)
+		p, err := d.project(op, s.read.project, &b)
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, len(attrs))
-		for i, a := range attrs {
-			names[i] = b.Name(a)
-		}
-		in.ProjectionExpression = aws.String(strings.Join(names, ", "))
-		if err := checkExpression(op, "projection", *in.ProjectionExpression); err != nil {
-			return nil, err
-		}
+		in.ProjectionExpression = aws.String(p)
 		r.parseKeys = true
 	} else if !d.fullItems() {
 		r.parseKeys = true
@@ -297,7 +453,6 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		}
 		in.ExclusiveStartKey = start
 	}
-	r.query = in
 	return r, nil
 }
 
@@ -341,50 +496,4 @@ func (d *readDecl) checkFilter(op string, c Cond) error {
 		}
 	}
 	return nil
-}
-
-// projection lists the attributes to read for Project(fields): the fields'
-// attributes, the keys and the entity type. Without fetch, a field the index
-// does not carry must be recoverable from the keys.
-func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string, error) {
-	var attrs []string
-	add := func(a string) {
-		if a != "" && !slices.Contains(attrs, a) {
-			attrs = append(attrs, a)
-		}
-	}
-	for _, name := range fields {
-		// Every member with the field: a collection's members may store
-		// it under different attribute names.
-		found := false
-		for _, mem := range d.members {
-			f, ok := mem.m.fields.ByGoName(name)
-			if !ok {
-				continue
-			}
-			found = true
-			if !fetch && !d.projects(f.Attr) {
-				if mem.fromKeys(name) {
-					continue // recovered from the keys
-				}
-				return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
-			}
-			add(f.Attr)
-		}
-		if !found {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
-		}
-	}
-	if !fetch {
-		for _, a := range d.keyAttrs() {
-			add(a)
-		}
-	} else {
-		add(d.table.pk)
-		add(d.table.sk)
-	}
-	if fetch || d.projects(d.table.typeAttr) {
-		add(d.table.typeAttr)
-	}
-	return attrs, nil
 }

@@ -453,9 +453,9 @@ func TestIntegrationPagination(t *testing.T) {
 				singletable.Descending(), singletable.After(cursor))
 			require.NoError(t, err)
 			if res.Cursor != "" {
-				require.True(t, res.Len() == 25 || res.Len() == 0)
+				require.True(t, len(res.Items) == 25 || len(res.Items) == 0)
 			}
-			for _, v := range res.Items() {
+			for _, v := range res.Items {
 				var id string
 				switch v := v.(type) {
 				case Order:

@@ -54,11 +54,12 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 	}
 	prefix := func(v reflect.Value) (string, bool, error) {
 		p, complete, err := sk.renderPrefix(v, through)
-		var gap *errGap
-		switch {
-		case errors.As(err, &gap):
-			return "", false, &InputError{Op: op, Reason: fmt.Sprintf("%s of %s, template %q: %v", attr, mem.m.name, sk.raw, gap)}
-		case err != nil:
+		if err != nil {
+			// Declared here, not above: errors.As moves gap to the heap.
+			var gap *errGap
+			if errors.As(err, &gap) {
+				return "", false, &InputError{Op: op, Reason: fmt.Sprintf("%s of %s, template %q: %v", attr, mem.m.name, sk.raw, gap)}
+			}
 			return "", false, mem.m.keyError(sk, attr, err)
 		}
 		return p, complete, nil

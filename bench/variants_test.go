@@ -142,9 +142,12 @@ func guGet(ctx context.Context, e *env) error {
 // --- Query25: a user's orders (25), decoded ---------------------------------
 
 func libQuery(ctx context.Context, e *env) error {
-	os, err := Orders.Query(ctx, e.db, Order{UserID: userID})
-	e.orders = os
-	return err
+	page, err := Orders.Query(ctx, e.db, Order{UserID: userID})
+	if err != nil {
+		return err
+	}
+	e.orders = page.Items
+	return nil
 }
 
 func sdkQuery(ctx context.Context, e *env) error {

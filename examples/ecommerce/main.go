@@ -128,13 +128,13 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 
 	// 2. List a user's orders, newest first: Query PK=USER#u123, SK
 	// begins_with ORDER#, ScanIndexForward=false, Limit 10.
-	os, err := Orders.Query(ctx, db, Order{UserID: "u123"}, st.Descending(), st.Limit(10))
+	page, err := Orders.Query(ctx, db, Order{UserID: "u123"}, st.Descending(), st.Limit(10))
 	if err != nil {
 		return err
 	}
 	section("2. List user's orders (newest first)", "Query PK=USER#u123 SK begins_with ORDER# (descending, limit 10)")
-	orderRows(os)
-	c.Equal("orders newest first", []Order{orders[1], orders[0]}, os)
+	orderRows(page.Items)
+	c.Equal("orders newest first", []Order{orders[1], orders[0]}, page.Items)
 
 	// 3. Get an order with all its items: Query PK=ORDER#2024-001.
 	res, err := OrderWithItems.Query(ctx, db, st.Values{"OrderID": "2024-001"})
@@ -143,7 +143,7 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	}
 	section("3. Get order with all items", "Query PK=ORDER#2024-001 (meta + line items)")
 	var rows [][]string
-	for _, it := range res.Items() {
+	for _, it := range res.Items {
 		switch v := it.(type) {
 		case OrderDetails:
 			rows = append(rows, []string{"OrderDetails", "META", v.ShippingAddr + " / " + v.PaymentMethod})
@@ -163,7 +163,7 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	}
 	section("4. Get user profile + orders in one query", "Query PK=USER#u123 (profile + all orders)")
 	rows = nil
-	for _, it := range res.Items() {
+	for _, it := range res.Items {
 		switch v := it.(type) {
 		case User:
 			rows = append(rows, []string{"User", "PROFILE", v.Name})

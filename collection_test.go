@@ -70,3 +70,37 @@ func TestCollectionProjectReadsEveryMembersAttribute(t *testing.T) {
 	assert.Equal(t, []projAuthor{{ID: "a1", Name: "Ann"}}, authors.From(res))
 	assert.Equal(t, []projBook{{AuthorID: "a1", ISBN: "b1", Name: "Go"}}, books.From(res))
 }
+
+func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
+			{"PK": s("USER#u1"), "SK": s("#METADATA#u1"), "_type": s("User"), "userId": s("u1"), "name": s("Ann")},
+			{"PK": s("USER#u1"), "SK": s("ADDRESS#home"), "_type": s("Address")},
+			{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o1"), "_type": s("Order"), "userId": s("u1"), "orderId": s("o1")},
+			{"PK": s("USER#u1"), "SK": s("TEAM#t1"), "_type": s("Membership"), "userId": s("u1"), "teamId": s("t1")},
+		}}, nil
+	}
+	res, err := sh.UserProfile.Query(t.Context(), db, singletable.Values{"UserID": "u1"})
+	require.NoError(t, err)
+	assert.Equal(t, []User{{ID: "u1", Name: "Ann"}}, sh.Users.From(res))
+	assert.Equal(t, []Order{{UserID: "u1", ID: "o1"}}, sh.Orders.From(res))
+	assert.Equal(t, []Membership{{UserID: "u1", TeamID: "t1"}}, sh.Memberships.From(res))
+	assert.Equal(t, 3, len(res.Items))
+	require.Len(t, res.Unknown, 1, "an unknown type is reported, not dropped")
+	assert.Equal(t, "Address", sv(res.Unknown[0]["_type"]))
+
+	var got []any
+	var errs []error
+	for v, err := range sh.UserProfile.All(t.Context(), db, singletable.Values{"UserID": "u1"}) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		got = append(got, v)
+	}
+	assert.Len(t, got, 3)
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], singletable.ErrWrongEntity)
+}

@@ -1,0 +1,159 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// Each operation comes in two halves: XxxInput builds the request (pure: no
+// network, safe to log or golden-test: a dry run), and Xxx sends it through
+// the DB's client and decodes the answer.
+
+// GetInput is the GetItem request Get sends for the item whose primary key
+// fields are set in key.
+func (e *Entity[T]) GetInput(db *DB, key T, opts ...GetOption) (*dynamodb.GetItemInput, error) {
+	return e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
+}
+
+// getInput is GetInput for the key struct value key.
+func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, error) {
+	op := e.m.ops.get
+	s, err := collect(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkTable(op, e.m); err != nil {
+		return nil, err
+	}
+	k, err := e.m.key(key)
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k}
+	if s.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return in, nil
+}
+
+// Get reads the item whose primary key fields are set in key. A missing
+// item is ErrNotFound; an item of another entity is ErrWrongEntity.
+func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (T, error) {
+	// The key and the result go through reflection, which moves them to
+	// the heap: one allocation for both rather than one each.
+	vs := &struct{ key, out T }{key: key}
+	in, err := e.getInput(db, reflect.ValueOf(&vs.key).Elem(), opts)
+	if err != nil {
+		return vs.out, err
+	}
+	res, err := db.client.GetItem(ctx, in)
+	if err != nil {
+		return vs.out, opError(e.m.ops.get, err)
+	}
+	if len(res.Item) == 0 {
+		return vs.out, &notFoundError{op: e.m.ops.get, key: in.Key}
+	}
+	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
+	return vs.out, err
+}
+
+// notFoundError is a read that found no item. It matches ErrNotFound.
+type notFoundError struct {
+	op  string
+	key map[string]types.AttributeValue
+}
+
+func (e *notFoundError) Error() string {
+	return "singletable: " + e.op + " " + formatKey(e.key) + ": item not found"
+}
+
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// ErrNotUnique: Get on a Query pattern found more than one item.
+var ErrNotUnique = errors.New("singletable: more than one item matches")
+
+// GetInput is the GetItem request of a GetItem pattern for params (a dry
+// run). It is an error for a Query pattern: see QueryInput.
+func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.GetItemInput, error) {
+	r, err := p.request(db, params, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.get == nil {
+		return nil, &InputError{Op: p.d.name, Reason: "the pattern runs as Query: use QueryInput"}
+	}
+	return r.get, nil
+}
+
+// Get returns the one item of the pattern for params. A GetItem pattern
+// sends GetItem; a Query pattern reads until it has found two matching
+// items, and fails with ErrNotUnique if it has. No item is ErrNotFound.
+// It takes the query options but Limit and After (a GetItem pattern: only
+// ConsistentRead and Project).
+func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOption) (T, error) {
+	var zero T
+	r, err := p.request(db, params, nil, opts)
+	if err != nil {
+		return zero, err
+	}
+	if r.s.limit != 0 || r.s.read.hasCursor {
+		return zero, &InputError{Op: r.op, Reason: "Get takes no Limit or After"}
+	}
+	found, _, err := queryPage(ctx, db, r, 2, decodeMember[T], nil)
+	switch {
+	case err != nil:
+		return zero, err
+	case len(found.Items) == 0 && r.get != nil:
+		return zero, &notFoundError{op: r.op, key: r.get.Key}
+	case len(found.Items) == 0:
+		return zero, &notFoundError{op: r.op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.binding.partition)}}
+	case len(found.Items) > 1:
+		return zero, fmt.Errorf("singletable: %s: %w", r.op, ErrNotUnique)
+	}
+	return found.Items[0], nil
+}
+
+// getRequest resolves a GetItem pattern for one call: the key of params v.
+func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings, v reflect.Value) (*readReq, error) {
+	d := p.d
+	key, err := mem.m.key(v)
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: key}
+	r := &readReq{d: d, op: op, mem: mem, s: s, get: in}
+	if s.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if len(s.read.project) > 0 {
+		var b expr.Builder
+		proj, err := d.project(op, s.read.project, &b)
+		if err != nil {
+			return nil, err
+		}
+		in.ProjectionExpression = aws.String(proj)
+		in.ExpressionAttributeNames = b.Names
+		r.parseKeys = true
+	}
+	return r, nil
+}
+
+// getItem sends the GetItem of r: the item, or nil if there is none.
+func (r *readReq) getItem(ctx context.Context, db *DB) (map[string]types.AttributeValue, error) {
+	res, err := db.client.GetItem(ctx, r.get)
+	if err != nil {
+		return nil, opError(r.op, err)
+	}
+	if len(res.Item) == 0 {
+		return nil, nil
+	}
+	return res.Item, nil
+}

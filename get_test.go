@@ -1,0 +1,44 @@
+package singletable_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable/singletable"
+)
+
+func TestGetOnQueryPattern(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	user := func(id string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": s("USER#" + id), "SK": s("#METADATA#" + id), "_type": s("User"), "userId": s(id), "email": s("a@x")}
+	}
+	var answer []map[string]types.AttributeValue
+	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: answer}, nil
+	}
+	_, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+	answer = []map[string]types.AttributeValue{user("u1")}
+	u, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	require.NoError(t, err)
+	assert.Equal(t, "u1", u.ID)
+	answer = append(answer, user("u2"))
+	_, err = sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	assert.ErrorIs(t, err, singletable.ErrNotUnique)
+
+	client.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{}, nil
+	}
+	_, err = sh.GetUser.Get(t.Context(), db, User{ID: "nobody"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+	page, err := sh.GetUser.Query(t.Context(), db, User{ID: "nobody"})
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+	assert.Empty(t, page.Cursor)
+}

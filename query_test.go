@@ -1,0 +1,209 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable/singletable"
+)
+
+// fakePartition answers Queries over one partition like DynamoDB does for
+// the parts these tests need: items sorted by SK, Limit counted before the
+// filter, the filter on the entity type only, LastEvaluatedKey after the
+// last item read.
+func fakePartition(items []map[string]types.AttributeValue) func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	slices.SortFunc(items, func(a, b map[string]types.AttributeValue) int { return strings.Compare(sv(a["SK"]), sv(b["SK"])) })
+	return func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		order := slices.Clone(items)
+		if in.ScanIndexForward != nil && !*in.ScanIndexForward {
+			slices.Reverse(order)
+		}
+		start := 0
+		if in.ExclusiveStartKey != nil {
+			after := sv(in.ExclusiveStartKey["SK"])
+			start = slices.IndexFunc(order, func(it map[string]types.AttributeValue) bool { return sv(it["SK"]) == after }) + 1
+		}
+		wantType := ""
+		if in.FilterExpression != nil {
+			for k, n := range in.ExpressionAttributeNames {
+				if n == "_type" {
+					wantType = sv(in.ExpressionAttributeValues[":v"+strings.TrimPrefix(k, "#n")])
+				}
+			}
+		}
+		out := &dynamodb.QueryOutput{}
+		end := len(order)
+		if in.Limit != nil {
+			end = min(end, start+int(*in.Limit))
+		}
+		for _, it := range order[start:end] {
+			out.ScannedCount++
+			if wantType == "" || sv(it["_type"]) == wantType {
+				out.Items = append(out.Items, it)
+				out.Count++
+			}
+		}
+		if end < len(order) {
+			last := order[end-1]
+			out.LastEvaluatedKey = map[string]types.AttributeValue{"PK": last["PK"], "SK": last["SK"]}
+		}
+		return out, nil
+	}
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// orderItems builds n orders of user u1, with a Membership item after every
+// third order in sort order (TEAM# sorts after ORDER#, so they are mixed in
+// with a fake SK).
+func mixedPartition(n int) []map[string]types.AttributeValue {
+	var items []map[string]types.AttributeValue
+	for i := range n {
+		sk := fmt.Sprintf("ORDER#2026-01-01#o%04d", i)
+		items = append(items, map[string]types.AttributeValue{
+			"PK": s("USER#u1"), "SK": s(sk), "_type": s("Order"),
+			"userId": s("u1"), "orderId": s(fmt.Sprintf("o%04d", i)), "orderDate": s("2026-01-01"), "status": s("SHIPPED"),
+		})
+		if i%3 == 0 {
+			items = append(items, map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s(sk + "#x"), "_type": s("Noise")})
+		}
+	}
+	return items
+}
+
+func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(50))
+	ctx := t.Context()
+	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
+
+	var all []string
+	cursor := ""
+	pages := 0
+	for {
+		page, err := p.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(7), singletable.After(cursor))
+		require.NoError(t, err)
+		pages++
+		require.LessOrEqual(t, len(page.Items), 7)
+		if page.Cursor != "" {
+			assert.Len(t, page.Items, 7, "a page with a cursor has the full Limit of matching items")
+		}
+		for _, o := range page.Items {
+			all = append(all, o.ID)
+		}
+		if page.Cursor == "" {
+			break
+		}
+		cursor = page.Cursor
+		require.Less(t, pages, 20)
+	}
+	want := make([]string, 50)
+	for i := range want {
+		want[i] = fmt.Sprintf("o%04d", i)
+	}
+	assert.Equal(t, want, all, "every item once, in order")
+}
+
+func TestAllStopsWhenTheLoopStops(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(100))
+	n := 0
+	for o, err := range sh.ListUserOrders.All(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(1000)) {
+		require.NoError(t, err)
+		require.NotEmpty(t, o.ID)
+		n++
+		if n == 5 {
+			break
+		}
+	}
+	assert.Equal(t, 5, n)
+	calls := len(client.Calls())
+	assert.LessOrEqual(t, calls, 1, "one page answered the five items")
+
+	// Without a limit it reads to the end, descending as declared.
+	client.Reset()
+	var ids []string
+	for o, err := range sh.ListUserOrders.All(t.Context(), db, Order{UserID: "u1"}) {
+		require.NoError(t, err)
+		ids = append(ids, o.ID)
+	}
+	assert.Len(t, ids, 100)
+	assert.Equal(t, "o0099", ids[0], "declared Descending")
+}
+
+// Every page is its own request: a client that keeps the requests it is
+// given (a recorder, a logging wrapper) sees each page as it was sent.
+func TestEachPageIsItsOwnRequest(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(20))
+	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
+	for name, query := range map[string]func() (int, error){
+		"Entity.Query": func() (int, error) {
+			page, err := sh.Orders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			return len(page.Items), err
+		},
+		"Pattern.Query": func() (int, error) {
+			page, err := p.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			return len(page.Items), err
+		},
+	} {
+		client.Reset()
+		n, err := query()
+		require.NoError(t, err, name)
+		require.Equal(t, 15, n, name)
+		calls := client.Calls()
+		require.Greater(t, len(calls), 1, "%s: the Noise items make a second page necessary", name)
+		first := calls[0].Input.(*dynamodb.QueryInput)
+		assert.Nil(t, first.ExclusiveStartKey, "%s: the first page starts at the beginning", name)
+		assert.Equal(t, int32(15), *first.Limit, name)
+		for i, c := range calls[1:] {
+			in := c.Input.(*dynamodb.QueryInput)
+			assert.NotSame(t, first, in, "%s: page %d", name, i+1)
+			assert.NotNil(t, in.ExclusiveStartKey, "%s: page %d resumes", name, i+1)
+		}
+	}
+}
+
+// Entity.Query is a query like the others: a page with a cursor that After
+// resumes, and an All that reads every page.
+func TestEntityQueryPages(t *testing.T) {
+	sh := newSeed(t)
+	db, client := readMockDB(sh)
+	client.QueryFunc = fakePartition(mixedPartition(20))
+	ctx := t.Context()
+	var ids []string
+	cursor := ""
+	for range 10 {
+		page, err := sh.Orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(6), singletable.After(cursor))
+		require.NoError(t, err)
+		for _, o := range page.Items {
+			ids = append(ids, o.ID)
+		}
+		if cursor = page.Cursor; cursor == "" {
+			break
+		}
+	}
+	require.Len(t, ids, 20)
+	assert.True(t, slices.IsSorted(ids))
+
+	var all []string
+	for o, err := range sh.Orders.All(ctx, db, Order{UserID: "u1"}) {
+		require.NoError(t, err)
+		all = append(all, o.ID)
+	}
+	assert.Equal(t, ids, all)
+
+	_, err := sh.Orders.Query(ctx, db, Order{UserID: "u2"}, singletable.After("not a cursor"))
+	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+}
