@@ -1,10 +1,14 @@
 package singletable
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
@@ -15,7 +19,10 @@ import (
 // Delete or ConditionCheck, followed by the unique-value guard items it
 // keeps in step. One action is sent as PutItem, UpdateItem or DeleteItem;
 // more go in one TransactWriteItems. The same plan serves Put and TxPut, so
-// a transaction does exactly what the single operations do.
+// a transaction does exactly what the single operations do; and a
+// BatchWrite's puts and deletes are actions planned the same way (put.go,
+// delete.go), so that keys, sizes, ids and the items left unprocessed are
+// worked out once, in one type.
 
 type actionKind uint8
 
@@ -40,11 +47,10 @@ type action struct {
 	// versioned is set when the condition checks the version field (for
 	// version expected).
 	versioned bool
-	// uniqueHeld tells what unique is: the values the item must still
-	// hold (Update, Delete), or the values a Put would store.
-	uniqueHeld bool
-	op         string       // the operation that planned it: "User.Create"
-	m          *entityModel // the entity (for a guard: the entity it guards)
+	// uniqueRel tells what value holds for the unique fields' messages.
+	uniqueRel uniqueRel
+	op        string       // the operation that planned it: "User.Create"
+	m         *entityModel // the entity (for a guard: the entity it guards)
 	// guard is set for a unique-value guard item.
 	guard *guardOf
 
@@ -55,15 +61,18 @@ type action struct {
 	id itemID
 	// bytes is the action's share of a transaction's size: its key or
 	// item, its expressions and their names and values, added up as each
-	// is made.
+	// is made. A batch chunks by it too (16 MB, which 25 items of at most
+	// 400 KB never reach).
 	bytes        int
 	update, cond string
 	names        map[string]string
 	values       map[string]types.AttributeValue
 	expected     int64 // the version expected (see versioned)
-	// unique is set for an entity with unique fields: the struct value
-	// whose unique values the condition relies on (see uniqueHeld).
-	unique reflect.Value
+	// value is the struct value given: for a batch item, as given (what
+	// an unprocessed item returns, and what BatchError.Ops sends again);
+	// for an entity with unique fields, the value whose unique values the
+	// condition relies on (see uniqueRel).
+	value reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
 }
@@ -83,6 +92,15 @@ var failErrors = [...]error{failCondition: ErrConditionFailed, failNotFound: Err
 	failAlreadyExists: ErrAlreadyExists, failUnique: ErrUniqueViolation}
 
 func (k failKind) err() error { return failErrors[k] }
+
+// uniqueRel is what an action's value is to its unique fields' condition.
+type uniqueRel uint8
+
+const (
+	uniqueNone   uniqueRel = iota // the condition checks no unique value
+	uniqueStored                  // the values a Put would store
+	uniqueHeld                    // the values the item must still hold (Update, Delete)
+)
 
 // guardOf is what a unique-value guard item guards: the unique field and
 // the value.
@@ -138,14 +156,11 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 	return nil
 }
 
-// addGuard appends to guards the Put or Delete of the guard item for value
-// of unique field f, for the item whose key is owner; an empty value has
-// no guard. The guard must be absent or already belong to owner, so a
-// write never takes another item's value nor removes its guard.
-func (m *entityModel) addGuard(guards []*action, op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) ([]*action, error) {
-	if value == "" {
-		return guards, nil
-	}
+// guardAction is the Put or Delete of the guard item for value of unique
+// field f, for the item whose key is owner. The guard must be absent or
+// already belong to owner, so a write never takes another item's value nor
+// removes its guard.
+func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
 	key, err := m.guardKey(f, value)
 	if err != nil {
 		return nil, err
@@ -160,314 +175,213 @@ func (m *entityModel) addGuard(guards []*action, op string, kind actionKind, f *
 	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
 		return nil, err
 	}
-	return append(guards, g), nil
+	return g, nil
 }
 
-// The planners append the actions they plan to dst (a transaction's
-// actions, or nil) and return it; on error they return nil.
+// writeMode is how a put or delete is written.
+type writeMode uint8
 
-// planPut plans Put (create false) or Create (create true) of struct value
-// v, which it changes: version and timestamps.
-func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, create bool, s *settings) ([]*action, error) {
-	if err := db.checkTable(op, m); err != nil {
-		return nil, err
+const (
+	writeOne    writeMode = iota // a single write, or a transaction's action
+	writeCreate                  // Create: the item must not exist
+	writeBatch                   // a BatchWrite item: no condition, no guard item
+)
+
+// write is one item's write while it is planned: its action, and what the
+// managed-field hooks add to it (managed.go). A planner builds it, sets the
+// write's own condition, applies the hooks and finishes it: the same steps
+// for every write, so that no planner handles a managed field itself.
+type write struct {
+	a    *action
+	mode writeMode
+	now  time.Time // what timestamps are set to
+	// cond is the write's own condition followed by the hooks' checks,
+	// which come before the caller's condition; held are what the hooks
+	// need to hold, after it. They are joined in that order, one And at a
+	// time: the order shapes the expression.
+	cond   Cond
+	held   []Cond
+	guards []pendingGuard
+
+	// An update's settings and expression builder (its plan is an
+	// argument of the update steps: held here, it would escape with the
+	// conditions), the key given, and the value holding the unique values
+	// the item has now.
+	s        *settings
+	b        *expr.Builder
+	key, old reflect.Value
+}
+
+// pendingGuard is a guard item a hook asks for, made once the item's key
+// (its owner) is known.
+type pendingGuard struct {
+	kind  actionKind
+	field *codec.Field
+	value string
+}
+
+// check adds a condition before the caller's.
+func (w *write) check(c Cond) { w.cond = And(w.cond, c) }
+
+// hold adds a condition after the caller's.
+func (w *write) hold(c Cond) { w.held = append(w.held, c) }
+
+// guard asks for the Put or Delete of the guard item of value of unique
+// field f; an empty value has no guard.
+func (w *write) guard(kind actionKind, f *codec.Field, value string) {
+	if value != "" {
+		w.guards = append(w.guards, pendingGuard{kind, f, value})
 	}
-	a := &action{kind: actPut, op: op, m: m}
-	var c Cond
-	if create {
-		c = m.table.notExists
-		a.whenExists = failAlreadyExists
-	}
-	if ver := m.w.version; ver != nil {
-		exp := m.versionOf(v)
-		switch {
-		case create:
-			m.setVersion(v, 1)
-		case exp == 0:
-			c = m.table.notExists
-			a.versioned = true
-			m.setVersion(v, 1)
-		default:
-			c = Eq(ver.GoName, v.FieldByIndex(ver.Index).Interface())
-			a.versioned, a.expected = true, exp
-			m.setVersion(v, exp+1)
-		}
-	}
-	if m.w.timestamped() {
-		m.stamp(v, db.now())
-	}
-	item, facts, err := m.item(v)
-	if err != nil {
-		return nil, inOp(op, "", err)
-	}
-	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
-	a.userCond = s.cond
-	c = And(c, s.cond)
+}
+
+// finish appends the write's action and its guard items to dst, with its
+// condition: the write's own and the hooks' checks, the caller's (user),
+// then what the hooks need held. b is the builder of the action's other
+// expressions (nil: a builder of the condition's own, if any).
+func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, error) {
+	a := w.a
 	var guards []*action
-	for _, f := range m.w.unique {
-		if !create {
-			// An existing item must hold the same value: Put does not move
-			// guards (Update does).
-			held, err := m.heldValue(f, v)
-			if err != nil {
-				return nil, &InputError{Op: op, Reason: err.Error()}
-			}
-			c = And(c, Or(m.table.notExists, held))
-			a.unique, a.uniqueHeld = v, false
-		}
-		if guards, err = m.addGuard(guards, op, actPut, f, uniqueValue(f, v), a.keyAttrs()); err != nil {
-			return nil, err
-		}
-	}
-	if err := a.setCond(c, nil); err != nil {
-		return nil, err
-	}
-	return append(append(dst, a), guards...), nil
-}
-
-// updateAction is an Update's action with the builder of its expressions.
-type updateAction struct {
-	action
-	b expr.Builder
-}
-
-// planUpdate plans Update of the item whose key fields are set in key. old
-// holds the unique values the item has now (key itself for TxUpdate, the
-// stored item for Update). read is what Update read of the item first, or
-// nil: the update is then conditioned on what it read, and an upsert of an
-// item not found stores every attribute Put would.
-func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings, read *storedRead) ([]*action, error) {
-	if err := db.checkTable(op, m); err != nil {
-		return nil, err
-	}
-	if len(s.changes) == 0 {
-		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
-	}
-	k, kf, err := m.keyFacts(key)
-	if err != nil {
-		return nil, err
-	}
-	// The action and its expression builder in one allocation: the
-	// builder escapes to the heap anyway (conditions render through
-	// interfaces), and the action is made below.
-	u := new(updateAction)
-	b := &u.b
-	var now time.Time // read from the clock only for an entity with timestamps
-	if m.w.timestamped() {
-		now = db.now()
-	}
-	if f := m.w.updated; f != nil && m.w.updatedIndexed && !touches(s.changes, f.GoName) {
-		// An index key reads the updated timestamp, which this update
-		// changes: planned as a Set, so that the key follows it.
-		withStamp := *s
-		withStamp.changes = append(s.changes[:len(s.changes):len(s.changes)], change{changeSet, f.GoName, m.timestampGo(f, now)})
-		s = &withStamp
-	}
-	plan := updatePlan{read: read}
-	newItem := read != nil && !read.found
-	if f := m.w.created; f != nil && s.upsert && !touches(s.changes, f.GoName) {
-		// What the index keys of a new item read: the created timestamp
-		// it gets below.
-		plan.created = now
-		if newItem {
-			setTimestamp(f, read.value, now)
-		}
-	}
-	if err := m.planChanges(op, key, s, b, &plan); err != nil {
-		return nil, err
-	}
-	if s.upsert {
-		if err := m.planZeroValues(&plan, b, s, newItem); err != nil {
-			return nil, &InputError{Op: op, Reason: err.Error()}
-		}
-		// A new item must still decode as this entity, and carry its key fields.
-		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
-		for _, f := range m.fields.List {
-			if !m.keyFields[f.GoName] {
-				continue
-			}
-			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
-			if err != nil {
-				return nil, &InputError{Op: op, Reason: err.Error()}
-			}
-			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
-		}
-	}
-	a := &u.action
-	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
-	if s.upsert {
-		a.whenMissing = failCondition
-	}
-	var c Cond
-	switch {
-	case newItem:
-		c = m.table.notExists
-	case !s.upsert || read != nil:
-		c = m.table.exists
-	}
-	if read != nil && read.found {
-		// The fields read must still hold what the plan was made from.
-		for _, name := range read.fields {
-			f, _ := m.fields.ByGoName(name)
-			if v, ok := read.attrs[f.Attr]; ok {
-				c = And(c, Eq(name, v))
-			} else {
-				c = And(c, NotExists(name))
-			}
-		}
-	}
-	if ver := m.w.version; ver != nil {
-		plan.act(clauseAdd, b.Name(ver.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
-		if exp := m.versionOf(key); exp != 0 {
-			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
-			a.versioned, a.expected = true, exp
-		}
-	}
-	if f := m.w.updated; f != nil {
-		if !plan.touches(f.GoName) {
-			av, err := m.timestampValue(f, now)
-			if err != nil {
-				return nil, &InputError{Op: op, Reason: err.Error()}
-			}
-			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
-		}
-	}
-	if f := m.w.created; f != nil {
-		if !plan.touches(f.GoName) {
-			av, err := m.timestampValue(f, now)
-			if err != nil {
-				return nil, &InputError{Op: op, Reason: err.Error()}
-			}
-			n := b.Name(f.Attr)
-			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
-		}
-	}
-	a.update = plan.expression()
-
-	a.bytes += len(a.update)
-	if err := checkExpression(op, "update", a.update); err != nil {
-		return nil, err
-	}
-	a.userCond = s.cond
-	c = And(c, s.cond)
-	var guards []*action
-	for _, f := range m.w.unique {
-		if !plan.touches(f.GoName) {
-			continue
-		}
-		held, err := m.heldValue(f, old)
+	for _, pg := range w.guards {
+		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs())
 		if err != nil {
-			return nil, &InputError{Op: op, Reason: err.Error()}
-		}
-		c = And(c, held)
-		a.unique, a.uniqueHeld = old, true
-		was, now := uniqueValue(f, old), uniqueValue(f, plan.nextValue())
-		if was == now {
-			continue
-		}
-		if guards, err = m.addGuard(guards, op, actDelete, f, was, k); err != nil {
 			return nil, err
 		}
-		if guards, err = m.addGuard(guards, op, actPut, f, now, k); err != nil {
-			return nil, err
-		}
+		guards = append(guards, g)
+	}
+	a.userCond = user
+	c := And(w.cond, user)
+	for _, h := range w.held {
+		c = And(c, h)
 	}
 	if err := a.setCond(c, b); err != nil {
 		return nil, err
 	}
-	if plan.need != nil {
-		return nil, plan.need
-	}
 	return append(append(dst, a), guards...), nil
 }
 
-// planZeroValues plans, for an upsert, the attributes Put stores for the
-// fields the update does not touch (their zero values; Put leaves out the
-// omitempty ones): set outright on an item known to be new, else only where
-// the item has none (if_not_exists), which leaves an existing item's values
-// alone and gives a new item what Put would.
-func (m *entityModel) planZeroValues(plan *updatePlan, b *expr.Builder, s *settings, newItem bool) error {
-	zero := make(map[string]types.AttributeValue, len(m.fields.List))
-	if _, err := m.plan.Encode(reflect.New(m.typ).Elem(), zero); err != nil {
-		return err
+// The requests of one action.
+
+func (a *action) returnOld() types.ReturnValuesOnConditionCheckFailure {
+	if a.cond == "" {
+		return ""
 	}
-	w := &m.w
-	for i := range m.fields.List {
-		f := &m.fields.List[i]
-		av, ok := zero[f.Attr]
-		if !ok || m.keyFields[f.GoName] || w.managed(f) || touches(s.changes, f.GoName) {
-			continue
-		}
-		n := b.Name(f.Attr)
-		if newItem {
-			plan.act(clauseSet, n, " = ", b.Value(av))
-		} else {
-			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
-		}
-	}
-	return nil
+	return types.ReturnValuesOnConditionCheckFailureAllOld
 }
 
-// planDelete plans Delete of the item whose key fields are set in key; old
-// holds its unique values (key itself for TxDelete, the stored item for
-// Delete).
-func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old reflect.Value, s *settings) ([]*action, error) {
-	if err := db.checkTable(op, m); err != nil {
-		return nil, err
+// condExpr is the action's ConditionExpression: nil when there is none,
+// else a pointer into the action, which outlives its request anyway (one
+// allocation less per expression).
+func (a *action) condExpr() *string {
+	if a.cond == "" {
+		return nil
 	}
-	k, kf, err := m.keyFacts(key)
-	if err != nil {
-		return nil, err
+	return &a.cond
+}
+
+// updateExpr is the action's UpdateExpression: nil when the update changes
+// nothing (its only change stores what Put leaves out), which UpdateItem
+// takes, as it takes no expression at all.
+func (a *action) updateExpr() *string {
+	if a.update == "" {
+		return nil
 	}
-	a := &action{kind: actDelete, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes}
-	var c Cond
-	if s.mustExist {
-		c = m.table.exists
-		a.whenMissing = failNotFound
+	return &a.update
+}
+
+func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
+	return &dynamodb.PutItemInput{
+		TableName: aws.String(db.name), Item: a.item,
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
-	if ver := m.w.version; ver != nil {
-		if exp := m.versionOf(key); exp != 0 {
-			c = And(c, Eq(ver.GoName, key.FieldByIndex(ver.Index).Interface()))
-			a.versioned, a.expected = true, exp
-			a.whenMissing = failNotFound
+}
+
+func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.name), Key: a.key, UpdateExpression: a.updateExpr(),
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
+	}
+}
+
+func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
+	return &dynamodb.DeleteItemInput{
+		TableName: aws.String(db.name), Key: a.key,
+		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		ReturnValuesOnConditionCheckFailure: a.returnOld(),
+	}
+}
+
+// sendActions sends a plan: one action as a single-item request, more as
+// one transaction (under a fresh idempotency token). A failed transaction
+// returns the error of the action that failed first (a *ConditionError, a
+// *VersionConflictError, a *UniqueViolationError), or the *TxError.
+func (db *DB) sendActions(ctx context.Context, op string, acts []*action, s *settings) error {
+	if len(acts) == 1 {
+		a := acts[0]
+		var err error
+		switch a.kind {
+		case actPut:
+			_, err = db.client.PutItem(ctx, a.putItemInput(db))
+		case actUpdate:
+			_, err = db.client.UpdateItem(ctx, a.updateItemInput(db))
+		case actDelete:
+			_, err = db.client.DeleteItem(ctx, a.deleteItemInput(db))
+		default:
+			return &InputError{Op: op, Reason: "a condition check alone is not a write"}
 		}
-	}
-	a.userCond = s.cond
-	c = And(c, s.cond)
-	var guards []*action
-	for _, f := range m.w.unique {
-		held, err := m.heldValue(f, old)
 		if err != nil {
-			return nil, &InputError{Op: op, Reason: err.Error()}
+			return a.sendError(err)
 		}
-		c = And(c, held)
-		a.unique, a.uniqueHeld = old, true
-		if guards, err = m.addGuard(guards, op, actDelete, f, uniqueValue(f, old), k); err != nil {
-			return nil, err
+		return nil
+	}
+	tx := &Tx{db: db, actions: acts}
+	err := tx.send(ctx, op, s)
+	var te *TxError
+	if errors.As(err, &te) {
+		if cause := te.cause(); cause != nil {
+			return cause
 		}
 	}
-	if err := a.setCond(c, nil); err != nil {
-		return nil, err
-	}
-	return append(append(dst, a), guards...), nil
+	return err
 }
 
-// planCheck plans a ConditionCheck of the item whose key fields are set in
-// key.
-func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*action, error) {
-	if err := db.checkTable(op, m); err != nil {
-		return nil, err
+// singleInput returns the one action of a plan, or explains that the plan
+// is a transaction.
+func singleInput(op string, acts []*action, tx string) (*action, error) {
+	if len(acts) != 1 {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the entity has unique fields, so this write is a transaction of %d actions; build it with %s and DB.TransactInput", len(acts), tx)}
 	}
-	if c.IsZero() {
-		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
+	return acts[0], nil
+}
+
+// CurrentItem returns the stored item carried by a failed write's error,
+// decoded as T: the current item of a *VersionConflictError or a
+// *ConditionError of this entity (also inside a *TxError). ok is false when
+// err carries no such item (for example, the item did not exist).
+func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
+	var vc *VersionConflictError
+	if errors.As(err, &vc) && vc.Entity == e.m.name {
+		if cur, isT := vc.Current.(T); isT {
+			return cur, true
+		}
 	}
-	k, kf, err := m.keyFacts(key)
-	if err != nil {
-		return nil, err
+	var ce *ConditionError
+	if errors.As(err, &ce) && ce.Entity == e.m.name && len(ce.Item) > 0 {
+		if e.m.decode(ce.Item, reflect.ValueOf(&item).Elem()) == nil {
+			return item, true
+		}
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
-	if err := a.setCond(c, nil); err != nil {
-		return nil, err
+	var te *TxError
+	if errors.As(err, &te) {
+		for _, f := range te.Actions {
+			if f.Entity == e.m.name && f.Guard == "" && len(f.Item) > 0 {
+				if e.m.decode(f.Item, reflect.ValueOf(&item).Elem()) == nil {
+					return item, true
+				}
+			}
+		}
 	}
-	return a, nil
+	var zero T
+	return zero, false
 }

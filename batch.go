@@ -30,19 +30,9 @@ var ErrUnprocessed = errors.New("singletable: batch items left unprocessed")
 // BatchOp is a group of puts or deletes of one entity for DB.BatchWrite:
 // build it with BatchPut or BatchDelete.
 type BatchOp struct {
-	items []*batchItem
-}
-
-type batchItem struct {
-	m     *entityModel
-	del   bool
-	value reflect.Value                   // the T value given (a put's item, a delete's key)
-	key   map[string]types.AttributeValue // a delete's key; a put's: see keyAttrs
-	item  map[string]types.AttributeValue // a put's encoded item
-	id    itemID                          // the table's idOf(key)
-	// bytes is the request's share of the 16 MB limit: itemSize of the
-	// put's item or the delete's key, computed once when prepared.
-	bytes int
+	// items are the puts and deletes asked for: actions not yet planned,
+	// holding their entity and the value given (see DB.prepareWrite).
+	items []action
 }
 
 // BatchPut puts items of entity e in a BatchWrite. BatchWriteItem takes no
@@ -52,9 +42,9 @@ type batchItem struct {
 // need transactions). The BatchOp refers to the elements of vs, not copies:
 // what they hold when BatchWrite runs is what it writes.
 func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
-	op := BatchOp{items: make([]*batchItem, len(vs))}
+	op := BatchOp{items: make([]action, len(vs))}
 	for i := range vs {
-		op.items[i] = &batchItem{m: e.m, value: reflect.ValueOf(&vs[i]).Elem()}
+		op.items[i] = action{kind: actPut, m: e.m, value: reflect.ValueOf(&vs[i]).Elem()}
 	}
 	return op
 }
@@ -62,9 +52,9 @@ func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
 // BatchDelete deletes the items of entity e whose primary key fields are
 // set in keys, in a BatchWrite. Deleting a missing item succeeds.
 func BatchDelete[T any](e *Entity[T], keys ...T) BatchOp {
-	op := BatchOp{items: make([]*batchItem, len(keys))}
+	op := BatchOp{items: make([]action, len(keys))}
 	for i := range keys {
-		op.items[i] = &batchItem{m: e.m, del: true, value: reflect.ValueOf(&keys[i]).Elem()}
+		op.items[i] = action{kind: actDelete, m: e.m, value: reflect.ValueOf(&keys[i]).Elem()}
 	}
 	return op
 }
@@ -100,7 +90,7 @@ type BatchError struct {
 	// out; nil when DynamoDB only kept returning items unprocessed.
 	Err error
 
-	items []*batchItem
+	items []*action
 }
 
 func (e *BatchError) Error() string {
@@ -130,9 +120,9 @@ func (e *BatchError) Unwrap() []error {
 // Ops returns the unprocessed puts and deletes as BatchOps, to send again
 // with BatchWrite.
 func (e *BatchError) Ops() []BatchOp {
-	var items []*batchItem
+	var items []action
 	for _, it := range e.items {
-		items = append(items, &batchItem{m: it.m, del: it.del, value: it.value})
+		items = append(items, action{kind: it.kind, m: it.m, value: it.value})
 	}
 	if len(items) == 0 {
 		return nil

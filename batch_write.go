@@ -9,55 +9,43 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// prepareWrite encodes the items of a BatchWrite and checks them: entity
-// and table, unique fields, keys, item size, duplicates. index gives each
-// item's position by its itemID.
-func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index map[itemID]int, err error) {
+// prepareWrite plans the items of a BatchWrite, as Put and Delete plan
+// theirs (the managed-field hooks say what a batch may do: no conditions,
+// and no entity with unique fields), and checks them: entity and table,
+// keys, item size, duplicates. index gives each item's position by its
+// itemID.
+func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index map[itemID]int, err error) {
 	n := 0
 	for _, g := range ops {
 		n += len(g.items)
 	}
-	items = make([]*batchItem, 0, n)
+	items = make([]*action, 0, n)
 	index = make(map[itemID]int, n)
 	now := db.now()
 	for _, g := range ops {
-		for _, it := range g.items {
+		for i := range g.items {
+			it := &g.items[i]
 			m := it.m
-			if err := db.checkTable(op, m); err != nil {
-				return nil, nil, err
-			}
-			if len(m.w.unique) > 0 {
-				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", m.name)}
-			}
-			p := &batchItem{m: m, del: it.del, value: it.value}
-			if it.del {
-				k, facts, err := m.keyFacts(it.value)
-				if err != nil {
-					return nil, nil, err
-				}
-				p.key, p.bytes, p.id = k, facts.keyBytes, facts.id
+			if it.kind == actDelete {
+				items, err = m.planDelete(items, db, op, it.value, it.value, writeBatch, &noOptions)
 			} else {
 				v := it.value
-				if m.w.version != nil || m.w.timestamped() {
+				if m.managed.stamps() {
 					// A copy to stamp: the value given stays as it is.
 					v = reflect.New(m.typ).Elem()
 					v.Set(it.value)
-					if m.w.version != nil {
-						m.setVersion(v, m.versionOf(v)+1)
-					}
-					m.stamp(v, now)
 				}
-				item, facts, err := m.item(v)
-				if err != nil {
-					return nil, nil, inOp(op, fmt.Sprintf("item %d: ", len(items)), err)
-				}
-				p.item, p.bytes, p.id = item, facts.size, facts.id
+				items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
 			}
+			if err != nil {
+				return nil, nil, err
+			}
+			p := items[len(items)-1]
+			p.value = it.value
 			if j, dup := index[p.id]; dup {
-				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items), formatKey(p.keyAttrs()))}
+				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items)-1, formatKey(p.keyAttrs()))}
 			}
-			index[p.id] = len(items)
-			items = append(items, p)
+			index[p.id] = len(items) - 1
 		}
 	}
 	if len(items) == 0 {
@@ -66,36 +54,24 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*batchItem, index 
 	return items, index, nil
 }
 
-func (it *batchItem) request() types.WriteRequest {
-	if it.del {
-		return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: it.key}}
+// writeRequest is the action as one request of a BatchWriteItem.
+func (a *action) writeRequest() types.WriteRequest {
+	if a.kind == actDelete {
+		return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: a.key}}
 	}
-	return types.WriteRequest{PutRequest: &types.PutRequest{Item: it.item}}
+	return types.WriteRequest{PutRequest: &types.PutRequest{Item: a.item}}
 }
 
-// keyAttrs is the item's key. A put's is picked out of its item only when
-// asked for (an error), after the requests: the batch's goroutines never
-// call it.
-func (it *batchItem) keyAttrs() map[string]types.AttributeValue {
-	if it.key == nil && it.item != nil {
-		it.key = it.m.keyOfItem(it.item)
-	}
-	return it.key
-}
-
-func (it *batchItem) unprocessed() BatchItem {
-	op := "Put"
-	if it.del {
-		op = "Delete"
-	}
-	return BatchItem{Entity: it.m.name, Op: op, Key: it.keyAttrs(), Item: it.item, Value: it.value.Interface()}
+// unprocessed is the batch item left unprocessed, typed as given.
+func (a *action) unprocessed() BatchItem {
+	return BatchItem{Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
 }
 
 // writeInput builds one BatchWriteItem request for items.
-func (db *DB) writeInput(items []*batchItem) *dynamodb.BatchWriteItemInput {
+func (db *DB) writeInput(items []*action) *dynamodb.BatchWriteItemInput {
 	reqs := make([]types.WriteRequest, len(items))
 	for i, it := range items {
-		reqs[i] = it.request()
+		reqs[i] = it.writeRequest()
 	}
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{db.name: reqs}}
 }
@@ -109,7 +85,7 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 	}
 	var out []*dynamodb.BatchWriteItemInput
 	for _, c := range chunk(len(items), maxBatchWrite, func(i int) int { return items[i].bytes }) {
-		part := make([]*batchItem, len(c))
+		part := make([]*action, len(c))
 		for j, i := range c {
 			part[j] = items[i]
 		}
@@ -147,7 +123,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 		return err
 	}
 	send := func(ctx context.Context, idx []int) ([]int, error) {
-		part := make([]*batchItem, len(idx))
+		part := make([]*action, len(idx))
 		for j, i := range idx {
 			part[j] = items[i]
 		}

@@ -166,13 +166,3 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	assert.Contains(t, err.Error(), "Order.Query")
 }
-
-func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
-	_, db := mockDB()
-	_, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 1.5))
-	assert.ErrorIs(t, err, st.ErrInvalidInput, "1.5 does not fit an int")
-	in, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
-	require.NoError(t, err)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, in.ExpressionAttributeValues[":v0"])
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "3"}, in.ExpressionAttributeValues[":v1"])
-}

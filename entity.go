@@ -36,9 +36,9 @@ type entityModel struct {
 	// pkMayBeReserved is set when the partition template could render a
 	// key in the namespace of unique-value guard items (see resolveWrite).
 	pkMayBeReserved bool
-	// w is the write-side metadata: version, timestamps, unique values
-	// (meta.go).
-	w writeMeta
+	// managed are the managed fields: version, timestamps, unique values
+	// (managed.go).
+	managed managed
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
 }
@@ -68,7 +68,7 @@ type entitySpec struct {
 	hasKey   bool
 	indexes  []IndexKey
 	keyCalls int
-	write    writeSpec // write-side entity options: meta.go
+	write    writeSpec // managed-field options: managed.go
 }
 
 type keyOption struct{ pk, sk string }

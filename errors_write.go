@@ -162,7 +162,7 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		ce.Kind = a.whenExists.err()
 	}
 	if a.versioned && (existed || a.whenMissing != failNotFound) {
-		if actual := a.m.storedVersion(item); actual != a.expected {
+		if actual := a.m.managed.storedVersion(item); actual != a.expected {
 			vc := &VersionConflictError{ConditionError: ce, Expected: a.expected, Actual: actual}
 			if existed {
 				vc.Current, _ = a.m.decodeAny(item)
@@ -207,15 +207,15 @@ func describeCond(m *entityModel, c Cond) string {
 // uniqueReason says which unique value a failed condition was about, when
 // the stored item's values differ from those the action relied on.
 func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
-	v := a.unique
-	if !v.IsValid() {
+	if a.uniqueRel == uniqueNone {
 		return ""
 	}
+	v := a.value
 	verb := "would change"
-	if a.uniqueHeld {
+	if a.uniqueRel == uniqueHeld {
 		verb = "holds"
 	}
-	for _, f := range a.m.w.unique {
+	for _, f := range a.m.managed.unique {
 		want, err := a.m.encodeValue(f.GoName, fieldValue(f, v).Interface(), false)
 		if err != nil {
 			continue

@@ -52,64 +52,6 @@ func (tx *Tx) add(acts []*action, err error) {
 // Len is the number of actions so far, guard items included.
 func (tx *Tx) Len() int { return len(tx.actions) }
 
-// TxPut adds Put of v to the transaction (see Put).
-func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
-	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.put, &v, false, opts)
-	tx.add(acts, err)
-}
-
-// TxCreate adds Create of v to the transaction (see Create): the item must
-// not exist.
-func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
-	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.create, &v, true, opts)
-	tx.add(acts, err)
-}
-
-// TxUpdate adds Update of the item whose key fields are set in key (see
-// Update). A transaction cannot read mid-way, so an update whose index key needs
-// fields it neither changes nor gives (which Update would read) is a
-// *ReadNeededError naming them: Set them too. When
-// a change touches a unique field, key must also hold the field's current
-// value: the transaction moves the guard from it to the new value, and is
-// conditioned on the item holding it (so a wrong one cancels the
-// transaction rather than orphaning a guard).
-func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
-	op := e.m.ops.update
-	s, err := updateSettings(op, ch, opts)
-	if err != nil {
-		tx.add(nil, err)
-		return
-	}
-	kv := reflect.ValueOf(&key).Elem()
-	n := len(tx.actions)
-	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
-	if err != nil {
-		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
-		return
-	}
-	if acts[n].update == "" {
-		// A transaction's Update needs an expression.
-		tx.add(nil, &InputError{Op: op, Reason: "the update changes nothing: each change stores a zero value that Put leaves out (an omitempty field)"})
-		return
-	}
-	tx.add(acts, nil)
-}
-
-// TxDelete adds Delete of the item whose key fields are set in key (see
-// Delete). On an entity with unique fields, key
-// must hold the item's unique values: their guards are deleted with it, and
-// the transaction is conditioned on the item holding them.
-func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
-	op := e.m.ops.delete
-	s, err := collect(op, opts)
-	if err != nil {
-		tx.add(nil, err)
-		return
-	}
-	kv := reflect.ValueOf(&key).Elem()
-	tx.add(e.m.planDelete(tx.actions, tx.db, op, kv, kv, s))
-}
-
 // TxCheck adds a ConditionCheck: the transaction happens only if the item
 // whose key fields are set in key meets cond, which it does not change. To
 // require that the item exists, check a field it always has, such as
@@ -121,6 +63,50 @@ func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
 		return
 	}
 	tx.add(append(tx.actions, a), nil)
+}
+
+// planCheck plans a ConditionCheck of the item whose key fields are set in
+// key.
+func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	if c.IsZero() {
+		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
+	if err := a.setCond(c, nil); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// transactItem is the action as one item of a TransactWriteItems request,
+// on the table whose name name points to (one pointer serves all the
+// items of a request).
+func (a *action) transactItem(name *string) types.TransactWriteItem {
+	switch a.kind {
+	case actPut:
+		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: a.item,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+	case actUpdate:
+		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: a.key, UpdateExpression: &a.update,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+	case actDelete:
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: a.key,
+			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+	default:
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: name, Key: a.key,
+			ConditionExpression: &a.cond, ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}
+	}
 }
 
 // Transact runs build to collect a transaction's actions, checks them and

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -253,277 +254,6 @@ func noReadError(err error, s *settings, advice string) error {
 	return need.explain(advice)
 }
 
-// planChanges resolves the field changes and recomputes every index key
-// that depends on a changed field, so that index keys are never stale.
-func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
-	fail := func(format string, args ...any) error {
-		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
-	}
-	plan.m, plan.key, plan.changes = m, keyValue, s.changes
-	r := resolver{m: m, b: b}
-	for i, c := range s.changes {
-		o := &operators[c.op]
-		top := topField(c.field)
-		nested := top != c.field
-		f, ok := m.fields.ByGoName(top)
-		if !ok {
-			if top == "" {
-				return fail("%s(%q): empty field name", o.name, c.field)
-			}
-			return fail("%s(%q): no such field: %v", o.name, c.field, r.unknownField(top))
-		}
-		if m.keyFields[top] {
-			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.name, c.field, m.primaryTemplates())
-		}
-		if m.w.version != nil && top == m.w.version.GoName {
-			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
-		}
-		for _, prev := range s.changes[:i] {
-			if p := prev.field; overlaps(p, c.field) {
-				if p == c.field {
-					return fail("field %s is changed twice in one update", c.field)
-				}
-				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
-			}
-		}
-		if nested && o.topLevel {
-			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
-		}
-		if o.skipOmittedZero && m.omitsZero(c.field, c.value) {
-			// Put never stores this zero value: setting it where there is
-			// none would store what Put leaves out, and keep a later
-			// SetIfNotExists from storing a real value.
-			continue
-		}
-		p, _, err := r.path(c.field)
-		if err != nil {
-			return fail("%s(%q): %v", o.name, c.field, err)
-		}
-		var av types.AttributeValue
-		if o.value != noValue {
-			if c.value == nil && !nested && !nillable(f.Type) {
-				// A NULL in place of a string or a number would read back as
-				// its zero value, and match no condition on it (nor a guard).
-				return fail("%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
-			}
-			// By the field's own rules, at any depth.
-			if av, err = m.encodeValue(c.field, c.value, o.value == elementValue); err != nil {
-				return fail("%s(%q): %v", o.name, c.field, err)
-			}
-		}
-		// A raw AttributeValue tells nothing the model could check.
-		if _, raw := c.value.(types.AttributeValue); o.settable && !nested && !raw && !m.settable(f) {
-			return fail("%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
-		}
-		if o.check != nil {
-			if av, err = o.check(m, c, f, av); err != nil {
-				return fail("%s(%q): %v", o.name, c.field, err)
-			}
-			if av == nil {
-				plan.act(clauseRemove, p) // what Put leaves out
-				continue
-			}
-		}
-		plan.render(o, b, p, av)
-	}
-	for _, c := range s.changes {
-		_, raw := c.value.(types.AttributeValue)
-		if top := topField(c.field); (c.unknown() || raw) && m.isUnique(top) {
-			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				operators[c.op].name, c.field, top)
-		}
-	}
-
-	var need *readNeeded
-	for _, ei := range m.indexes {
-		if !ei.writes() {
-			continue // its keys are the table's or fields': nothing to recompute
-		}
-		affected := false
-		for _, c := range s.changes {
-			top := topField(c.field)
-			if !ei.dependsOn(top) {
-				continue
-			}
-			if c.unknown() {
-				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					operators[c.op].name, c.field, ei.index.name, top)
-			}
-			affected = true
-		}
-		if !affected && !s.upsert {
-			continue
-		}
-		if !affected && plan.read != nil && plan.read.found {
-			continue // an existing item keeps the keys its stored fields give
-		}
-		var missing []string
-		for _, f := range ei.inputs() {
-			if !plan.known(f) {
-				missing = append(missing, f)
-			}
-		}
-		if len(missing) > 0 {
-			switch {
-			case affected && plan.leaves(ei):
-				// The item leaves the index whatever the other fields hold.
-				plan.act(clauseRemove, b.Name(ei.index.pk))
-				if ei.index.sk != "" {
-					plan.act(clauseRemove, b.Name(ei.index.sk))
-				}
-				continue
-			case !affected:
-				// An upsert: an existing item keeps its keys, and a new one
-				// gets the keys its zero values give, if any.
-				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
-					if err != nil {
-						return err
-					}
-					continue
-				}
-			}
-			need = need.add(ei, missing)
-			continue
-		}
-		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if ei.pkFrom == keyOwn {
-				plan.act(clauseRemove, b.Name(ei.index.pk))
-			}
-			if ei.index.sk != "" && ei.skFrom == keyOwn {
-				plan.act(clauseRemove, b.Name(ei.index.sk))
-			}
-			continue
-		}
-		if ei.pkFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
-		}
-		if ei.index.sk != "" && ei.skFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
-		}
-	}
-	if need != nil {
-		// Returned by planUpdate once everything else is checked, so that
-		// no read is sent for an update that would fail anyway.
-		need.op = op
-		plan.need = need
-	}
-	return nil
-}
-
-// leaves reports whether the update takes the item out of sparse index ei
-// by the fields it gives: every field the index's When condition reads is
-// known, and the condition is false.
-func (p *updatePlan) leaves(ei *entityIndex) bool {
-	if ei.when == nil {
-		return false
-	}
-	for _, f := range ei.whenFields {
-		if !p.known(f) {
-			return false
-		}
-	}
-	return !ei.when(p.nextValue())
-}
-
-// readNeeded is planChanges' answer when index keys need fields the update
-// neither gives nor has read: Update reads them and plans again; the
-// callers that cannot read turn it into a *ReadNeededError.
-type readNeeded struct {
-	op      string
-	first   *entityIndex // the first index that needs a read
-	missing []string     // what first needs, sorted
-	fields  []string     // what every such index needs, sorted
-}
-
-func (r *readNeeded) Error() string {
-	return r.explain("Set them too (to their current values if they do not change)").Error()
-}
-
-// add records that index ei needs fields missing.
-func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
-	slices.Sort(missing)
-	if r == nil {
-		r = &readNeeded{first: ei, missing: missing}
-	}
-	for _, f := range missing {
-		if !slices.Contains(r.fields, f) {
-			r.fields = append(r.fields, f)
-		}
-	}
-	slices.Sort(r.fields)
-	return r
-}
-
-// explain is the *ReadNeededError for a caller that cannot read, advice
-// saying what to do instead.
-func (r *readNeeded) explain(advice string) *ReadNeededError {
-	return &ReadNeededError{Op: r.op, Index: r.first.index.name, Fields: r.fields,
-		Reason: fmt.Sprintf("the change to index %s's key (%s) also needs %s: %s",
-			r.first.index.name, r.first.describe(), strings.Join(r.missing, ", "), advice)}
-}
-
-// overlaps reports whether two document paths overlap: equal, or one
-// inside the other.
-func overlaps(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
-}
-
-// asSet turns a single element into a one-element set when the field is a
-// set (a slice or a map other than []byte), for Add and DeleteFromSet.
-func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
-	k := field.Kind()
-	if (k != reflect.Slice && k != reflect.Map && k != reflect.Array) || field.Elem().Kind() == reflect.Uint8 && k == reflect.Slice {
-		return nil
-	}
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return &types.AttributeValueMemberSS{Value: []string{v.Value}}
-	case *types.AttributeValueMemberN:
-		return &types.AttributeValueMemberNS{Value: []string{v.Value}}
-	case *types.AttributeValueMemberB:
-		return &types.AttributeValueMemberBS{Value: [][]byte{v.Value}}
-	}
-	return nil
-}
-
-// changedUnique names a unique field the update changes; "" if none.
-func (m *entityModel) changedUnique(s *settings) string {
-	for _, c := range s.changes {
-		if top := topField(c.field); m.isUnique(top) {
-			return top
-		}
-	}
-	return ""
-}
-
-// primaryTemplates describes the primary key templates for messages.
-func (m *entityModel) primaryTemplates() string {
-	if m.sk == nil {
-		return fmt.Sprintf("%s %q", m.table.pk, m.pk.raw)
-	}
-	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.raw, m.table.sk, m.sk.raw)
-}
-
-// describe names an index key's templates for messages.
-func (ei *entityIndex) describe() string {
-	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw)
-	if ei.sk != nil {
-		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.raw)
-	}
-	if ei.when != nil {
-		s += fmt.Sprintf(", when %s", strings.Join(ei.whenFields, ", "))
-	}
-	return s
-}
-
 // Update changes fields of the item whose primary key fields are set in
 // key, and returns the item as it is afterwards. Every index key that
 // depends on a changed field is recomputed in the same request (or removed,
@@ -629,11 +359,209 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action) (T, error
 	return out, err
 }
 
-// nillable reports whether nil is a value of type t (stored as NULL).
-func nillable(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
-		return true
+// TxUpdate adds Update of the item whose key fields are set in key (see
+// Update). A transaction cannot read mid-way, so an update whose index key needs
+// fields it neither changes nor gives (which Update would read) is a
+// *ReadNeededError naming them: Set them too. When
+// a change touches a unique field, key must also hold the field's current
+// value: the transaction moves the guard from it to the new value, and is
+// conditioned on the item holding it (so a wrong one cancels the
+// transaction rather than orphaning a guard).
+func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
+	op := e.m.ops.update
+	s, err := updateSettings(op, ch, opts)
+	if err != nil {
+		tx.add(nil, err)
+		return
 	}
-	return false
+	kv := reflect.ValueOf(&key).Elem()
+	n := len(tx.actions)
+	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	if err != nil {
+		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
+		return
+	}
+	if acts[n].update == "" {
+		// A transaction's Update needs an expression.
+		tx.add(nil, &InputError{Op: op, Reason: "the update changes nothing: each change stores a zero value that Put leaves out (an omitempty field)"})
+		return
+	}
+	tx.add(acts, nil)
+}
+
+// updateAction is an Update's action with the builder of its expressions.
+type updateAction struct {
+	action
+	b expr.Builder
+}
+
+// planUpdate plans Update of the item whose key fields are set in key. old
+// holds the unique values the item has now (key itself for TxUpdate, the
+// stored item for Update). read is what Update read of the item first, or
+// nil: the update is then conditioned on what it read, and an upsert of an
+// item not found stores every attribute Put would.
+func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings, read *storedRead) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	if len(s.changes) == 0 {
+		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	// The action and its expression builder in one allocation: the
+	// builder escapes to the heap anyway (conditions render through
+	// interfaces), and the action is made below.
+	u := new(updateAction)
+	b := &u.b
+	a := &u.action
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
+	if s.upsert {
+		a.whenMissing = failCondition
+	}
+	plan := updatePlan{read: read}
+	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
+	m.managed.beforeUpdate(&w, &plan)
+	s = w.s
+	newItem := read != nil && !read.found
+	if err := m.planChanges(op, key, s, b, &plan); err != nil {
+		return nil, err
+	}
+	if s.upsert {
+		if err := m.planZeroValues(&plan, b, s, newItem); err != nil {
+			return nil, &InputError{Op: op, Reason: err.Error()}
+		}
+		// A new item must still decode as this entity, and carry its key fields.
+		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
+		for _, f := range m.fields.List {
+			if !m.keyFields[f.GoName] {
+				continue
+			}
+			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
+		}
+	}
+	switch {
+	case newItem:
+		w.cond = m.table.notExists
+	case !s.upsert || read != nil:
+		w.cond = m.table.exists
+	}
+	if read != nil && read.found {
+		// The fields read must still hold what the plan was made from.
+		for _, name := range read.fields {
+			f, _ := m.fields.ByGoName(name)
+			if v, ok := read.attrs[f.Attr]; ok {
+				w.check(Eq(name, v))
+			} else {
+				w.check(NotExists(name))
+			}
+		}
+	}
+	if err := m.managed.onUpdate(&w, &plan); err != nil {
+		return nil, err
+	}
+	a.update = plan.expression()
+	a.bytes += len(a.update)
+	if err := checkExpression(op, "update", a.update); err != nil {
+		return nil, err
+	}
+	acts, err := w.finish(dst, s.cond, b)
+	if err != nil {
+		return nil, err
+	}
+	if plan.need != nil {
+		return nil, plan.need
+	}
+	return acts, nil
+}
+
+// planZeroValues plans, for an upsert, the attributes Put stores for the
+// fields the update does not touch (their zero values; Put leaves out the
+// omitempty ones): set outright on an item known to be new, else only where
+// the item has none (if_not_exists), which leaves an existing item's values
+// alone and gives a new item what Put would.
+func (m *entityModel) planZeroValues(plan *updatePlan, b *expr.Builder, s *settings, newItem bool) error {
+	zero := make(map[string]types.AttributeValue, len(m.fields.List))
+	if _, err := m.plan.Encode(reflect.New(m.typ).Elem(), zero); err != nil {
+		return err
+	}
+	for i := range m.fields.List {
+		f := &m.fields.List[i]
+		av, ok := zero[f.Attr]
+		if !ok || m.keyFields[f.GoName] || m.managed.manages(f) || touches(s.changes, f.GoName) {
+			continue
+		}
+		n := b.Name(f.Attr)
+		if newItem {
+			plan.act(clauseSet, n, " = ", b.Value(av))
+		} else {
+			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+		}
+	}
+	return nil
+}
+
+// readStored reads what Update needs of the stored item (strongly
+// consistent): fields, projected to their attributes, or the whole item
+// when full (an update that moves a unique guard needs its old values).
+// For an item not found, the value holds the key fields only.
+func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key reflect.Value, fields []string, full bool) (*storedRead, error) {
+	k, err := m.key(key)
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k, ConsistentRead: aws.Bool(true)}
+	if !full {
+		// The partition key tells whether the item exists, the type
+		// whether it is this entity's.
+		var b expr.Builder
+		var proj strings.Builder
+		for i, a := range append([]string{m.table.pk, m.table.typeAttr}, m.attrsOf(fields)...) {
+			if i > 0 {
+				proj.WriteString(", ")
+			}
+			proj.WriteString(b.Name(a))
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = aws.String(proj.String()), b.Names
+	}
+	res, err := db.client.GetItem(ctx, in)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	r := &storedRead{found: len(res.Item) > 0, fields: fields, value: reflect.New(m.typ).Elem(),
+		attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
+	if r.found {
+		if err := m.decode(res.Item, r.value); err != nil {
+			return nil, err
+		}
+		for _, a := range m.attrsOf(fields) {
+			if v, ok := res.Item[a]; ok {
+				r.attrs[a], r.check[a] = v, v
+			}
+		}
+		for _, f := range m.managed.unique {
+			if v, ok := res.Item[f.Attr]; ok && full {
+				r.check[f.Attr] = v
+			}
+		}
+	}
+	m.baseValue(r.value, key, time.Time{})
+	return r, nil
+}
+
+// attrsOf maps Go field names to their attribute names.
+func (m *entityModel) attrsOf(fields []string) []string {
+	out := make([]string, 0, len(fields))
+	for _, name := range fields {
+		if f, ok := m.fields.ByGoName(name); ok {
+			out = append(out, f.Attr)
+		}
+	}
+	return out
 }

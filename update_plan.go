@@ -389,7 +389,7 @@ func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
 			fv.Set(fieldValue(f, key))
 		}
 	}
-	if f := m.w.created; f != nil && !created.IsZero() {
+	if f := m.managed.created; f != nil && !created.IsZero() {
 		setTimestamp(f, v, created)
 	}
 }
@@ -450,4 +450,284 @@ func setValue(v any, f *codec.Field) reflect.Value {
 		return fv
 	}
 	return rv.Convert(f.Type)
+}
+
+// planChanges resolves the field changes and recomputes every index key
+// that depends on a changed field, so that index keys are never stale.
+func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
+	fail := func(format string, args ...any) error {
+		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
+	}
+	plan.m, plan.key, plan.changes = m, keyValue, s.changes
+	r := resolver{m: m, b: b}
+	for i, c := range s.changes {
+		o := &operators[c.op]
+		top := topField(c.field)
+		nested := top != c.field
+		f, ok := m.fields.ByGoName(top)
+		if !ok {
+			if top == "" {
+				return fail("%s(%q): empty field name", o.name, c.field)
+			}
+			return fail("%s(%q): no such field: %v", o.name, c.field, r.unknownField(top))
+		}
+		if m.keyFields[top] {
+			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
+				o.name, c.field, m.primaryTemplates())
+		}
+		if m.managed.version != nil && top == m.managed.version.GoName {
+			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
+		}
+		for _, prev := range s.changes[:i] {
+			if p := prev.field; overlaps(p, c.field) {
+				if p == c.field {
+					return fail("field %s is changed twice in one update", c.field)
+				}
+				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
+			}
+		}
+		if nested && o.topLevel {
+			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
+		}
+		if o.skipOmittedZero && m.omitsZero(c.field, c.value) {
+			// Put never stores this zero value: setting it where there is
+			// none would store what Put leaves out, and keep a later
+			// SetIfNotExists from storing a real value.
+			continue
+		}
+		p, _, err := r.path(c.field)
+		if err != nil {
+			return fail("%s(%q): %v", o.name, c.field, err)
+		}
+		var av types.AttributeValue
+		if o.value != noValue {
+			if c.value == nil && !nested && !nillable(f.Type) {
+				// A NULL in place of a string or a number would read back as
+				// its zero value, and match no condition on it (nor a guard).
+				return fail("%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
+			}
+			// By the field's own rules, at any depth.
+			if av, err = m.encodeValue(c.field, c.value, o.value == elementValue); err != nil {
+				return fail("%s(%q): %v", o.name, c.field, err)
+			}
+		}
+		// A raw AttributeValue tells nothing the model could check.
+		if _, raw := c.value.(types.AttributeValue); o.settable && !nested && !raw && !m.settable(f) {
+			return fail("%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
+		}
+		if o.check != nil {
+			if av, err = o.check(m, c, f, av); err != nil {
+				return fail("%s(%q): %v", o.name, c.field, err)
+			}
+			if av == nil {
+				plan.act(clauseRemove, p) // what Put leaves out
+				continue
+			}
+		}
+		plan.render(o, b, p, av)
+	}
+	for _, c := range s.changes {
+		_, raw := c.value.(types.AttributeValue)
+		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
+			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
+				operators[c.op].name, c.field, top)
+		}
+	}
+
+	var need *readNeeded
+	for _, ei := range m.indexes {
+		if !ei.writes() {
+			continue // its keys are the table's or fields': nothing to recompute
+		}
+		affected := false
+		for _, c := range s.changes {
+			top := topField(c.field)
+			if !ei.dependsOn(top) {
+				continue
+			}
+			if c.unknown() {
+				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
+					operators[c.op].name, c.field, ei.index.name, top)
+			}
+			affected = true
+		}
+		if !affected && !s.upsert {
+			continue
+		}
+		if !affected && plan.read != nil && plan.read.found {
+			continue // an existing item keeps the keys its stored fields give
+		}
+		var missing []string
+		for _, f := range ei.inputs() {
+			if !plan.known(f) {
+				missing = append(missing, f)
+			}
+		}
+		if len(missing) > 0 {
+			switch {
+			case affected && plan.leaves(ei):
+				// The item leaves the index whatever the other fields hold.
+				plan.act(clauseRemove, b.Name(ei.index.pk))
+				if ei.index.sk != "" {
+					plan.act(clauseRemove, b.Name(ei.index.sk))
+				}
+				continue
+			case !affected:
+				// An upsert: an existing item keeps its keys, and a new one
+				// gets the keys its zero values give, if any.
+				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			need = need.add(ei, missing)
+			continue
+		}
+		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if ei.pkFrom == keyOwn {
+				plan.act(clauseRemove, b.Name(ei.index.pk))
+			}
+			if ei.index.sk != "" && ei.skFrom == keyOwn {
+				plan.act(clauseRemove, b.Name(ei.index.sk))
+			}
+			continue
+		}
+		if ei.pkFrom == keyOwn {
+			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
+		}
+		if ei.index.sk != "" && ei.skFrom == keyOwn {
+			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
+		}
+	}
+	if need != nil {
+		// Returned by planUpdate once everything else is checked, so that
+		// no read is sent for an update that would fail anyway.
+		need.op = op
+		plan.need = need
+	}
+	return nil
+}
+
+// leaves reports whether the update takes the item out of sparse index ei
+// by the fields it gives: every field the index's When condition reads is
+// known, and the condition is false.
+func (p *updatePlan) leaves(ei *entityIndex) bool {
+	if ei.when == nil {
+		return false
+	}
+	for _, f := range ei.whenFields {
+		if !p.known(f) {
+			return false
+		}
+	}
+	return !ei.when(p.nextValue())
+}
+
+// readNeeded is planChanges' answer when index keys need fields the update
+// neither gives nor has read: Update reads them and plans again; the
+// callers that cannot read turn it into a *ReadNeededError.
+type readNeeded struct {
+	op      string
+	first   *entityIndex // the first index that needs a read
+	missing []string     // what first needs, sorted
+	fields  []string     // what every such index needs, sorted
+}
+
+func (r *readNeeded) Error() string {
+	return r.explain("Set them too (to their current values if they do not change)").Error()
+}
+
+// add records that index ei needs fields missing.
+func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
+	slices.Sort(missing)
+	if r == nil {
+		r = &readNeeded{first: ei, missing: missing}
+	}
+	for _, f := range missing {
+		if !slices.Contains(r.fields, f) {
+			r.fields = append(r.fields, f)
+		}
+	}
+	slices.Sort(r.fields)
+	return r
+}
+
+// explain is the *ReadNeededError for a caller that cannot read, advice
+// saying what to do instead.
+func (r *readNeeded) explain(advice string) *ReadNeededError {
+	return &ReadNeededError{Op: r.op, Index: r.first.index.name, Fields: r.fields,
+		Reason: fmt.Sprintf("the change to index %s's key (%s) also needs %s: %s",
+			r.first.index.name, r.first.describe(), strings.Join(r.missing, ", "), advice)}
+}
+
+// overlaps reports whether two document paths overlap: equal, or one
+// inside the other.
+func overlaps(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
+}
+
+// asSet turns a single element into a one-element set when the field is a
+// set (a slice or a map other than []byte), for Add and DeleteFromSet.
+func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
+	k := field.Kind()
+	if (k != reflect.Slice && k != reflect.Map && k != reflect.Array) || field.Elem().Kind() == reflect.Uint8 && k == reflect.Slice {
+		return nil
+	}
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberSS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberNS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberBS{Value: [][]byte{v.Value}}
+	}
+	return nil
+}
+
+// changedUnique names a unique field the update changes; "" if none.
+func (m *entityModel) changedUnique(s *settings) string {
+	for _, c := range s.changes {
+		if top := topField(c.field); m.managed.isUnique(top) {
+			return top
+		}
+	}
+	return ""
+}
+
+// primaryTemplates describes the primary key templates for messages.
+func (m *entityModel) primaryTemplates() string {
+	if m.sk == nil {
+		return fmt.Sprintf("%s %q", m.table.pk, m.pk.raw)
+	}
+	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.raw, m.table.sk, m.sk.raw)
+}
+
+// describe names an index key's templates for messages.
+func (ei *entityIndex) describe() string {
+	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw)
+	if ei.sk != nil {
+		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.raw)
+	}
+	if ei.when != nil {
+		s += fmt.Sprintf(", when %s", strings.Join(ei.whenFields, ", "))
+	}
+	return s
+}
+
+// nillable reports whether nil is a value of type t (stored as NULL).
+func nillable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		return true
+	}
+	return false
 }

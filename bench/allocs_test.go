@@ -16,7 +16,7 @@ import (
 // allocation fails, and an improvement should lower the budget. (BatchWrite100
 // spreads its requests over goroutines, whose bookkeeping varies a little.)
 func TestAllocationsAtMostSDK(t *testing.T) {
-	budget := map[string]float64{"Put": 15, "Get": 7, "Query25": 19, "TxWrite3": 49, "BatchWrite100": 1400}
+	budget := map[string]float64{"Put": 15, "Get": 7, "Query25": 19, "TxWrite3": 49, "BatchWrite100": 1300}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()
 	for _, op := range benchOps {

@@ -2,16 +2,16 @@ package singletable_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -29,48 +29,6 @@ var rvDocs = st.MustDefine[rvDoc](rvTable, "Doc",
 	st.Key("DOC#{ID}", "DOC"),
 	st.Index("GSI1", "OWNER#{Owner}", "{Updated:2006-01-02T15:04:05Z07:00}"),
 )
-
-// An update sets the updated timestamp, which the index's sort key reads:
-// the index key must be recomputed (or the update refused), never left stale.
-func TestUpdateRecomputesIndexKeyOnUpdatedTimestamp(t *testing.T) {
-	db := st.New(&singletabletest.Client{}, rvTable, st.WithClock(st.FixedClock))
-
-	// The update gives every field the index reads but the timestamp, which
-	// the library sets itself: GSI1SK must follow the new timestamp.
-	// An update that does not give Owner cannot recompute the key: refused.
-	_, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Title", "y"))
-	require.ErrorIs(t, err, st.ErrInvalidInput, "an update of Title alone would leave GSI1SK stale")
-	assert.Contains(t, err.Error(), "also needs Owner")
-	in, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Owner", "ann").Set("Title", "x"))
-	require.NoError(t, err)
-	var sk string
-	for _, v := range in.ExpressionAttributeValues {
-		if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == st.FixedClock().Format(time.RFC3339) {
-			sk = s.Value
-		}
-	}
-	names := map[string]bool{}
-	for _, n := range in.ExpressionAttributeNames {
-		names[n] = true
-	}
-	assert.True(t, names["GSI1SK"], "GSI1SK must be recomputed: %s", *in.UpdateExpression)
-	assert.NotEmpty(t, sk, "GSI1SK must be the new timestamp: %v", in.ExpressionAttributeValues)
-}
-
-// Setting a unique field to a raw AttributeValue tells the request nothing
-// about the new value, so the guard cannot be moved: it must be refused,
-// not planned as a change to the key's (empty) value, which would delete
-// the old guard and leave the new value unguarded.
-func TestTxUpdateUniqueRawValueRefused(t *testing.T) {
-	db := st.New(&singletabletest.Client{}, st.WShop, st.WithClock(st.FixedClock))
-	_, err := db.TransactInput(func(tx *st.Tx) error {
-		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "old@x"},
-			st.Set("Email", &types.AttributeValueMemberS{Value: "new@x"}))
-		return nil
-	})
-	require.ErrorIs(t, err, st.ErrInvalidInput)
-	assert.Contains(t, err.Error(), "Email")
-}
 
 // Managed fields promoted through an exported embedded pointer.
 type RvAudit struct {
@@ -115,31 +73,6 @@ type rvHiddenNote struct {
 func TestManagedFieldBehindUnexportedPointerRefused(t *testing.T) {
 	_, err := st.Define[rvHiddenNote](rvTable, "HiddenNote", st.Key("HNOTE#{ID}", "NOTE"))
 	require.ErrorIs(t, err, st.ErrInvalidModel)
-}
-
-// A version-checked Delete of a missing item fails with ErrNotFound (the
-// stored version is not the one expected), whether or not the entity has
-// unique fields.
-func TestVersionedDeleteOfMissingItem(t *testing.T) {
-	ctx := context.Background()
-	mock := &singletabletest.Client{
-		DeleteItemFunc: func(_ context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-			// The condition fails: there is no such item.
-			return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
-		},
-	}
-	db := st.New(mock, st.WShop, st.WithClock(st.FixedClock))
-	err := st.WProducts.Delete(ctx, db, st.WProduct{ID: "p1", Version: 3})
-	require.ErrorIs(t, err, st.ErrNotFound, "no unique fields")
-
-	err = st.WUsers.Delete(ctx, db, st.WUser{ID: "u1", Version: 3})
-	require.ErrorIs(t, err, st.ErrNotFound, "unique fields")
-	for _, c := range mock.Calls() {
-		assert.NotEqual(t, "TransactWriteItems", c.Op)
-	}
-
-	// Unversioned, without MustExist: deleting a missing item succeeds.
-	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
 }
 
 // DynamoDB adds to the version on every write, so an index that reads it
@@ -198,22 +131,104 @@ func TestKeyInGuardNamespaceRefused(t *testing.T) {
 	assert.Len(t, mock.Calls(), 1)
 }
 
-// Set(field, nil) stores NULL only where nil is a value of the field (a
-// pointer, a map, a slice, an interface): in place of a string or a number,
-// a NULL would read back as the zero value and match no condition on it.
-func TestSetNilOnlyWhereNilIsAValue(t *testing.T) {
+func TestUniqueWritesAreTransactions(t *testing.T) {
 	db, mock := pureDB()
-	_, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Status", nil))
+	u := st.WUser{ID: "u1", Email: "ann@example.com", Name: "Ann", Status: "ACTIVE"}
+	_, err := st.WUsers.CreateInput(db, u)
 	require.ErrorIs(t, err, st.ErrInvalidInput)
-	assert.Contains(t, err.Error(), `Set("Status"): the field is a string, which nil is not a value of`)
-	_, err = st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Email", nil))
-	require.ErrorIs(t, err, st.ErrInvalidInput, "a unique field would lose its guard")
-	assert.Empty(t, mock.Calls())
+	assert.Contains(t, err.Error(), "TxCreate")
 
-	// A nil map is a value: on this omitempty field it removes the
-	// attribute, as Put would leave it out.
-	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Attrs", nil))
+	tok := st.IdempotencyToken("golden-token")
+	in, err := db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxCreate(tx, u); return nil }, tok)
 	require.NoError(t, err)
-	assert.Contains(t, *in.UpdateExpression, "REMOVE #n0 ")
-	assert.Equal(t, "attrs", in.ExpressionAttributeNames["#n0"])
+	require.Len(t, in.TransactItems, 2)
+	golden.Assert(t, "tx_unique_create", in)
+
+	in, err = db.TransactInput(func(tx *st.Tx) error {
+		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "ann@example.com"}, st.Set("Email", "ann@example.org"))
+		return nil
+	}, tok)
+	require.NoError(t, err)
+	require.Len(t, in.TransactItems, 3, "update item, delete old guard, put new guard")
+	golden.Assert(t, "tx_unique_update", in)
+
+	in, err = db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxDelete(tx, u); return nil }, tok)
+	require.NoError(t, err)
+	require.Len(t, in.TransactItems, 2)
+	golden.Assert(t, "tx_unique_delete", in)
+	assert.Empty(t, mock.Calls())
+}
+
+type guardedAccount struct {
+	ID    string `dynamodbav:"id"`
+	Email string `dynamodbav:"email" singletable:"unique"`
+}
+
+// guardKeyPrefix is what the guard key of an Account's email holds before
+// the (escaped) value: "_unique#Account#email#".
+const guardKeyPrefix = len("_unique#Account#email#")
+
+// guardedModel declares accounts on a table with a sort key (a guard's key
+// is then limited to the sort key's 1024 bytes) or without one (2048).
+func guardedModel(t *testing.T, withSK bool) (*st.Table, *st.Entity[guardedAccount], int) {
+	t.Helper()
+	if withSK {
+		table := st.MustTable("GuardKeys")
+		return table, st.MustDefine[guardedAccount](table, "Account", st.Key("ACCOUNT#{ID}", "ACCOUNT")), 1024
+	}
+	table := st.MustTable("GuardKeysPK", st.WithKeys("PK", ""))
+	return table, st.MustDefine[guardedAccount](table, "Account", st.Key("ACCOUNT#{ID}", "")), 2048
+}
+
+// A unique value whose guard key would exceed DynamoDB's key limits is an
+// ErrInvalidKey naming the entity, the field and the limit, on every write
+// path, before anything is sent.
+func TestGuardKeyOverTheLimitIsRefusedBeforeSending(t *testing.T) {
+	for _, withSK := range []bool{true, false} {
+		table, accounts, limit := guardedModel(t, withSK)
+		mock := &singletabletest.Client{}
+		db := st.New(mock, table)
+		ctx := context.Background()
+		long := strings.Repeat("a", limit-guardKeyPrefix+1)
+		// Escaped, '#' takes 3 bytes: short as a value, too long as a key.
+		escaped := strings.Repeat("#", (limit-guardKeyPrefix)/3+1)
+		for _, v := range []string{long, escaped} {
+			acc := guardedAccount{ID: "a1", Email: v}
+			writes := map[string]func() error{
+				"Create": func() error { return accounts.Create(ctx, db, acc) },
+				"Put":    func() error { return accounts.Put(ctx, db, acc) },
+				"Update": func() error {
+					_, err := accounts.Update(ctx, db, guardedAccount{ID: "a1"}, st.Set("Email", v))
+					return err
+				},
+				"Delete": func() error { return accounts.Delete(ctx, db, acc) },
+				"TxCreate": func() error {
+					return db.Transact(ctx, func(tx *st.Tx) error { accounts.TxCreate(tx, acc); return nil })
+				},
+				"TxPut": func() error {
+					return db.Transact(ctx, func(tx *st.Tx) error { accounts.TxPut(tx, acc); return nil })
+				},
+				"TxUpdate": func() error {
+					return db.Transact(ctx, func(tx *st.Tx) error {
+						accounts.TxUpdate(tx, guardedAccount{ID: "a1"}, st.Set("Email", v))
+						return nil
+					})
+				},
+				"TxDelete": func() error {
+					return db.Transact(ctx, func(tx *st.Tx) error { accounts.TxDelete(tx, acc); return nil })
+				},
+			}
+			for name, write := range writes {
+				err := write()
+				require.ErrorIs(t, err, st.ErrInvalidKey, "%s, limit %d", name, limit)
+				var ke *st.KeyError
+				require.ErrorAs(t, err, &ke, name)
+				assert.Equal(t, "Account", ke.Entity, name)
+				assert.Equal(t, "Email", ke.Field, name)
+				assert.Contains(t, ke.Reason, "DynamoDB allows "+map[int]string{1024: "1024", 2048: "2048"}[limit], name)
+				assert.Contains(t, ke.Reason, "unique", name)
+			}
+		}
+		assert.Empty(t, mock.Calls(), "nothing was sent")
+	}
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 )
 
-// Write-side entity metadata
+// Managed fields
 //
-// Three kinds of fields are managed by the library on every write. Declare
-// them with a `singletable` struct tag or with an entity option:
+// Some fields are managed by the library on every write. Declare them with a
+// `singletable` struct tag or with an entity option:
 //
 //	Version int64     `singletable:"version"` // or Version("Version")
 //	Created time.Time `singletable:"created"` // or Timestamps("Created", "Updated")
@@ -30,6 +30,17 @@ import (
 // the item is created, and updated on every write. A unique field (a string
 // or an integer) holds a value no other item of the entity may hold; see
 // Unique.
+//
+// Each managed field is a hook, built once at Define (resolveWrite) into
+// the entity's list, and every write applies the list from one call per
+// step: onPut (Put, Create, TxPut, TxCreate, BatchWrite puts), beforeUpdate
+// and onUpdate (Update, TxUpdate), onDelete (Delete, TxDelete, BatchWrite
+// deletes). What a batch may do with a field is the hook's to say too.
+//
+// A hook is a kind and a switch per step rather than an interface: a call
+// through an interface makes its pointer arguments escape, which would cost
+// every write an allocation of its write state. Another kind (a TTL,
+// compression) is one constant and one case in each step.
 
 // writeSpec collects the write-side entity options.
 type writeSpec struct {
@@ -38,14 +49,35 @@ type writeSpec struct {
 	unique           []string
 }
 
-// writeMeta is the resolved write-side metadata of an entity.
-type writeMeta struct {
+// hookKind is a kind of managed field. The constants are in the order the
+// hooks apply, which is the order their clauses and conditions appear in a
+// request: version, updated, created, then the unique values.
+type hookKind uint8
+
+const (
+	hookVersion hookKind = iota
+	hookUpdated
+	hookCreated
+	hookUnique
+)
+
+// hook is one managed field of an entity.
+type hook struct {
+	kind  hookKind
+	field *codec.Field
+	// indexed (updated) is set when an index key or When condition reads
+	// the field, which every Update changes.
+	indexed bool
+}
+
+// managed is an entity's managed fields: the hooks every write applies,
+// and the fields by kind, for what is not a write of its own (the checks
+// of an Update's changes, the reads before a write, messages).
+type managed struct {
+	hooks            []hook
 	version          *codec.Field
 	created, updated *codec.Field
 	unique           []*codec.Field
-	// updatedIndexed is set when an index key or When condition reads the
-	// updated timestamp, which every Update changes.
-	updatedIndexed bool
 }
 
 // guardType is the type attribute of unique-value guard items; no entity
@@ -210,15 +242,15 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 					return fail(f.GoName, "index %s's key or When condition reads the version field, which every write changes; key the index on other fields", ei.index.name)
 				}
 			}
-			m.w.version = f
+			m.managed.version = f
 		default:
 			if f.Type != timeType && (!isIntegerType(f.Type) || f.Tag.AsString) {
 				return fail(f.GoName, "the %s timestamp must be a time.Time or an integer (Unix seconds), not %s", role, f.Type)
 			}
 			if role == "created" {
-				m.w.created = f
+				m.managed.created = f
 			} else {
-				m.w.updated = f
+				m.managed.updated = f
 			}
 		}
 	}
@@ -233,16 +265,30 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		if f.Type.Kind() != reflect.String && !isIntegerType(f.Type) {
 			return fail(f.GoName, "a unique field must be a string or an integer, not %s", f.Type)
 		}
-		m.w.unique = append(m.w.unique, f)
+		m.managed.unique = append(m.managed.unique, f)
 	}
-	if f := m.w.updated; f != nil {
-		for _, ei := range m.indexes {
-			if ei.dependsOn(f.GoName) {
-				m.w.updatedIndexed = true
-			}
-		}
-	}
+	m.managed.build(m.indexes)
 	return nil
+}
+
+// build makes the hooks of the fields resolved, in the order they apply.
+func (mf *managed) build(indexes []*entityIndex) {
+	if f := mf.version; f != nil {
+		mf.hooks = append(mf.hooks, hook{kind: hookVersion, field: f})
+	}
+	if f := mf.updated; f != nil {
+		h := hook{kind: hookUpdated, field: f}
+		for _, ei := range indexes {
+			h.indexed = h.indexed || ei.dependsOn(f.GoName)
+		}
+		mf.hooks = append(mf.hooks, h)
+	}
+	if f := mf.created; f != nil {
+		mf.hooks = append(mf.hooks, hook{kind: hookCreated, field: f})
+	}
+	for _, f := range mf.unique {
+		mf.hooks = append(mf.hooks, hook{kind: hookUnique, field: f})
+	}
 }
 
 func isIntegerType(t reflect.Type) bool {
@@ -251,8 +297,8 @@ func isIntegerType(t reflect.Type) bool {
 }
 
 // isUnique reports whether the Go field is declared unique.
-func (m *entityModel) isUnique(goName string) bool {
-	for _, f := range m.w.unique {
+func (mf *managed) isUnique(goName string) bool {
+	for _, f := range mf.unique {
 		if f.GoName == goName {
 			return true
 		}
@@ -260,17 +306,43 @@ func (m *entityModel) isUnique(goName string) bool {
 	return false
 }
 
-// versionOf reads the version field of struct value v.
-func (m *entityModel) versionOf(v reflect.Value) int64 {
-	fv := fieldValue(m.w.version, v)
+// manages reports whether f is the version or a timestamp field, which
+// every write sets itself.
+func (mf *managed) manages(f *codec.Field) bool {
+	return is(mf.version, f) || is(mf.created, f) || is(mf.updated, f)
+}
+
+func is(a, b *codec.Field) bool { return a != nil && a.GoName == b.GoName }
+
+// timestamped reports whether the entity has a created or updated field:
+// only then does a write read the clock.
+func (mf *managed) timestamped() bool { return mf.created != nil || mf.updated != nil }
+
+// stamps reports whether a put sets fields of the value it stores (the
+// version, a timestamp): a batch then stamps a copy, and keeps the value
+// given to return it unprocessed.
+func (mf *managed) stamps() bool { return mf.version != nil || mf.timestamped() }
+
+// clock is the time a write of the entity stamps: the DB's clock, read only
+// for an entity with timestamps.
+func (mf *managed) clock(db *DB) time.Time {
+	if mf.timestamped() {
+		return db.now()
+	}
+	return time.Time{}
+}
+
+// versionOf reads version field f of struct value v.
+func versionOf(f *codec.Field, v reflect.Value) int64 {
+	fv := fieldValue(f, v)
 	if fv.CanInt() {
 		return fv.Int()
 	}
 	return int64(fv.Uint())
 }
 
-func (m *entityModel) setVersion(v reflect.Value, n int64) {
-	fv, ok := settableField(v, m.w.version.Index)
+func setVersion(f *codec.Field, v reflect.Value, n int64) {
+	fv, ok := settableField(v, f.Index)
 	if !ok {
 		return
 	}
@@ -292,36 +364,13 @@ func fieldValue(f *codec.Field, v reflect.Value) reflect.Value {
 }
 
 // storedVersion reads the version attribute of a stored item (0 if none).
-func (m *entityModel) storedVersion(item map[string]types.AttributeValue) int64 {
-	n, ok := item[m.w.version.Attr].(*types.AttributeValueMemberN)
+func (mf *managed) storedVersion(item map[string]types.AttributeValue) int64 {
+	n, ok := item[mf.version.Attr].(*types.AttributeValueMemberN)
 	if !ok {
 		return 0
 	}
 	v, _ := strconv.ParseInt(n.Value, 10, 64)
 	return v
-}
-
-// managed reports whether f is the version or a timestamp field, which
-// every write sets itself.
-func (w *writeMeta) managed(f *codec.Field) bool {
-	return is(w.version, f) || is(w.created, f) || is(w.updated, f)
-}
-
-func is(a, b *codec.Field) bool { return a != nil && a.GoName == b.GoName }
-
-// timestamped reports whether the entity has a created or updated field:
-// only then does a write read the clock.
-func (w *writeMeta) timestamped() bool { return w.created != nil || w.updated != nil }
-
-// stamp sets the write timestamps of v: created when still zero, updated
-// always.
-func (m *entityModel) stamp(v reflect.Value, now time.Time) {
-	if f := m.w.created; f != nil && fieldValue(f, v).IsZero() {
-		setTimestamp(f, v, now)
-	}
-	if f := m.w.updated; f != nil {
-		setTimestamp(f, v, now)
-	}
 }
 
 // setTimestamp stores now into a timestamp field of struct value v.
@@ -455,3 +504,198 @@ func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
 	}
 	return Eq(f.GoName, fieldValue(f, v).Interface()), nil
 }
+
+// The steps of the hooks. Each appends what its write needs to w: values
+// set in the item, clauses of an update, conditions (w.check before the
+// caller's condition, w.hold after it), and guard items (w.guard).
+
+// onPut applies the hooks to v, the item a put stores (see planPut).
+func (mf *managed) onPut(w *write, v reflect.Value) error {
+	for i := range mf.hooks {
+		if err := mf.hooks[i].onPut(w, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// beforeUpdate applies the hooks to an update before its changes are
+// planned: what the changes and index keys must see (see planUpdate).
+func (mf *managed) beforeUpdate(w *write, plan *updatePlan) {
+	for i := range mf.hooks {
+		mf.hooks[i].beforeUpdate(w, plan)
+	}
+}
+
+// onUpdate applies the hooks to an update once its changes are planned.
+func (mf *managed) onUpdate(w *write, plan *updatePlan) error {
+	for i := range mf.hooks {
+		if err := mf.hooks[i].onUpdate(w, plan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onDelete applies the hooks to a delete.
+func (mf *managed) onDelete(w *write) error {
+	for i := range mf.hooks {
+		if err := mf.hooks[i].onDelete(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onPut sets the hook's field in v and adds what the put needs. A version
+// is stored as 1 by Create; by Put as the version given plus one, checked
+// (0: the item must not exist); by a batch plus one, unchecked.
+func (h *hook) onPut(w *write, v reflect.Value) error {
+	a, f := w.a, h.field
+	switch h.kind {
+	case hookVersion:
+		exp := versionOf(f, v)
+		switch {
+		case w.mode == writeCreate:
+			setVersion(f, v, 1)
+		case w.mode == writeBatch:
+			setVersion(f, v, exp+1) // BatchWriteItem takes no condition
+		case exp == 0:
+			w.check(a.m.table.notExists)
+			a.versioned = true
+			setVersion(f, v, 1)
+		default:
+			w.check(Eq(f.GoName, v.FieldByIndex(f.Index).Interface()))
+			a.versioned, a.expected = true, exp
+			setVersion(f, v, exp+1)
+		}
+	case hookUpdated:
+		setTimestamp(f, v, w.now)
+	case hookCreated:
+		if fieldValue(f, v).IsZero() {
+			setTimestamp(f, v, w.now)
+		}
+	case hookUnique:
+		if w.mode == writeBatch {
+			return h.refuseBatch(w)
+		}
+		if w.mode != writeCreate {
+			// An existing item must hold the same value: Put does not move
+			// guards (Update does).
+			held, err := a.m.heldValue(f, v)
+			if err != nil {
+				return &InputError{Op: a.op, Reason: err.Error()}
+			}
+			w.hold(Or(a.m.table.notExists, held))
+			a.value, a.uniqueRel = v, uniqueStored
+		}
+		w.guard(actPut, f, uniqueValue(f, v))
+	}
+	return nil
+}
+
+// refuseBatch is a unique field's answer to a batch: BatchWriteItem cannot
+// keep guard items in step.
+func (h *hook) refuseBatch(w *write) error {
+	return &InputError{Op: w.a.op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", w.a.m.name)}
+}
+
+// beforeUpdate adds what the update's changes and index keys must see: an
+// updated timestamp that an index key reads is planned as a Set (so that
+// the key follows it), and an upsert's created timestamp is what the index
+// keys of a new item read.
+func (h *hook) beforeUpdate(w *write, plan *updatePlan) {
+	f, s := h.field, w.s
+	switch h.kind {
+	case hookUpdated:
+		if h.indexed && !touches(s.changes, f.GoName) {
+			withStamp := *s
+			withStamp.changes = append(s.changes[:len(s.changes):len(s.changes)], change{changeSet, f.GoName, w.a.m.timestampGo(f, w.now)})
+			w.s = &withStamp
+		}
+	case hookCreated:
+		if s.upsert && !touches(s.changes, f.GoName) {
+			plan.created = w.now
+			if r := plan.read; r != nil && !r.found {
+				setTimestamp(f, r.value, w.now)
+			}
+		}
+	}
+}
+
+// onUpdate adds the hook's clauses, conditions and guard items to an
+// update: the version goes up by one (checked when the key gives one), the
+// updated timestamp is set and the created one if the item has none,
+// unless a change sets them; a changed unique value moves its guard, on
+// the condition that the item holds the old value (w.old).
+func (h *hook) onUpdate(w *write, plan *updatePlan) error {
+	a, f, b := w.a, h.field, w.b
+	switch h.kind {
+	case hookVersion:
+		plan.act(clauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+		if exp := versionOf(f, w.key); exp != 0 {
+			w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
+			a.versioned, a.expected = true, exp
+		}
+	case hookUpdated, hookCreated:
+		if plan.touches(f.GoName) {
+			return nil
+		}
+		av, err := a.m.timestampValue(f, w.now)
+		if err != nil {
+			return &InputError{Op: a.op, Reason: err.Error()}
+		}
+		n := b.Name(f.Attr)
+		if h.kind == hookUpdated {
+			plan.act(clauseSet, n, " = ", b.Value(av))
+		} else {
+			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+		}
+	case hookUnique:
+		if !plan.touches(f.GoName) {
+			return nil
+		}
+		held, err := a.m.heldValue(f, w.old)
+		if err != nil {
+			return &InputError{Op: a.op, Reason: err.Error()}
+		}
+		w.hold(held)
+		a.value, a.uniqueRel = w.old, uniqueHeld
+		if was, now := uniqueValue(f, w.old), uniqueValue(f, plan.nextValue()); was != now {
+			w.guard(actDelete, f, was)
+			w.guard(actPut, f, now)
+		}
+	}
+	return nil
+}
+
+// onDelete adds the hook's conditions and guard deletions to a delete: a
+// version the key gives is checked, and the guards of the unique values
+// the item holds (w.old) are deleted with it.
+func (h *hook) onDelete(w *write) error {
+	a, f := w.a, h.field
+	switch h.kind {
+	case hookVersion:
+		if exp := versionOf(f, w.key); exp != 0 && w.mode != writeBatch {
+			w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
+			a.versioned, a.expected = true, exp
+			a.whenMissing = failNotFound
+		}
+	case hookUnique:
+		if w.mode == writeBatch {
+			return h.refuseBatch(w)
+		}
+		held, err := a.m.heldValue(f, w.old)
+		if err != nil {
+			return &InputError{Op: a.op, Reason: err.Error()}
+		}
+		w.hold(held)
+		a.value, a.uniqueRel = w.old, uniqueHeld
+		w.guard(actDelete, f, uniqueValue(f, w.old))
+	}
+	return nil
+}
+
+// deleteReads reports whether Delete reads the item first: the unique
+// hooks delete the guards of the values it holds.
+func (mf *managed) deleteReads() bool { return len(mf.unique) > 0 }

@@ -16,121 +16,6 @@ import (
 	"github.com/singletable/singletable/internal/golden"
 )
 
-func TestPutVersionAndTimestamps(t *testing.T) {
-	db, _ := pureDB()
-	// Version 0: the item must be new; it is stored at version 1.
-	in, err := st.WProducts.PutInput(db, st.WProduct{ID: "p1", Name: "Pen", Category: "office", Price: 1.5, Inventory: 10})
-	require.NoError(t, err)
-	assert.Equal(t, "attribute_not_exists(#n0)", *in.ConditionExpression)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, in.Item["version"])
-	golden.Assert(t, "write_put_version_new", in)
-
-	// Version 4: the stored item must be at 4; it is stored at 5.
-	in, err = st.WProducts.PutInput(db, st.WProduct{ID: "p1", Name: "Pen", Category: "office", Version: 4})
-	require.NoError(t, err)
-	assert.Equal(t, "#n0 = :v0", *in.ConditionExpression)
-	assert.Equal(t, "version", in.ExpressionAttributeNames["#n0"])
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "4"}, in.ExpressionAttributeValues[":v0"])
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "5"}, in.Item["version"])
-
-	// Create: must not exist, version 1, timestamps from the DB's clock.
-	cin, err := st.WCounters.CreateInput(db, st.WCounter{ID: "c", Version: 7})
-	require.NoError(t, err)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, cin.Item["version"])
-	assert.Equal(t, "attribute_not_exists(#n0)", *cin.ConditionExpression)
-}
-
-func TestDeleteVersionChecked(t *testing.T) {
-	db, _ := pureDB()
-	in, err := st.WProducts.DeleteInput(db, st.WProduct{ID: "p1", Version: 2})
-	require.NoError(t, err)
-	golden.Assert(t, "write_delete_versioned", in)
-	in, err = st.WProducts.DeleteInput(db, st.WProduct{ID: "p1"})
-	require.NoError(t, err)
-	assert.Nil(t, in.ConditionExpression, "version 0: unchecked")
-}
-
-func TestUniqueWritesAreTransactions(t *testing.T) {
-	db, mock := pureDB()
-	u := st.WUser{ID: "u1", Email: "ann@example.com", Name: "Ann", Status: "ACTIVE"}
-	_, err := st.WUsers.CreateInput(db, u)
-	require.ErrorIs(t, err, st.ErrInvalidInput)
-	assert.Contains(t, err.Error(), "TxCreate")
-
-	tok := st.IdempotencyToken("golden-token")
-	in, err := db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxCreate(tx, u); return nil }, tok)
-	require.NoError(t, err)
-	require.Len(t, in.TransactItems, 2)
-	golden.Assert(t, "tx_unique_create", in)
-
-	in, err = db.TransactInput(func(tx *st.Tx) error {
-		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "ann@example.com"}, st.Set("Email", "ann@example.org"))
-		return nil
-	}, tok)
-	require.NoError(t, err)
-	require.Len(t, in.TransactItems, 3, "update item, delete old guard, put new guard")
-	golden.Assert(t, "tx_unique_update", in)
-
-	in, err = db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxDelete(tx, u); return nil }, tok)
-	require.NoError(t, err)
-	require.Len(t, in.TransactItems, 2)
-	golden.Assert(t, "tx_unique_delete", in)
-	assert.Empty(t, mock.Calls())
-}
-
-func ccf(item map[string]types.AttributeValue) error {
-	return &types.ConditionalCheckFailedException{Message: sdkaws.String("The conditional request failed"), Item: item}
-}
-
-func TestVersionConflictCarriesCurrentItem(t *testing.T) {
-	db, mock := pureDB()
-	stored := map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "PRODUCT#p1"}, "SK": &types.AttributeValueMemberS{Value: "DETAILS"},
-		"_type": &types.AttributeValueMemberS{Value: "Product"}, "id": &types.AttributeValueMemberS{Value: "p1"},
-		"name": &types.AttributeValueMemberS{Value: "Pen"}, "price": &types.AttributeValueMemberN{Value: "2"},
-		"version": &types.AttributeValueMemberN{Value: "5"},
-	}
-	mock.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return nil, ccf(stored)
-	}
-	_, err := st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p1", Version: 4}, st.Set("Price", 3.0))
-	require.Error(t, err)
-	assert.ErrorIs(t, err, st.ErrVersionConflict)
-	assert.ErrorIs(t, err, st.ErrConditionFailed)
-	var vc *st.VersionConflictError
-	require.ErrorAs(t, err, &vc)
-	assert.Equal(t, int64(4), vc.Expected)
-	assert.Equal(t, int64(5), vc.Actual)
-	var ce *st.ConditionError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "Product", ce.Entity)
-	cur, ok := st.WProducts.CurrentItem(err)
-	require.True(t, ok)
-	assert.Equal(t, st.WProduct{ID: "p1", Name: "Pen", Price: 2, Version: 5}, cur)
-	assert.Contains(t, err.Error(), "expected version 4, the item is at version 5")
-
-	// The same version, so the user's own condition failed.
-	stored["version"] = &types.AttributeValueMemberN{Value: "4"}
-	_, err = st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p1", Version: 4}, st.Set("Price", 3.0).If(st.Gt("Price", 10)))
-	assert.ErrorIs(t, err, st.ErrConditionFailed)
-	assert.NotErrorIs(t, err, st.ErrVersionConflict)
-
-	// No item: not found.
-	mock.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return nil, ccf(nil)
-	}
-	_, err = st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p1", Version: 4}, st.Set("Price", 3.0))
-	assert.ErrorIs(t, err, st.ErrNotFound)
-	// Put of version 0 on an existing item: a conflict with the stored version.
-	mock.PutItemFunc = func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-		return nil, ccf(stored)
-	}
-	err = st.WProducts.Put(context.Background(), db, st.WProduct{ID: "p1", Name: "Pen", Category: "c"})
-	assert.ErrorIs(t, err, st.ErrVersionConflict)
-	require.ErrorAs(t, err, &vc)
-	assert.Equal(t, int64(0), vc.Expected)
-}
-
 func TestTransactErrorListsEachFailure(t *testing.T) {
 	db, mock := pureDB()
 	guard := map[string]types.AttributeValue{
@@ -299,4 +184,95 @@ func TestTransactGet(t *testing.T) {
 	}
 	assert.ErrorIs(t, tg.Run(context.Background()), st.ErrTooLarge)
 	assert.Empty(t, mock.Calls())
+}
+
+// An empty IdempotencyToken is refused (DynamoDB wants 1 to 36
+// characters) rather than silently replaced by a fresh random token, which
+// would make a caller's retry of a logical transaction apply it twice.
+func TestTransactEmptyIdempotencyTokenRefused(t *testing.T) {
+	db, mock := pureDB()
+	build := func(tx *st.Tx) error {
+		st.WOrders.TxPut(tx, st.WOrder{UserID: "u1", ID: "o1"})
+		return nil
+	}
+	err := db.Transact(context.Background(), build, st.IdempotencyToken(""))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "IdempotencyToken")
+	_, err = db.TransactInput(build, st.IdempotencyToken(""))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, mock.Calls(), "nothing may be sent")
+}
+
+// A guard item's Put fails its condition only when another item holds the
+// value, so a ConditionalCheckFailed reason on it is a unique violation
+// even when the service returns no Item (the owner is then unknown).
+func TestTxGuardConditionFailedWithoutItem(t *testing.T) {
+	db, mock := pureDB()
+	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+		return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"), CancellationReasons: []types.CancellationReason{
+			{Code: sdkaws.String("None")},
+			{Code: sdkaws.String("ConditionalCheckFailed"), Message: sdkaws.String("The conditional request failed")},
+		}}
+	}
+	u := st.WUser{ID: "u1", Email: "ann@example.com", Name: "Ann", Status: "ACTIVE"}
+	err := st.WUsers.Create(context.Background(), db, u)
+	require.ErrorIs(t, err, st.ErrUniqueViolation)
+	assert.ErrorIs(t, err, st.ErrAlreadyExists)
+	assert.ErrorIs(t, err, st.ErrConditionFailed)
+	var uv *st.UniqueViolationError
+	require.ErrorAs(t, err, &uv)
+	assert.Equal(t, "Email", uv.Field)
+	assert.Equal(t, "ann@example.com", uv.Value)
+	assert.Empty(t, uv.Owner)
+
+	err = db.Transact(context.Background(), func(tx *st.Tx) error { st.WUsers.TxCreate(tx, u); return nil })
+	var te *st.TxError
+	require.ErrorAs(t, err, &te)
+	assert.ErrorIs(t, err, st.ErrUniqueViolation)
+	assert.False(t, errors.Is(err, st.ErrNotFound))
+}
+
+// A conflict reported for the whole request (not as a cancellation reason
+// of one action) names no action.
+func TestTransactConflictOfTheWholeRequest(t *testing.T) {
+	db, mock := pureDB()
+	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+		return nil, &types.TransactionConflictException{Message: sdkaws.String("in progress elsewhere")}
+	}
+	err := db.Transact(context.Background(), func(tx *st.Tx) error {
+		st.WOrders.TxPut(tx, st.WOrder{UserID: "u1", ID: "o1"})
+		st.WOrders.TxPut(tx, st.WOrder{UserID: "u1", ID: "o2"})
+		return nil
+	})
+	require.ErrorIs(t, err, st.ErrTransactionConflict)
+	assert.NotContains(t, err.Error(), "action -1")
+	assert.Contains(t, err.Error(), "TransactionConflict (in progress elsewhere)")
+}
+
+// A failed run of a GetTx leaves no value of an earlier run behind: every
+// TxValue reports the run's error.
+func TestTransactGetFailedRerunClearsValues(t *testing.T) {
+	db, mock := pureDB()
+	fail := false
+	mock.TransactGetItemsFunc = func(context.Context, *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
+		if fail {
+			return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"),
+				CancellationReasons: []types.CancellationReason{{Code: sdkaws.String("TransactionConflict")}}}
+		}
+		return &dynamodb.TransactGetItemsOutput{Responses: []types.ItemResponse{{Item: map[string]types.AttributeValue{
+			"_type": &types.AttributeValueMemberS{Value: "Product"}, "id": &types.AttributeValueMemberS{Value: "p1"},
+			"inventory": &types.AttributeValueMemberN{Value: "3"}}}}}, nil
+	}
+	tg := db.TransactGet()
+	p := st.WProducts.TxGet(tg, st.WProduct{ID: "p1"})
+	require.NoError(t, tg.Run(context.Background()))
+	require.True(t, p.Found())
+
+	fail = true
+	err := tg.Run(context.Background())
+	require.ErrorIs(t, err, st.ErrTransactionConflict)
+	assert.False(t, p.Found())
+	assert.Zero(t, p.Value())
+	_, err = p.Get()
+	assert.ErrorIs(t, err, st.ErrTransactionConflict)
 }

@@ -1,0 +1,134 @@
+package singletable
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Delete and its transaction action: one planner, planDelete, for them and
+// for the deletes of a BatchWrite.
+
+// DeleteInput is the DeleteItem request Delete sends. For an entity with unique fields Delete is a transaction: see TxDelete
+// and DB.TransactInput.
+func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...DeleteOption) (*dynamodb.DeleteItemInput, error) {
+	op := e.m.ops.delete
+	s, err := collect(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	if e.m.managed.deleteReads() {
+		_, err := singleInput(op, make([]*action, 2), "TxDelete")
+		return nil, err
+	}
+	acts, err := e.m.planDelete(nil, db, op, kv, kv, writeOne, s)
+	if err != nil {
+		return nil, err
+	}
+	return acts[0].deleteItemInput(db), nil
+}
+
+// Delete removes the item whose primary key fields are set in key. Deleting
+// a missing item succeeds, unless MustExist is given (then ErrNotFound).
+//
+// On an entity with a version field, a key whose version is non-zero must
+// match the stored one (else a *VersionConflictError). On an entity with
+// unique fields, Delete reads the item first (strongly consistent) to learn
+// its unique values, then deletes it and its guard items in one transaction
+// conditioned on the item still holding them.
+func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOption) error {
+	op := e.m.ops.delete
+	s, err := collect(op, opts)
+	if err != nil {
+		return err
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	acts, err := e.m.planDelete(nil, db, op, kv, kv, writeOne, s) // checks everything before any read
+	if err != nil {
+		return err
+	}
+	if e.m.managed.deleteReads() {
+		cur, found, err := e.m.readCurrent(ctx, db, op, kv)
+		if err != nil {
+			return err
+		}
+		if !found {
+			// A missing item fails MustExist, and a version check (as the
+			// condition would without unique fields).
+			if s.mustExist || acts[0].versioned {
+				k, _ := e.m.key(kv)
+				return &notFoundError{op: op, key: k}
+			}
+			return nil
+		}
+		if acts, err = e.m.planDelete(nil, db, op, kv, cur, writeOne, s); err != nil {
+			return err
+		}
+	}
+	return db.sendActions(ctx, op, acts, s)
+}
+
+// TxDelete adds Delete of the item whose key fields are set in key (see
+// Delete). On an entity with unique fields, key
+// must hold the item's unique values: their guards are deleted with it, and
+// the transaction is conditioned on the item holding them.
+func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
+	op := e.m.ops.delete
+	s, err := collect(op, opts)
+	if err != nil {
+		tx.add(nil, err)
+		return
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	tx.add(e.m.planDelete(tx.actions, tx.db, op, kv, kv, writeOne, s))
+}
+
+// planDelete plans a delete of the item whose key fields are set in key:
+// Delete (writeOne) or a BatchWrite's delete (writeBatch: no condition).
+// old holds its unique values (key itself for TxDelete, the stored item for
+// Delete).
+func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old reflect.Value, mode writeMode, s *settings) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	a := &action{kind: actDelete, op: op, m: m}
+	w := write{a: a, mode: mode, key: key, old: old}
+	if s.mustExist {
+		w.cond = m.table.exists
+		a.whenMissing = failNotFound
+	}
+	// The hooks first: a batch refuses an entity before its keys are read.
+	if err := m.managed.onDelete(&w); err != nil {
+		return nil, err
+	}
+	k, kf, err := m.keyFacts(key)
+	if err != nil {
+		return nil, err
+	}
+	a.key, a.id, a.bytes = k, kf.id, kf.keyBytes
+	return w.finish(dst, s.cond, nil)
+}
+
+// readCurrent reads the stored item (strongly consistent) into a new
+// struct value; found is false when there is none.
+func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key reflect.Value) (reflect.Value, bool, error) {
+	v := reflect.New(m.typ).Elem()
+	k, err := m.key(key)
+	if err != nil {
+		return v, false, err
+	}
+	res, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return v, false, opError(op, err)
+	}
+	if len(res.Item) == 0 {
+		return v, false, nil
+	}
+	if err := m.decode(res.Item, v); err != nil {
+		return v, false, err
+	}
+	return v, true, nil
+}

@@ -1,0 +1,51 @@
+package singletable_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+func TestDeleteVersionChecked(t *testing.T) {
+	db, _ := pureDB()
+	in, err := st.WProducts.DeleteInput(db, st.WProduct{ID: "p1", Version: 2})
+	require.NoError(t, err)
+	golden.Assert(t, "write_delete_versioned", in)
+	in, err = st.WProducts.DeleteInput(db, st.WProduct{ID: "p1"})
+	require.NoError(t, err)
+	assert.Nil(t, in.ConditionExpression, "version 0: unchecked")
+}
+
+// A version-checked Delete of a missing item fails with ErrNotFound (the
+// stored version is not the one expected), whether or not the entity has
+// unique fields.
+func TestVersionedDeleteOfMissingItem(t *testing.T) {
+	ctx := context.Background()
+	mock := &singletabletest.Client{
+		DeleteItemFunc: func(_ context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+			// The condition fails: there is no such item.
+			return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+		},
+	}
+	db := st.New(mock, st.WShop, st.WithClock(st.FixedClock))
+	err := st.WProducts.Delete(ctx, db, st.WProduct{ID: "p1", Version: 3})
+	require.ErrorIs(t, err, st.ErrNotFound, "no unique fields")
+
+	err = st.WUsers.Delete(ctx, db, st.WUser{ID: "u1", Version: 3})
+	require.ErrorIs(t, err, st.ErrNotFound, "unique fields")
+	for _, c := range mock.Calls() {
+		assert.NotEqual(t, "TransactWriteItems", c.Op)
+	}
+
+	// Unversioned, without MustExist: deleting a missing item succeeds.
+	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
+}

@@ -1,0 +1,131 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Put, Create and their transaction actions: one planner, planPut, for
+// them and for the puts of a BatchWrite.
+
+// PutInput is the PutItem request Put sends. For an entity
+// with unique fields Put is a transaction: see TxPut and DB.TransactInput.
+func (e *Entity[T]) PutInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
+	return e.putInput(db, &v, writeOne, opts)
+}
+
+// Put writes v, replacing any item with the same key. Its index keys are
+// computed from v: an index whose key fields are empty, or whose When
+// condition is false, gets no key, and the item leaves that index.
+//
+// On an entity with a version field, Put of version 0 needs the item not to
+// exist and Put of version n needs the stored version to be n; it stores
+// n+1 (v is passed by value: read the item back, or add one yourself, to
+// write it again). Timestamps are set (created only when zero). On an entity
+// with unique fields Put is a transaction that also writes the guard items;
+// an existing item must already hold the same unique values (change them
+// with Update).
+func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...PutOption) error {
+	return e.put(ctx, db, &v, writeOne, opts)
+}
+
+// CreateInput is the PutItem request Create sends. For an entity with unique fields Create is a transaction: see TxCreate and
+// DB.TransactInput.
+func (e *Entity[T]) CreateInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
+	return e.putInput(db, &v, writeCreate, opts)
+}
+
+// Create writes v only if no item has its key; otherwise it fails with a
+// *ConditionError matching ErrAlreadyExists. A version field is stored as 1;
+// timestamps are set when zero. On an entity with unique fields, Create is
+// a transaction that also creates the guard items, and a value another item
+// holds is a *UniqueViolationError (ErrUniqueViolation).
+func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...PutOption) error {
+	return e.put(ctx, db, &v, writeCreate, opts)
+}
+
+// putInput builds the single request of a Put or Create (mode).
+func (e *Entity[T]) putInput(db *DB, v *T, mode writeMode, opts []PutOption) (*dynamodb.PutItemInput, error) {
+	op, tx := e.m.ops.put, "TxPut"
+	if mode == writeCreate {
+		op, tx = e.m.ops.create, "TxCreate"
+	}
+	acts, _, err := e.planPut(nil, db, op, v, mode, opts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := singleInput(op, acts, tx)
+	if err != nil {
+		return nil, err
+	}
+	return a.putItemInput(db), nil
+}
+
+// put plans and sends a Put or Create (mode).
+func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, mode writeMode, opts []PutOption) error {
+	op := e.m.ops.put
+	if mode == writeCreate {
+		op = e.m.ops.create
+	}
+	acts, s, err := e.planPut(nil, db, op, v, mode, opts)
+	if err != nil {
+		return err
+	}
+	return db.sendActions(ctx, op, acts, s)
+}
+
+// planPut collects opts and plans a Put or Create (mode) of v.
+func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, mode writeMode, opts []PutOption) ([]*action, *settings, error) {
+	s, err := collect(op, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	acts, err := e.m.planPut(dst, db, op, reflect.ValueOf(v).Elem(), mode, e.m.managed.clock(db), s)
+	return acts, s, err
+}
+
+// TxPut adds Put of v to the transaction (see Put).
+func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
+	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.put, &v, writeOne, opts)
+	tx.add(acts, err)
+}
+
+// TxCreate adds Create of v to the transaction (see Create): the item must
+// not exist.
+func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
+	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.create, &v, writeCreate, opts)
+	tx.add(acts, err)
+}
+
+// planPut plans a put of struct value v, which it changes (the managed
+// fields): Put (writeOne), Create (the item must not exist) or a
+// BatchWrite's put (no condition). now is what timestamps are set to.
+func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	a := &action{kind: actPut, op: op, m: m}
+	w := write{a: a, mode: mode, now: now}
+	if mode == writeCreate {
+		w.cond = m.table.notExists
+		a.whenExists = failAlreadyExists
+	}
+	if err := m.managed.onPut(&w, v); err != nil {
+		return nil, err
+	}
+	item, facts, err := m.item(v)
+	if err != nil {
+		prefix := ""
+		if mode == writeBatch {
+			// A batch's items are its actions, one each: dst holds those before.
+			prefix = fmt.Sprintf("item %d: ", len(dst))
+		}
+		return nil, inOp(op, prefix, err)
+	}
+	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
+	return w.finish(dst, s.cond, nil)
+}

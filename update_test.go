@@ -1,0 +1,375 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+func pureDB() (*st.DB, *singletabletest.Client) {
+	mock := &singletabletest.Client{}
+	return st.New(mock, st.WShop, st.WithClock(st.FixedClock)), mock
+}
+
+func TestUpdateEveryChangeGolden(t *testing.T) {
+	db, _ := pureDB()
+	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.
+		Set("Name", "Ann").
+		Remove("Attrs").
+		Add("Tags", "vip"). // one element into a string set
+		Increment("Logins", 1).
+		Append("Log", "login").
+		SetIfNotExists("Address.City", "Oslo"),
+	)
+	require.NoError(t, err)
+	golden.Assert(t, "write_update_changes", in)
+
+	in, err = st.WUsers.UpdateInput(db, st.WUser{ID: "u1"},
+		st.DeleteFromSet("Tags", []string{"old", "stale"}).Prepend("Log", []string{"a", "b"}).Decrement("Logins", 2).Set("Address.Zip", "0150"),
+	)
+	require.NoError(t, err)
+	golden.Assert(t, "write_update_changes2", in)
+}
+
+func TestUpdateRecomputesIndexKeys(t *testing.T) {
+	db, _ := pureDB()
+	// User's GSI1 key is STATUS#{Status} / USER#{ID}: ID is in the key.
+	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Status", "BANNED"))
+	require.NoError(t, err)
+	assert.Contains(t, in.ExpressionAttributeNames, "#n1")
+	assert.Equal(t, "GSI1PK", in.ExpressionAttributeNames["#n1"])
+	golden.Assert(t, "write_update_index", in)
+
+	// Order's sparse index leaves when Status stops being PENDING.
+	in, err = st.WOrders.UpdateInput(db, st.WOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
+	require.NoError(t, err)
+	golden.Assert(t, "write_update_sparse_leave", in)
+}
+
+func TestUpdateErrorsBeforeSending(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(db *st.DB) error
+		want string
+	}{
+		{"index field needs other inputs", func(db *st.DB) error {
+			_, err := st.WOrders.Update(context.Background(), db, st.WOrder{UserID: "u", ID: "o"}, st.Set("Status", "PENDING"), st.NoRead())
+			return err
+		}, "also needs Date"},
+		{"computed change on an index field", func(db *st.DB) error {
+			_, err := st.WProducts.Update(context.Background(), db, st.WProduct{ID: "p"}, st.SetIfNotExists("Category", "x"))
+			return err
+		}, `SetIfNotExists("Category"): index GSI1's key or condition reads Category`},
+		{"computed change on a unique field", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.SetIfNotExists("Email", "a@x"))
+			return err
+		}, "field Email is declared Unique"},
+		{"primary key field", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("ID", "u2"))
+			return err
+		}, "part of the primary key"},
+		{"version field", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Version", 9))
+			return err
+		}, "managed by the library"},
+		{"unknown field", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Nmae", "x"))
+			return err
+		}, `no field "Nmae"`},
+		{"overlapping paths", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Address", st.WAddress{}).Set("Address.City", "x"))
+			return err
+		}, "overlap"},
+		{"same field twice", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Name", "a").Set("Name", "b"))
+			return err
+		}, "changed twice"},
+		{"add on a nested path", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Add("Address.City", 1))
+			return err
+		}, "top-level attributes only"},
+		{"add a string", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Add("Name", "x"))
+			return err
+		}, "takes a number or a set"},
+		{"increment a string", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Increment("Name", "x"))
+			return err
+		}, "takes a number"},
+		{"wrong value type", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Set("Logins", "many"))
+			return err
+		}, "field Logins is a int"},
+		{"no change", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u"}, st.Changes{})
+			return err
+		}, "no change given"},
+		{"missing key", func(db *st.DB) error {
+			_, err := st.WUsers.Update(context.Background(), db, st.WUser{}, st.Set("Name", "x"))
+			return err
+		}, "field ID"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, mock := pureDB()
+			err := tc.run(db)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, st.ErrInvalidInput) || errors.Is(err, st.ErrInvalidKey), "%v", err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Empty(t, mock.Calls(), "nothing may be sent")
+		})
+	}
+}
+
+func TestUpdateDecrementInventoryGolden(t *testing.T) {
+	db, _ := pureDB()
+	// The seed's inventory decrement: no version check (the key has version
+	// 0), the version still goes up.
+	in, err := st.WProducts.UpdateInput(db, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2).If(st.Ge("Inventory", 2)))
+	require.NoError(t, err)
+	golden.Assert(t, "write_update_decrement", in)
+	// The seed's optimistic price update: the key carries the version read.
+	in, err = st.WProducts.UpdateInput(db, st.WProduct{ID: "p1", Version: 3}, st.Set("Price", 12.5))
+	require.NoError(t, err)
+	assert.Equal(t, "(attribute_exists(#n2)) AND (#n1 = :v2)", *in.ConditionExpression)
+	golden.Assert(t, "write_update_versioned", in)
+}
+
+// An update sets the updated timestamp, which the index's sort key reads:
+// the index key must be recomputed (or the update refused), never left stale.
+func TestUpdateRecomputesIndexKeyOnUpdatedTimestamp(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, rvTable, st.WithClock(st.FixedClock))
+
+	// The update gives every field the index reads but the timestamp, which
+	// the library sets itself: GSI1SK must follow the new timestamp.
+	// An update that does not give Owner cannot recompute the key: refused.
+	_, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Title", "y"))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "an update of Title alone would leave GSI1SK stale")
+	assert.Contains(t, err.Error(), "also needs Owner")
+	in, err := rvDocs.UpdateInput(db, rvDoc{ID: "d1"}, st.Set("Owner", "ann").Set("Title", "x"))
+	require.NoError(t, err)
+	var sk string
+	for _, v := range in.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == st.FixedClock().Format(time.RFC3339) {
+			sk = s.Value
+		}
+	}
+	names := map[string]bool{}
+	for _, n := range in.ExpressionAttributeNames {
+		names[n] = true
+	}
+	assert.True(t, names["GSI1SK"], "GSI1SK must be recomputed: %s", *in.UpdateExpression)
+	assert.NotEmpty(t, sk, "GSI1SK must be the new timestamp: %v", in.ExpressionAttributeValues)
+}
+
+// Setting a unique field to a raw AttributeValue tells the request nothing
+// about the new value, so the guard cannot be moved: it must be refused,
+// not planned as a change to the key's (empty) value, which would delete
+// the old guard and leave the new value unguarded.
+func TestTxUpdateUniqueRawValueRefused(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, st.WShop, st.WithClock(st.FixedClock))
+	_, err := db.TransactInput(func(tx *st.Tx) error {
+		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "old@x"},
+			st.Set("Email", &types.AttributeValueMemberS{Value: "new@x"}))
+		return nil
+	})
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "Email")
+}
+
+// Set(field, nil) stores NULL only where nil is a value of the field (a
+// pointer, a map, a slice, an interface): in place of a string or a number,
+// a NULL would read back as the zero value and match no condition on it.
+func TestSetNilOnlyWhereNilIsAValue(t *testing.T) {
+	db, mock := pureDB()
+	_, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Status", nil))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), `Set("Status"): the field is a string, which nil is not a value of`)
+	_, err = st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Email", nil))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "a unique field would lose its guard")
+	assert.Empty(t, mock.Calls())
+
+	// A nil map is a value: on this omitempty field it removes the
+	// attribute, as Put would leave it out.
+	in, err := st.WUsers.UpdateInput(db, st.WUser{ID: "u1"}, st.Set("Attrs", nil))
+	require.NoError(t, err)
+	assert.Contains(t, *in.UpdateExpression, "REMOVE #n0 ")
+	assert.Equal(t, "attrs", in.ExpressionAttributeNames["#n0"])
+}
+
+func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
+	_, db := mockDB()
+	_, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 1.5))
+	assert.ErrorIs(t, err, st.ErrInvalidInput, "1.5 does not fit an int")
+	in, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, in.ExpressionAttributeValues[":v0"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "3"}, in.ExpressionAttributeValues[":v1"])
+}
+
+// The model of the update rule (docs/rules.md, "Updates that touch one
+// field of an index key"): seed 1's status index (GSI1SK =
+// STATUS#{Status}#{Date}), an index over an integer that is always a value
+// (P#0000#2 for priority 0), and a sparse index over the created timestamp.
+
+var urTable = st.MustTable("UpdateRule", st.WithGSI("GSI1"), st.WithGSI("GSI2"), st.WithGSI("GSI3"))
+
+type urAddr struct {
+	City string `dynamodbav:"city,omitempty"`
+	Zip  string `dynamodbav:"zip"`
+}
+
+type urOrder struct {
+	UserID  string    `dynamodbav:"userId"`
+	ID      string    `dynamodbav:"orderId"`
+	Status  string    `dynamodbav:"status"`
+	Date    string    `dynamodbav:"orderDate"`
+	Note    string    `dynamodbav:"note,omitempty"`
+	Prio    int       `dynamodbav:"prio"`
+	Total   float64   `dynamodbav:"total"`
+	Addr    urAddr    `dynamodbav:"addr"`
+	Version int64     `dynamodbav:"version" singletable:"version"`
+	Created time.Time `dynamodbav:"created" singletable:"created"`
+	Updated time.Time `dynamodbav:"updated" singletable:"updated"`
+}
+
+var urOrders = st.MustDefine[urOrder](urTable, "Order",
+	st.Key("USER#{UserID}", "ORDER#{ID}"),
+	st.Index("GSI1", "USER#{UserID}", "STATUS#{Status}#{Date}"),
+	st.Index("GSI2", "PRIO", "P#{Prio:4}#{ID}"),
+	st.Index("GSI3", "OPEN#{UserID}", "{Created}").When(func(o *urOrder) bool { return o.Status != "CLOSED" }, "Status"),
+)
+
+// urMemo has nothing the library manages: an update may change nothing.
+type urMemo struct {
+	ID   string `dynamodbav:"id"`
+	Note string `dynamodbav:"note,omitempty"`
+}
+
+var urMemos = st.MustDefine[urMemo](urTable, "Memo", st.Key("MEMO#{ID}", "MEMO"))
+
+// urTicket is only in a sparse index decided by its Status.
+type urTicket struct {
+	ID     string `dynamodbav:"id"`
+	Owner  string `dynamodbav:"owner"`
+	Status string `dynamodbav:"status"`
+}
+
+var urTickets = st.MustDefine[urTicket](urTable, "Ticket",
+	st.Key("TICKET#{ID}", "TICKET"),
+	st.Index("GSI1", "OPEN#{Owner}", "T#{ID}").When(func(t *urTicket) bool { return t.Status == "OPEN" }, "Status"),
+)
+
+// typed answers an UpdateItem with an item of the entity.
+func typed(entity string) func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	return func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		return &dynamodb.UpdateItemOutput{Attributes: map[string]types.AttributeValue{"_type": &types.AttributeValueMemberS{Value: entity}}}, nil
+	}
+}
+
+// The exact requests of an update that reads: a strongly consistent GetItem
+// of only the fields it needs, then an UpdateItem conditioned on them.
+func TestUpdateReadRequests(t *testing.T) {
+	mock := &singletabletest.Client{GetItemFunc: func(_ context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{
+			"PK":        in.Key["PK"],
+			"_type":     &types.AttributeValueMemberS{Value: "Order"},
+			"orderDate": &types.AttributeValueMemberS{Value: "2024-01-15"},
+			"created":   &types.AttributeValueMemberS{Value: "2024-01-01T00:00:00Z"},
+		}}, nil
+	}, UpdateItemFunc: typed("Order")}
+	db := st.New(mock, urTable, st.WithClock(st.FixedClock))
+	_, err := urOrders.Update(context.Background(), db, urOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED"))
+	require.NoError(t, err)
+	calls := mock.Calls()
+	require.Len(t, calls, 2)
+	get := calls[0].Input.(*dynamodb.GetItemInput)
+	assert.True(t, aws.ToBool(get.ConsistentRead))
+	require.NotNil(t, get.ProjectionExpression)
+	var projected []string
+	for _, n := range get.ExpressionAttributeNames {
+		projected = append(projected, n)
+	}
+	assert.ElementsMatch(t, []string{"PK", "_type", "orderDate", "created"}, projected)
+	upd := calls[1].Input.(*dynamodb.UpdateItemInput)
+	vals := map[string]string{}
+	for k, v := range upd.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			vals[s.Value] = k
+		}
+	}
+	assert.Contains(t, vals, "STATUS#SHIPPED#2024-01-15")
+	assert.Contains(t, vals, "2024-01-01T00:00:00Z", "GSI3SK from the stored created timestamp")
+	cond := aws.ToString(upd.ConditionExpression)
+	assert.Contains(t, cond, "attribute_exists")
+	assert.Contains(t, cond, vals["2024-01-15"], "conditioned on the Date read")
+	assert.Contains(t, cond, vals["2024-01-01T00:00:00Z"], "conditioned on the created timestamp read")
+}
+
+// NoRead forbids the read: today's error, before anything is sent. The
+// dry run says a read is needed, and a transaction refuses to read.
+func TestUpdateNoReadSendsNothing(t *testing.T) {
+	mock := &singletabletest.Client{}
+	db := st.New(mock, urTable, st.WithClock(st.FixedClock))
+	key := urOrder{UserID: "u1", ID: "o1"}
+	_, err := urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED"), st.NoRead())
+	assert.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorContains(t, err, "also needs Date: Set them too")
+	_, err = urOrders.Update(context.Background(), db, urOrder{UserID: "u1", ID: "2"}, st.Set("Note", "x"), st.Upsert(), st.NoRead())
+	assert.ErrorContains(t, err, "also needs Prio")
+	// An update that would read, and fails a check anyway, reads nothing.
+	_, err = urOrders.Update(context.Background(), db, key, st.Set("Status", "SHIPPED").If(st.Exists("Nope")))
+	assert.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, mock.Calls())
+
+	_, err = urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED"))
+	var rn *st.ReadNeededError
+	require.ErrorAs(t, err, &rn)
+	assert.ErrorIs(t, err, st.ErrReadNeeded)
+	assert.Equal(t, []string{"Created", "Date"}, rn.Fields)
+
+	err = db.Transact(context.Background(), func(tx *st.Tx) error {
+		urOrders.TxUpdate(tx, key, st.Set("Status", "SHIPPED"))
+		return nil
+	})
+	assert.ErrorIs(t, err, st.ErrReadNeeded)
+	assert.ErrorContains(t, err, "transaction")
+	assert.Empty(t, mock.Calls())
+
+	// Given every field, the update is one request, as before.
+	in, err := urOrders.UpdateInput(db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15").Set("Created", st.FixedClock()))
+	require.NoError(t, err)
+	assert.Contains(t, in.ExpressionAttributeValues, ":v1")
+}
+
+// A change that takes the item out of a sparse index removes that index's
+// keys and needs nothing else: one request, no read.
+func TestUpdateLeavingSparseIndexNeedsNoRead(t *testing.T) {
+	mock := &singletabletest.Client{UpdateItemFunc: typed("Ticket")}
+	db := st.New(mock, urTable)
+	_, err := urTickets.Update(context.Background(), db, urTicket{ID: "t1"}, st.Set("Status", "DONE"))
+	require.NoError(t, err)
+	calls := mock.Calls()
+	require.Len(t, calls, 1)
+	upd := calls[0].Input.(*dynamodb.UpdateItemInput)
+	assert.Equal(t, "SET #n0 = :v0 REMOVE #n1, #n2", aws.ToString(upd.UpdateExpression))
+	assert.Equal(t, "GSI1PK", upd.ExpressionAttributeNames["#n1"])
+	assert.Equal(t, "GSI1SK", upd.ExpressionAttributeNames["#n2"])
+
+	// Back into the index: the key needs Owner, which is read.
+	mock.Reset()
+	_, err = urTickets.Update(context.Background(), db, urTicket{ID: "t1"}, st.Set("Status", "OPEN"), st.NoRead())
+	assert.ErrorContains(t, err, "also needs Owner")
+	assert.Empty(t, mock.Calls())
+}
