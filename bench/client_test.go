@@ -26,13 +26,52 @@ import (
 // are built once; every call returns the same (read-only) output, so a
 // benchmark measures the code that builds requests and decodes responses,
 // not a network or a server.
+//
+// Requests for the wide entity (partition key TENANT#...) get the wide
+// entity's responses.
 type canned struct {
-	get   *dynamodb.GetItemOutput // the full stored order
-	query *dynamodb.QueryOutput   // 25 stored orders, no further page
-	put   *dynamodb.PutItemOutput // empty, as DynamoDB answers a put
-	tx    *dynamodb.TransactWriteItemsOutput
-	batch *dynamodb.BatchWriteItemOutput // no unprocessed items
-	upd   *dynamodb.UpdateItemOutput
+	get       *dynamodb.GetItemOutput // the full stored order
+	query     *dynamodb.QueryOutput   // 25 stored orders, no further page
+	put       *dynamodb.PutItemOutput // empty, as DynamoDB answers a put
+	tx        *dynamodb.TransactWriteItemsOutput
+	batch     *dynamodb.BatchWriteItemOutput // no unprocessed items
+	upd       *dynamodb.UpdateItemOutput     // the updated order (ALL_NEW)
+	batchGet  *dynamodb.BatchGetItemOutput   // the 100 orders, in reverse key order
+	getWide   *dynamodb.GetItemOutput        // the full stored customer
+	queryWide *dynamodb.QueryOutput          // 25 stored customers, no further page
+}
+
+// storedCustomer is the item the library stores for c.
+func storedCustomer(c Customer) map[string]types.AttributeValue {
+	item, err := attributevalue.MarshalMap(c)
+	if err != nil {
+		panic(err)
+	}
+	addCustomerKeys(item, &c)
+	return item
+}
+
+// isWide reports whether a request's partition key value (among vs) is
+// the wide entity's.
+func isWide(vs ...types.AttributeValue) bool {
+	for _, v := range vs {
+		if s, ok := v.(*types.AttributeValueMemberS); ok && strings.HasPrefix(s.Value, "TENANT#") {
+			return true
+		}
+	}
+	return false
+}
+
+func isWideQuery(in *dynamodb.QueryInput) bool {
+	if c, ok := in.KeyConditions["PK"]; ok {
+		return isWide(c.AttributeValueList...)
+	}
+	for _, v := range in.ExpressionAttributeValues {
+		if isWide(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // storedOrder is the item the library stores for o: its attributes plus the
@@ -51,13 +90,28 @@ func newCanned() *canned {
 	for i, o := range querySet {
 		items[i] = storedOrder(o)
 	}
+	wide := make([]map[string]types.AttributeValue, len(wideQuerySet))
+	for i, c := range wideQuerySet {
+		wide[i] = storedCustomer(c)
+	}
+	// DynamoDB returns a batch's items in no particular order.
+	got := make([]map[string]types.AttributeValue, len(batchGetSet))
+	for i, o := range batchGetSet {
+		got[len(got)-1-i] = storedOrder(o)
+	}
 	return &canned{
 		get:   &dynamodb.GetItemOutput{Item: storedOrder(putOrder)},
 		query: &dynamodb.QueryOutput{Items: items, Count: int32(len(items)), ScannedCount: int32(len(items))},
 		put:   &dynamodb.PutItemOutput{},
 		tx:    &dynamodb.TransactWriteItemsOutput{},
 		batch: &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}},
-		upd:   &dynamodb.UpdateItemOutput{},
+		upd:   &dynamodb.UpdateItemOutput{Attributes: storedOrder(updOrder)},
+		batchGet: &dynamodb.BatchGetItemOutput{
+			Responses:       map[string][]map[string]types.AttributeValue{tableName: got},
+			UnprocessedKeys: map[string]types.KeysAndAttributes{},
+		},
+		getWide:   &dynamodb.GetItemOutput{Item: storedCustomer(putCustomer)},
+		queryWide: &dynamodb.QueryOutput{Items: wide, Count: int32(len(wide)), ScannedCount: int32(len(wide))},
 	}
 }
 
@@ -90,6 +144,9 @@ func (c *cannedClient) record(op string, in any) {
 
 func (c *cannedClient) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	c.record("GetItem", in)
+	if isWide(in.Key["PK"]) {
+		return c.out.getWide, nil
+	}
 	return c.out.get, nil
 }
 
@@ -110,12 +167,15 @@ func (c *cannedClient) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInpu
 
 func (c *cannedClient) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	c.record("Query", in)
+	if isWideQuery(in) {
+		return c.out.queryWide, nil
+	}
 	return c.out.query, nil
 }
 
 func (c *cannedClient) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	c.record("BatchGetItem", in)
-	return &dynamodb.BatchGetItemOutput{}, nil
+	return c.out.batchGet, nil
 }
 
 func (c *cannedClient) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
@@ -136,8 +196,9 @@ func (c *cannedClient) TransactGetItems(_ context.Context, in *dynamodb.Transact
 // --- the same responses through the SDK's HTTP stack -----------------------
 
 // cannedTransport is an http.RoundTripper that answers each DynamoDB
-// operation (by its X-Amz-Target header) with the canned response as
-// DynamoDB's JSON, with a correct X-Amz-Crc32 header. A *dynamodb.Client
+// operation (by its X-Amz-Target header, and for a request of the wide
+// entity its "Wide" variant) with the canned response as DynamoDB's JSON,
+// with a correct X-Amz-Crc32 header. A *dynamodb.Client
 // over it runs the SDK's whole stack (serialization, signing, retries,
 // deserialization, checksum) without a network.
 type cannedTransport struct {
@@ -159,22 +220,40 @@ func newCannedTransport(c *canned) *cannedTransport {
 	for i, it := range c.query.Items {
 		items[i] = itemJSON(it)
 	}
+	wide := make([]any, len(c.queryWide.Items))
+	for i, it := range c.queryWide.Items {
+		wide[i] = itemJSON(it)
+	}
+	got := make([]any, len(c.batchGet.Responses[tableName]))
+	for i, it := range c.batchGet.Responses[tableName] {
+		got[i] = itemJSON(it)
+	}
 	add("GetItem", map[string]any{"Item": itemJSON(c.get.Item)})
+	add("GetItemWide", map[string]any{"Item": itemJSON(c.getWide.Item)})
 	add("Query", map[string]any{"Count": len(items), "Items": items, "ScannedCount": len(items)})
+	add("QueryWide", map[string]any{"Count": len(wide), "Items": wide, "ScannedCount": len(wide)})
 	add("PutItem", map[string]any{})
-	add("UpdateItem", map[string]any{})
+	add("PutItemWide", map[string]any{})
+	add("UpdateItem", map[string]any{"Attributes": itemJSON(c.upd.Attributes)})
+	add("BatchGetItem", map[string]any{"Responses": map[string]any{tableName: got}, "UnprocessedKeys": map[string]any{}})
 	add("TransactWriteItems", map[string]any{})
 	add("BatchWriteItem", map[string]any{"UnprocessedItems": map[string]any{}})
 	return t
 }
 
 func (t *cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-		_ = req.Body.Close()
-	}
 	target := req.Header.Get("X-Amz-Target")
 	op := target[strings.LastIndexByte(target, '.')+1:]
+	if req.Body != nil {
+		in, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(in, []byte(`"TENANT#`)) {
+			op += "Wide"
+		}
+	}
 	body, ok := t.bodies[op]
 	if !ok {
 		return nil, fmt.Errorf("cannedTransport: no canned response for %q", target)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/logging"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,8 +86,16 @@ type e2eEnv struct {
 	db     *st.DB
 	table  string
 	users  []string // users with nQuery orders each
+	seed   []Order  // the seeded orders
 	keys   []Order  // keys of the seeded orders
 	puts   []Order  // orders the Put benchmark writes, in turn
+	// batches are the key sets BatchGet100 reads, in turn: nBatch distinct
+	// seeded orders each (fewer if fewer are seeded).
+	batches [][]Order
+
+	tenants  []string   // tenants with nQuery customers each
+	custKeys []Customer // keys of the seeded customers
+	putsWide []Customer // customers the PutWide benchmark writes, in turn
 
 	warnings *warnLog
 }
@@ -114,23 +124,45 @@ func newE2EEnv(tb testing.TB, users int) *e2eEnv {
 		}
 	})
 	e := &e2eEnv{client: client, db: db, table: table, warnings: warnings}
-	var seed []Order
+	var customers []Customer
 	for u := range users {
 		user := fmt.Sprintf("e2e-q-%03d", u)
 		e.users = append(e.users, user)
+		tenant := fmt.Sprintf("e2e-t-%03d", u)
+		e.tenants = append(e.tenants, tenant)
 		for i := 1; i <= nQuery; i++ {
 			o := makeOrder(user, i)
-			seed = append(seed, o)
+			e.seed = append(e.seed, o)
 			e.keys = append(e.keys, Order{UserID: o.UserID, ID: o.ID})
+			c := makeCustomer(tenant, i)
+			customers = append(customers, c)
+			e.custKeys = append(e.custKeys, Customer{Tenant: c.Tenant, ID: c.ID})
 		}
 	}
-	if err := db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(Orders, seed...)}); err != nil {
-		tb.Fatalf("seeding %d orders: %v", len(seed), err)
+	if err := db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(Orders, e.seed...), st.BatchPut(Customers, customers...)}); err != nil {
+		tb.Fatalf("seeding %d orders and %d customers: %v", len(e.seed), len(customers), err)
+	}
+	for start := 0; start < len(e.keys); start += nBatch {
+		batch := make([]Order, min(nBatch, len(e.keys)))
+		for k := range batch {
+			batch[k] = e.keys[(start+k)%len(e.keys)]
+		}
+		e.batches = append(e.batches, batch)
 	}
 	for i := range e2ePutPool {
 		e.puts = append(e.puts, makeOrder(fmt.Sprintf("e2e-p-%03d", i%64), 1000+i))
+		e.putsWide = append(e.putsWide, makeCustomer(fmt.Sprintf("e2e-pw-%03d", i%64), 1000+i))
 	}
 	return e
+}
+
+// updateArgs is what call i of the Update benchmark changes: seeded order
+// i's status (in turn through the three), with its date given too (the
+// same date: GSI1's key reads both, so the update needs no read).
+func (e *e2eEnv) updateArgs(i int) (key Order, status, date string) {
+	o := e.seed[i%len(e.seed)]
+	statuses := [...]string{"PENDING", "SHIPPED", "DELIVERED"}
+	return Order{UserID: o.UserID, ID: o.ID}, statuses[i%len(statuses)], o.Date
 }
 
 // e2eOp is one end-to-end operation; call i of a run uses fixture i (mod
@@ -170,11 +202,69 @@ var e2eOps = []e2eOp{
 			os, err := sdkQueryOrders(ctx, e.client, e.table, e.users[i%len(e.users)])
 			return checkCount(os, err)
 		}},
+
+	{"Update",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			key, status, date := e.updateArgs(i)
+			_, err := Orders.Update(ctx, e.db, key, st.Set("Status", status).Set("Date", date))
+			return err
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			key, status, date := e.updateArgs(i)
+			_, err := sdkUpdateOrder(ctx, e.client, e.table, key.UserID, key.ID, status, date)
+			return err
+		}},
+	{"BatchGet100",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			keys := e.batches[i%len(e.batches)]
+			found, err := Orders.BatchGet(ctx, e.db, keys)
+			if err == nil && slices.Contains(found, nil) {
+				err = fmt.Errorf("batch get: a seeded order of %d is missing", len(keys))
+			}
+			return err
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			keys := e.batches[i%len(e.batches)]
+			os, err := sdkBatchGetOrders(ctx, e.client, e.table, keys)
+			if err == nil && len(os) != len(keys) {
+				err = fmt.Errorf("batch get returned %d orders, want %d", len(os), len(keys))
+			}
+			return err
+		}},
+	{"PutWide",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			return Customers.Put(ctx, e.db, e.putsWide[i%len(e.putsWide)])
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			return sdkPutCustomer(ctx, e.client, e.table, e.putsWide[i%len(e.putsWide)])
+		}},
+	{"GetWide",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			_, err := Customers.Get(ctx, e.db, e.custKeys[i%len(e.custKeys)])
+			return err
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			k := e.custKeys[i%len(e.custKeys)]
+			_, err := sdkGetCustomer(ctx, e.client, e.table, k.Tenant, k.ID)
+			return err
+		}},
+	{"QueryWide",
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			page, err := Customers.Query(ctx, e.db, Customer{Tenant: e.tenants[i%len(e.tenants)]})
+			if err != nil {
+				return err
+			}
+			return checkCount(page.Items, nil)
+		},
+		func(ctx context.Context, e *e2eEnv, i int) error {
+			cs, err := sdkQueryCustomers(ctx, e.client, e.table, e.tenants[i%len(e.tenants)])
+			return checkCount(cs, err)
+		}},
 }
 
-func checkCount(os []Order, err error) error {
-	if err == nil && len(os) != nQuery {
-		return fmt.Errorf("query returned %d orders, want %d", len(os), nQuery)
+func checkCount[T any](items []T, err error) error {
+	if err == nil && len(items) != nQuery {
+		return fmt.Errorf("query returned %d items, want %d", len(items), nQuery)
 	}
 	return err
 }
@@ -390,6 +480,62 @@ func TestEndToEndVariants(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, canonItem(raw1.Item), canonItem(raw2.Item), "the SDK code and the library store the same item")
 	assert.Len(t, raw2.Item, 16)
+
+	// Update: both leave the same item and return it.
+	key, status, date := e.updateArgs(4)
+	libUpd, err := Orders.Update(ctx, e.db, key, st.Set("Status", status).Set("Date", date))
+	require.NoError(t, err)
+	raw1, err = e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: storedOrderKey(key)})
+	require.NoError(t, err)
+	sdkUpd, err := sdkUpdateOrder(ctx, e.client, e.table, key.UserID, key.ID, status, date)
+	require.NoError(t, err)
+	raw2, err = e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: storedOrderKey(key)})
+	require.NoError(t, err)
+	assert.Equal(t, libUpd, sdkUpd)
+	assert.Equal(t, status, libUpd.Status)
+	assert.Equal(t, canonItem(raw1.Item), canonItem(raw2.Item), "the SDK code and the library leave the same item")
+
+	// BatchGet100: the same orders.
+	found, err := Orders.BatchGet(ctx, e.db, e.batches[0])
+	require.NoError(t, err)
+	sdkFound, err := sdkBatchGetOrders(ctx, e.client, e.table, e.batches[0])
+	require.NoError(t, err)
+	libFound := make([]Order, len(found))
+	for i, o := range found {
+		require.NotNil(t, o, "key %d", i)
+		libFound[i] = *o
+	}
+	assert.ElementsMatch(t, libFound, sdkFound)
+
+	// The wide entity: both read the same values, and store the same item.
+	for _, k := range e.custKeys[:5] {
+		lib, err := Customers.Get(ctx, e.db, k)
+		require.NoError(t, err)
+		sdk, err := sdkGetCustomer(ctx, e.client, e.table, k.Tenant, k.ID)
+		require.NoError(t, err)
+		assert.Equal(t, lib, sdk)
+		assert.Equal(t, k.ID, lib.ID)
+	}
+	for _, tenant := range e.tenants {
+		lib, err := Customers.Query(ctx, e.db, Customer{Tenant: tenant})
+		require.NoError(t, err)
+		sdk, err := sdkQueryCustomers(ctx, e.client, e.table, tenant)
+		require.NoError(t, err)
+		assert.Len(t, lib, nQuery)
+		assert.Equal(t, lib, sdk)
+	}
+	c := makeCustomer("e2e-w", 7)
+	ck := map[string]types.AttributeValue{"PK": sv(customerPK(c.Tenant)), "SK": sv(customerSK(c.ID))}
+	require.NoError(t, sdkPutCustomer(ctx, e.client, e.table, c))
+	raw1, err = e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: ck})
+	require.NoError(t, err)
+	require.NoError(t, Customers.Put(ctx, e.db, c))
+	raw2, err = e.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.table), Key: ck})
+	require.NoError(t, err)
+	assert.Equal(t, canonItem(raw1.Item), canonItem(raw2.Item), "the SDK code and the library store the same customer")
+	byLibC, err := Customers.Get(ctx, e.db, c)
+	require.NoError(t, err)
+	assert.Equal(t, c, byLibC)
 
 	// The paired run runs both variants for the time given.
 	lib, sdk, elapsed, err := runPaired(ctx, e, e2eOps[1], 200*time.Millisecond)

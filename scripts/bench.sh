@@ -14,7 +14,7 @@
 #   BENCH_E2E_ROUNDS=8   end-to-end rounds against DynamoDB Local (0 skips them)
 #   BENCH_E2E_TIME=1s    -benchtime of each end-to-end run
 #   BENCH_PROFILE_TIME=3s  -benchtime of each profiled run
-# About 3-4 minutes on 2 cores with the defaults.
+# About 6-7 minutes on 2 cores with the defaults (most of it end to end).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +32,7 @@ HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
 E2E_TIME=${BENCH_E2E_TIME:-1s}
 PROFILE_TIME=${BENCH_PROFILE_TIME:-3s}
-OPS=(Put Get Query25 TxWrite3 BatchWrite100)
+OPS=(Put Get Query25 Update TxWrite3 BatchWrite100 BatchGet100 PutWide GetWide QueryWide25)
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 

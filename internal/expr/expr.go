@@ -25,7 +25,9 @@ type Builder struct {
 	// Requests name a handful of attributes, so a linear search finds a
 	// name again faster than a map would; the first few are kept in the
 	// Builder itself (an array, so that a copied Builder shares nothing).
-	first  [4]string
+	// Eight cover an update that rewrites two index keys beside two fields
+	// and a condition, which with four took three allocations more.
+	first  [8]string
 	more   []string
 	names  int
 	values int
