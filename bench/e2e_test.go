@@ -517,12 +517,12 @@ func TestEndToEndVariants(t *testing.T) {
 		assert.Equal(t, k.ID, lib.ID)
 	}
 	for _, tenant := range e.tenants {
-		lib, err := Customers.Query(ctx, e.db, Customer{Tenant: tenant})
+		page, err := Customers.Query(ctx, e.db, Customer{Tenant: tenant})
 		require.NoError(t, err)
 		sdk, err := sdkQueryCustomers(ctx, e.client, e.table, tenant)
 		require.NoError(t, err)
-		assert.Len(t, lib, nQuery)
-		assert.Equal(t, lib, sdk)
+		assert.Len(t, page.Items, nQuery)
+		assert.Equal(t, page.Items, sdk)
 	}
 	c := makeCustomer("e2e-w", 7)
 	ck := map[string]types.AttributeValue{"PK": sv(customerPK(c.Tenant)), "SK": sv(customerSK(c.ID))}
