@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,25 +33,6 @@ import (
 //
 // Cursor keys: the default, derived from the table, and secret ones with
 // rotation; see WithCursorKey and WithCursorKeys.
-
-// ErrInvalidCursor: a cursor passed to After was tampered with, is
-// malformed, was sealed with a cursor key the DB does not have, or was
-// issued for another pattern, partition, sort bounds or sort direction.
-var ErrInvalidCursor = errors.New("singletable: invalid cursor")
-
-// CursorError says why a cursor was refused. It matches ErrInvalidCursor.
-type CursorError struct {
-	Pattern string // the pattern or collection the cursor was given to
-	Reason  string
-}
-
-// Error says which pattern refused the cursor and why.
-func (e *CursorError) Error() string {
-	return "singletable: " + e.Pattern + ": invalid cursor: " + e.Reason
-}
-
-// Is makes errors.Is(err, ErrInvalidCursor) true.
-func (e *CursorError) Is(target error) bool { return target == ErrInvalidCursor }
 
 // MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys
 // accept.
