@@ -145,14 +145,6 @@ func Increment(field string, n any) Changes { return Changes{}.Increment(field, 
 // Decrement starts Changes with Changes.Decrement.
 func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, n) }
 
-// NoRead forbids Update the read it makes when an index key needs fields
-// the update neither changes nor gives (see Update): such an update fails
-// with a *ReadNeededError naming them, before anything is sent, so that the
-// caller can Set them too.
-func NoRead() UpdateOption { return updateOpt{setNoRead} }
-
-func setNoRead(s *settings) { s.noRead = true }
-
 // updateSettings adds up an update's changes and options. It always
 // allocates: the changes are the update's own.
 func updateSettings(op string, ch Changes, opts []UpdateOption) (*settings, error) {
