@@ -385,3 +385,93 @@ func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
 	var zero T
 	return zero, false
 }
+
+// failure explains a failed condition of the action, given the item as it
+// was (nil when it did not exist) and the SDK error.
+func (a *action) failure(item map[string]types.AttributeValue, err error) error {
+	existed := len(item) > 0
+	if a.guard != nil {
+		// A guard's Put fails only when another item holds the value, even
+		// if the service did not return the guard item.
+		if a.kind == actPut {
+			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
+				Owner: a.m.guardOwner(item), Err: err}
+		}
+		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
+			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
+	}
+	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing.err(), Err: err}
+	if existed {
+		ce.Kind = a.whenExists.err()
+	}
+	if a.versioned && (existed || a.whenMissing != failNotFound) {
+		if actual := a.m.managed.storedVersion(item); actual != a.expected {
+			vc := &VersionConflictError{ConditionError: ce, Expected: a.expected, Actual: actual}
+			if existed {
+				vc.Current, _ = a.m.decodeAny(item)
+			}
+			ce.Reason = fmt.Sprintf("expected version %d, the item is at version %d", a.expected, actual)
+			return vc
+		}
+	}
+	if existed {
+		ce.Reason = a.uniqueReason(item)
+	}
+	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
+		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"
+		if !existed {
+			ce.Reason += " (there is no such item)"
+		}
+	}
+	return ce
+}
+
+// uniqueReason says which unique value a failed condition was about, when
+// the stored item's values differ from those the action relied on.
+func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
+	if a.uniqueRel == uniqueNone {
+		return ""
+	}
+	v := a.value
+	verb := "would change"
+	if a.uniqueRel == uniqueHeld {
+		verb = "holds"
+	}
+	for _, f := range a.m.managed.unique {
+		want, err := a.m.encodeValue(f.GoName, fieldValue(f, v).Interface(), false)
+		if err != nil {
+			continue
+		}
+		got := item[f.Attr]
+		if sameValue(got, want) || (got == nil && uniqueValue(f, v) == "") {
+			continue
+		}
+		if verb == "holds" {
+			return fmt.Sprintf("the item holds unique %s %s, not %s as expected", f.GoName, formatValue(got), formatValue(want))
+		}
+		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
+	}
+	return ""
+}
+
+func sameValue(a, b types.AttributeValue) bool {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		b, ok := b.(*types.AttributeValueMemberS)
+		return ok && a.Value == b.Value
+	case *types.AttributeValueMemberN:
+		b, ok := b.(*types.AttributeValueMemberN)
+		return ok && a.Value == b.Value
+	}
+	return false
+}
+
+// sendError turns the error of a single-item request into the library's:
+// a failed condition explained by failure, anything else wrapped.
+func (a *action) sendError(err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return a.failure(ccf.Item, err)
+	}
+	return opError(a.op, err)
+}

@@ -13,24 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// ErrSchemaMismatch: an existing table's key schema or indexes differ from
-// the model. EnsureTable returns it wrapped in a *SchemaMismatchError.
-var ErrSchemaMismatch = errors.New("singletable: table schema differs from the model")
-
-// SchemaMismatchError lists how an existing table differs from the model,
-// and what to do about each difference.
-type SchemaMismatchError struct {
-	Table       string
-	Differences []string
-}
-
-func (e *SchemaMismatchError) Error() string {
-	return fmt.Sprintf("singletable: table %s differs from the model:\n  - %s", e.Table, strings.Join(e.Differences, "\n  - "))
-}
-
-// Is makes errors.Is(err, ErrSchemaMismatch) true.
-func (e *SchemaMismatchError) Is(target error) bool { return target == ErrSchemaMismatch }
-
 // ensureAttempts bounds how often EnsureTable describes a table that is
 // created or deleted concurrently.
 const ensureAttempts = 5

@@ -7,11 +7,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -22,10 +20,6 @@ const (
 	maxBatchBytes      = 16 * 1024 * 1024
 	defaultConcurrency = 4
 )
-
-// ErrUnprocessed: a batch left items unwritten or unread after its retry
-// budget (or was stopped by an error); the *BatchError lists them.
-var ErrUnprocessed = errors.New("singletable: batch items left unprocessed")
 
 // BatchOp is a group of puts or deletes of one entity for DB.BatchWrite:
 // build it with BatchPut or BatchDelete.
@@ -61,74 +55,6 @@ func BatchDelete[T any](e *Entity[T], keys ...T) BatchOp {
 
 // Len is the number of items in the group.
 func (op BatchOp) Len() int { return len(op.items) }
-
-// BatchItem is one item a batch left unprocessed.
-type BatchItem struct {
-	Entity string
-	Op     string // "Put", "Delete" or "Get"
-	Key    map[string]types.AttributeValue
-	// Item is the encoded item of a put.
-	Item map[string]types.AttributeValue
-	// Value is the value given: a put's item or the key of a delete or a
-	// get, as a T value of the entity's Go type.
-	Value any
-}
-
-// BatchError reports what a BatchWrite or BatchGet could not do: every
-// item still unprocessed when its retry budget ran out or an error stopped
-// the batch. Nothing else was lost: every item given is either done or
-// listed here. It matches ErrUnprocessed, and Err (when set) through
-// errors.Is/As. Entity.UnprocessedPuts, UnprocessedDeletes and
-// UnprocessedKeys return the items typed; Ops resubmits them.
-type BatchError struct {
-	Op          string // "BatchWrite", or "User.BatchGet"
-	Unprocessed []BatchItem
-	// Requests is the number of requests sent.
-	Requests int
-	// Err is what stopped the batch early (a non-retryable error, a
-	// cancelled context), or the last throttling error when the budget ran
-	// out; nil when DynamoDB only kept returning items unprocessed.
-	Err error
-
-	items []*action
-}
-
-func (e *BatchError) Error() string {
-	var counts []string
-	byOp := map[string]int{}
-	for _, it := range e.Unprocessed {
-		byOp[it.Entity+" "+it.Op]++
-	}
-	for k, n := range byOp {
-		counts = append(counts, fmt.Sprintf("%d %s", n, k))
-	}
-	s := fmt.Sprintf("singletable: %s: %d items unprocessed after %d requests (%s)", e.Op, len(e.Unprocessed), e.Requests, strings.Join(sorted(counts), ", "))
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-// Unwrap gives errors.Is/As ErrUnprocessed and Err.
-func (e *BatchError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrUnprocessed, e.Err}
-	}
-	return []error{ErrUnprocessed}
-}
-
-// Ops returns the unprocessed puts and deletes as BatchOps, to send again
-// with BatchWrite.
-func (e *BatchError) Ops() []BatchOp {
-	var items []action
-	for _, it := range e.items {
-		items = append(items, action{kind: it.kind, m: it.m, value: it.value})
-	}
-	if len(items) == 0 {
-		return nil
-	}
-	return []BatchOp{{items: items}}
-}
 
 func (e *Entity[T]) unprocessed(err error, op string) []T {
 	var be *BatchError

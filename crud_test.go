@@ -2,13 +2,10 @@ package singletable_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,59 +107,4 @@ func TestBadInputSendsNothing(t *testing.T) {
 			assert.Empty(t, c.Calls(), "no request may be sent")
 		})
 	}
-}
-
-func TestErrorsMapServiceFailures(t *testing.T) {
-	c, db := mockDB()
-	existing, err := shopUsers.PutInput(db, seedUser)
-	require.NoError(t, err)
-
-	c.PutItemFunc = func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: strp("exists"), Item: existing.Item}
-	}
-	err = shopUsers.Create(ctx, db, seedUser)
-	assert.ErrorIs(t, err, st.ErrAlreadyExists)
-	assert.ErrorIs(t, err, st.ErrConditionFailed)
-	var ccf *types.ConditionalCheckFailedException
-	assert.ErrorAs(t, err, &ccf, "the SDK error stays reachable")
-	var ce *st.ConditionError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, "User.Create", ce.Op)
-	assert.Equal(t, existing.Item, ce.Item)
-
-	c.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
-	}
-	_, err = shopUsers.Update(ctx, db, shopUser{ID: "u404"}, st.Set("Name", "x"))
-	assert.ErrorIs(t, err, st.ErrNotFound)
-
-	c.DeleteItemFunc = func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
-	}
-	assert.ErrorIs(t, shopUsers.Delete(ctx, db, shopUser{ID: "u404"}, st.MustExist()), st.ErrNotFound)
-
-	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-		return &dynamodb.GetItemOutput{}, nil
-	}
-	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u404"})
-	assert.ErrorIs(t, err, st.ErrNotFound)
-
-	// An item of another entity at the asked key is never decoded as this one.
-	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-		return &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "USER#u1"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"},
-			"_type": &types.AttributeValueMemberS{Value: "Order"},
-		}}, nil
-	}
-	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u1"})
-	var mismatch *st.EntityMismatchError
-	require.ErrorAs(t, err, &mismatch)
-	assert.Equal(t, "Order", mismatch.Got)
-	assert.ErrorIs(t, err, st.ErrWrongEntity)
-
-	boom := errors.New("network down")
-	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) { return nil, boom }
-	_, err = shopOrders.Query(ctx, db, shopOrder{UserID: "u1"})
-	assert.ErrorIs(t, err, boom)
-	assert.Contains(t, err.Error(), "Order.Query")
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,70 +34,12 @@ import (
 // Cursor keys: the default, derived from the table, and secret ones with
 // rotation; see WithCursorKey and WithCursorKeys.
 
-// ErrInvalidCursor: a cursor passed to After was tampered with, is
-// malformed, was sealed with a cursor key the DB does not have, or was
-// issued for another pattern, partition, sort bounds or sort direction.
-var ErrInvalidCursor = errors.New("singletable: invalid cursor")
-
-// CursorError says why a cursor was refused. It matches ErrInvalidCursor.
-type CursorError struct {
-	Pattern string // the pattern or collection the cursor was given to
-	Reason  string
-}
-
-// Error says which pattern refused the cursor and why.
-func (e *CursorError) Error() string {
-	return "singletable: " + e.Pattern + ": invalid cursor: " + e.Reason
-}
-
-// Is makes errors.Is(err, ErrInvalidCursor) true.
-func (e *CursorError) Is(target error) bool { return target == ErrInvalidCursor }
-
-// MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys
-// accept.
-const MinCursorKeyBytes = 16
-
 // cursorKeys are the keys a DB seals and opens cursors with: keys[0] seals,
 // every key opens. New fills them in (see DB.initCursorKeys).
 type cursorKeys struct {
 	keys    [][]byte
 	set     bool   // given with WithCursorKey(s); else derived by New
 	invalid string // why the given keys are refused; "" if they are not
-}
-
-// WithCursorKey sets the secret that seals query cursors: at least
-// MinCursorKeyBytes random bytes, the same on every instance of a service
-// that hands cursors out, so that a cursor issued by one is accepted by the
-// others.
-//
-// Without it, a DB derives its cursor key from the physical table name and
-// the table's key schema, so every instance of a service built from the
-// same model (behind a load balancer, or after a restart) accepts the
-// others' cursors. That default gives integrity, not secrecy: a cursor
-// altered or issued for another table is refused, but anyone who knows the
-// table name and the model can derive the key and forge a cursor (one that
-// can only start a read inside the partition and sort bounds the caller's
-// own params select). A secret key adds secrecy: only the service can
-// issue cursors, and those of the default key are refused.
-//
-// A key that is too short makes every query that reads or issues a cursor
-// fail with ErrInvalidInput. To change the key without refusing the
-// cursors in flight, see WithCursorKeys.
-func WithCursorKey(key []byte) DBOption { return WithCursorKeys(key) }
-
-// WithCursorKeys sets the cursor keys for a rotation: cursors are sealed
-// with current and accepted when sealed with current or any of previous.
-// Rotate in two steps: deploy the new key as a previous one everywhere,
-// then make it current (the old one previous) once every instance has it;
-// drop the old key when its cursors no longer matter. Each key must have
-// at least MinCursorKeyBytes bytes (see WithCursorKey).
-func WithCursorKeys(current []byte, previous ...[]byte) DBOption {
-	keys := make([][]byte, 0, 1+len(previous))
-	keys = append(keys, slices.Clone(current))
-	for _, k := range previous {
-		keys = append(keys, slices.Clone(k))
-	}
-	return func(db *DB) { db.cursor = cursorKeys{keys: keys, set: true} }
 }
 
 // initCursorKeys checks the keys given, or derives the default key: New

@@ -1,5 +1,11 @@
 package singletable
 
+import (
+	"context"
+	"slices"
+	"time"
+)
+
 // DB binds a table model to a client and a physical table name: the model
 // says what to send, the DB sends it. It is cheap, immutable and safe for
 // concurrent use; make one per client and table.
@@ -8,8 +14,18 @@ type DB struct {
 	admin  AdminClient
 	table  *Table
 	name   string
-	w      dbWrite    // write-side settings: clock, sleep (options_write.go)
+	w      dbWrite    // write-side settings: clock, sleep
 	cursor cursorKeys // the keys that seal and open query cursors (cursor.go)
+}
+
+// dbWrite holds the DB's write-side settings.
+type dbWrite struct {
+	clock func() time.Time
+	// sleep waits between batch retries; tests replace it so that they do
+	// not wait for real.
+	sleep func(ctx context.Context, d time.Duration) error
+	// jitter returns a random duration in [0, d]; tests replace it.
+	jitter func(d time.Duration) time.Duration
 }
 
 // DBOption configures a DB.
@@ -23,6 +39,49 @@ func WithTableName(name string) DBOption { return func(db *DB) { db.name = name 
 // EnsureTable, DeleteTable). By default the Client is used when it also
 // implements AdminClient, as *dynamodb.Client does.
 func WithAdminClient(a AdminClient) DBOption { return func(db *DB) { db.admin = a } }
+
+// WithClock sets the clock that created and updated timestamps are read
+// from (default time.Now), so that tests can be deterministic.
+func WithClock(now func() time.Time) DBOption { return func(db *DB) { db.w.clock = now } }
+
+// MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys
+// accept.
+const MinCursorKeyBytes = 16
+
+// WithCursorKey sets the secret that seals query cursors: at least
+// MinCursorKeyBytes random bytes, the same on every instance of a service
+// that hands cursors out, so that a cursor issued by one is accepted by the
+// others.
+//
+// Without it, a DB derives its cursor key from the physical table name and
+// the table's key schema, so every instance of a service built from the
+// same model (behind a load balancer, or after a restart) accepts the
+// others' cursors. That default gives integrity, not secrecy: a cursor
+// altered or issued for another table is refused, but anyone who knows the
+// table name and the model can derive the key and forge a cursor (one that
+// can only start a read inside the partition and sort bounds the caller's
+// own params select). A secret key adds secrecy: only the service can
+// issue cursors, and those of the default key are refused.
+//
+// A key that is too short makes every query that reads or issues a cursor
+// fail with ErrInvalidInput. To change the key without refusing the
+// cursors in flight, see WithCursorKeys.
+func WithCursorKey(key []byte) DBOption { return WithCursorKeys(key) }
+
+// WithCursorKeys sets the cursor keys for a rotation: cursors are sealed
+// with current and accepted when sealed with current or any of previous.
+// Rotate in two steps: deploy the new key as a previous one everywhere,
+// then make it current (the old one previous) once every instance has it;
+// drop the old key when its cursors no longer matter. Each key must have
+// at least MinCursorKeyBytes bytes (see WithCursorKey).
+func WithCursorKeys(current []byte, previous ...[]byte) DBOption {
+	keys := make([][]byte, 0, 1+len(previous))
+	keys = append(keys, slices.Clone(current))
+	for _, k := range previous {
+		keys = append(keys, slices.Clone(k))
+	}
+	return func(db *DB) { db.cursor = cursorKeys{keys: keys, set: true} }
+}
 
 // New returns a DB that sends the table's requests through client.
 func New(client Client, table *Table, opts ...DBOption) *DB {
@@ -57,4 +116,28 @@ func (db *DB) checkTable(op string, m *entityModel) error {
 		return &InputError{Op: op, Reason: "entity " + m.name + " is defined on table " + m.table.name + ", not on this DB's table " + db.table.name}
 	}
 	return nil
+}
+
+func (db *DB) now() time.Time {
+	if db.w.clock != nil {
+		return db.w.clock()
+	}
+	return time.Now()
+}
+
+func (db *DB) sleep(ctx context.Context, d time.Duration) error {
+	if db.w.sleep != nil {
+		return db.w.sleep(ctx, d)
+	}
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

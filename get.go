@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -64,21 +63,6 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
 	return vs.out, err
 }
-
-// notFoundError is a read that found no item. It matches ErrNotFound.
-type notFoundError struct {
-	op  string
-	key map[string]types.AttributeValue
-}
-
-func (e *notFoundError) Error() string {
-	return "singletable: " + e.op + " " + formatKey(e.key) + ": item not found"
-}
-
-func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
-
-// ErrNotUnique: Get on a Query pattern found more than one item.
-var ErrNotUnique = errors.New("singletable: more than one item matches")
 
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
 // run). It is an error for a Query pattern: see QueryInput.

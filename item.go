@@ -309,3 +309,13 @@ func plainValue(path string, v any) (types.AttributeValue, error) {
 	}
 	return av, nil
 }
+
+// decodeAny decodes a stored item as the entity's Go type, returning a T
+// value (not a pointer) as an any.
+func (m *entityModel) decodeAny(item map[string]types.AttributeValue) (any, error) {
+	v := reflect.New(m.typ).Elem()
+	if err := m.decode(item, v); err != nil {
+		return nil, err
+	}
+	return v.Interface(), nil
+}

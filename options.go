@@ -1,5 +1,10 @@
 package singletable
 
+import (
+	"fmt"
+	"time"
+)
+
 // Options are typed per operation: each operation takes its own option
 // interface (GetOption, QueryOption, PutOption, DeleteOption, UpdateOption,
 // TxOption, BatchGetOption, BatchWriteOption), so that an option given to
@@ -7,7 +12,8 @@ package singletable
 // sealed (an unexported method), so only this package implements them; an
 // option that fits several operations returns a type that implements
 // several (ConsistentRead's ReadOption is a GetOption, a QueryOption and a
-// BatchGetOption).
+// BatchGetOption). The DB's own options (DBOption) are in db.go,
+// beside New.
 
 // option is what every option does: add itself to an operation's settings.
 type option interface{ apply(*settings) }
@@ -87,8 +93,32 @@ type settings struct {
 	cond       Cond
 	changes    []change
 	limit      int
-	write      writeSettings // write-side options: options_write.go
-	read       readSettings  // read-side options (options_read.go)
+	write      writeSettings // write-side options (IdempotencyToken, batch options)
+	read       readSettings  // read-side options (After, Filter, Project ...)
+}
+
+// readSettings is what the read-side options add up to; settings holds one.
+type readSettings struct {
+	cursor    string
+	filter    Cond
+	project   []string
+	hasCursor bool
+	fetchFull bool
+	ascending bool
+	partial   bool
+	// sortFields is SortFields' n, when hasSortFields; timePrec is
+	// PartialTime's precision (0: PartialMatch).
+	hasSortFields bool
+	sortFields    int
+	timePrec      TimePrecision
+}
+
+// writeSettings is what the write-side options add up to.
+type writeSettings struct {
+	token       string // user idempotency token; "" for a fresh random one
+	hasToken    bool   // IdempotencyToken was given (an empty one is an error)
+	concurrency int    // batch requests in flight; 0 for the default
+	retry       *RetryPolicy
 }
 
 // noOptions is what collect returns for an operation given no options, so
@@ -194,6 +224,99 @@ func ConsistentRead() ReadOption { return ReadOption{setConsistent} }
 
 func setConsistent(s *settings) { s.consistent = true }
 
+// Limit caps the number of items a query returns.
+func Limit(n int) QueryOption { return queryOpt{func(s *settings) { s.limit = n }} }
+
+// Descending returns query results in descending sort-key order.
+func Descending() QueryOption { return queryOpt{setDescending} }
+
+func setDescending(s *settings) { s.descending = true }
+
+// After resumes a query after the page that returned cursor (Page.Cursor).
+// The cursor must come from the same pattern, partition, sort bounds and
+// sort direction, read through a DB that has its cursor key (see
+// WithCursorKey); any other, or a tampered one, is a *CursorError
+// (ErrInvalidCursor) and no request is sent. An empty cursor starts from
+// the beginning.
+func After(cursor string) QueryOption {
+	return queryOpt{func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
+}
+
+// Filter keeps only the items for which c holds, on fields that are not
+// keys of the index read. DynamoDB applies filters after reading: filtered
+// items still cost read capacity (and count toward the 1 MB page), so a
+// pattern that filters most of what it reads is a sign that it needs its own
+// key or index. Limit still counts matching items: the query reads further
+// pages until it has them. Several Filter options must all hold.
+func Filter(c Cond) QueryOption {
+	return queryOpt{func(s *settings) { s.read.filter = And(s.read.filter, c) }}
+}
+
+// Project asks only for the named fields (Go names), to save bandwidth.
+// DynamoDB still charges for the whole item read. The keys and the entity
+// type are always fetched too, so results decode and paginate as usual;
+// fields written in the item's key templates are recovered from the keys;
+// the other fields are left at their zero values.
+func Project(fields ...string) QueryOption {
+	fs := append([]string(nil), fields...)
+	return queryOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+}
+
+// FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
+// items: after each page, one BatchGetItem (per 100 items) reads them from
+// the table. Without it, such a query returns what the index holds: the
+// fields recoverable from the keys, plus the included attributes. An item
+// deleted between the query and the batch read is left out.
+func FetchFull() QueryOption { return queryOpt{setFetchFull} }
+
+func setFetchFull(s *settings) {
+	s.read.fetchFull = true
+}
+
+// Ascending returns query results in ascending sort-key order, overriding a
+// pattern declared Descending.
+func Ascending() QueryOption { return queryOpt{setAscending} }
+
+func setAscending(s *settings) {
+	s.read.ascending = true
+}
+
+// PartialMatch lets the last sort field given in params match as a prefix
+// of the stored value, for SortPrefix patterns: Date "2024-01" matches every
+// date of January 2024. Without it, a sort prefix always ends after a whole
+// value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
+// must be a string; for a time.Time, see PartialTime.
+func PartialMatch() QueryOption { return queryOpt{setPartialMatch} }
+
+func setPartialMatch(s *settings) {
+	s.read.partial, s.read.timePrec = true, 0
+}
+
+// PartialTime lets the last sort field given in params, a time.Time, match
+// every time of the same year, month, day or hour, for SortPrefix
+// patterns: with precision Month, At 2026-02-14 (any day of it) matches
+// every key whose At is in February 2026: begins_with "TRANSACTION#2026-02"
+// for "TRANSACTION#{At}". The field's layout must render that precision as
+// its leading characters (DefaultTimeLayout and "2006-01-02" do, down to
+// the hour and the day); a layout that does not is an ErrInvalidInput.
+func PartialTime(precision TimePrecision) QueryOption {
+	return queryOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
+}
+
+// SortFields says how far the sort prefix of the params goes: the first n
+// fields of the sort template are given, the others are not (0: none).
+// Sort conditions otherwise stop at the first absent value (a nil pointer,
+// an empty string, a zero time), and an integer is never absent: 0 is a
+// value. So with "DOC#{ID}#{Seq:3}", Doc{ID: "d1"} asks for Seq 0 ("DOC#d1#000"),
+// and Doc{ID: "d1"} with SortFields(1) for every Seq of d1 ("DOC#d1#"). A
+// field within the first n without a value, or one after them with a
+// value other than its zero, is an ErrInvalidInput. It applies to the sort
+// conditions taken from params (SortPrefix, SortBetween's bounds, the
+// comparisons).
+func SortFields(n int) QueryOption {
+	return queryOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
+}
+
 // CondOption is a condition on a write: a PutOption and a DeleteOption.
 // (An update's condition is part of its Changes: see Changes.If.)
 type CondOption struct{ cond Cond }
@@ -219,10 +342,71 @@ func Upsert() UpdateOption { return updateOpt{setUpsert} }
 
 func setUpsert(s *settings) { s.upsert = true }
 
-// Limit caps the number of items a query returns.
-func Limit(n int) QueryOption { return queryOpt{func(s *settings) { s.limit = n }} }
+// NoRead forbids Update the read it makes when an index key needs fields
+// the update neither changes nor gives (see Update): such an update fails
+// with a *ReadNeededError naming them, before anything is sent, so that the
+// caller can Set them too.
+func NoRead() UpdateOption { return updateOpt{setNoRead} }
 
-// Descending returns query results in descending sort-key order.
-func Descending() QueryOption { return queryOpt{setDescending} }
+func setNoRead(s *settings) { s.noRead = true }
 
-func setDescending(s *settings) { s.descending = true }
+// IdempotencyToken makes a transaction idempotent under the caller's token
+// instead of a fresh random one: sending the same transaction again with the
+// same token within 10 minutes does not apply it twice (DynamoDB's
+// ClientRequestToken). Use it when the caller itself retries a logical
+// operation, for example after a timeout whose outcome is unknown. The
+// retry must be the same request, or it fails with ErrTokenReused: entities
+// with timestamps stamp each build anew, so for them build the request once
+// with DB.TransactInput and resend that input, or use a DB clock (WithClock)
+// that repeats the first attempt's time. The token is 1 to 36 characters.
+// Without it every Transact call gets a fresh token.
+func IdempotencyToken(token string) TxOption {
+	return txOpt{func(s *settings) { s.write.token, s.write.hasToken = token, true }}
+}
+
+// BatchOption is an option of both batch operations: a BatchGetOption and
+// a BatchWriteOption.
+type BatchOption struct{ set func(*settings) }
+
+func (o BatchOption) apply(s *settings) { apply(o.set, s) }
+func (BatchOption) batchGetOption()     {}
+func (BatchOption) batchWriteOption()   {}
+
+// Concurrency bounds how many batch requests are in flight at once
+// (default 4).
+func Concurrency(n int) BatchOption {
+	return BatchOption{func(s *settings) { s.write.concurrency = n }}
+}
+
+// RetryPolicy is how a batch retries what DynamoDB leaves unprocessed and
+// the throttling errors it answers with: up to MaxAttempts requests per item
+// (the first send included), waiting before the n-th retry a random time
+// from zero to min(MaxDelay, BaseDelay × 2^(n-1)) ("full jitter"
+// exponential backoff).
+type RetryPolicy struct {
+	MaxAttempts int
+	BaseDelay   time.Duration
+	MaxDelay    time.Duration
+}
+
+// DefaultRetryPolicy is the batch retry policy without a BatchRetry option:
+// 10 attempts, 25 ms base, 2 s cap (at most about 7 s of waiting for one
+// item: 25 ms + 50 ms + ... + 1.6 s + 2 s + 2 s).
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, BaseDelay: 25 * time.Millisecond, MaxDelay: 2 * time.Second}
+
+// BatchRetry sets the retry budget of BatchWrite and BatchGet.
+func BatchRetry(p RetryPolicy) BatchOption {
+	return BatchOption{func(s *settings) { p := p; s.write.retry = &p }}
+}
+
+func (p RetryPolicy) check() error {
+	switch {
+	case p.MaxAttempts < 1:
+		return fmt.Errorf("BatchRetry: MaxAttempts must be at least 1, got %d", p.MaxAttempts)
+	case p.BaseDelay < 0 || p.MaxDelay < 0:
+		return fmt.Errorf("BatchRetry: delays must not be negative")
+	case p.MaxDelay < p.BaseDelay:
+		return fmt.Errorf("BatchRetry: MaxDelay %s is less than BaseDelay %s", p.MaxDelay, p.BaseDelay)
+	}
+	return nil
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -242,105 +241,6 @@ func (tx *Tx) send(ctx context.Context, op string, s *settings) error {
 	}
 	if _, err := tx.db.client.TransactWriteItems(ctx, in); err != nil {
 		return tx.error(op, tx.token, err)
-	}
-	return nil
-}
-
-// TxError is a cancelled or failed transaction. Actions lists each action
-// that failed, in request order.
-type TxError struct {
-	Op      string // "Transact", or the operation that sent it ("User.Create")
-	Token   string // the idempotency token it was sent with
-	Actions []TxFailure
-	Err     error // the SDK error
-}
-
-// TxFailure is one failed action of a transaction.
-type TxFailure struct {
-	Index  int    // position in the transaction, from 0
-	Entity string // the entity of the item (for a guard item, the entity it guards)
-	Guard  string // for a unique-value guard item: the unique field; else ""
-	Op     string // Put, Update, Delete or ConditionCheck
-	Key    map[string]types.AttributeValue
-	// Code is the service's reason: ConditionalCheckFailed,
-	// TransactionConflict, ItemCollectionSizeLimitExceeded,
-	// ProvisionedThroughputExceeded, ThrottlingError, ValidationError ...
-	Code    string
-	Message string
-	// Item is the item as it was, when a condition failed and it existed.
-	Item map[string]types.AttributeValue
-	// Err is the failure as the single operation would report it (a
-	// *ConditionError, *VersionConflictError or *UniqueViolationError) for
-	// a failed condition; nil otherwise.
-	Err error
-}
-
-func (e *TxError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "singletable: %s: transaction cancelled", e.Op)
-	if len(e.Actions) == 0 {
-		fmt.Fprintf(&b, ": %v", e.Err)
-		return b.String()
-	}
-	for i, f := range e.Actions {
-		if i > 0 {
-			b.WriteByte(';')
-		} else {
-			b.WriteByte(':')
-		}
-		if f.Index < 0 { // the whole transaction, not one action
-			fmt.Fprintf(&b, " %s (%s)", f.Code, f.Message)
-			continue
-		}
-		what := f.Entity
-		if f.Guard != "" {
-			what += " unique " + f.Guard + " guard"
-		}
-		fmt.Fprintf(&b, " action %d (%s %s %s): %s", f.Index, f.Op, what, formatKey(f.Key), f.Code)
-		if f.Err != nil {
-			fmt.Fprintf(&b, " (%s)", strings.TrimPrefix(f.Err.Error(), "singletable: "))
-		} else if f.Message != "" {
-			fmt.Fprintf(&b, " (%s)", f.Message)
-		}
-	}
-	return b.String()
-}
-
-// Unwrap gives errors.Is/As the failures' errors, ErrConditionFailed and
-// ErrTransactionConflict where they apply, and the SDK error.
-func (e *TxError) Unwrap() []error {
-	var errs []error
-	conflict := false
-	for _, f := range e.Actions {
-		if f.Err != nil {
-			errs = append(errs, f.Err)
-		}
-		if f.Code == "ConditionalCheckFailed" && f.Err == nil {
-			errs = append(errs, ErrConditionFailed)
-		}
-		if f.Code == "TransactionConflict" && !conflict {
-			errs = append(errs, ErrTransactionConflict)
-			conflict = true
-		}
-	}
-	if e.Err != nil {
-		errs = append(errs, e.Err)
-	}
-	return errs
-}
-
-// cause is the error of the first action whose condition failed, if the
-// transaction failed only by conditions.
-func (e *TxError) cause() error {
-	for _, f := range e.Actions {
-		if f.Code != "ConditionalCheckFailed" {
-			return nil
-		}
-	}
-	for _, f := range e.Actions {
-		if f.Err != nil {
-			return f.Err
-		}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package singletable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -146,14 +145,6 @@ func Increment(field string, n any) Changes { return Changes{}.Increment(field, 
 // Decrement starts Changes with Changes.Decrement.
 func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, n) }
 
-// NoRead forbids Update the read it makes when an index key needs fields
-// the update neither changes nor gives (see Update): such an update fails
-// with a *ReadNeededError naming them, before anything is sent, so that the
-// caller can Set them too.
-func NoRead() UpdateOption { return updateOpt{setNoRead} }
-
-func setNoRead(s *settings) { s.noRead = true }
-
 // updateSettings adds up an update's changes and options. It always
 // allocates: the changes are the update's own.
 func updateSettings(op string, ch Changes, opts []UpdateOption) (*settings, error) {
@@ -163,55 +154,6 @@ func updateSettings(op string, ch Changes, opts []UpdateOption) (*settings, erro
 	}
 	return s, nil
 }
-
-// ErrReadNeeded matches a *ReadNeededError.
-var ErrReadNeeded = errors.New("singletable: the update needs fields it does not give")
-
-// ReadNeededError reports an update that must recompute an index key from
-// fields it neither changes nor gives. Update reads them (see Update); the
-// ways that cannot read fail with this error before sending anything:
-// Update with NoRead, TxUpdate (a transaction cannot read mid-way), and
-// UpdateInput (the dry run of a single request, which the read and its
-// condition would change). It matches ErrReadNeeded and ErrInvalidInput.
-type ReadNeededError struct {
-	Op     string   // e.g. "Order.Update"
-	Index  string   // the first index whose key needs them
-	Fields []string // every field Update would read, sorted
-	Reason string
-}
-
-func (e *ReadNeededError) Error() string { return "singletable: " + e.Op + ": " + e.Reason }
-
-// Is makes errors.Is(err, ErrReadNeeded) and errors.Is(err,
-// ErrInvalidInput) true.
-func (e *ReadNeededError) Is(target error) bool {
-	return target == ErrReadNeeded || target == ErrInvalidInput
-}
-
-// ErrReadChanged matches a *ReadChangedError.
-var ErrReadChanged = errors.New("singletable: the fields an update read kept changing")
-
-// ReadChangedError reports an Update that read fields an index key needs
-// and, each of Attempts times, found them changed by another writer before
-// its write (whose condition then failed). Nothing was written. It matches
-// ErrReadChanged and wraps the last write's error (ErrConditionFailed).
-type ReadChangedError struct {
-	Op       string
-	Key      map[string]types.AttributeValue
-	Fields   []string // the fields read
-	Attempts int      // the writes sent
-	Err      error    // the last write's error
-}
-
-func (e *ReadChangedError) Error() string {
-	return fmt.Sprintf("singletable: %s: %s changed under each of %d attempts to update the item (%s): %v",
-		e.Op, strings.Join(e.Fields, ", "), e.Attempts, formatKey(e.Key), e.Err)
-}
-
-// Is makes errors.Is(err, ErrReadChanged) true.
-func (e *ReadChangedError) Is(target error) bool { return target == ErrReadChanged }
-
-func (e *ReadChangedError) Unwrap() error { return e.Err }
 
 // maxUpdateAttempts bounds the writes of an Update that reads first: each
 // failed one whose read fields changed meanwhile is planned and sent again.

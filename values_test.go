@@ -3,7 +3,6 @@ package singletable_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -159,55 +158,5 @@ func TestValuesDynamoDBRefusesAreInvalidInput(t *testing.T) {
 		{ID: "d", Nums: []float64{1, 1.5, 2}, Tags: []string{"a", "b"}, Bins: [][]byte{{}, []byte("x")}},
 	} {
 		require.NoError(t, vlDocs.Put(ctx, db, ok), "%+v", ok)
-	}
-}
-
-// Every expression has one limit and one error: a Filter over 4 KB is the
-// same *LimitError (ErrTooLarge and ErrInvalidInput) as a write condition
-// or an update expression, with nothing sent; and the limit applies to the
-// whole filter the query sends (the entity type's and the caller's).
-func TestExpressionLimitIsOneRule(t *testing.T) {
-	conds := func(n int) st.Cond {
-		cs := make([]st.Cond, n)
-		for i := range cs {
-			cs[i] = st.Ne("Note", fmt.Sprint(i))
-		}
-		return st.And(cs...)
-	}
-	client := &singletabletest.Client{}
-	db := st.New(client, vlTable)
-	key := vlDoc{ID: "d1"}
-	checkLimit := func(t *testing.T, what string, err error) {
-		t.Helper()
-		require.ErrorIs(t, err, st.ErrTooLarge, what)
-		require.ErrorIs(t, err, st.ErrInvalidInput, what)
-		var le *st.LimitError
-		require.ErrorAs(t, err, &le, what)
-		assert.Contains(t, err.Error(), "4096", what)
-	}
-	huge := conds(400)
-	_, err := vlByID.Query(ctx, db, key, st.Filter(huge))
-	checkLimit(t, "Filter", err)
-	checkLimit(t, "If", vlDocs.Put(ctx, db, key, st.If(huge)))
-	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x").If(huge))
-	checkLimit(t, "Update If", err)
-	var sets st.Changes
-	for i := range 300 {
-		sets = sets.Set(fmt.Sprintf("Names.k%d", i), "x")
-	}
-	_, err = vlDocs.Update(ctx, db, key, sets)
-	checkLimit(t, "update expression", err)
-	assert.Empty(t, client.Calls(), "nothing is sent")
-
-	// The first filter too long for the query, with the entity type's
-	// filter joined to it, is refused the same way; the one before it fits.
-	for n := 1; ; n++ {
-		in, err := vlByID.QueryInput(db, key, st.Filter(conds(n)))
-		if err != nil {
-			checkLimit(t, fmt.Sprintf("Filter of %d conditions", n), err)
-			break
-		}
-		require.LessOrEqual(t, len(*in.FilterExpression), 4096)
-		require.Less(t, n, 1000)
 	}
 }
