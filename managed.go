@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Managed fields
@@ -159,9 +160,9 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		return fail("", "the entity name %q is reserved for unique-value guard items", guardType)
 	}
 	reserved := guardType + string(m.table.delim)
-	p := m.pk.literalPrefix()
+	p := m.pk.LiteralPrefix()
 	if strings.HasPrefix(p, reserved) {
-		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.raw, reserved)
+		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.Raw, reserved)
 	}
 	// A template that starts with a placeholder (or with part of the
 	// reserved prefix) could still render it from a value: each such key
@@ -430,7 +431,7 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
 	t := m.table
 	d := string(t.delim)
-	k := guardType + d + escapeValue(m.name, t.delim) + d + escapeValue(f.Attr, t.delim) + d + escapeValue(value, t.delim)
+	k := guardType + d + keys.Escape(m.name, t.delim) + d + keys.Escape(f.Attr, t.delim) + d + keys.Escape(value, t.delim)
 	attr, limit := t.pk, maxPartitionKeyBytes
 	if t.sk != "" {
 		attr, limit = t.sk, maxSortKeyBytes

@@ -706,16 +706,16 @@ func (m *entityModel) changedUnique(s *settings) string {
 // primaryTemplates describes the primary key templates for messages.
 func (m *entityModel) primaryTemplates() string {
 	if m.sk == nil {
-		return fmt.Sprintf("%s %q", m.table.pk, m.pk.raw)
+		return fmt.Sprintf("%s %q", m.table.pk, m.pk.Raw)
 	}
-	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.raw, m.table.sk, m.sk.raw)
+	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.Raw, m.table.sk, m.sk.Raw)
 }
 
 // describe names an index key's templates for messages.
 func (ei *entityIndex) describe() string {
-	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw)
+	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.Raw)
 	if ei.sk != nil {
-		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.raw)
+		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.Raw)
 	}
 	if ei.when != nil {
 		s += fmt.Sprintf(", when %s", strings.Join(ei.whenFields, ", "))
