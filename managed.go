@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
 )
 
@@ -633,7 +634,7 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 	a, f, b := w.a, h.field, w.b
 	switch h.kind {
 	case hookVersion:
-		plan.act(clauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+		plan.update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 		if exp := versionOf(f, w.key); exp != 0 {
 			w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
 			a.versioned, a.expected = true, exp
@@ -648,9 +649,9 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 		}
 		n := b.Name(f.Attr)
 		if h.kind == hookUpdated {
-			plan.act(clauseSet, n, " = ", b.Value(av))
+			plan.update.Act(expr.ClauseSet, n, " = ", b.Value(av))
 		} else {
-			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	case hookUnique:
 		if !plan.touches(f.GoName) {
