@@ -129,33 +129,33 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 	mem := d.members[0]
 	v := reflect.New(mem.m.typ).Elem()
 	for _, b := range mem.part {
-		if b.label == "" {
+		if b.Label == "" {
 			continue
 		}
-		val, ok := values[b.label]
+		val, ok := values[b.Label]
 		if !ok {
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("no value for {%s} of %q", b.label, d.partRaw)}
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("no value for {%s} of %q", b.Label, d.partRaw)}
 		}
-		f := b.ph.field
+		f := b.Ph.Field
 		ft := f.Type
-		if b.ph.ptr {
+		if b.Ph.Ptr {
 			ft = ft.Elem() // a *T field takes a T (or a *T: below)
 		}
 		rv := reflect.ValueOf(val)
-		if rv.IsValid() && b.ph.ptr && rv.Type() == f.Type && !rv.IsNil() {
+		if rv.IsValid() && b.Ph.Ptr && rv.Type() == f.Type && !rv.IsNil() {
 			rv = rv.Elem()
 		}
 		switch {
 		case !rv.IsValid() || (rv.Kind() == reflect.Pointer && rv.IsNil()):
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.label)}
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("nil value for {%s}", b.Label)}
 		case rv.Type().AssignableTo(ft):
 		case convertible(rv, ft):
 			rv = rv.Convert(ft)
 		default:
-			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.label, ft, val)}
+			return "", &InputError{Op: op, Reason: fmt.Sprintf("{%s} takes a %s, got a %T", b.Label, ft, val)}
 		}
 		fv := v.FieldByIndex(f.Index)
-		if b.ph.ptr {
+		if b.Ph.Ptr {
 			fv.Set(reflect.New(ft))
 			fv = fv.Elem()
 		}

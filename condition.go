@@ -20,18 +20,11 @@ import (
 // request is built; an unknown field is an ErrInvalidInput before sending.
 // Values are encoded with the field's own `dynamodbav` rules.
 type Cond struct {
-	n condNode
+	n expr.Node
 }
 
 // IsZero reports whether c is the empty condition.
 func (c Cond) IsZero() bool { return c.n == nil }
-
-// condNode is one node of a condition. render writes the node's
-// expression to w; a condition renders into one builder, so that nesting
-// costs no intermediate strings.
-type condNode interface {
-	render(r resolver, w *strings.Builder) error
-}
 
 // AttrType is an attribute type for IsType: S, SS, N, NS, B, BS, BOOL, NULL, L, M.
 type AttrType string
@@ -55,53 +48,56 @@ const (
 type FieldRef string
 
 // Eq: field = v.
-func Eq(field string, v any) Cond { return Cond{cmpNode{field, "=", v}} }
+func Eq(field string, v any) Cond { return Cond{expr.Compare(field, "=", v)} }
 
 // Ne: field <> v.
-func Ne(field string, v any) Cond { return Cond{cmpNode{field, "<>", v}} }
+func Ne(field string, v any) Cond { return Cond{expr.Compare(field, "<>", v)} }
 
 // Lt: field < v.
-func Lt(field string, v any) Cond { return Cond{cmpNode{field, "<", v}} }
+func Lt(field string, v any) Cond { return Cond{expr.Compare(field, "<", v)} }
 
 // Le: field <= v.
-func Le(field string, v any) Cond { return Cond{cmpNode{field, "<=", v}} }
+func Le(field string, v any) Cond { return Cond{expr.Compare(field, "<=", v)} }
 
 // Gt: field > v.
-func Gt(field string, v any) Cond { return Cond{cmpNode{field, ">", v}} }
+func Gt(field string, v any) Cond { return Cond{expr.Compare(field, ">", v)} }
 
 // Ge: field >= v.
-func Ge(field string, v any) Cond { return Cond{cmpNode{field, ">=", v}} }
+func Ge(field string, v any) Cond { return Cond{expr.Compare(field, ">=", v)} }
 
 // Between: lo <= field <= hi.
-func Between(field string, lo, hi any) Cond { return Cond{betweenNode{field, lo, hi}} }
+func Between(field string, lo, hi any) Cond { return Cond{expr.Between(field, lo, hi)} }
 
 // In: field equals one of vs (1 to 100 values).
-func In(field string, vs ...any) Cond { return Cond{inNode{field, vs}} }
+func In(field string, vs ...any) Cond { return Cond{expr.In(field, vs)} }
 
 // BeginsWith: the string field starts with prefix.
 func BeginsWith(field string, prefix string) Cond {
-	return Cond{funcNode{fn: "begins_with", field: field, arg: prefix, rawString: true}}
+	return Cond{expr.CallString("begins_with", field, prefix)}
 }
 
 // Contains: the string field contains v as a substring, or the set or list
 // field contains v as an element.
 func Contains(field string, v any) Cond {
-	return Cond{funcNode{fn: "contains", field: field, arg: v, element: true}}
+	if t, ok := v.(AttrType); ok { // a type name is written as IsType writes it
+		return Cond{expr.CallType("contains", field, string(t))}
+	}
+	return Cond{expr.Call("contains", field, v, true)}
 }
 
 // Exists: the item has the attribute.
 func Exists(field string) Cond {
-	return Cond{funcNode{fn: "attribute_exists", field: field, unary: true}}
+	return Cond{expr.Unary("attribute_exists", field)}
 }
 
 // NotExists: the item lacks the attribute.
 func NotExists(field string) Cond {
-	return Cond{funcNode{fn: "attribute_not_exists", field: field, unary: true}}
+	return Cond{expr.Unary("attribute_not_exists", field)}
 }
 
 // IsType: the attribute is of type t.
 func IsType(field string, t AttrType) Cond {
-	return Cond{funcNode{fn: "attribute_type", field: field, arg: t}}
+	return Cond{expr.CallType("attribute_type", field, string(t))}
 }
 
 // Size is the size of an attribute (string length, binary length, number of
@@ -112,22 +108,22 @@ func Size(field string) SizeOperand { return SizeOperand{field} }
 type SizeOperand struct{ field string }
 
 // Eq: size(field) = n.
-func (s SizeOperand) Eq(n int) Cond { return Cond{sizeNode{s.field, "=", n}} }
+func (s SizeOperand) Eq(n int) Cond { return Cond{expr.Size(s.field, "=", n)} }
 
 // Ne: size(field) <> n.
-func (s SizeOperand) Ne(n int) Cond { return Cond{sizeNode{s.field, "<>", n}} }
+func (s SizeOperand) Ne(n int) Cond { return Cond{expr.Size(s.field, "<>", n)} }
 
 // Lt: size(field) < n.
-func (s SizeOperand) Lt(n int) Cond { return Cond{sizeNode{s.field, "<", n}} }
+func (s SizeOperand) Lt(n int) Cond { return Cond{expr.Size(s.field, "<", n)} }
 
 // Le: size(field) <= n.
-func (s SizeOperand) Le(n int) Cond { return Cond{sizeNode{s.field, "<=", n}} }
+func (s SizeOperand) Le(n int) Cond { return Cond{expr.Size(s.field, "<=", n)} }
 
 // Gt: size(field) > n.
-func (s SizeOperand) Gt(n int) Cond { return Cond{sizeNode{s.field, ">", n}} }
+func (s SizeOperand) Gt(n int) Cond { return Cond{expr.Size(s.field, ">", n)} }
 
 // Ge: size(field) >= n.
-func (s SizeOperand) Ge(n int) Cond { return Cond{sizeNode{s.field, ">=", n}} }
+func (s SizeOperand) Ge(n int) Cond { return Cond{expr.Size(s.field, ">=", n)} }
 
 // And holds when every condition holds. Zero conditions are skipped.
 func And(cs ...Cond) Cond { return junction("AND", cs) }
@@ -140,7 +136,7 @@ func Not(c Cond) Cond {
 	if c.n == nil {
 		return c
 	}
-	return Cond{notNode{c.n}}
+	return Cond{expr.Not(c.n)}
 }
 
 func junction(op string, cs []Cond) Cond {
@@ -155,11 +151,10 @@ func junction(op string, cs []Cond) Cond {
 	if n <= 1 {
 		return only
 	}
-	j := &junctionNode{op: op}
-	j.nodes = j.pair[:0]
+	j := expr.Join(op)
 	for _, c := range cs {
 		if c.n != nil {
-			j.nodes = append(j.nodes, c.n)
+			j.Add(c.n)
 		}
 	}
 	return Cond{j}
@@ -367,180 +362,26 @@ func (r resolver) encode(field string, v any, element bool) (types.AttributeValu
 	return r.m.encodeValue(field, v, element)
 }
 
-type cmpNode struct {
-	field, op string
-	v         any
-}
-
-func (n cmpNode) render(r resolver, w *strings.Builder) error {
-	a, err := r.attr(n.field)
-	if err != nil {
-		return err
-	}
-	v, err := r.value(n.field, n.v, false)
-	if err != nil {
-		return err
-	}
-	writeAll(w, a, " ", n.op, " ", v)
-	return nil
-}
-
-// writeAll writes the strings to w in order.
-func writeAll(w *strings.Builder, ss ...string) {
-	for _, s := range ss {
-		w.WriteString(s)
-	}
-}
-
-type betweenNode struct {
-	field  string
-	lo, hi any
-}
-
-func (n betweenNode) render(r resolver, w *strings.Builder) error {
-	a, err := r.attr(n.field)
-	if err != nil {
-		return err
-	}
-	lo, err := r.value(n.field, n.lo, false)
-	if err != nil {
-		return err
-	}
-	hi, err := r.value(n.field, n.hi, false)
-	if err != nil {
-		return err
-	}
-	writeAll(w, a, " BETWEEN ", lo, " AND ", hi)
-	return nil
-}
-
-type inNode struct {
-	field string
-	vs    []any
-}
-
-func (n inNode) render(r resolver, w *strings.Builder) error {
-	if len(n.vs) == 0 || len(n.vs) > 100 {
-		return fmt.Errorf("In(%q) takes 1 to 100 values, got %d", n.field, len(n.vs))
-	}
-	a, err := r.attr(n.field)
-	if err != nil {
-		return err
-	}
-	writeAll(w, a, " IN (")
-	for i, v := range n.vs {
-		p, err := r.value(n.field, v, false)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			w.WriteString(", ")
-		}
-		w.WriteString(p)
-	}
-	w.WriteByte(')')
-	return nil
-}
-
-type funcNode struct {
-	fn, field string
-	arg       any
-	rawString bool // the argument is a plain string, whatever the field's type
-	element   bool // the argument may be an element of a set or list field
-	unary     bool // the function takes no argument
-	rawAttr   bool // field is an attribute name, not a Go field (the library's own conditions)
-}
-
 // attrExists and attrNotExists test an attribute by its stored name: the
 // library's own conditions on key attributes, which must not be mistaken
 // for a Go field of the same name.
-func attrExists(attr string) Cond {
-	return Cond{funcNode{fn: "attribute_exists", field: attr, unary: true, rawAttr: true}}
+func attrExists(attr string) Cond { return Cond{expr.UnaryAttr("attribute_exists", attr)} }
+
+func attrNotExists(attr string) Cond { return Cond{expr.UnaryAttr("attribute_not_exists", attr)} }
+
+// condFields is expr.Resolver for the conditions of entity m: Go field
+// paths and values resolved as resolver does (raw attribute names when m is
+// nil).
+type condFields entityModel
+
+// Path implements expr.Resolver.
+func (m *condFields) Path(b *expr.Builder, path string) (string, error) {
+	return resolver{m: (*entityModel)(m), b: b}.attr(path)
 }
 
-func attrNotExists(attr string) Cond {
-	return Cond{funcNode{fn: "attribute_not_exists", field: attr, unary: true, rawAttr: true}}
-}
-
-func (n funcNode) render(r resolver, w *strings.Builder) error {
-	var a string
-	var err error
-	if n.rawAttr {
-		a = r.b.Name(n.field)
-	} else if a, err = r.attr(n.field); err != nil {
-		return err
-	}
-	if n.unary {
-		writeAll(w, n.fn, "(", a, ")")
-		return nil
-	}
-	if n.arg == nil {
-		return fmt.Errorf("%s(%q) needs a value, got nil", n.fn, n.field)
-	}
-	var v string
-	if t, ok := n.arg.(AttrType); ok {
-		switch t {
-		case TypeString, TypeStringSet, TypeNumber, TypeNumberSet, TypeBinary, TypeBinarySet, TypeBool, TypeNull, TypeList, TypeMap:
-		default:
-			return fmt.Errorf("IsType(%q): unknown attribute type %q", n.field, string(t))
-		}
-		v = r.b.Value(&types.AttributeValueMemberS{Value: string(t)})
-	} else if s, ok := n.arg.(string); ok && n.rawString {
-		v = r.b.Value(&types.AttributeValueMemberS{Value: s})
-	} else if v, err = r.value(n.field, n.arg, n.element); err != nil {
-		return err
-	}
-	writeAll(w, n.fn, "(", a, ", ", v, ")")
-	return nil
-}
-
-type sizeNode struct {
-	field, op string
-	n         int
-}
-
-func (n sizeNode) render(r resolver, w *strings.Builder) error {
-	a, err := r.attr(n.field)
-	if err != nil {
-		return err
-	}
-	v := r.b.Value(&types.AttributeValueMemberN{Value: fmt.Sprint(n.n)})
-	writeAll(w, "size(", a, ") ", n.op, " ", v)
-	return nil
-}
-
-// junctionNode joins conditions with AND or OR. Most junctions join two
-// (the library's condition and the caller's): pair holds them, so that a
-// junction is one allocation.
-type junctionNode struct {
-	op    string
-	nodes []condNode
-	pair  [2]condNode
-}
-
-func (n *junctionNode) render(r resolver, w *strings.Builder) error {
-	for i, c := range n.nodes {
-		if i > 0 {
-			writeAll(w, " ", n.op, " ")
-		}
-		w.WriteByte('(')
-		if err := c.render(r, w); err != nil {
-			return err
-		}
-		w.WriteByte(')')
-	}
-	return nil
-}
-
-type notNode struct{ n condNode }
-
-func (n notNode) render(r resolver, w *strings.Builder) error {
-	w.WriteString("NOT (")
-	if err := n.n.render(r, w); err != nil {
-		return err
-	}
-	w.WriteByte(')')
-	return nil
+// Value implements expr.Resolver.
+func (m *condFields) Value(b *expr.Builder, path string, v any, element bool) (string, error) {
+	return resolver{m: (*entityModel)(m), b: b}.value(path, v, element)
 }
 
 // renderCond renders c for entity m into b. An empty condition renders "".
@@ -549,12 +390,10 @@ func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
 	if c.n == nil {
 		return "", nil
 	}
-	var w strings.Builder
-	w.Grow(64) // most conditions fit: one allocation rather than growing from 8 bytes
-	if err := c.n.render(resolver{m: m, b: b}, &w); err != nil {
+	s, err := expr.Render(c.n, (*condFields)(m), b)
+	if err != nil {
 		return "", err
 	}
-	s := w.String()
 	if err := checkExpression("", "condition", s); err != nil {
 		return "", err
 	}

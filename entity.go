@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Entity is one Go struct type T registered on a table under an entity name,
@@ -29,7 +30,7 @@ type entityModel struct {
 	typ     reflect.Type
 	fields  *codec.Fields
 	plan    *codec.Plan // encodes and decodes T, built once
-	pk, sk  *template
+	pk, sk  *keys.Template
 	indexes []*entityIndex
 	// keyFields are the Go fields the primary key reads.
 	keyFields map[string]bool
@@ -141,16 +142,16 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	}
 
 	m := &entityModel{table: t, name: name, typ: typ, fields: fields, plan: plan, keyFields: map[string]bool{}, ops: newOpNames(name)}
-	parse := func(tpl string) (*template, error) {
-		pt, err := parseTemplate(tpl, fields, t.delim)
+	parse := func(tpl string) (*keys.Template, error) {
+		pt, err := keys.Parse(tpl, fields, t.delim)
 		if err != nil {
-			var fe *fieldError
+			var fe *keys.FieldError
 			if errors.As(err, &fe) {
-				reason := fe.reason
-				if sf, ok := typ.FieldByName(fe.field); ok && sf.Tag.Get("dynamodbav") == "-" {
+				reason := fe.Reason
+				if sf, ok := typ.FieldByName(fe.Field); ok && sf.Tag.Get("dynamodbav") == "-" {
 					reason = "the field is not stored (tagged `dynamodbav:\"-\"`), so a key cannot read it back; store it, or key on another field"
 				}
-				return nil, &ModelError{Table: t.name, Entity: name, Field: fe.field, Template: tpl, Reason: reason}
+				return nil, &ModelError{Table: t.name, Entity: name, Field: fe.Field, Template: tpl, Reason: reason}
 			}
 			return nil, &ModelError{Table: t.name, Entity: name, Template: tpl, Reason: err.Error()}
 		}
@@ -169,11 +170,11 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			return nil, err
 		}
 	}
-	for _, f := range m.pk.fields() {
+	for _, f := range m.pk.Fields() {
 		m.keyFields[f] = true
 	}
 	if m.sk != nil {
-		for _, f := range m.sk.fields() {
+		for _, f := range m.sk.Fields() {
 			m.keyFields[f] = true
 		}
 	}
@@ -181,7 +182,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	// Where each index key attribute's value comes from, for this entity:
 	// the table's own key, a field stored under it, or else the template
 	// the entity declares for it.
-	source := func(attr string) (keySource, *template, error) {
+	source := func(attr string) (keySource, *keys.Template, error) {
 		switch {
 		case attr == "":
 			return keyOwn, nil, nil
@@ -198,7 +199,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			return keyOwn, nil, &ModelError{Table: t.name, Entity: name, Field: f.GoName, Reason: fmt.Sprintf(
 				"stored as attribute %q, an index key attribute, which holds a string, a number or binary; the field is a %s: rename it with a dynamodbav tag", attr, f.Type)}
 		}
-		return keyField, fieldTemplate(f, t.delim), nil
+		return keyField, keys.FieldTemplate(f, t.delim), nil
 	}
 	declared := map[*GSI]bool{}
 	for _, ik := range spec.indexes {
@@ -213,7 +214,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		ei := &entityIndex{index: ix}
 		// part resolves one index key attribute: a derived one must be
 		// declared as what it is, or left out with the whole Index.
-		part := func(attr, raw, what string) (keySource, *template, error) {
+		part := func(attr, raw, what string) (keySource, *keys.Template, error) {
 			from, derived, err := source(attr)
 			switch {
 			case err != nil:
@@ -221,15 +222,15 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			case from == keyOwn:
 				tpl, err := parse(raw)
 				return from, tpl, err
-			case raw != derived.raw:
+			case raw != derived.Raw:
 				where := "the table's partition key, so it is the entity's own partition template"
 				if attr == t.sk {
 					where = "the table's sort key, so it is the entity's own sort template"
 				} else if from == keyField {
-					where = "the attribute field " + derived.segs[0].ph.field.GoName + " is stored as, so it is the field's value itself (no literal text, no format)"
+					where = "the attribute field " + derived.Lead().Field.GoName + " is stored as, so it is the field's value itself (no literal text, no format)"
 				}
 				return from, nil, &ModelError{Table: t.name, Entity: name, Template: raw, Reason: fmt.Sprintf(
-					"index %s's %s %s is %s: declare it as %q, or leave Index(%q, ...) out (it is derived)", ix.name, what, attr, where, derived.raw, ix.name)}
+					"index %s's %s %s is %s: declare it as %q, or leave Index(%q, ...) out (it is derived)", ix.name, what, attr, where, derived.Raw, ix.name)}
 			}
 			return from, derived, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // GSI is a global secondary index of a table: its name, key attributes and
@@ -97,7 +98,7 @@ func (k IndexKey) When(pred any, fields ...string) IndexKey {
 // entityIndex is an entity's resolved key templates for one GSI.
 type entityIndex struct {
 	index      *GSI
-	pk, sk     *template
+	pk, sk     *keys.Template
 	when       func(reflect.Value) bool // nil: always; v is the struct value
 	whenFields []string
 	// pkFrom and skFrom say where each index key attribute's value comes
@@ -134,7 +135,7 @@ func (ei *entityIndex) dependsOn(goName string) bool {
 	if !ei.writes() {
 		return false
 	}
-	if ei.pk.uses(goName) || (ei.sk != nil && ei.sk.uses(goName)) {
+	if ei.pk.Uses(goName) || (ei.sk != nil && ei.sk.Uses(goName)) {
 		return true
 	}
 	return slices.Contains(ei.whenFields, goName)
@@ -142,9 +143,9 @@ func (ei *entityIndex) dependsOn(goName string) bool {
 
 // inputs lists every field the index key and its condition read.
 func (ei *entityIndex) inputs() []string {
-	out := ei.pk.fields()
+	out := ei.pk.Fields()
 	if ei.sk != nil {
-		out = append(out, ei.sk.fields()...)
+		out = append(out, ei.sk.Fields()...)
 	}
 	for _, f := range ei.whenFields {
 		if !slices.Contains(out, f) {
@@ -202,23 +203,6 @@ func fieldAttrType(f *codec.Field) types.ScalarAttributeType {
 	return ""
 }
 
-// fieldTemplate is the template of an index key that is field f's own
-// attribute: the field's value itself, "{Field}". Its value is never
-// rendered as a key (no escaping, no format): writes store the field as
-// the entity's codec does, and reads send and decode the value as stored.
-func fieldTemplate(f *codec.Field, delim byte) *template {
-	ph := &placeholder{field: f, kind: kindString}
-	switch k := f.Type.Kind(); {
-	case k >= reflect.Int && k <= reflect.Int64:
-		ph.kind = kindInt
-	case k >= reflect.Uint && k <= reflect.Uint64:
-		ph.kind = kindUint
-	case f.Type == timeType:
-		ph.kind, ph.layout = kindTime, DefaultTimeLayout
-	}
-	return &template{raw: "{" + f.GoName + "}", segs: []segment{{ph: ph}}, delim: delim}
-}
-
 // absentKeyValue reports whether av, stored under an index key attribute,
 // must be left out instead: DynamoDB refuses an empty string or binary, and
 // any non-key type (NULL), in an index key attribute. The item is then not
@@ -240,7 +224,7 @@ func absentKeyValue(av types.AttributeValue) bool {
 // be absent (see absentKeyValue).
 func (m *entityModel) indexedField(goName string) bool {
 	for _, ei := range m.indexes {
-		if (ei.pkFrom == keyField && ei.pk.uses(goName)) || (ei.sk != nil && ei.skFrom == keyField && ei.sk.uses(goName)) {
+		if (ei.pkFrom == keyField && ei.pk.Uses(goName)) || (ei.sk != nil && ei.skFrom == keyField && ei.sk.Uses(goName)) {
 			return true
 		}
 	}
@@ -272,16 +256,16 @@ func (ei *entityIndex) dropAbsent(item map[string]types.AttributeValue) int {
 // attribute the field's value as stored (base64 for binary, so that it
 // travels in a string; see partitionValue).
 func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, error) {
-	if mem.ei == nil || !mem.ei.rawPK() || mem.partTpl.constant() {
+	if mem.ei == nil || !mem.ei.rawPK() || mem.partTpl.Constant() {
 		return mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
 	}
-	m, f := mem.m, mem.ei.pk.segs[0].ph.field
+	m, f := mem.m, mem.ei.pk.Lead().Field
 	av, ok, err := m.plan.EncodeFieldValue(f, v.FieldByIndex(f.Index))
 	if err != nil {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName, Reason: err.Error()}
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName, Reason: err.Error()}
 	}
 	if !ok || absentKeyValue(av) {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName,
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName,
 			Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
 	}
 	var s string
@@ -294,7 +278,7 @@ func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, er
 		s = base64.StdEncoding.EncodeToString(av.Value)
 	}
 	if len(s) > maxPartitionKeyBytes {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.raw, Field: f.GoName,
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName,
 			Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a partition key", len(s), maxPartitionKeyBytes)}
 	}
 	return s, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // maxItemBytes is DynamoDB's item size limit: names and values, 400 KB.
@@ -33,29 +34,29 @@ func (m *entityModel) keyFacts(v reflect.Value) (map[string]types.AttributeValue
 }
 
 // renderTableKey renders a table key: every field must have a value.
-func (m *entityModel) renderTableKey(tpl *template, attr string, limit int, v reflect.Value) (string, error) {
-	s, err := tpl.render(v)
+func (m *entityModel) renderTableKey(tpl *keys.Template, attr string, limit int, v reflect.Value) (string, error) {
+	s, err := tpl.Render(v)
 	if err != nil {
 		return "", m.keyError(tpl, attr, err)
 	}
 	if len(s) > limit {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
+		return "", &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw,
 			Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
 	}
 	return s, nil
 }
 
-func (m *entityModel) keyError(tpl *template, attr string, err error) error {
-	var missing errMissing
-	var fe *fieldError
+func (m *entityModel) keyError(tpl *keys.Template, attr string, err error) error {
+	var missing keys.MissingError
+	var fe *keys.FieldError
 	switch {
 	case errors.As(err, &missing):
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Field: missing.field,
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Field: missing.Field,
 			Reason: "the value is empty; every field of a table key needs one"}
 	case errors.As(err, &fe):
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Field: fe.field, Reason: fe.reason}
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Field: fe.Field, Reason: fe.Reason}
 	default:
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw, Reason: err.Error()}
+		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Reason: err.Error()}
 	}
 }
 
@@ -66,16 +67,16 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 	if ei.when != nil && !ei.when(v) {
 		return "", "", false, nil
 	}
-	render := func(tpl *template, attr string, limit int) (string, bool, error) {
-		s, err := tpl.render(v)
+	render := func(tpl *keys.Template, attr string, limit int) (string, bool, error) {
+		s, err := tpl.Render(v)
 		if err != nil {
-			if errors.As(err, new(errMissing)) {
+			if errors.As(err, new(keys.MissingError)) {
 				return "", false, nil
 			}
 			return "", false, m.keyError(tpl, attr, err)
 		}
 		if len(s) > limit {
-			return "", false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.raw,
+			return "", false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw,
 				Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
 		}
 		return s, true, nil

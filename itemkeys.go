@@ -6,6 +6,8 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // An item's key attributes (its table key, the type attribute and the key
@@ -48,7 +50,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 		return facts, err
 	}
 	if m.pkMayBeReserved && isGuardKey(buf[start:], t.delim) {
-		return facts, &KeyError{Entity: m.name, Attr: t.pk, Template: m.pk.raw,
+		return facts, &KeyError{Entity: m.name, Attr: t.pk, Template: m.pk.Raw,
 			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", string(buf[start:]), guardType+string(t.delim))}
 	}
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
@@ -119,13 +121,13 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 // On failure buf comes back as it was, with a *KeyError; missing reports
 // that the failure is an empty key field (an error for a table key; for an
 // index key, the item is not in the index).
-func (m *entityModel) appendKey(buf []byte, tpl *template, attr string, limit int, v reflect.Value) (out []byte, missing bool, err error) {
+func (m *entityModel) appendKey(buf []byte, tpl *keys.Template, attr string, limit int, v reflect.Value) (out []byte, missing bool, err error) {
 	start := len(buf)
-	out, err = tpl.appendKey(buf, v)
+	out, err = tpl.AppendKey(buf, v)
 	if err != nil {
-		return buf[:start], errors.As(err, new(errMissing)), m.keyError(tpl, attr, err)
+		return buf[:start], errors.As(err, new(keys.MissingError)), m.keyError(tpl, attr, err)
 	}
-	if err := m.checkKeySize(attr, tpl.raw, "", len(out)-start, limit); err != nil {
+	if err := m.checkKeySize(attr, tpl.Raw, "", len(out)-start, limit); err != nil {
 		return buf[:start], false, err
 	}
 	return out, false, nil

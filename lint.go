@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Lint checks the registered model for what is legal but likely wrong,
@@ -70,7 +72,7 @@ func (i LintIssue) String() string {
 type keyPlace struct {
 	m      *entityModel
 	ei     *entityIndex
-	pk, sk *template
+	pk, sk *keys.Template
 }
 
 // places lists, per index ("" for the table), the entities that write keys
@@ -110,12 +112,12 @@ func (t *Table) Lint() []LintIssue {
 		}
 		ps := by[index]
 		for i, a := range ps {
-			if a.pk.constant() {
+			if a.pk.Constant() {
 				sev := LintWarning
 				if a.ei != nil && a.ei.when != nil {
 					sev = LintInfo
 				}
-				add(sev, "entity "+a.m.name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.raw, where)
+				add(sev, "entity "+a.m.name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.Raw, where)
 			}
 			for _, b := range ps[i+1:] {
 				if !collide(a, b, t.delim) {
@@ -136,9 +138,9 @@ func (t *Table) Lint() []LintIssue {
 				continue
 			}
 			for _, f := range absentFields(p.m, p.ei) {
-				if f.kind == kindTime && !f.ptr {
+				if f.Kind == keys.KindTime && !f.Ptr {
 					add(LintWarning, "entity "+p.m.name, "index %s key %s uses the time.Time field %s: an item whose %s is the zero time is silently left out of the index, and no When declares it sparse; make %s a *time.Time (nil: not indexed) or declare When",
-						index, describePlace(p), f.field.GoName, f.field.GoName, f.field.GoName)
+						index, describePlace(p), f.Field.GoName, f.Field.GoName, f.Field.GoName)
 				}
 			}
 		}
@@ -153,12 +155,12 @@ func (t *Table) Lint() []LintIssue {
 			continue
 		}
 		mem := d.members[0]
-		if mem.partTpl.constant() {
+		if mem.partTpl.Constant() {
 			sev := LintWarning
 			if mem.ei != nil && mem.ei.when != nil {
 				sev = LintInfo
 			}
-			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.literalPrefix())
+			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.LiteralPrefix())
 		}
 		index := ""
 		if d.index != nil {
@@ -186,19 +188,19 @@ func (t *Table) Lint() []LintIssue {
 // can be absent (a nil pointer, an empty string, a zero time) while the
 // item exists: those not in its table key, which refuses absent values.
 // Each field once, in template order.
-func absentFields(m *entityModel, ei *entityIndex) []*placeholder {
-	var out []*placeholder
+func absentFields(m *entityModel, ei *entityIndex) []*keys.Placeholder {
+	var out []*keys.Placeholder
 	var seen []string
-	for _, tpl := range []*template{ei.pk, ei.sk} {
+	for _, tpl := range []*keys.Template{ei.pk, ei.sk} {
 		if tpl == nil {
 			continue
 		}
-		for _, ph := range tpl.placeholders() {
-			name := ph.field.GoName
-			if m.pk.uses(name) || (m.sk != nil && m.sk.uses(name)) || slices.Contains(seen, name) {
+		for _, ph := range tpl.Placeholders() {
+			name := ph.Field.GoName
+			if m.pk.Uses(name) || (m.sk != nil && m.sk.Uses(name)) || slices.Contains(seen, name) {
 				continue
 			}
-			if ph.ptr || ph.kind == kindString || ph.kind == kindTime {
+			if ph.Ptr || ph.Kind == keys.KindString || ph.Kind == keys.KindTime {
 				seen = append(seen, name)
 				out = append(out, ph)
 			}
@@ -208,22 +210,22 @@ func absentFields(m *entityModel, ei *entityIndex) []*placeholder {
 }
 
 func describePlace(p keyPlace) string {
-	s := fmt.Sprintf("%q", p.pk.raw)
+	s := fmt.Sprintf("%q", p.pk.Raw)
 	if p.sk != nil {
-		s += fmt.Sprintf(" / %q", p.sk.raw)
+		s += fmt.Sprintf(" / %q", p.sk.Raw)
 	}
 	return s
 }
 
 // collide reports whether two entities' templates can render the same key.
 func collide(a, b keyPlace, delim byte) bool {
-	if !intersects(a.pk.tokens(), b.pk.tokens(), delim) {
+	if !keys.Intersects(a.pk.Glob(), b.pk.Glob(), delim) {
 		return false
 	}
 	if a.sk == nil || b.sk == nil {
 		return true
 	}
-	return intersects(a.sk.tokens(), b.sk.tokens(), delim)
+	return keys.Intersects(a.sk.Glob(), b.sk.Glob(), delim)
 }
 
 func (d *readDecl) hasMember(m *entityModel) bool {
@@ -240,30 +242,30 @@ func (d *readDecl) hasMember(m *entityModel) bool {
 func (d *readDecl) overMatches(p keyPlace) bool {
 	delim := d.table.delim
 	mem := d.members[0]
-	if !intersects(mem.partTpl.tokens(), p.pk.tokens(), delim) {
+	if !keys.Intersects(mem.partTpl.Glob(), p.pk.Glob(), delim) {
 		return false
 	}
 	if p.sk == nil || mem.sk == nil {
 		return true
 	}
-	other := p.sk.tokens()
-	lit := mem.sk.literalPrefix()
+	other := p.sk.Glob()
+	lit := mem.sk.LiteralPrefix()
 	switch d.sort {
 	case sortBeginsWith:
-		return intersects(other, prefixTokens(d.sortLit), delim)
+		return keys.Intersects(other, keys.PrefixGlob(d.sortLit), delim)
 	case sortEquals:
-		return intersects(other, mem.sk.tokens(), delim)
+		return keys.Intersects(other, mem.sk.Glob(), delim)
 	case sortDefault:
 		if d.collection || lit == "" {
 			return true
 		}
-		return intersects(other, prefixTokens(lit), delim)
+		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
 	case sortPrefix, sortBetween:
-		return lit == "" || intersects(other, prefixTokens(lit), delim)
+		return lit == "" || keys.Intersects(other, keys.PrefixGlob(lit), delim)
 	case sortLT, sortLE:
-		return !sortsAfter(p.sk.literalPrefix(), lit)
+		return !sortsAfter(p.sk.LiteralPrefix(), lit)
 	}
-	return !sortsAfter(lit, p.sk.literalPrefix()) // sortGT, sortGE
+	return !sortsAfter(lit, p.sk.LiteralPrefix()) // sortGT, sortGE
 }
 
 // sortsAfter reports whether every string starting with a sorts after every

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Managed fields
@@ -159,9 +161,9 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		return fail("", "the entity name %q is reserved for unique-value guard items", guardType)
 	}
 	reserved := guardType + string(m.table.delim)
-	p := m.pk.literalPrefix()
+	p := m.pk.LiteralPrefix()
 	if strings.HasPrefix(p, reserved) {
-		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.raw, reserved)
+		return fail("", "the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.Raw, reserved)
 	}
 	// A template that starts with a placeholder (or with part of the
 	// reserved prefix) could still render it from a value: each such key
@@ -430,7 +432,7 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
 	t := m.table
 	d := string(t.delim)
-	k := guardType + d + escapeValue(m.name, t.delim) + d + escapeValue(f.Attr, t.delim) + d + escapeValue(value, t.delim)
+	k := guardType + d + keys.Escape(m.name, t.delim) + d + keys.Escape(f.Attr, t.delim) + d + keys.Escape(value, t.delim)
 	attr, limit := t.pk, maxPartitionKeyBytes
 	if t.sk != "" {
 		attr, limit = t.sk, maxSortKeyBytes
@@ -632,7 +634,7 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 	a, f, b := w.a, h.field, w.b
 	switch h.kind {
 	case hookVersion:
-		plan.act(clauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+		plan.update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 		if exp := versionOf(f, w.key); exp != 0 {
 			w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
 			a.versioned, a.expected = true, exp
@@ -647,9 +649,9 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 		}
 		n := b.Name(f.Attr)
 		if h.kind == hookUpdated {
-			plan.act(clauseSet, n, " = ", b.Value(av))
+			plan.update.Act(expr.ClauseSet, n, " = ", b.Value(av))
 		} else {
-			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	case hookUnique:
 		if !plan.touches(f.GoName) {

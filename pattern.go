@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Named access patterns
@@ -120,11 +122,11 @@ type readDecl struct {
 // read.
 type readMember struct {
 	m       *entityModel
-	ei      *entityIndex // nil on the table
-	pk, sk  *template    // what the entity writes into the index's keys
-	part    []binding    // how the read's partition gives pk's placeholders
-	partTpl *template    // pk with the fixed placeholders as literal text
-	skips   [][]bool     // keySkips of keyTemplates, all keys present
+	ei      *entityIndex   // nil on the table
+	pk, sk  *keys.Template // what the entity writes into the index's keys
+	part    []keys.Binding // how the read's partition gives pk's placeholders
+	partTpl *keys.Template // pk with the fixed placeholders as literal text
+	skips   [][]bool       // keySkips of keyTemplates, all keys present
 }
 
 var readIDs atomic.Uint64
@@ -363,10 +365,10 @@ func (d *readDecl) check() error {
 	if d.sortCalls > 1 {
 		return d.fail("the sort condition is given %d times", d.sortCalls)
 	}
-	var segs []labelSeg
+	var segs []keys.ReadSegment
 	if d.partRaw != "" {
 		var err error
-		if segs, err = parseLabels(d.partRaw); err != nil {
+		if segs, err = keys.ParseLabels(d.partRaw); err != nil {
 			return d.fail("partition template: %v", err)
 		}
 	}
@@ -385,7 +387,7 @@ func (d *readDecl) check() error {
 		d.index = ix
 	}
 	// Resolve each member on it.
-	formats := map[string]*placeholder{}
+	formats := map[string]*keys.Placeholder{}
 	for _, m := range d.entities {
 		mem := &readMember{m: m, pk: m.pk, sk: m.sk}
 		if d.index != nil {
@@ -400,32 +402,32 @@ func (d *readDecl) check() error {
 			mem.pk, mem.sk = mem.ei.pk, mem.ei.sk
 		}
 		if segs == nil { // the entity's own template, each field a label
-			mem.part = make([]binding, 0)
-			for _, ph := range mem.pk.placeholders() {
-				mem.part = append(mem.part, binding{ph: ph, label: ph.field.GoName})
+			mem.part = make([]keys.Binding, 0)
+			for _, ph := range mem.pk.Placeholders() {
+				mem.part = append(mem.part, keys.Binding{Ph: ph, Label: ph.Field.GoName})
 			}
 		} else {
-			bs, err := unify(segs, mem.pk, m.fields, func(label string, ph *placeholder) error {
-				if !d.collection && label != ph.field.GoName {
-					return fmt.Errorf("{%s} stands where %q has {%s}", label, mem.pk.raw, ph.field.GoName)
+			bs, err := keys.Unify(segs, mem.pk, m.fields, func(label string, ph *keys.Placeholder) error {
+				if !d.collection && label != ph.Field.GoName {
+					return fmt.Errorf("{%s} stands where %q has {%s}", label, mem.pk.Raw, ph.Field.GoName)
 				}
-				if prev, ok := formats[label]; ok && !prev.sameFormat(ph) {
-					return fmt.Errorf("{%s} is a %s in one member's template and formatted differently in %s's %q", label, prev.field.Type, m.name, mem.pk.raw)
+				if prev, ok := formats[label]; ok && !prev.SameFormat(ph) {
+					return fmt.Errorf("{%s} is a %s in one member's template and formatted differently in %s's %q", label, prev.Field.Type, m.name, mem.pk.Raw)
 				}
 				formats[label] = ph
 				return nil
 			})
 			if err != nil {
-				return d.fail("partition template %q does not match what entity %s writes into %s (%q): %v", d.partRaw, m.name, d.pkAttr(), mem.pk.raw, err)
+				return d.fail("partition template %q does not match what entity %s writes into %s (%q): %v", d.partRaw, m.name, d.pkAttr(), mem.pk.Raw, err)
 			}
 			mem.part = bs
 		}
 		for _, b := range mem.part {
-			if b.label != "" && !slices.Contains(d.labels, b.label) {
-				d.labels = append(d.labels, b.label)
+			if b.Label != "" && !slices.Contains(d.labels, b.Label) {
+				d.labels = append(d.labels, b.Label)
 			}
 		}
-		mem.partTpl = specialise(mem.pk, mem.part)
+		mem.partTpl = keys.Specialise(mem.pk, mem.part)
 		kts := mem.keyTemplates()
 		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
 		d.members = append(d.members, mem)
@@ -435,11 +437,11 @@ func (d *readDecl) check() error {
 
 // pickIndex finds the index whose partition template the pattern's
 // partition matches: the table's if it does, or else exactly one GSI's.
-func (d *readDecl) pickIndex(segs []labelSeg) (*GSI, error) {
+func (d *readDecl) pickIndex(segs []keys.ReadSegment) (*GSI, error) {
 	m := d.entities[0]
-	fits := func(tpl *template) bool {
-		_, err := unify(segs, tpl, m.fields, func(label string, ph *placeholder) error {
-			if label != ph.field.GoName {
+	fits := func(tpl *keys.Template) bool {
+		_, err := keys.Unify(segs, tpl, m.fields, func(label string, ph *keys.Placeholder) error {
+			if label != ph.Field.GoName {
 				return fmt.Errorf("mismatch")
 			}
 			return nil
@@ -450,9 +452,9 @@ func (d *readDecl) pickIndex(segs []labelSeg) (*GSI, error) {
 		return nil, nil
 	}
 	var found []*GSI
-	writes := []string{fmt.Sprintf("%s %q", d.table.pk, m.pk.raw)}
+	writes := []string{fmt.Sprintf("%s %q", d.table.pk, m.pk.Raw)}
 	for _, ei := range m.indexes {
-		writes = append(writes, fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw))
+		writes = append(writes, fmt.Sprintf("%s %q", ei.index.pk, ei.pk.Raw))
 		if fits(ei.pk) {
 			found = append(found, ei.index)
 		}
@@ -492,10 +494,10 @@ func (d *readDecl) checkSort() error {
 	}
 	var tried []string
 	for _, mem := range d.members {
-		if mem.sk.admitsPrefix(d.sortLit) {
+		if mem.sk.AdmitsPrefix(d.sortLit) {
 			return nil
 		}
-		tried = append(tried, fmt.Sprintf("%s's %q", mem.m.name, mem.sk.raw))
+		tried = append(tried, fmt.Sprintf("%s's %q", mem.m.name, mem.sk.Raw))
 	}
 	return d.fail("no sort key written by %s starts with %q", strings.Join(tried, " or "), d.sortLit)
 }
@@ -508,7 +510,7 @@ func (d *readDecl) describeKeys() string {
 	mem := d.members[0]
 	part := d.partRaw
 	if part == "" {
-		part = mem.pk.raw
+		part = mem.pk.Raw
 	}
 	s := fmt.Sprintf("%s = %s", d.pkAttr(), part)
 	sk := d.skAttr()
@@ -517,14 +519,14 @@ func (d *readDecl) describeKeys() string {
 	}
 	tpl := ""
 	if mem.sk != nil {
-		tpl = mem.sk.raw
+		tpl = mem.sk.Raw
 	}
 	switch d.sort {
 	case sortDefault:
 		if d.collection {
 			return s
 		}
-		if lit := mem.sk.literalPrefix(); lit != "" {
+		if lit := mem.sk.LiteralPrefix(); lit != "" {
 			return s + fmt.Sprintf(" AND begins_with(%s, %q)", sk, lit)
 		}
 		return s
@@ -543,12 +545,12 @@ func (d *readDecl) describeKeys() string {
 
 // leadingTemplate is the template text up to the end of its first
 // placeholder: "ORDER#{Date}" for "ORDER#{Date}#{ID}".
-func leadingTemplate(t *template) string {
-	i := strings.IndexByte(t.raw, '}')
+func leadingTemplate(t *keys.Template) string {
+	i := strings.IndexByte(t.Raw, '}')
 	if i < 0 {
-		return t.raw
+		return t.Raw
 	}
-	return t.raw[:i+1]
+	return t.Raw[:i+1]
 }
 
 // Reading a pattern
@@ -577,21 +579,21 @@ func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*r
 	mem := d.members[0]
 	v := reflect.ValueOf(&params).Elem()
 	for _, b := range mem.part {
-		if b.label != "" {
+		if b.Label != "" {
 			continue
 		}
-		fv := v.FieldByIndex(b.ph.field.Index)
+		fv := v.FieldByIndex(b.Ph.Field.Index)
 		// A field the pattern fixes needs no value: its zero (0 included)
 		// is "not given"; any other value must be the fixed one.
-		given, ok, err := b.ph.appendValue(nil, fv, d.table.delim)
+		given, ok, err := b.Ph.AppendValue(nil, fv, d.table.delim)
 		ok = ok && !fv.IsZero()
 		switch {
-		case err == nil && ok && string(given) != b.fixed:
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.ph.field.GoName, given, b.fixed)}
+		case err == nil && ok && string(given) != b.Fixed:
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("params give %s %q, but the pattern reads only %q", b.Ph.Field.GoName, given, b.Fixed)}
 		case err == nil && !ok:
 			// The pattern fixes the field: the other templates (the sort
 			// key of a GetItem) render with it too.
-			if err := b.ph.set(fv, b.fixed); err != nil {
+			if err := b.Ph.Set(fv, b.Fixed); err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
 		}

@@ -412,3 +412,15 @@ func TestGetPatternWithFixedValue(t *testing.T) {
 	assert.Equal(t, "USER#admin", sv(in.Key["PK"]))
 	assert.Equal(t, "#METADATA#admin", sv(in.Key["SK"]))
 }
+
+func TestPatternRefusesNonCanonicalFixedValue(t *testing.T) {
+	tbl := singletable.MustTable("Canon")
+	type Job struct {
+		Queue int
+		ID    string
+	}
+	jobs := singletable.MustDefine[Job](tbl, "Job", singletable.Key("QUEUE#{Queue:4}", "JOB#{ID}"))
+	assert.ErrorIs(t, jobs.Pattern("Queue5").Partition("QUEUE#5").Err(), singletable.ErrInvalidModel,
+		"Queue 5 is written QUEUE#0005: a read of QUEUE#5 finds nothing")
+	assert.NoError(t, jobs.Pattern("Queue5Padded").Partition("QUEUE#0005").Err())
+}

@@ -6,11 +6,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Projections
@@ -35,11 +35,11 @@ type fetchSpec struct {
 // keyTemplates lists the member's key templates with their attributes: the
 // table's, then the index's.
 func (mem *readMember) keyTemplates() []struct {
-	tpl  *template
+	tpl  *keys.Template
 	attr string
 } {
 	type kt = struct {
-		tpl  *template
+		tpl  *keys.Template
 		attr string
 	}
 	t := mem.m.table
@@ -64,7 +64,7 @@ func (mem *readMember) keyTemplates() []struct {
 // read of this member returns.
 func (mem *readMember) fromKeys(field string) bool {
 	for _, k := range mem.keyTemplates() {
-		if k.tpl.uses(field) {
+		if k.tpl.Uses(field) {
 			return true
 		}
 	}
@@ -96,7 +96,7 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			if !present[i] {
 				continue
 			}
-			if err := k.tpl.parse(item[k.attr].(*types.AttributeValueMemberS).Value, v, skips[i]); err != nil {
+			if err := k.tpl.ParseKey(item[k.attr].(*types.AttributeValueMemberS).Value, v, skips[i]); err != nil {
 				return fmt.Errorf("singletable: %s: item %s is not a %s item: %s: %v: %w",
 					op, formatKey(m.keyOfItem(item)), m.name, k.attr, err, ErrWrongEntity)
 			}
@@ -114,7 +114,7 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 // the first of equals. skips[i][j] marks placeholder j of template i as
 // given better by another key.
 func keySkips(kts []struct {
-	tpl  *template
+	tpl  *keys.Template
 	attr string
 }, present []bool) [][]bool {
 	type best struct{ tpl, ph, rank int }
@@ -123,44 +123,23 @@ func keySkips(kts []struct {
 		if !present[i] {
 			continue
 		}
-		for j, ph := range k.tpl.placeholders() {
-			r := ph.precision()
-			if b, ok := chosen[ph.field.GoName]; !ok || r < b.rank {
-				chosen[ph.field.GoName] = best{i, j, r}
+		for j, ph := range k.tpl.Placeholders() {
+			r := ph.Precision()
+			if b, ok := chosen[ph.Field.GoName]; !ok || r < b.rank {
+				chosen[ph.Field.GoName] = best{i, j, r}
 			}
 		}
 	}
 	out := make([][]bool, len(kts))
 	for i, k := range kts {
-		phs := k.tpl.placeholders()
+		phs := k.tpl.Placeholders()
 		out[i] = make([]bool, len(phs))
 		for j, ph := range phs {
-			b := chosen[ph.field.GoName]
+			b := chosen[ph.Field.GoName]
 			out[i][j] = b.tpl != i || b.ph != j
 		}
 	}
 	return out
-}
-
-// precision ranks how much of its value a placeholder keeps: 0 for all of
-// it (strings, integers, a time to the nanosecond), more for a time layout
-// that stops at a coarser unit (the finest unit it renders).
-func (p *placeholder) precision() int {
-	if p.kind != kindTime {
-		return 0
-	}
-	ref := time.Date(2001, 2, 3, 4, 5, 6, 7008009, time.UTC)
-	base := ref.Format(p.layout)
-	steps := []time.Time{
-		ref.Add(time.Nanosecond), ref.Add(time.Microsecond), ref.Add(time.Millisecond), ref.Add(time.Second),
-		ref.Add(time.Minute), ref.Add(time.Hour), ref.AddDate(0, 0, 1), ref.AddDate(0, 1, 0), ref.AddDate(1, 0, 0),
-	}
-	for i, t := range steps {
-		if t.Format(p.layout) != base {
-			return i
-		}
-	}
-	return len(steps)
 }
 
 // fetchItems reads the whole items of raws (index items) from the table, in

@@ -81,9 +81,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	entities := append([]*entityModel(nil), t.entityOrder...)
 	t.mu.RUnlock()
 	for _, m := range entities {
-		row := []string{cell(m.name), code(m.pk.raw)}
+		row := []string{cell(m.name), code(m.pk.Raw)}
 		if t.sk != "" {
-			row = append(row, code(m.sk.raw))
+			row = append(row, code(m.sk.Raw))
 		}
 		for _, ix := range t.gsis {
 			var ei *entityIndex
@@ -94,21 +94,21 @@ func (t *Table) WriteSheet(w io.Writer) error {
 			}
 			pk, sk := "", ""
 			if ei != nil {
-				pk = code(ei.pk.raw) + ei.pkFrom.note()
+				pk = code(ei.pk.Raw) + ei.pkFrom.note()
 				if ei.when != nil {
 					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
 				}
 				var absent []string
 				for _, f := range absentFields(m, ei) {
-					if !slices.Contains(ei.whenFields, f.field.GoName) { // When speaks for those
-						absent = append(absent, f.field.GoName)
+					if !slices.Contains(ei.whenFields, f.Field.GoName) { // When speaks for those
+						absent = append(absent, f.Field.GoName)
 					}
 				}
 				if len(absent) > 0 {
 					pk += " sparse by absence of " + cell(strings.Join(absent, ", "))
 				}
 				if ei.sk != nil {
-					sk = code(ei.sk.raw) + ei.skFrom.note()
+					sk = code(ei.sk.Raw) + ei.skFrom.note()
 				}
 			}
 			row = append(row, pk)

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/keys"
 )
 
 // Defaults for a table declared without options.
@@ -96,7 +98,7 @@ func WithTypeAttribute(attr string) TableOption {
 // documentation (Keys).
 func WithDelimiter(d byte) TableOption {
 	return func(t *Table) error {
-		if d < '!' || d > '~' || d == escapeByte || d == '{' || d == '}' ||
+		if d < '!' || d > '~' || d == keys.EscapeByte || d == '{' || d == '}' ||
 			(d >= '0' && d <= '9') || (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') {
 			return fmt.Errorf("delimiter %q must be ASCII punctuation other than %%, { and }", string(d))
 		}
@@ -293,12 +295,12 @@ func (t *Table) claimAttrTypes(m *entityModel) error {
 		for _, p := range []struct {
 			attr string
 			from keySource
-			tpl  *template
+			tpl  *keys.Template
 		}{{ei.index.pk, ei.pkFrom, ei.pk}, {ei.index.sk, ei.skFrom, ei.sk}} {
 			switch {
 			case p.tpl == nil || p.from == keyTable:
 			case p.from == keyField:
-				want[p.attr] = fieldAttrType(p.tpl.segs[0].ph.field)
+				want[p.attr] = fieldAttrType(p.tpl.Lead().Field)
 			default:
 				want[p.attr] = types.ScalarAttributeTypeS
 			}

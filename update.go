@@ -376,7 +376,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, &InputError{Op: op, Reason: err.Error()}
 		}
 		// A new item must still decode as this entity, and carry its key fields.
-		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
+		plan.update.Act(expr.ClauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
 		for _, f := range m.fields.List {
 			if !m.keyFields[f.GoName] {
 				continue
@@ -385,7 +385,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
 			}
-			plan.act(clauseSet, b.Name(f.Attr), " = ", b.Value(av))
+			plan.update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
 	switch {
@@ -408,7 +408,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := m.managed.onUpdate(&w, &plan); err != nil {
 		return nil, err
 	}
-	a.update = plan.expression()
+	a.update = plan.update.String()
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
@@ -441,9 +441,9 @@ func (m *entityModel) planZeroValues(plan *updatePlan, b *expr.Builder, s *setti
 		}
 		n := b.Name(f.Attr)
 		if newItem {
-			plan.act(clauseSet, n, " = ", b.Value(av))
+			plan.update.Act(expr.ClauseSet, n, " = ", b.Value(av))
 		} else {
-			plan.act(clauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	}
 	return nil

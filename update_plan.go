@@ -22,10 +22,9 @@ import (
 // field), so that an update of plain fields builds no struct value and no
 // lookup tables.
 type updatePlan struct {
-	// clauses are the update expression's SET, REMOVE, ADD and DELETE
-	// clauses, each written (keyword first) as its actions come: no string
-	// per action to join later.
-	clauses [4]strings.Builder
+	// update is the update expression's SET, REMOVE, ADD and DELETE
+	// clauses.
+	update expr.Update
 
 	m       *entityModel
 	key     reflect.Value // the key value the update was given
@@ -102,8 +101,9 @@ type operator struct {
 	// request's values before the change's own.
 	konst func() types.AttributeValue
 	// clause and action are what the change writes: action's parts
-	// concatenated, "$p" standing for the path, "$v" for the value.
-	clause int
+	// concatenated, "$p" standing for the path, "$v" for the value (see
+	// expr.Update.Template).
+	clause expr.Clause
 	action []string
 }
 
@@ -118,23 +118,23 @@ const (
 
 var operators = [...]operator{
 	changeSet: {name: "Set", settable: true, value: wholeValue, check: checkSet,
-		clause: clauseSet, action: []string{"$p", " = ", "$v"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = ", "$v"}},
 	changeRemove: {name: "Remove", settable: true,
-		clause: clauseRemove, action: []string{"$p"}},
+		clause: expr.ClauseRemove, action: []string{"$p"}},
 	changeAdd: {name: "Add", computed: true, topLevel: true, value: elementValue, check: checkAdd,
-		clause: clauseAdd, action: []string{"$p", " ", "$v"}},
+		clause: expr.ClauseAdd, action: []string{"$p", " ", "$v"}},
 	changeDeleteFromSet: {name: "DeleteFromSet", computed: true, topLevel: true, value: elementValue, check: checkDeleteFromSet,
-		clause: clauseDelete, action: []string{"$p", " ", "$v"}},
+		clause: expr.ClauseDelete, action: []string{"$p", " ", "$v"}},
 	changeAppend: {name: "Append", computed: true, value: elementValue, check: checkList, konst: emptyList,
-		clause: clauseSet, action: []string{"$p", " = list_append(if_not_exists(", "$p", ", ", "$k", "), ", "$v", ")"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = list_append(if_not_exists(", "$p", ", ", "$k", "), ", "$v", ")"}},
 	changePrepend: {name: "Prepend", computed: true, value: elementValue, check: checkList, konst: emptyList,
-		clause: clauseSet, action: []string{"$p", " = list_append(", "$v", ", if_not_exists(", "$p", ", ", "$k", "))"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = list_append(", "$v", ", if_not_exists(", "$p", ", ", "$k", "))"}},
 	changeSetIfNotExists: {name: "SetIfNotExists", computed: true, skipOmittedZero: true, value: wholeValue, check: checkSetIfNotExists,
-		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$v", ")"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$v", ")"}},
 	changeIncrement: {name: "Increment", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
-		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") + ", "$v"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") + ", "$v"}},
 	changeDecrement: {name: "Decrement", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
-		clause: clauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") - ", "$v"}},
+		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") - ", "$v"}},
 }
 
 func emptyList() types.AttributeValue {
@@ -218,74 +218,7 @@ func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.
 	if av != nil {
 		v = b.Value(av)
 	}
-	var buf [8]string
-	parts := buf[:0]
-	for _, part := range o.action {
-		switch part {
-		case "$p":
-			part = path
-		case "$v":
-			part = v
-		case "$k":
-			part = k
-		}
-		parts = append(parts, part)
-	}
-	p.act(o.clause, parts...)
-}
-
-// The clauses of an update expression, in order.
-const (
-	clauseSet = iota
-	clauseRemove
-	clauseAdd
-	clauseDelete
-)
-
-var clauseKeywords = [...]string{clauseSet: "SET ", clauseRemove: "REMOVE ", clauseAdd: "ADD ", clauseDelete: "DELETE "}
-
-// act adds one action, the concatenation of parts, to clause c.
-func (p *updatePlan) act(c int, parts ...string) {
-	w := &p.clauses[c]
-	if w.Len() == 0 {
-		w.Grow(64) // one allocation for most clauses
-		w.WriteString(clauseKeywords[c])
-	} else {
-		w.WriteString(", ")
-	}
-	for _, s := range parts {
-		w.WriteString(s)
-	}
-}
-
-// expression is the update expression: the non-empty clauses, space
-// separated. A single clause (the usual SET) is returned as written.
-func (p *updatePlan) expression() string {
-	n, last := 0, -1
-	for i := range p.clauses {
-		if l := p.clauses[i].Len(); l > 0 {
-			n += l + 1
-			last = i
-		}
-	}
-	if last < 0 {
-		return ""
-	}
-	if n == p.clauses[last].Len()+1 {
-		return p.clauses[last].String()
-	}
-	var update strings.Builder
-	update.Grow(n - 1)
-	for i := range p.clauses {
-		if p.clauses[i].Len() == 0 {
-			continue
-		}
-		if update.Len() > 0 {
-			update.WriteByte(' ')
-		}
-		update.WriteString(p.clauses[i].String())
-	}
-	return update.String()
+	p.update.Template(o.clause, o.action, path, v, k)
 }
 
 // topField is the top-level Go field a change's path starts with:
@@ -520,7 +453,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return fail("%s(%q): %v", o.name, c.field, err)
 			}
 			if av == nil {
-				plan.act(clauseRemove, p) // what Put leaves out
+				plan.update.Act(expr.ClauseRemove, p) // what Put leaves out
 				continue
 			}
 		}
@@ -567,9 +500,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			switch {
 			case affected && plan.leaves(ei):
 				// The item leaves the index whatever the other fields hold.
-				plan.act(clauseRemove, b.Name(ei.index.pk))
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.pk))
 				if ei.index.sk != "" {
-					plan.act(clauseRemove, b.Name(ei.index.sk))
+					plan.update.Act(expr.ClauseRemove, b.Name(ei.index.sk))
 				}
 				continue
 			case !affected:
@@ -591,18 +524,18 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 		if !ok {
 			if ei.pkFrom == keyOwn {
-				plan.act(clauseRemove, b.Name(ei.index.pk))
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.pk))
 			}
 			if ei.index.sk != "" && ei.skFrom == keyOwn {
-				plan.act(clauseRemove, b.Name(ei.index.sk))
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.sk))
 			}
 			continue
 		}
 		if ei.pkFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
+			plan.update.Act(expr.ClauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
 		}
 		if ei.index.sk != "" && ei.skFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
+			plan.update.Act(expr.ClauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
 		}
 	}
 	if need != nil {
@@ -706,16 +639,16 @@ func (m *entityModel) changedUnique(s *settings) string {
 // primaryTemplates describes the primary key templates for messages.
 func (m *entityModel) primaryTemplates() string {
 	if m.sk == nil {
-		return fmt.Sprintf("%s %q", m.table.pk, m.pk.raw)
+		return fmt.Sprintf("%s %q", m.table.pk, m.pk.Raw)
 	}
-	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.raw, m.table.sk, m.sk.raw)
+	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.Raw, m.table.sk, m.sk.Raw)
 }
 
 // describe names an index key's templates for messages.
 func (ei *entityIndex) describe() string {
-	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.raw)
+	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.Raw)
 	if ei.sk != nil {
-		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.raw)
+		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.Raw)
 	}
 	if ei.when != nil {
 		s += fmt.Sprintf(", when %s", strings.Join(ei.whenFields, ", "))

@@ -1,9 +1,10 @@
-package singletable
+package keys
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/singletable/singletable/internal/codec"
@@ -13,10 +14,10 @@ import (
 // template against what an entity writes, prefix and range bounds, and
 // whether two templates can render the same key.
 
-// captures splits key against template t like parse does, returning the raw
+// Captures splits key against template t like ParseKey does, returning the raw
 // (still escaped) text of each placeholder, in order. ok is false when key
 // does not have the template's shape.
-func (t *template) captures(key string) (out []string, ok bool) {
+func (t *Template) Captures(key string) (out []string, ok bool) {
 	rest := key
 	for i, s := range t.segs {
 		if s.ph == nil {
@@ -57,9 +58,9 @@ func (t *template) captures(key string) (out []string, ok bool) {
 	return out, true
 }
 
-// placeholders lists the template's placeholders in order.
-func (t *template) placeholders() []*placeholder {
-	var out []*placeholder
+// Placeholders lists the template's placeholders in order.
+func (t *Template) Placeholders() []*Placeholder {
+	var out []*Placeholder
 	for _, s := range t.segs {
 		if s.ph != nil {
 			out = append(out, s.ph)
@@ -68,26 +69,47 @@ func (t *template) placeholders() []*placeholder {
 	return out
 }
 
-// sameFormat reports whether two placeholders render values alike.
-func (p *placeholder) sameFormat(q *placeholder) bool {
-	return p.kind == q.kind && p.width == q.width && p.layout == q.layout
+// SameFormat reports whether two placeholders render values alike.
+func (p *Placeholder) SameFormat(q *Placeholder) bool {
+	return p.Kind == q.Kind && p.Width == q.Width && p.Layout == q.Layout
 }
 
-// labelSeg is one segment of a declared read template: literal text, or a
-// {label} or {label:format} placeholder, not yet tied to any field.
-type labelSeg struct {
+// Precision ranks how much of its value a placeholder keeps: 0 for all of
+// it (strings, integers, a time to the nanosecond), more for a time layout
+// that stops at a coarser unit (the finest unit it renders).
+func (p *Placeholder) Precision() int {
+	if p.Kind != KindTime {
+		return 0
+	}
+	ref := time.Date(2001, 2, 3, 4, 5, 6, 7008009, time.UTC)
+	base := ref.Format(p.Layout)
+	steps := []time.Time{
+		ref.Add(time.Nanosecond), ref.Add(time.Microsecond), ref.Add(time.Millisecond), ref.Add(time.Second),
+		ref.Add(time.Minute), ref.Add(time.Hour), ref.AddDate(0, 0, 1), ref.AddDate(0, 1, 0), ref.AddDate(1, 0, 0),
+	}
+	for i, t := range steps {
+		if t.Format(p.Layout) != base {
+			return i
+		}
+	}
+	return len(steps)
+}
+
+// ReadSegment is one segment of a declared read template: literal text, or
+// a {label} or {label:format} placeholder, not yet tied to any field.
+type ReadSegment struct {
 	lit           string
 	label, format string
 	hasFormat     bool
 	isLabel       bool
 }
 
-// parseLabels splits a read template ("USER#{UserID}", "STATUS#PENDING").
-func parseLabels(raw string) ([]labelSeg, error) {
+// ParseLabels splits a read template ("USER#{UserID}", "STATUS#PENDING").
+func ParseLabels(raw string) ([]ReadSegment, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("template is empty")
 	}
-	var segs []labelSeg
+	var segs []ReadSegment
 	rest := raw
 	for rest != "" {
 		open := strings.IndexByte(rest, '{')
@@ -98,7 +120,7 @@ func parseLabels(raw string) ([]labelSeg, error) {
 			return nil, fmt.Errorf("unmatched '}'")
 		}
 		if open > 0 {
-			segs = append(segs, labelSeg{lit: rest[:open]})
+			segs = append(segs, ReadSegment{lit: rest[:open]})
 			rest = rest[open:]
 			continue
 		}
@@ -110,18 +132,18 @@ func parseLabels(raw string) ([]labelSeg, error) {
 		if name == "" {
 			return nil, fmt.Errorf("empty placeholder {%s}", rest[1:end])
 		}
-		segs = append(segs, labelSeg{label: name, format: format, hasFormat: has, isLabel: true})
+		segs = append(segs, ReadSegment{label: name, format: format, hasFormat: has, isLabel: true})
 		rest = rest[end+1:]
 	}
 	return segs, nil
 }
 
-// binding is how one placeholder of an entity's template is given by a read
+// Binding is how one placeholder of an entity's template is given by a read
 // template: by a label, or fixed to literal text.
-type binding struct {
-	ph    *placeholder
-	label string // set when the placeholder takes a label's value
-	fixed string // otherwise: the literal key text (escaped form)
+type Binding struct {
+	Ph    *Placeholder
+	Label string // set when the placeholder takes a label's value
+	Fixed string // otherwise: the literal key text (escaped form)
 }
 
 // markerBase starts the private-use runes that stand for labels while
@@ -129,12 +151,12 @@ type binding struct {
 // label marker is only accepted where a whole placeholder stands.
 const markerBase = 0xF0000
 
-// unify matches a read template against an entity's key template: every
+// Unify matches a read template against an entity's key template: every
 // placeholder of the entity's template must be given whole, by a label (of
 // the same format, when the read template names one) or by literal text
-// that is a valid value; literal text must coincide. It returns one binding
+// that is a valid value; literal text must coincide. It returns one Binding
 // per entity placeholder.
-func unify(segs []labelSeg, t *template, fs *codec.Fields, check func(label string, ph *placeholder) error) ([]binding, error) {
+func Unify(segs []ReadSegment, t *Template, fs *codec.Fields, check func(label string, ph *Placeholder) error) ([]Binding, error) {
 	var b strings.Builder
 	for i, s := range segs {
 		if s.isLabel {
@@ -143,70 +165,70 @@ func unify(segs []labelSeg, t *template, fs *codec.Fields, check func(label stri
 			b.WriteString(s.lit)
 		}
 	}
-	caps, ok := t.captures(b.String())
+	caps, ok := t.Captures(b.String())
 	if !ok {
-		return nil, fmt.Errorf("does not have the shape of %q", t.raw)
+		return nil, fmt.Errorf("does not have the shape of %q", t.Raw)
 	}
-	phs := t.placeholders()
-	out := make([]binding, len(phs))
+	phs := t.Placeholders()
+	out := make([]Binding, len(phs))
 	for i, c := range caps {
 		ph := phs[i]
 		r, size := utf8.DecodeRuneInString(c)
 		if int(r) >= markerBase && int(r) < markerBase+len(segs) && size == len(c) {
 			s := segs[int(r)-markerBase]
 			if s.hasFormat {
-				q, err := parsePlaceholder(ph.field.GoName+":"+s.format, fs, t.delim)
+				q, err := parsePlaceholder(ph.Field.GoName+":"+s.format, fs, t.Delim)
 				if err != nil {
 					return nil, fmt.Errorf("{%s:%s}: %v", s.label, s.format, err)
 				}
-				if !q.sameFormat(ph) {
-					return nil, fmt.Errorf("{%s:%s} has another format than {%s} in %q", s.label, s.format, ph.field.GoName, t.raw)
+				if !q.SameFormat(ph) {
+					return nil, fmt.Errorf("{%s:%s} has another format than {%s} in %q", s.label, s.format, ph.Field.GoName, t.Raw)
 				}
 			}
 			if err := check(s.label, ph); err != nil {
 				return nil, err
 			}
-			out[i] = binding{ph: ph, label: s.label}
+			out[i] = Binding{Ph: ph, Label: s.label}
 			continue
 		}
 		if strings.ContainsFunc(c, func(r rune) bool { return int(r) >= markerBase && int(r) < markerBase+len(segs) }) {
-			return nil, fmt.Errorf("{%s} of %q must be given whole: by one placeholder or by literal text", ph.field.GoName, t.raw)
+			return nil, fmt.Errorf("{%s} of %q must be given whole: by one placeholder or by literal text", ph.Field.GoName, t.Raw)
 		}
-		if strings.IndexByte(c, t.delim) >= 0 {
-			return nil, fmt.Errorf("literal %q stands for {%s} of %q but contains the delimiter %q", c, ph.field.GoName, t.raw, string(t.delim))
+		if strings.IndexByte(c, t.Delim) >= 0 {
+			return nil, fmt.Errorf("literal %q stands for {%s} of %q but contains the delimiter %q", c, ph.Field.GoName, t.Raw, string(t.Delim))
 		}
-		scratch := reflect.New(ph.field.Type).Elem()
-		if err := ph.set(scratch, c); err != nil {
-			return nil, fmt.Errorf("literal %q is not a value of {%s}: %v", c, ph.field.GoName, err)
+		scratch := reflect.New(ph.Field.Type).Elem()
+		if err := ph.Set(scratch, c); err != nil {
+			return nil, fmt.Errorf("literal %q is not a value of {%s}: %v", c, ph.Field.GoName, err)
 		}
 		// The literal must be the text the entity writes for that value,
 		// or the read would look for keys no item has ("5" for {N:4}).
-		if w, _, err := ph.appendValue(nil, scratch, t.delim); err != nil || string(w) != c {
-			return nil, fmt.Errorf("literal %q is not a value of {%s} as written in keys (%q)", c, ph.field.GoName, w)
+		if w, _, err := ph.AppendValue(nil, scratch, t.Delim); err != nil || string(w) != c {
+			return nil, fmt.Errorf("literal %q is not a value of {%s} as written in keys (%q)", c, ph.Field.GoName, w)
 		}
-		out[i] = binding{ph: ph, fixed: c}
+		out[i] = Binding{Ph: ph, Fixed: c}
 	}
 	return out, nil
 }
 
-// specialise builds the template that renders t with the fixed bindings as
+// Specialise builds the template that renders t with the fixed bindings as
 // literal text: what a read renders from its params.
-func specialise(t *template, bs []binding) *template {
-	out := &template{raw: t.raw, delim: t.delim}
+func Specialise(t *Template, bs []Binding) *Template {
+	out := &Template{Raw: t.Raw, Delim: t.Delim}
 	i := 0
 	for _, s := range t.segs {
 		if s.ph == nil {
 			out.segs = append(out.segs, segment{lit: s.lit})
 			continue
 		}
-		if bs[i].label == "" {
-			out.segs = append(out.segs, segment{lit: bs[i].fixed})
+		if bs[i].Label == "" {
+			out.segs = append(out.segs, segment{lit: bs[i].Fixed})
 		} else {
 			out.segs = append(out.segs, s)
 		}
 		i++
 	}
-	// Merge adjacent literals, so that literalPrefix sees them whole.
+	// Merge adjacent literals, so that LiteralPrefix sees them whole.
 	merged := out.segs[:0:0]
 	for _, s := range out.segs {
 		if n := len(merged); n > 0 && s.ph == nil && merged[n-1].ph == nil {
@@ -219,9 +241,9 @@ func specialise(t *template, bs []binding) *template {
 	return out
 }
 
-// admitsPrefix reports whether some key rendered by t starts with p.
-func (t *template) admitsPrefix(p string) bool {
-	return admits(t.segs, p, t.delim)
+// AdmitsPrefix reports whether some key rendered by t starts with p.
+func (t *Template) AdmitsPrefix(p string) bool {
+	return admits(t.segs, p, t.Delim)
 }
 
 func admits(segs []segment, p string, delim byte) bool {
@@ -251,11 +273,11 @@ func admits(segs []segment, p string, delim byte) bool {
 }
 
 // valueByte reports whether byte c can appear in a rendered value.
-func valueByte(ph *placeholder, c byte, delim byte) bool {
-	switch ph.kind {
-	case kindInt:
+func valueByte(ph *Placeholder, c byte, delim byte) bool {
+	switch ph.Kind {
+	case KindInt:
 		return intByte(c, delim)
-	case kindUint:
+	case KindUint:
 		return c >= '0' && c <= '9'
 	}
 	return c != delim
@@ -268,16 +290,16 @@ func intByte(c, delim byte) bool {
 		return true
 	}
 	if delim == '-' {
-		return c == escapeByte || c == 'D'
+		return c == EscapeByte || c == 'D'
 	}
 	return c == '-'
 }
 
-// successor returns the smallest string greater than every string that
+// Successor returns the smallest string greater than every string that
 // starts with p (in UTF-8 byte order, which is DynamoDB's order for
 // strings): p with its last character incremented. ok is false if p has no
 // successor (empty, or only U+10FFFF).
-func successor(p string) (string, bool) {
+func Successor(p string) (string, bool) {
 	for p != "" {
 		r, size := utf8.DecodeLastRuneInString(p)
 		p = p[:len(p)-size]
@@ -300,6 +322,9 @@ func successor(p string) (string, bool) {
 // it can render, each placeholder standing for one or more characters of
 // its class. Two templates can collide when their languages intersect.
 
+// Glob is a key language: a sequence of glob tokens.
+type Glob []globTok
+
 type globTok struct {
 	lit   byte // a literal byte, when class == 0
 	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and the sign; classAll, classUint
@@ -311,9 +336,9 @@ const (
 	classDigit
 )
 
-// tokens turns a template into glob tokens.
-func (t *template) tokens() []globTok {
-	var out []globTok
+// Glob is the template's language as glob tokens.
+func (t *Template) Glob() Glob {
+	var out Glob
 	for _, s := range t.segs {
 		if s.ph == nil {
 			for i := 0; i < len(s.lit); i++ {
@@ -322,10 +347,10 @@ func (t *template) tokens() []globTok {
 			continue
 		}
 		c := classAny
-		switch s.ph.kind {
-		case kindInt:
+		switch s.ph.Kind {
+		case KindInt:
 			c = classDigit
-		case kindUint:
+		case KindUint:
 			c = classUint
 		}
 		out = append(out, globTok{class: c}, globTok{class: c, star: true})
@@ -333,9 +358,9 @@ func (t *template) tokens() []globTok {
 	return out
 }
 
-// prefixTokens is the language of all strings that start with p.
-func prefixTokens(p string) []globTok {
-	out := make([]globTok, 0, len(p)+1)
+// PrefixGlob is the language of all strings that start with p.
+func PrefixGlob(p string) Glob {
+	out := make(Glob, 0, len(p)+1)
 	for i := 0; i < len(p); i++ {
 		out = append(out, globTok{lit: p[i]})
 	}
@@ -378,8 +403,8 @@ func compatible(a, b globTok, delim byte) bool {
 	return true
 }
 
-// intersects reports whether the languages of a and b share a string.
-func intersects(a, b []globTok, delim byte) bool {
+// Intersects reports whether the languages of a and b share a string.
+func Intersects(a, b Glob, delim byte) bool {
 	type pos struct{ i, j int }
 	memo := map[pos]bool{}
 	var walk func(i, j int) bool

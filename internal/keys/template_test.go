@@ -1,4 +1,4 @@
-package singletable
+package keys
 
 import (
 	"math/rand/v2"
@@ -25,11 +25,11 @@ type keyed struct {
 
 type kindName string
 
-func mustTemplate(t *testing.T, raw string) *template {
+func mustTemplate(t *testing.T, raw string) *Template {
 	t.Helper()
 	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
 	require.NoError(t, err)
-	tpl, err := parseTemplate(raw, fs, '#')
+	tpl, err := Parse(raw, fs, '#')
 	require.NoError(t, err, raw)
 	return tpl
 }
@@ -52,7 +52,7 @@ func TestTemplateParseErrors(t *testing.T) {
 		"{At:}":              "empty time layout",
 		"USER#{Tenant}#{ID}": "",
 	} {
-		_, err := parseTemplate(raw, fs, '#')
+		_, err := Parse(raw, fs, '#')
 		if want == "" {
 			assert.NoError(t, err, raw)
 			continue
@@ -76,23 +76,23 @@ func TestRenderFormats(t *testing.T) {
 		"{Tenant}#{Kind}":                "t1#gold",
 		"CONST":                          "CONST",
 	} {
-		got, err := mustTemplate(t, raw).render(v)
+		got, err := mustTemplate(t, raw).Render(v)
 		require.NoError(t, err, raw)
 		assert.Equal(t, want, got, raw)
 	}
 }
 
 func TestRenderRejects(t *testing.T) {
-	_, err := mustTemplate(t, "N#{Seq:4}").render(reflect.ValueOf(keyed{Seq: -1}))
+	_, err := mustTemplate(t, "N#{Seq:4}").Render(reflect.ValueOf(keyed{Seq: -1}))
 	assert.ErrorContains(t, err, "negative")
-	_, err = mustTemplate(t, "U#{ID}").render(reflect.ValueOf(keyed{}))
-	assert.ErrorAs(t, err, new(errMissing))
-	_, err = mustTemplate(t, "U#{ID}").render(reflect.ValueOf(keyed{ID: "bad\xffutf8"}))
+	_, err = mustTemplate(t, "U#{ID}").Render(reflect.ValueOf(keyed{}))
+	assert.ErrorAs(t, err, new(MissingError))
+	_, err = mustTemplate(t, "U#{ID}").Render(reflect.ValueOf(keyed{ID: "bad\xffutf8"}))
 	assert.ErrorContains(t, err, "UTF-8")
-	_, err = mustTemplate(t, "T#{At}").render(reflect.ValueOf(keyed{}))
-	assert.ErrorAs(t, err, new(errMissing))
+	_, err = mustTemplate(t, "T#{At}").Render(reflect.ValueOf(keyed{}))
+	assert.ErrorAs(t, err, new(MissingError))
 	// A zero integer is a value in a full key...
-	got, err := mustTemplate(t, "N#{Seq}").render(reflect.ValueOf(keyed{}))
+	got, err := mustTemplate(t, "N#{Seq}").Render(reflect.ValueOf(keyed{}))
 	require.NoError(t, err)
 	assert.Equal(t, "N#0", got)
 }
@@ -101,16 +101,16 @@ func TestRenderRejects(t *testing.T) {
 // (100000000 before 99999999): it is refused, as is a negative one.
 func TestPaddingOverflowRefused(t *testing.T) {
 	tpl := mustTemplate(t, "N#{Seq:8}")
-	k, err := tpl.render(reflect.ValueOf(keyed{Seq: 99999999}))
+	k, err := tpl.Render(reflect.ValueOf(keyed{Seq: 99999999}))
 	require.NoError(t, err)
 	assert.Equal(t, "N#99999999", k)
-	_, err = tpl.render(reflect.ValueOf(keyed{Seq: 100000000}))
+	_, err = tpl.Render(reflect.ValueOf(keyed{Seq: 100000000}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "value 100000000 has 9 digits, more than the 8 it is zero-padded to")
 
-	_, err = mustTemplate(t, "S#{Small:4}").render(reflect.ValueOf(keyed{Small: 65535}))
+	_, err = mustTemplate(t, "S#{Small:4}").Render(reflect.ValueOf(keyed{Small: 65535}))
 	require.Error(t, err, "unsigned values too")
-	_, err = mustTemplate(t, "S#{Small}").render(reflect.ValueOf(keyed{Small: 65535}))
+	_, err = mustTemplate(t, "S#{Small}").Render(reflect.ValueOf(keyed{Small: 65535}))
 	require.NoError(t, err, "no padding, no limit")
 }
 
@@ -123,29 +123,29 @@ func TestKeysCannotBeForged(t *testing.T) {
 		"u1#ORDER#x", "u1\\", "u1%23", "%", "%%", "#", "##", "u1#", "#u1",
 		"ünïcødé#😀", "日本語", "a b\tc\n", strings.Repeat("#", 300), strings.Repeat("x", 2000),
 	} {
-		k, err := user.render(reflect.ValueOf(keyed{ID: id}))
+		k, err := user.Render(reflect.ValueOf(keyed{ID: id}))
 		require.NoError(t, err)
 		assert.Equal(t, 1, strings.Count(k, "#"), "a value added a delimiter: %q -> %q", id, k)
 		var back keyed
-		require.NoError(t, user.parse(k, reflect.ValueOf(&back).Elem(), nil), id)
+		require.NoError(t, user.ParseKey(k, reflect.ValueOf(&back).Elem(), nil), id)
 		assert.Equal(t, id, back.ID)
 		// The order key of tenant "u1" and id "x" is not the user key of
 		// "u1#ORDER#x", and does not parse as a user key with that id.
-		ok, err := order.render(reflect.ValueOf(keyed{Tenant: "u1", ID: "x"}))
+		ok, err := order.Render(reflect.ValueOf(keyed{Tenant: "u1", ID: "x"}))
 		require.NoError(t, err)
 		assert.NotEqual(t, ok, k)
 	}
-	k, _ := user.render(reflect.ValueOf(keyed{ID: "u1#ORDER#x"}))
+	k, _ := user.Render(reflect.ValueOf(keyed{ID: "u1#ORDER#x"}))
 	assert.Equal(t, "USER#u1%23ORDER%23x", k)
 	var back keyed
-	assert.Error(t, order.parse(k, reflect.ValueOf(&back).Elem(), nil), "a user key must not parse as an order key")
+	assert.Error(t, order.ParseKey(k, reflect.ValueOf(&back).Elem(), nil), "a user key must not parse as an order key")
 }
 
 func TestParseRejectsForeignKeys(t *testing.T) {
 	tpl := mustTemplate(t, "ORDER#{Seq:8}#{ID}")
 	for _, k := range []string{"", "ORDER#", "ORDER#12#", "ORDER#abc#x", "USER#00000001#x", "ORDER#00000001", "ORDER#1#x%2", "ORDER#1#x%ZZ"} {
 		var v keyed
-		assert.Error(t, tpl.parse(k, reflect.ValueOf(&v).Elem(), nil), k)
+		assert.Error(t, tpl.ParseKey(k, reflect.ValueOf(&v).Elem(), nil), k)
 	}
 }
 
@@ -153,7 +153,7 @@ func TestParseRejectsForeignKeys(t *testing.T) {
 // (times at the layout's precision), and escaping keeps prefixes.
 func TestRoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	tpls := []*template{
+	tpls := []*Template{
 		mustTemplate(t, "T#{Tenant}#O#{Seq:12}#{ID}"),
 		mustTemplate(t, "{Kind}#{At}#{Small}"),
 		mustTemplate(t, "X{ID}#{Seq}.json"),
@@ -175,50 +175,50 @@ func TestRoundTripProperty(t *testing.T) {
 			At: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).UTC(),
 		}
 		for _, tpl := range tpls {
-			k, err := tpl.render(reflect.ValueOf(in))
+			k, err := tpl.Render(reflect.ValueOf(in))
 			require.NoError(t, err)
 			require.True(t, utf8.ValidString(k))
 			var out keyed
-			require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem(), nil), "template %q key %q", tpl.raw, k)
-			for _, f := range tpl.fields() {
-				assert.Equal(t, reflect.ValueOf(in).FieldByName(f).Interface(), reflect.ValueOf(out).FieldByName(f).Interface(), "template %q field %s", tpl.raw, f)
+			require.NoError(t, tpl.ParseKey(k, reflect.ValueOf(&out).Elem(), nil), "template %q key %q", tpl.Raw, k)
+			for _, f := range tpl.Fields() {
+				assert.Equal(t, reflect.ValueOf(in).FieldByName(f).Interface(), reflect.ValueOf(out).FieldByName(f).Interface(), "template %q field %s", tpl.Raw, f)
 			}
 		}
 		a, b := randString(), randString()
-		assert.True(t, strings.HasPrefix(escapeValue(a+b, '#'), escapeValue(a, '#')))
+		assert.True(t, strings.HasPrefix(Escape(a+b, '#'), Escape(a, '#')))
 	}
 }
 
 func TestRenderPrefixIsPrefixSafe(t *testing.T) {
 	tpl := mustTemplate(t, "ORDER#{Tenant}#{ID}")
-	p, complete, err := tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1"}), -1)
+	p, complete, err := tpl.RenderPrefix(reflect.ValueOf(keyed{Tenant: "1"}), -1)
 	require.NoError(t, err)
 	assert.False(t, complete)
 	assert.Equal(t, "ORDER#1#", p, "the prefix must end after the delimiter, so that ORDER#1 cannot match ORDER#10")
-	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{}), -1)
+	p, complete, _ = tpl.RenderPrefix(reflect.ValueOf(keyed{}), -1)
 	assert.Equal(t, "ORDER#", p)
 	assert.False(t, complete)
-	p, complete, _ = tpl.renderPrefix(reflect.ValueOf(keyed{Tenant: "1", ID: "x"}), -1)
+	p, complete, _ = tpl.RenderPrefix(reflect.ValueOf(keyed{Tenant: "1", ID: "x"}), -1)
 	assert.Equal(t, "ORDER#1#x", p)
 	assert.True(t, complete)
 	// A zero integer is a value, in a partial key too (it was "not given",
 	// so that Seq 0 could not be asked for); SortFields says where a prefix
 	// stops before an integer.
-	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").renderPrefix(reflect.ValueOf(keyed{}), -1)
+	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").RenderPrefix(reflect.ValueOf(keyed{}), -1)
 	assert.Equal(t, "N#000#", p)
 	assert.False(t, complete)
-	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").renderPrefix(reflect.ValueOf(keyed{}), 0)
+	p, complete, _ = mustTemplate(t, "N#{Seq:3}#{ID}").RenderPrefix(reflect.ValueOf(keyed{}), 0)
 	assert.Equal(t, "N#", p)
 	assert.False(t, complete)
 }
 
 func BenchmarkRenderKey(b *testing.B) {
 	fs, _ := codec.FieldsOf(reflect.TypeFor[keyed]())
-	tpl, _ := parseTemplate("T#{Tenant}#ORDER#{Seq:10}#{ID}", fs, '#')
+	tpl, _ := Parse("T#{Tenant}#ORDER#{Seq:10}#{ID}", fs, '#')
 	v := reflect.ValueOf(keyed{Tenant: "acme", ID: "order-123", Seq: 99})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tpl.render(v); err != nil {
+		if _, err := tpl.Render(v); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -229,18 +229,18 @@ func BenchmarkRenderKey(b *testing.B) {
 func TestNegativeIntegerWithDashDelimiter(t *testing.T) {
 	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
 	require.NoError(t, err)
-	tpl, err := parseTemplate("N-{Seq}-{ID}", fs, '-')
+	tpl, err := Parse("N-{Seq}-{ID}", fs, '-')
 	require.NoError(t, err)
 	in := keyed{Seq: -5, ID: "x-y"}
-	k, err := tpl.render(reflect.ValueOf(in))
+	k, err := tpl.Render(reflect.ValueOf(in))
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(k, "-"), "a value added a delimiter: %q", k)
 	var out keyed
-	require.NoError(t, tpl.parse(k, reflect.ValueOf(&out).Elem(), nil), k)
+	require.NoError(t, tpl.ParseKey(k, reflect.ValueOf(&out).Elem(), nil), k)
 	assert.Equal(t, in.Seq, out.Seq)
 	assert.Equal(t, in.ID, out.ID)
-	assert.True(t, tpl.admitsPrefix(k), "a key is a prefix of itself: %q", k)
-	pos, err := tpl.render(reflect.ValueOf(keyed{Seq: 5, ID: "x"}))
+	assert.True(t, tpl.AdmitsPrefix(k), "a key is a prefix of itself: %q", k)
+	pos, err := tpl.Render(reflect.ValueOf(keyed{Seq: 5, ID: "x"}))
 	require.NoError(t, err)
 	assert.Equal(t, "N-5-x", pos)
 }
@@ -251,38 +251,6 @@ func TestNegativeIntegerWithDashDelimiter(t *testing.T) {
 func TestTemplateLiteralMustBeUTF8(t *testing.T) {
 	fs, err := codec.FieldsOf(reflect.TypeFor[keyed]())
 	require.NoError(t, err)
-	_, err = parseTemplate("USER\xff#{ID}", fs, '#')
+	_, err = Parse("USER\xff#{ID}", fs, '#')
 	assert.ErrorContains(t, err, "UTF-8")
-}
-
-// A time prefix is the leading text every time of the period shares and no
-// other time has; a layout without one for the precision is refused.
-func TestTimePrefix(t *testing.T) {
-	feb := time.Date(2026, 2, 14, 9, 30, 0, 0, time.UTC)
-	jan1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, c := range []struct {
-		at     time.Time
-		layout string
-		prec   TimePrecision
-		want   string // "" for an error
-	}{
-		{feb, DefaultTimeLayout, Year, "2026-"},
-		{feb, DefaultTimeLayout, Month, "2026-02-"},
-		{feb, DefaultTimeLayout, Day, "2026-02-14T"},
-		{feb, DefaultTimeLayout, Hour, "2026-02-14T09:"},
-		{feb, "2006-01-02", Day, "2026-02-14"},
-		{feb, "2006-01-02", Hour, ""},
-		{feb, "02-01-2006", Month, ""},
-		{feb, "20060102", Month, "202602"},
-		{jan1, "2006-1-2", Day, ""},          // would match Jan 10 to 19
-		{jan1, "2006-1-2", Month, "2026-1-"}, // the separator keeps October out
-	} {
-		got, err := timePrefix(c.at, c.layout, c.prec)
-		if c.want == "" {
-			assert.Error(t, err, "%s %s", c.layout, c.prec)
-			continue
-		}
-		require.NoError(t, err, "%s %s", c.layout, c.prec)
-		assert.Equal(t, c.want, got, "%s %s", c.layout, c.prec)
-	}
 }

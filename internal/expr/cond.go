@@ -1,0 +1,257 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Resolver resolves what a condition names, for one request: a field path
+// to its placeholder expression ("#n0.#n1[2]"), and a value given for a
+// path to its value placeholder (":v0"), both handed out by b. It is where
+// the entity model comes in: which attribute a Go field is stored as, and
+// how a value is encoded.
+type Resolver interface {
+	Path(b *Builder, path string) (string, error)
+	Value(b *Builder, path string, v any, element bool) (string, error)
+}
+
+// Node is a node of a condition tree. It renders its expression straight
+// into the one strings.Builder of the whole condition, so that nesting
+// costs no intermediate strings.
+type Node interface {
+	render(r Resolver, b *Builder, w *strings.Builder) error
+}
+
+// Render renders the condition rooted at n. An expression longer than
+// DynamoDB's limit is the caller's to refuse.
+func Render(n Node, r Resolver, b *Builder) (string, error) {
+	var w strings.Builder
+	w.Grow(64) // most conditions fit: one allocation rather than growing from 8 bytes
+	if err := n.render(r, b, &w); err != nil {
+		return "", err
+	}
+	return w.String(), nil
+}
+
+// writeAll writes the strings to w in order.
+func writeAll(w *strings.Builder, ss ...string) {
+	for _, s := range ss {
+		w.WriteString(s)
+	}
+}
+
+// Compare is "path op v": op is =, <>, <, <=, > or >=.
+func Compare(path, op string, v any) Node { return cmpNode{path, op, v} }
+
+type cmpNode struct {
+	path, op string
+	v        any
+}
+
+func (n cmpNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	a, err := r.Path(b, n.path)
+	if err != nil {
+		return err
+	}
+	v, err := r.Value(b, n.path, n.v, false)
+	if err != nil {
+		return err
+	}
+	writeAll(w, a, " ", n.op, " ", v)
+	return nil
+}
+
+// Between is "path BETWEEN lo AND hi".
+func Between(path string, lo, hi any) Node { return betweenNode{path, lo, hi} }
+
+type betweenNode struct {
+	path   string
+	lo, hi any
+}
+
+func (n betweenNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	a, err := r.Path(b, n.path)
+	if err != nil {
+		return err
+	}
+	lo, err := r.Value(b, n.path, n.lo, false)
+	if err != nil {
+		return err
+	}
+	hi, err := r.Value(b, n.path, n.hi, false)
+	if err != nil {
+		return err
+	}
+	writeAll(w, a, " BETWEEN ", lo, " AND ", hi)
+	return nil
+}
+
+// In is "path IN (v1, v2, ...)", with 1 to 100 values.
+func In(path string, vs []any) Node { return inNode{path, vs} }
+
+type inNode struct {
+	path string
+	vs   []any
+}
+
+func (n inNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	if len(n.vs) == 0 || len(n.vs) > 100 {
+		return fmt.Errorf("In(%q) takes 1 to 100 values, got %d", n.path, len(n.vs))
+	}
+	a, err := r.Path(b, n.path)
+	if err != nil {
+		return err
+	}
+	writeAll(w, a, " IN (")
+	for i, v := range n.vs {
+		p, err := r.Value(b, n.path, v, false)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(p)
+	}
+	w.WriteByte(')')
+	return nil
+}
+
+// Call is the function call "fn(path, v)" ("contains"), v resolved for
+// path; element says v may be an element of a set or list there.
+func Call(fn, path string, v any, element bool) Node {
+	return funcNode{fn: fn, path: path, arg: v, element: element}
+}
+
+// CallString is "fn(path, s)" ("begins_with") with s a plain string value,
+// whatever the path's type.
+func CallString(fn, path, s string) Node {
+	return funcNode{fn: fn, path: path, arg: s, rawString: true}
+}
+
+// Unary is "fn(path)" ("attribute_exists").
+func Unary(fn, path string) Node { return funcNode{fn: fn, path: path, unary: true} }
+
+// UnaryAttr is "fn(attr)" over a stored attribute name, not a path the
+// Resolver resolves: the library's own conditions on key attributes, which
+// must not be mistaken for a Go field of the same name.
+func UnaryAttr(fn, attr string) Node {
+	return funcNode{fn: fn, path: attr, unary: true, rawAttr: true}
+}
+
+// CallType is "fn(path, t)" ("attribute_type") with t one of DynamoDB's
+// attribute type names (S, SS, N, NS, B, BS, BOOL, NULL, L, M), written as
+// a string value.
+func CallType(fn, path, t string) Node {
+	return funcNode{fn: fn, path: path, arg: t, attrType: true}
+}
+
+type funcNode struct {
+	fn, path  string
+	arg       any
+	rawString bool // the argument is a plain string, whatever the field's type
+	attrType  bool // the argument is an attribute type name
+	element   bool // the argument may be an element of a set or list field
+	unary     bool // the function takes no argument
+	rawAttr   bool // path is an attribute name (see UnaryAttr)
+}
+
+func (n funcNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	var a string
+	var err error
+	if n.rawAttr {
+		a = b.Name(n.path)
+	} else if a, err = r.Path(b, n.path); err != nil {
+		return err
+	}
+	if n.unary {
+		writeAll(w, n.fn, "(", a, ")")
+		return nil
+	}
+	if n.arg == nil {
+		return fmt.Errorf("%s(%q) needs a value, got nil", n.fn, n.path)
+	}
+	var v string
+	if n.attrType {
+		t := n.arg.(string)
+		switch t {
+		case "S", "SS", "N", "NS", "B", "BS", "BOOL", "NULL", "L", "M":
+		default:
+			return fmt.Errorf("IsType(%q): unknown attribute type %q", n.path, t)
+		}
+		v = b.Value(&types.AttributeValueMemberS{Value: t})
+	} else if s, ok := n.arg.(string); ok && n.rawString {
+		v = b.Value(&types.AttributeValueMemberS{Value: s})
+	} else if v, err = r.Value(b, n.path, n.arg, n.element); err != nil {
+		return err
+	}
+	writeAll(w, n.fn, "(", a, ", ", v, ")")
+	return nil
+}
+
+// Size is "size(path) op n".
+func Size(path, op string, n int) Node { return sizeNode{path, op, n} }
+
+type sizeNode struct {
+	path, op string
+	n        int
+}
+
+func (n sizeNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	a, err := r.Path(b, n.path)
+	if err != nil {
+		return err
+	}
+	v := b.Value(&types.AttributeValueMemberN{Value: fmt.Sprint(n.n)})
+	writeAll(w, "size(", a, ") ", n.op, " ", v)
+	return nil
+}
+
+// Junction joins nodes with AND or OR, each in parentheses. Most junctions
+// join two (the library's condition and the caller's): they are held
+// inline, so that a junction is one allocation.
+type Junction struct {
+	op    string
+	nodes []Node
+	pair  [2]Node
+}
+
+// Join starts a junction of nodes with op, "AND" or "OR"; Add adds them.
+func Join(op string) *Junction {
+	j := &Junction{op: op}
+	j.nodes = j.pair[:0]
+	return j
+}
+
+// Add adds a node to the junction.
+func (j *Junction) Add(n Node) { j.nodes = append(j.nodes, n) }
+
+func (j *Junction) render(r Resolver, b *Builder, w *strings.Builder) error {
+	for i, c := range j.nodes {
+		if i > 0 {
+			writeAll(w, " ", j.op, " ")
+		}
+		w.WriteByte('(')
+		if err := c.render(r, b, w); err != nil {
+			return err
+		}
+		w.WriteByte(')')
+	}
+	return nil
+}
+
+// Not is "NOT (n)".
+func Not(n Node) Node { return notNode{n} }
+
+type notNode struct{ n Node }
+
+func (n notNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+	w.WriteString("NOT (")
+	if err := n.n.render(r, b, w); err != nil {
+		return err
+	}
+	w.WriteByte(')')
+	return nil
+}
