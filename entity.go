@@ -287,6 +287,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		}
 		m.indexes = append(m.indexes, ei)
 	}
+	for _, ei := range m.indexes {
+		ei.inputs = ei.listInputs()
+	}
 	if err := m.resolveWrite(&spec.write); err != nil {
 		return nil, err
 	}

@@ -393,6 +393,8 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 type updateAction struct {
 	action
 	b expr.Builder
+	// keys hold the index key values the update sets (see keyValue).
+	keys [4]types.AttributeValueMemberS
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -421,7 +423,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
-	plan := updatePlan{read: read}
+	plan := updatePlan{read: read, keyVals: u.keys[:0]}
 	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
 	m.managed.beforeUpdate(&w, &plan)
 	s = w.s

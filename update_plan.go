@@ -40,6 +40,18 @@ type updatePlan struct {
 	// created is the created timestamp a new item gets (zero without one):
 	// what the index keys of an upsert-created item read.
 	created time.Time
+	// keyVals is room for the index key values the update sets, allocated
+	// with the action rather than one by one.
+	keyVals []types.AttributeValueMemberS
+}
+
+// keyValue is the string attribute value s, in keyVals while it has room.
+func (p *updatePlan) keyValue(s string) types.AttributeValue {
+	if len(p.keyVals) < cap(p.keyVals) {
+		p.keyVals = append(p.keyVals, types.AttributeValueMemberS{Value: s})
+		return &p.keyVals[len(p.keyVals)-1]
+	}
+	return expr.S(s)
 }
 
 // storedRead is what Update read of the stored item, strongly consistent,
@@ -248,7 +260,7 @@ var clauseKeywords = [...]string{clauseSet: "SET ", clauseRemove: "REMOVE ", cla
 func (p *updatePlan) act(c int, parts ...string) {
 	w := &p.clauses[c]
 	if w.Len() == 0 {
-		w.Grow(64) // one allocation for most clauses
+		w.Grow(128) // one allocation for most clauses
 		w.WriteString(clauseKeywords[c])
 	} else {
 		w.WriteString(", ")
@@ -558,7 +570,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			continue // an existing item keeps the keys its stored fields give
 		}
 		var missing []string
-		for _, f := range ei.inputs() {
+		for _, f := range ei.inputs {
 			if !plan.known(f) {
 				missing = append(missing, f)
 			}
@@ -599,10 +611,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			continue
 		}
 		if ei.pkFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
+			plan.act(clauseSet, b.Name(ei.index.pk), " = ", b.Value(plan.keyValue(pk)))
 		}
 		if ei.index.sk != "" && ei.skFrom == keyOwn {
-			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
+			plan.act(clauseSet, b.Name(ei.index.sk), " = ", b.Value(plan.keyValue(sk)))
 		}
 	}
 	if need != nil {
