@@ -26,7 +26,7 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	if _, _, err := batchSettings(op, s); err != nil {
 		return nil, err
 	}
-	ks, err := e.prepareGet(db, op, keys)
+	ks, _, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -37,28 +37,30 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	return out, nil
 }
 
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, error) {
+// prepareGet renders the table key of each of keys, refusing bad and
+// duplicate ones; index maps each key's itemID to its place in keys.
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, map[itemID]int, error) {
 	if err := db.checkTable(op, e.m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(keys) == 0 {
-		return nil, &InputError{Op: op, Reason: "no keys"}
+		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
 	index := make(map[itemID]int, len(keys))
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		id := db.table.idOf(k)
 		if j, dup := index[id]; dup {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
+			return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
 		}
 		index[id] = i
 		ks[i] = k
 	}
-	return ks, nil
+	return ks, index, nil
 }
 
 // getSpec is how a batch read asks for its items.
@@ -87,11 +89,14 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 // getItems reads the items at keys (distinct table keys) with
 // BatchGetItem through runBatch: found[i] is the item at keys[i], or nil if
 // there is none. left lists the keys still unread after the retry budget,
-// and err is what stopped the reads, if anything did.
-func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
-	index := make(map[itemID]int, len(keys))
-	for i, k := range keys {
-		index[db.table.idOf(k)] = i
+// and err is what stopped the reads, if anything did. index maps each key's
+// itemID to its place in keys; nil builds it here.
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index map[itemID]int, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
+	if index == nil {
+		index = make(map[itemID]int, len(keys))
+		for i, k := range keys {
+			index[db.table.idOf(k)] = i
+		}
 	}
 	found = make([]map[string]types.AttributeValue, len(keys))
 	var mu sync.Mutex
@@ -145,18 +150,27 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	if err != nil {
 		return nil, err
 	}
-	ks, err := e.prepareGet(db, op, keys)
+	ks, index, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
-	found, left, requests, stopErr := db.getItems(ctx, ks, getSpec{consistent: s.consistent}, conc, policy)
+	found, left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy)
 	out := make([]*T, len(keys))
+	// The items found in one slice rather than one allocation each.
+	n := 0
+	for _, item := range found {
+		if item != nil {
+			n++
+		}
+	}
+	vals := make([]T, n)
 	var decodeErr error
 	for i, item := range found {
 		if item == nil {
 			continue
 		}
-		v := new(T)
+		v := &vals[0]
+		vals = vals[1:]
 		if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
 			decodeErr = errors.Join(decodeErr, err)
 			continue

@@ -183,7 +183,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 		}
 		pos[i] = j
 	}
-	found, left, requests, err := db.getItems(ctx, keys, getSpec{attrs: r.fetch.attrs}, defaultConcurrency, DefaultRetryPolicy)
+	found, left, requests, err := db.getItems(ctx, keys, nil, getSpec{attrs: r.fetch.attrs}, defaultConcurrency, DefaultRetryPolicy)
 	if len(left) > 0 {
 		if err == nil {
 			err = fmt.Errorf("DynamoDB left %d keys unprocessed after %d attempts", len(left), DefaultRetryPolicy.MaxAttempts)

@@ -23,7 +23,7 @@ func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
 		"Put": 15, "Get": 7, "Query25": 19, "Update": 28, "TxWrite3": 49,
-		"BatchWrite100": 1300, "BatchGet100": 522,
+		"BatchWrite100": 1300, "BatchGet100": 420,
 		"PutWide": 33, "GetWide": 20, "QueryWide25": 344,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
