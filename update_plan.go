@@ -260,7 +260,13 @@ var clauseKeywords = [...]string{clauseSet: "SET ", clauseRemove: "REMOVE ", cla
 func (p *updatePlan) act(c int, parts ...string) {
 	w := &p.clauses[c]
 	if w.Len() == 0 {
-		w.Grow(128) // one allocation for most clauses
+		// One allocation for most clauses: room for each change and for
+		// the index keys they may set.
+		n := len(p.changes)
+		if p.m != nil {
+			n += 2 * len(p.m.indexes)
+		}
+		w.Grow(32 + 16*n)
 		w.WriteString(clauseKeywords[c])
 	} else {
 		w.WriteString(", ")
@@ -303,8 +309,12 @@ func (p *updatePlan) expression() string {
 // topField is the top-level Go field a change's path starts with:
 // "Address" for "Address.City" and "Tags" for "Tags[0]".
 func topField(path string) string {
-	if i := strings.IndexAny(path, ".["); i >= 0 {
-		return path[:i]
+	// A byte loop: strings.IndexAny costs more than the whole scan here,
+	// and planning calls this for every change in several loops.
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' || path[i] == '[' {
+			return path[:i]
+		}
 	}
 	return path
 }
