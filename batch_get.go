@@ -87,18 +87,11 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 }
 
 // getItems reads the items at keys (distinct table keys) with
-// BatchGetItem through runBatch: found[i] is the item at keys[i], or nil if
-// there is none. left lists the keys still unread after the retry budget,
-// and err is what stopped the reads, if anything did. index maps each key's
-// itemID to its place in keys; nil builds it here.
-func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index map[itemID]int, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
-	if index == nil {
-		index = make(map[itemID]int, len(keys))
-		for i, k := range keys {
-			index[db.table.idOf(k)] = i
-		}
-	}
-	found = make([]map[string]types.AttributeValue, len(keys))
+// BatchGetItem through runBatch, calling found(i, item) for each item found
+// at keys[i], one call at a time. index maps each key's itemID to its place
+// in keys. left lists the keys still unread after the retry budget, and err
+// is what stopped the reads, if anything did.
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index map[itemID]int, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
 	var mu sync.Mutex
 	send := func(ctx context.Context, idx []int) ([]int, error) {
 		part := make([]map[string]types.AttributeValue, len(idx))
@@ -113,7 +106,7 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		defer mu.Unlock()
 		for _, item := range res.Responses[db.name] {
 			if i, ok := index[db.table.idOf(item)]; ok {
-				found[i] = item
+				found(i, item)
 			}
 		}
 		var left []int
@@ -126,8 +119,7 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		}
 		return left, nil
 	}
-	left, requests, err = db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
-	return found, left, requests, err
+	return db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
 }
 
 // BatchGet reads the items whose primary key fields are set in keys, any
@@ -154,29 +146,18 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	if err != nil {
 		return nil, err
 	}
-	found, left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy)
 	out := make([]*T, len(keys))
-	// The items found in one slice rather than one allocation each.
-	n := 0
-	for _, item := range found {
-		if item != nil {
-			n++
-		}
-	}
-	vals := make([]T, n)
+	// The items in one slice rather than one allocation each, decoded as
+	// they come.
+	vals := make([]T, len(keys))
 	var decodeErr error
-	for i, item := range found {
-		if item == nil {
-			continue
-		}
-		v := &vals[0]
-		vals = vals[1:]
-		if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
+	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy, func(i int, item map[string]types.AttributeValue) {
+		if err := e.m.decode(item, reflect.ValueOf(&vals[i]).Elem()); err != nil {
 			decodeErr = errors.Join(decodeErr, err)
-			continue
+			return
 		}
-		out[i] = v
-	}
+		out[i] = &vals[i]
+	})
 	if len(left) == 0 {
 		return out, decodeErr
 	}
