@@ -31,8 +31,10 @@ type entityModel struct {
 	plan    *codec.Plan // encodes and decodes T, built once
 	pk, sk  *template
 	indexes []*entityIndex
-	// keyFields are the Go fields the primary key reads.
-	keyFields map[string]bool
+	// keyFields are the Go fields the primary key reads; keyFieldList
+	// the same fields in field order, for the loops that visit them all.
+	keyFields    map[string]bool
+	keyFieldList []*codec.Field
 	// pkMayBeReserved is set when the partition template could render a
 	// key in the namespace of unique-value guard items (see resolveWrite).
 	pkMayBeReserved bool
@@ -175,6 +177,11 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	if m.sk != nil {
 		for _, f := range m.sk.fields() {
 			m.keyFields[f] = true
+		}
+	}
+	for i := range fields.List {
+		if m.keyFields[fields.List[i].GoName] {
+			m.keyFieldList = append(m.keyFieldList, &fields.List[i])
 		}
 	}
 

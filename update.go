@@ -437,10 +437,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 		// A new item must still decode as this entity, and carry its key fields.
 		plan.act(clauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
-		for _, f := range m.fields.List {
-			if !m.keyFields[f.GoName] {
-				continue
-			}
+		for _, f := range m.keyFieldList {
 			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}

@@ -402,11 +402,7 @@ func (p *updatePlan) nextValue() reflect.Value {
 // baseValue sets into v, a zero struct value, the key fields of key and
 // the created timestamp a new item gets (when created is not zero).
 func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
-	for i := range m.fields.List {
-		f := &m.fields.List[i]
-		if !m.keyFields[f.GoName] {
-			continue
-		}
+	for _, f := range m.keyFieldList {
 		if fv, ok := settableField(v, f.Index); ok {
 			fv.Set(fieldValue(f, key))
 		}
