@@ -26,7 +26,7 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	if _, _, err := batchSettings(op, s); err != nil {
 		return nil, err
 	}
-	ks, err := e.prepareGet(db, op, keys)
+	ks, _, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -37,28 +37,30 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	return out, nil
 }
 
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, error) {
+// prepareGet renders the table key of each of keys, refusing bad and
+// duplicate ones; index maps each key's itemID to its place in keys.
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, map[itemID]int, error) {
 	if err := db.checkTable(op, e.m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(keys) == 0 {
-		return nil, &InputError{Op: op, Reason: "no keys"}
+		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
 	index := make(map[itemID]int, len(keys))
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		id := db.table.idOf(k)
 		if j, dup := index[id]; dup {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
+			return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
 		}
 		index[id] = i
 		ks[i] = k
 	}
-	return ks, nil
+	return ks, index, nil
 }
 
 // getSpec is how a batch read asks for its items.
@@ -85,15 +87,11 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 }
 
 // getItems reads the items at keys (distinct table keys) with
-// BatchGetItem through runBatch: found[i] is the item at keys[i], or nil if
-// there is none. left lists the keys still unread after the retry budget,
-// and err is what stopped the reads, if anything did.
-func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, spec getSpec, conc int, p RetryPolicy) (found []map[string]types.AttributeValue, left []int, requests int, err error) {
-	index := make(map[itemID]int, len(keys))
-	for i, k := range keys {
-		index[db.table.idOf(k)] = i
-	}
-	found = make([]map[string]types.AttributeValue, len(keys))
+// BatchGetItem through runBatch, calling found(i, item) for each item found
+// at keys[i], one call at a time. index maps each key's itemID to its place
+// in keys. left lists the keys still unread after the retry budget, and err
+// is what stopped the reads, if anything did.
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index map[itemID]int, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
 	var mu sync.Mutex
 	send := func(ctx context.Context, idx []int) ([]int, error) {
 		part := make([]map[string]types.AttributeValue, len(idx))
@@ -108,7 +106,7 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		defer mu.Unlock()
 		for _, item := range res.Responses[db.name] {
 			if i, ok := index[db.table.idOf(item)]; ok {
-				found[i] = item
+				found(i, item)
 			}
 		}
 		var left []int
@@ -121,8 +119,7 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		}
 		return left, nil
 	}
-	left, requests, err = db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
-	return found, left, requests, err
+	return db.runBatch(ctx, len(keys), maxBatchGet, func(int) int { return 0 }, conc, p, send)
 }
 
 // BatchGet reads the items whose primary key fields are set in keys, any
@@ -145,24 +142,22 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	if err != nil {
 		return nil, err
 	}
-	ks, err := e.prepareGet(db, op, keys)
+	ks, index, err := e.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
-	found, left, requests, stopErr := db.getItems(ctx, ks, getSpec{consistent: s.consistent}, conc, policy)
 	out := make([]*T, len(keys))
+	// The items in one slice rather than one allocation each, decoded as
+	// they come.
+	vals := make([]T, len(keys))
 	var decodeErr error
-	for i, item := range found {
-		if item == nil {
-			continue
-		}
-		v := new(T)
-		if err := e.m.decode(item, reflect.ValueOf(v).Elem()); err != nil {
+	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy, func(i int, item map[string]types.AttributeValue) {
+		if err := e.m.decode(item, reflect.ValueOf(&vals[i]).Elem()); err != nil {
 			decodeErr = errors.Join(decodeErr, err)
-			continue
+			return
 		}
-		out[i] = v
-	}
+		out[i] = &vals[i]
+	})
 	if len(left) == 0 {
 		return out, decodeErr
 	}

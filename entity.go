@@ -32,8 +32,10 @@ type entityModel struct {
 	plan    *codec.Plan // encodes and decodes T, built once
 	pk, sk  *keys.Template
 	indexes []*entityIndex
-	// keyFields are the Go fields the primary key reads.
-	keyFields map[string]bool
+	// keyFields are the Go fields the primary key reads; keyFieldList
+	// the same fields in field order, for the loops that visit them all.
+	keyFields    map[string]bool
+	keyFieldList []*codec.Field
 	// pkMayBeReserved is set when the partition template could render a
 	// key in the namespace of unique-value guard items (see resolveWrite).
 	pkMayBeReserved bool
@@ -178,6 +180,11 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			m.keyFields[f] = true
 		}
 	}
+	for i := range fields.List {
+		if m.keyFields[fields.List[i].GoName] {
+			m.keyFieldList = append(m.keyFieldList, &fields.List[i])
+		}
+	}
 
 	// Where each index key attribute's value comes from, for this entity:
 	// the table's own key, a field stored under it, or else the template
@@ -287,6 +294,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			return fail("", "", "%v", err)
 		}
 		m.indexes = append(m.indexes, ei)
+	}
+	for _, ei := range m.indexes {
+		ei.inputs = ei.listInputs()
 	}
 	if err := m.resolveWrite(&spec.write); err != nil {
 		return nil, err

@@ -107,6 +107,9 @@ type entityIndex struct {
 	// Only keyOwn parts are written; the others are derived and read the
 	// attribute as it is.
 	pkFrom, skFrom keySource
+	// inputs is every field the index key and its condition read, listed
+	// once at Define (see listInputs).
+	inputs []string
 }
 
 // keySource is where an index key attribute's value comes from.
@@ -141,8 +144,8 @@ func (ei *entityIndex) dependsOn(goName string) bool {
 	return slices.Contains(ei.whenFields, goName)
 }
 
-// inputs lists every field the index key and its condition read.
-func (ei *entityIndex) inputs() []string {
+// listInputs lists every field the index key and its condition read.
+func (ei *entityIndex) listInputs() []string {
 	out := ei.pk.Fields()
 	if ei.sk != nil {
 		out = append(out, ei.sk.Fields()...)

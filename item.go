@@ -67,28 +67,21 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 	if ei.when != nil && !ei.when(v) {
 		return "", "", false, nil
 	}
-	render := func(tpl *keys.Template, attr string, limit int) (string, bool, error) {
-		s, err := tpl.Render(v)
-		if err != nil {
-			if errors.As(err, new(keys.MissingError)) {
-				return "", false, nil
-			}
-			return "", false, m.keyError(tpl, attr, err)
-		}
-		if len(s) > limit {
-			return "", false, &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw,
-				Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
-		}
-		return s, true, nil
+	// Both keys into one buffer on the stack, copied out as one string.
+	var bufArray [256]byte
+	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+	split := len(buf)
+	if err == nil && ei.sk != nil {
+		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
 	}
-	if pk, ok, err = render(ei.pk, ei.index.pk, maxPartitionKeyBytes); !ok {
+	switch {
+	case missing: // a key field is empty: the item is not in the index
+		return "", "", false, nil
+	case err != nil:
 		return "", "", false, err
 	}
-	if ei.sk != nil {
-		if sk, ok, err = render(ei.sk, ei.index.sk, maxSortKeyBytes); !ok {
-			return "", "", false, err
-		}
-	}
+	text := string(buf)
+	pk, sk = text[:split], text[split:]
 	return pk, sk, true, nil
 }
 

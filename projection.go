@@ -162,7 +162,9 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 		}
 		pos[i] = j
 	}
-	found, left, requests, err := db.getItems(ctx, keys, getSpec{attrs: r.fetch.attrs}, defaultConcurrency, DefaultRetryPolicy)
+	found := make([]map[string]types.AttributeValue, len(keys))
+	left, requests, err := db.getItems(ctx, keys, seen, getSpec{attrs: r.fetch.attrs}, defaultConcurrency, DefaultRetryPolicy,
+		func(i int, item map[string]types.AttributeValue) { found[i] = item })
 	if len(left) > 0 {
 		if err == nil {
 			err = fmt.Errorf("DynamoDB left %d keys unprocessed after %d attempts", len(left), DefaultRetryPolicy.MaxAttempts)

@@ -335,6 +335,8 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 type updateAction struct {
 	action
 	b expr.Builder
+	// keys hold the index key values the update sets (see keyValue).
+	keys [4]types.AttributeValueMemberS
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -363,7 +365,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
-	plan := updatePlan{read: read}
+	plan := updatePlan{read: read, keyVals: u.keys[:0]}
+	plan.update.Expect(len(s.changes) + 2*len(m.indexes)) // each change, and the index keys it may set
 	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
 	m.managed.beforeUpdate(&w, &plan)
 	s = w.s
@@ -377,10 +380,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 		// A new item must still decode as this entity, and carry its key fields.
 		plan.update.Act(expr.ClauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
-		for _, f := range m.fields.List {
-			if !m.keyFields[f.GoName] {
-				continue
-			}
+		for _, f := range m.keyFieldList {
 			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}

@@ -39,6 +39,18 @@ type updatePlan struct {
 	// created is the created timestamp a new item gets (zero without one):
 	// what the index keys of an upsert-created item read.
 	created time.Time
+	// keyVals is room for the index key values the update sets, allocated
+	// with the action rather than one by one.
+	keyVals []types.AttributeValueMemberS
+}
+
+// keyValue is the string attribute value s, in keyVals while it has room.
+func (p *updatePlan) keyValue(s string) types.AttributeValue {
+	if len(p.keyVals) < cap(p.keyVals) {
+		p.keyVals = append(p.keyVals, types.AttributeValueMemberS{Value: s})
+		return &p.keyVals[len(p.keyVals)-1]
+	}
+	return expr.S(s)
 }
 
 // storedRead is what Update read of the stored item, strongly consistent,
@@ -224,8 +236,12 @@ func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.
 // topField is the top-level Go field a change's path starts with:
 // "Address" for "Address.City" and "Tags" for "Tags[0]".
 func topField(path string) string {
-	if i := strings.IndexAny(path, ".["); i >= 0 {
-		return path[:i]
+	// A byte loop: strings.IndexAny costs more than the whole scan here,
+	// and planning calls this for every change in several loops.
+	for i := 0; i < len(path); i++ {
+		if path[i] == '.' || path[i] == '[' {
+			return path[:i]
+		}
 	}
 	return path
 }
@@ -313,11 +329,7 @@ func (p *updatePlan) nextValue() reflect.Value {
 // baseValue sets into v, a zero struct value, the key fields of key and
 // the created timestamp a new item gets (when created is not zero).
 func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
-	for i := range m.fields.List {
-		f := &m.fields.List[i]
-		if !m.keyFields[f.GoName] {
-			continue
-		}
+	for _, f := range m.keyFieldList {
 		if fv, ok := settableField(v, f.Index); ok {
 			fv.Set(fieldValue(f, key))
 		}
@@ -491,7 +503,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			continue // an existing item keeps the keys its stored fields give
 		}
 		var missing []string
-		for _, f := range ei.inputs() {
+		for _, f := range ei.inputs {
 			if !plan.known(f) {
 				missing = append(missing, f)
 			}
@@ -532,10 +544,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			continue
 		}
 		if ei.pkFrom == keyOwn {
-			plan.update.Act(expr.ClauseSet, b.Name(ei.index.pk), " = ", b.Value(expr.S(pk)))
+			plan.update.Act(expr.ClauseSet, b.Name(ei.index.pk), " = ", b.Value(plan.keyValue(pk)))
 		}
 		if ei.index.sk != "" && ei.skFrom == keyOwn {
-			plan.update.Act(expr.ClauseSet, b.Name(ei.index.sk), " = ", b.Value(expr.S(sk)))
+			plan.update.Act(expr.ClauseSet, b.Name(ei.index.sk), " = ", b.Value(plan.keyValue(sk)))
 		}
 	}
 	if need != nil {

@@ -21,14 +21,23 @@ var clauseKeywords = [...]string{ClauseSet: "SET ", ClauseRemove: "REMOVE ", Cla
 // actions come: no string per action to join later.
 type Update struct {
 	clauses [4]strings.Builder
+	actions int // how many actions the caller expects, to size a clause once
 }
+
+// Expect says about how many actions the expression will hold, so that a
+// clause's buffer is allocated once at the right size.
+func (u *Update) Expect(actions int) { u.actions = actions }
 
 // Act adds one action, the concatenation of parts, to clause c:
 // Act(ClauseSet, "#n0", " = ", ":v0").
 func (u *Update) Act(c Clause, parts ...string) {
 	w := &u.clauses[c]
 	if w.Len() == 0 {
-		w.Grow(64) // one allocation for most clauses
+		n := 64
+		if u.actions > 0 {
+			n = 32 + 16*u.actions
+		}
+		w.Grow(n) // one allocation for most clauses
 		w.WriteString(clauseKeywords[c])
 	} else {
 		w.WriteString(", ")
