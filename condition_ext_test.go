@@ -57,5 +57,5 @@ func TestConditionGolden(t *testing.T) {
 		st.If(st.Or(st.NotExists("ID"), st.And(st.Eq("Status", "PENDING"), st.Between("Total", 0, 100), st.In("Date", "2024-01-15", "2024-01-16"),
 			st.BeginsWith("Date", "2024-"), st.Not(st.Size("Status").Eq(0)), st.IsType("Total", st.TypeNumber)))))
 	require.NoError(t, err)
-	golden.Assert(t, "write_put_condition", in)
+	golden.Request(t, "put/condition", in)
 }

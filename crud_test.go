@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -32,25 +33,25 @@ var (
 func TestGoldenRequests(t *testing.T) {
 	_, db := mockDB()
 	must := func(v any, err error) any { t.Helper(); require.NoError(t, err); return v }
-	goldenAssert(t, "get", must(shopUsers.GetInput(db, shopUser{ID: "u123"})))
-	goldenAssert(t, "get_consistent", must(shopUsers.GetInput(db, shopUser{ID: "u123"}, st.ConsistentRead())))
-	goldenAssert(t, "put_user", must(shopUsers.PutInput(db, seedUser)))
-	goldenAssert(t, "put_user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
-	goldenAssert(t, "put_order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
-	goldenAssert(t, "put_if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
-	goldenAssert(t, "create", must(shopUsers.CreateInput(db, seedUser)))
-	goldenAssert(t, "delete", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
-	goldenAssert(t, "delete_must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
-	goldenAssert(t, "update_status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+	golden.Request(t, "get/key", must(shopUsers.GetInput(db, shopUser{ID: "u123"})))
+	golden.Request(t, "get/consistent", must(shopUsers.GetInput(db, shopUser{ID: "u123"}, st.ConsistentRead())))
+	golden.Request(t, "put/user", must(shopUsers.PutInput(db, seedUser)))
+	golden.Request(t, "put/user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
+	golden.Request(t, "put/order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
+	golden.Request(t, "put/if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
+	golden.Request(t, "put/create", must(shopUsers.CreateInput(db, seedUser)))
+	golden.Request(t, "delete/key", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
+	golden.Request(t, "delete/must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
+	golden.Request(t, "update/status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
 		st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))))
-	goldenAssert(t, "update_flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+	golden.Request(t, "update/flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
 		st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 5))))
-	goldenAssert(t, "update_remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
-	goldenAssert(t, "update_upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
-	goldenAssert(t, "query_orders", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
-	goldenAssert(t, "query_order_prefix", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
-	goldenAssert(t, "query_collection", must(shopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
-	goldenAssert(t, "put_session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
+	golden.Request(t, "update/remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
+	golden.Request(t, "update/upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
+	golden.Request(t, "query/orders", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
+	golden.Request(t, "query/order_prefix", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
+	golden.Request(t, "query/collection", must(shopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
+	golden.Request(t, "put/session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
 }
 
 // Bad input is a typed error, and no request is sent.

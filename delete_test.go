@@ -19,7 +19,7 @@ func TestDeleteVersionChecked(t *testing.T) {
 	db, _ := pureDB()
 	in, err := st.WProducts.DeleteInput(db, st.WProduct{ID: "p1", Version: 2})
 	require.NoError(t, err)
-	golden.Assert(t, "write_delete_versioned", in)
+	golden.Request(t, "delete/versioned", in)
 	in, err = st.WProducts.DeleteInput(db, st.WProduct{ID: "p1"})
 	require.NoError(t, err)
 	assert.Nil(t, in.ConditionExpression, "version 0: unchecked")

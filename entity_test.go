@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 )
 
 type badKinds struct {
@@ -144,9 +145,9 @@ func TestPartitionOnlyTable(t *testing.T) {
 }
 
 func TestCreateTableInput(t *testing.T) {
-	goldenAssert(t, "create_table", shop.CreateTableInput("ECommerceApp"))
+	golden.Request(t, "table/create", shop.CreateTableInput("ECommerceApp"))
 	prov := st.MustTable("Prov", st.WithProvisioned(5, 5), st.WithGSI("ByTag", st.IndexKeys("tag", ""), st.Include("name", "price")))
-	goldenAssert(t, "create_table_provisioned", prov.CreateTableInput("Prov"))
+	golden.Request(t, "table/create_provisioned", prov.CreateTableInput("Prov"))
 }
 
 type EmbeddedKey struct{ ID string }

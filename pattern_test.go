@@ -65,7 +65,7 @@ func TestPatternRequestsGolden(t *testing.T) {
 			if op, ok := ops[c.name]; ok {
 				assert.Equal(t, c.op, op)
 			}
-			golden.Assert(t, "pattern_"+c.name, in)
+			golden.Request(t, "pattern/"+c.name, in)
 		})
 	}
 	assert.Empty(t, client.Calls(), "building requests sends nothing")
@@ -114,7 +114,7 @@ func TestSortOperatorsGolden(t *testing.T) {
 		assert.Equal(t, "GetItem", g.Operation(), "keys given whole on the table: GetItem")
 		gin, err := g.GetInput(db, full)
 		require.NoError(t, err)
-		golden.Assert(t, "sort_eq_getitem", gin)
+		golden.Request(t, "pattern/sort_eq_getitem", gin)
 		_, err = pats["eq"].QueryInput(db, day)
 		assert.ErrorIs(t, err, singletable.ErrInvalidKey, "SortEquals needs every sort field")
 	})
@@ -167,7 +167,7 @@ func TestSortOperatorsGolden(t *testing.T) {
 			}
 			in, err := p.QueryInput(db, params)
 			require.NoError(t, err)
-			golden.Assert(t, "sort_"+name, in)
+			golden.Request(t, "pattern/sort_"+name, in)
 		})
 	}
 }
@@ -387,7 +387,7 @@ func TestIncludeProjection(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 	in, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Project("Total", "UserID"))
 	require.NoError(t, err, "UserID is recovered from the table key")
-	golden.Assert(t, "include_project", in)
+	golden.Request(t, "pattern/include_project", in)
 
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{{

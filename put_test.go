@@ -18,7 +18,7 @@ func TestPutVersionAndTimestamps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "attribute_not_exists(#n0)", *in.ConditionExpression)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, in.Item["version"])
-	golden.Assert(t, "write_put_version_new", in)
+	golden.Request(t, "put/version_new", in)
 
 	// Version 4: the stored item must be at 4; it is stored at 5.
 	in, err = st.WProducts.PutInput(db, st.WProduct{ID: "p1", Name: "Pen", Category: "office", Version: 4})

@@ -1,28 +1,19 @@
 package singletable_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 )
 
 func TestSheetGolden(t *testing.T) {
 	m := newSeed(t)
-	got := m.Table.Sheet()
-	path := filepath.Join("testdata", "golden", "sheet_seed.md")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" { // go test -update
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got)
+	golden.Markdown(t, "sheet/seed", m.Table.Sheet())
 }
 
 func TestLint(t *testing.T) {

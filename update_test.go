@@ -33,13 +33,13 @@ func TestUpdateEveryChangeGolden(t *testing.T) {
 		SetIfNotExists("Address.City", "Oslo"),
 	)
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_changes", in)
+	golden.Request(t, "update/changes", in)
 
 	in, err = st.WUsers.UpdateInput(db, st.WUser{ID: "u1"},
 		st.DeleteFromSet("Tags", []string{"old", "stale"}).Prepend("Log", []string{"a", "b"}).Decrement("Logins", 2).Set("Address.Zip", "0150"),
 	)
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_changes2", in)
+	golden.Request(t, "update/changes2", in)
 }
 
 func TestUpdateRecomputesIndexKeys(t *testing.T) {
@@ -49,12 +49,12 @@ func TestUpdateRecomputesIndexKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, in.ExpressionAttributeNames, "#n1")
 	assert.Equal(t, "GSI1PK", in.ExpressionAttributeNames["#n1"])
-	golden.Assert(t, "write_update_index", in)
+	golden.Request(t, "update/index", in)
 
 	// Order's sparse index leaves when Status stops being PENDING.
 	in, err = st.WOrders.UpdateInput(db, st.WOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_sparse_leave", in)
+	golden.Request(t, "update/sparse_leave", in)
 }
 
 func TestUpdateErrorsBeforeSending(t *testing.T) {
@@ -138,12 +138,12 @@ func TestUpdateDecrementInventoryGolden(t *testing.T) {
 	// 0), the version still goes up.
 	in, err := st.WProducts.UpdateInput(db, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2).If(st.Ge("Inventory", 2)))
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_decrement", in)
+	golden.Request(t, "update/decrement", in)
 	// The seed's optimistic price update: the key carries the version read.
 	in, err = st.WProducts.UpdateInput(db, st.WProduct{ID: "p1", Version: 3}, st.Set("Price", 12.5))
 	require.NoError(t, err)
 	assert.Equal(t, "(attribute_exists(#n2)) AND (#n1 = :v2)", *in.ConditionExpression)
-	golden.Assert(t, "write_update_versioned", in)
+	golden.Request(t, "update/versioned", in)
 }
 
 // An update sets the updated timestamp, which the index's sort key reads:
