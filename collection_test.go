@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -103,4 +105,11 @@ func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
 	assert.Len(t, got, 3)
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], singletable.ErrWrongEntity)
+}
+
+// A collection Query request, built without a network, matches its golden file.
+func TestCollectionGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "query/collection", must(shopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
 }

@@ -49,3 +49,11 @@ func TestVersionedDeleteOfMissingItem(t *testing.T) {
 	// Unversioned, without MustExist: deleting a missing item succeeds.
 	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
 }
+
+// A Delete request, built without a network, matches its golden file.
+func TestDeleteGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "delete/key", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
+	golden.Request(t, "delete/must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
+}

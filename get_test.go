@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 )
 
 func TestGetOnQueryPattern(t *testing.T) {
@@ -41,4 +43,12 @@ func TestGetOnQueryPattern(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	assert.Empty(t, page.Cursor)
+}
+
+// A Get request, built without a network, matches its golden file.
+func TestGetGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "get/key", must(shopUsers.GetInput(db, shopUser{ID: "u123"})))
+	golden.Request(t, "get/consistent", must(shopUsers.GetInput(db, shopUser{ID: "u123"}, st.ConsistentRead())))
 }

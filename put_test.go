@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -33,4 +34,16 @@ func TestPutVersionAndTimestamps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, cin.Item["version"])
 	assert.Equal(t, "attribute_not_exists(#n0)", *cin.ConditionExpression)
+}
+
+// A Put (and Create) request, built without a network, matches its golden file.
+func TestPutGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "put/user", must(shopUsers.PutInput(db, seedUser)))
+	golden.Request(t, "put/user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
+	golden.Request(t, "put/order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
+	golden.Request(t, "put/if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
+	golden.Request(t, "put/create", must(shopUsers.CreateInput(db, seedUser)))
+	golden.Request(t, "put/session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
 }

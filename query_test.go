@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
 )
 
 // fakePartition answers Queries over one partition like DynamoDB does for
@@ -206,4 +208,12 @@ func TestEntityQueryPages(t *testing.T) {
 
 	_, err := sh.Orders.Query(ctx, db, Order{UserID: "u2"}, singletable.After("not a cursor"))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+}
+
+// An entity Query request, built without a network, matches its golden file.
+func TestQueryGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "query/orders", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
+	golden.Request(t, "query/order_prefix", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
 )
 
@@ -95,4 +96,12 @@ func TestLintKeysOnlyOverMatch(t *testing.T) {
 	assert.Contains(t, report, "error: pattern ByG: its key condition")
 	assert.Contains(t, report, "does not carry the entity type")
 	assert.NotContains(t, report, "pattern ByGSafe")
+}
+
+// The sheet shows derived index keys for what they are.
+func TestSheetShowsDerivedIndexKeys(t *testing.T) {
+	tbl := st.MustTable("Sheet", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")), st.WithGSI("ByEmail", st.IndexKeys("email", "")))
+	st.MustDefine[idxMember](tbl, "M", st.Key("USER#{UserID}", "GROUP#{GroupID}"))
+	sheet := tbl.Sheet()
+	assert.Contains(t, sheet, "`GROUP#{GroupID}` (table key) | `USER#{UserID}` (table key) | `{Email}` (field's attribute)")
 }

@@ -373,3 +373,15 @@ func TestUpdateLeavingSparseIndexNeedsNoRead(t *testing.T) {
 	assert.ErrorContains(t, err, "also needs Owner")
 	assert.Empty(t, mock.Calls())
 }
+
+// An Update request, built without a network, matches its golden file.
+func TestUpdateGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "update/status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))))
+	golden.Request(t, "update/flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 5))))
+	golden.Request(t, "update/remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
+	golden.Request(t, "update/upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -13,46 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/golden"
-	"github.com/singletable/singletable/singletabletest"
 )
-
-var ctx = context.Background()
-
-func mockDB() (*singletabletest.Client, *st.DB) {
-	c := &singletabletest.Client{}
-	return c, st.New(c, shop)
-}
-
-var (
-	seedUser  = shopUser{ID: "u123", Name: "Ada", Email: "ada@example.com", CreatedAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
-	seedOrder = shopOrder{UserID: "u123", ID: "2024-001", Date: "2024-01-15", Status: "PENDING", Total: 59.5}
-)
-
-// Every operation's request, built without a network, matches its golden file.
-func TestGoldenRequests(t *testing.T) {
-	_, db := mockDB()
-	must := func(v any, err error) any { t.Helper(); require.NoError(t, err); return v }
-	golden.Request(t, "get/key", must(shopUsers.GetInput(db, shopUser{ID: "u123"})))
-	golden.Request(t, "get/consistent", must(shopUsers.GetInput(db, shopUser{ID: "u123"}, st.ConsistentRead())))
-	golden.Request(t, "put/user", must(shopUsers.PutInput(db, seedUser)))
-	golden.Request(t, "put/user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
-	golden.Request(t, "put/order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
-	golden.Request(t, "put/if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
-	golden.Request(t, "put/create", must(shopUsers.CreateInput(db, seedUser)))
-	golden.Request(t, "delete/key", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
-	golden.Request(t, "delete/must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
-	golden.Request(t, "update/status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
-		st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))))
-	golden.Request(t, "update/flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
-		st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 5))))
-	golden.Request(t, "update/remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
-	golden.Request(t, "update/upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
-	golden.Request(t, "query/orders", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
-	golden.Request(t, "query/order_prefix", must(shopOrders.QueryInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
-	golden.Request(t, "query/collection", must(shopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
-	golden.Request(t, "put/session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
-}
 
 // Bad input is a typed error, and no request is sent.
 func TestBadInputSendsNothing(t *testing.T) {
