@@ -2,6 +2,9 @@
 
 package singletable_test
 
+// Helpers shared by the integration tests of package singletable_test: a
+// counting client and the shop model on a fresh DynamoDB Local table.
+
 import (
 	"context"
 	"sync"

@@ -1,5 +1,7 @@
 package singletable_test
 
+// Helpers shared by the unit tests of package singletable_test.
+
 import (
 	"context"
 	"testing"
