@@ -12,6 +12,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -54,6 +55,6 @@ func TestVersionedDeleteOfMissingItem(t *testing.T) {
 func TestDeleteGolden(t *testing.T) {
 	_, db := mockDB()
 	must := mustInput(t)
-	golden.Request(t, "delete/key", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"})))
-	golden.Request(t, "delete/must_exist", must(shopOrders.DeleteInput(db, shopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
+	golden.Request(t, "delete/key", must(testmodel.ShopOrders.DeleteInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"})))
+	golden.Request(t, "delete/must_exist", must(testmodel.ShopOrders.DeleteInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
 }

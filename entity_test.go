@@ -11,6 +11,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -147,7 +148,7 @@ func TestPartitionOnlyTable(t *testing.T) {
 }
 
 func TestCreateTableInput(t *testing.T) {
-	golden.Request(t, "table/create", shop.CreateTableInput("ECommerceApp"))
+	golden.Request(t, "table/create", testmodel.Shop.CreateTableInput("ECommerceApp"))
 	prov := st.MustTable("Prov", st.WithProvisioned(5, 5), st.WithGSI("ByTag", st.IndexKeys("tag", ""), st.Include("name", "price")))
 	golden.Request(t, "table/create_provisioned", prov.CreateTableInput("Prov"))
 }

@@ -11,22 +11,31 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestIntegrationBadInputSendsNothing(t *testing.T) {
 	db, cc := coreLocalDB(t)
 	before := cc.count()
 	for name, call := range map[string]func() error{
-		"empty key field":    func() error { return shopUsers.Put(ctx, db, shopUser{}) },
-		"key over 2 KB":      func() error { _, err := shopUsers.Get(ctx, db, shopUser{ID: strings.Repeat("é", 1100)}); return err },
-		"primary key change": func() error { _, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Set("ID", "v")); return err },
-		"stale index key": func() error {
-			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Status", "X"), st.NoRead())
+		"empty key field": func() error { return testmodel.ShopUsers.Put(ctx, db, testmodel.ShopUser{}) },
+		"key over 2 KB": func() error {
+			_, err := testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{ID: strings.Repeat("é", 1100)})
 			return err
 		},
-		"unknown field": func() error { return shopUsers.Delete(ctx, db, shopUser{ID: "u"}, st.If(st.Exists("Nope"))) },
+		"primary key change": func() error {
+			_, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u"}, st.Set("ID", "v"))
+			return err
+		},
+		"stale index key": func() error {
+			_, err := testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o"}, st.Set("Status", "X"), st.NoRead())
+			return err
+		},
+		"unknown field": func() error {
+			return testmodel.ShopUsers.Delete(ctx, db, testmodel.ShopUser{ID: "u"}, st.If(st.Exists("Nope")))
+		},
 		"huge item": func() error {
-			return shopOrders.Put(ctx, db, shopOrder{UserID: "u", ID: "o", Note: strings.Repeat("x", 500_000)})
+			return testmodel.ShopOrders.Put(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o", Note: strings.Repeat("x", 500_000)})
 		},
 	} {
 		err := call()
@@ -37,13 +46,13 @@ func TestIntegrationBadInputSendsNothing(t *testing.T) {
 
 	// Adversarial ids are stored and read back intact, and never collide.
 	for _, id := range []string{"u1#ORDER#x", "u1\\", "ünï#😀", "%23", strings.Repeat("z", 2000)} {
-		u := shopUser{ID: id, Name: "adversary"}
-		require.NoError(t, shopUsers.Create(ctx, db, u), id)
-		got, err := shopUsers.Get(ctx, db, shopUser{ID: id})
+		u := testmodel.ShopUser{ID: id, Name: "adversary"}
+		require.NoError(t, testmodel.ShopUsers.Create(ctx, db, u), id)
+		got, err := testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{ID: id})
 		require.NoError(t, err)
 		assert.Equal(t, id, got.ID)
 	}
-	require.NoError(t, shopOrders.Create(ctx, db, shopOrder{UserID: "u1", ID: "x", Date: "2024-01-01"}))
-	_, err := shopUsers.Get(ctx, db, shopUser{ID: "u1"})
+	require.NoError(t, testmodel.ShopOrders.Create(ctx, db, testmodel.ShopOrder{UserID: "u1", ID: "x", Date: "2024-01-01"}))
+	_, err := testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{ID: "u1"})
 	assert.ErrorIs(t, err, st.ErrNotFound)
 }

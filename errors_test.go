@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 // Bad input is a typed error, and no request is sent.
@@ -24,42 +25,47 @@ func TestBadInputSendsNothing(t *testing.T) {
 		is   error
 		msg  string
 	}{
-		{"empty partition field", func() error { _, err := shopUsers.Get(ctx, db, shopUser{}); return err }, st.ErrInvalidKey, "field ID"},
-		{"empty sort field", func() error { return shopOrders.Put(ctx, db, shopOrder{UserID: "u1"}) }, st.ErrInvalidKey, "key SK"},
-		{"partition key over 2048 bytes", func() error { return shopUsers.Put(ctx, db, shopUser{ID: long}) }, st.ErrInvalidKey, "DynamoDB allows 2048"},
-		{"sort key over 1024 bytes", func() error { return shopOrders.Put(ctx, db, shopOrder{UserID: "u", ID: long[:1100]}) }, st.ErrInvalidKey, "DynamoDB allows 1024"},
-		{"invalid UTF-8", func() error { return shopUsers.Delete(ctx, db, shopUser{ID: "a\xff"}) }, st.ErrInvalidKey, "UTF-8"},
+		{"empty partition field", func() error { _, err := testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{}); return err }, st.ErrInvalidKey, "field ID"},
+		{"empty sort field", func() error { return testmodel.ShopOrders.Put(ctx, db, testmodel.ShopOrder{UserID: "u1"}) }, st.ErrInvalidKey, "key SK"},
+		{"partition key over 2048 bytes", func() error { return testmodel.ShopUsers.Put(ctx, db, testmodel.ShopUser{ID: long}) }, st.ErrInvalidKey, "DynamoDB allows 2048"},
+		{"sort key over 1024 bytes", func() error {
+			return testmodel.ShopOrders.Put(ctx, db, testmodel.ShopOrder{UserID: "u", ID: long[:1100]})
+		}, st.ErrInvalidKey, "DynamoDB allows 1024"},
+		{"invalid UTF-8", func() error { return testmodel.ShopUsers.Delete(ctx, db, testmodel.ShopUser{ID: "a\xff"}) }, st.ErrInvalidKey, "UTF-8"},
 		{"item over 400 KB", func() error {
-			return shopOrders.Put(ctx, db, shopOrder{UserID: "u", ID: "o", Note: strings.Repeat("n", 410*1024)})
+			return testmodel.ShopOrders.Put(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o", Note: strings.Repeat("n", 410*1024)})
 		}, st.ErrInvalidInput, "400"},
-		{"update without changes", func() error { _, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Changes{}); return err }, st.ErrInvalidInput, "no change"},
+		{"update without changes", func() error {
+			_, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u"}, st.Changes{})
+			return err
+		}, st.ErrInvalidInput, "no change"},
 		{"update of an unknown field", func() error {
-			_, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Set("Nope", 1))
+			_, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u"}, st.Set("Nope", 1))
 			return err
 		}, st.ErrInvalidInput, "no such field"},
 		{"update of a primary-key field", func() error {
-			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("ID", "o2"))
+			_, err := testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o"}, st.Set("ID", "o2"))
 			return err
 		}, st.ErrInvalidInput, "part of the primary key"},
 		{"update that cannot recompute an index key", func() error {
-			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Status", "SHIPPED"), st.NoRead())
+			_, err := testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o"}, st.Set("Status", "SHIPPED"), st.NoRead())
 			return err
 		}, st.ErrInvalidInput, "also needs Date"},
 		{"Add on an indexed field", func() error {
-			_, err := shopUsers.Update(ctx, db, shopUser{ID: "u"}, st.Add("Email", 1))
+			_, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u"}, st.Add("Email", 1))
 			return err
 		}, st.ErrInvalidInput, "use Set"},
 		{"Set of the wrong type", func() error {
-			_, err := shopOrders.Update(ctx, db, shopOrder{UserID: "u", ID: "o"}, st.Set("Total", "lots"))
+			_, err := testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u", ID: "o"}, st.Set("Total", "lots"))
 			return err
 		}, st.ErrInvalidInput, "Total is a float64"},
-		{"condition on an unknown field", func() error { return shopUsers.Put(ctx, db, seedUser, st.If(st.Eq("Nope", 1))) }, st.ErrInvalidInput, "no field"},
-		{"collection without its value", func() error { _, err := shopUserAndOrders.Query(ctx, db, st.Values{}); return err }, st.ErrInvalidInput, "no value for {UserID}"},
+		{"condition on an unknown field", func() error { return testmodel.ShopUsers.Put(ctx, db, seedUser, st.If(st.Eq("Nope", 1))) }, st.ErrInvalidInput, "no field"},
+		{"collection without its value", func() error { _, err := testmodel.ShopUserAndOrders.Query(ctx, db, st.Values{}); return err }, st.ErrInvalidInput, "no value for {UserID}"},
 		{"collection with an unknown value", func() error {
-			_, err := shopUserAndOrders.Query(ctx, db, st.Values{"UserID": "u", "X": 1})
+			_, err := testmodel.ShopUserAndOrders.Query(ctx, db, st.Values{"UserID": "u", "X": 1})
 			return err
 		}, st.ErrInvalidInput, `"X" is not a placeholder`},
-		{"query without a partition", func() error { _, err := shopOrders.Query(ctx, db, shopOrder{}); return err }, st.ErrInvalidKey, "field UserID"},
+		{"query without a partition", func() error { _, err := testmodel.ShopOrders.Query(ctx, db, testmodel.ShopOrder{}); return err }, st.ErrInvalidKey, "field UserID"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,13 +81,13 @@ func TestBadInputSendsNothing(t *testing.T) {
 
 func TestErrorsMapServiceFailures(t *testing.T) {
 	c, db := mockDB()
-	existing, err := shopUsers.PutInput(db, seedUser)
+	existing, err := testmodel.ShopUsers.PutInput(db, seedUser)
 	require.NoError(t, err)
 
 	c.PutItemFunc = func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
 		return nil, &types.ConditionalCheckFailedException{Message: strp("exists"), Item: existing.Item}
 	}
-	err = shopUsers.Create(ctx, db, seedUser)
+	err = testmodel.ShopUsers.Create(ctx, db, seedUser)
 	assert.ErrorIs(t, err, st.ErrAlreadyExists)
 	assert.ErrorIs(t, err, st.ErrConditionFailed)
 	var ccf *types.ConditionalCheckFailedException
@@ -94,18 +100,18 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 	c.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
 	}
-	_, err = shopUsers.Update(ctx, db, shopUser{ID: "u404"}, st.Set("Name", "x"))
+	_, err = testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u404"}, st.Set("Name", "x"))
 	assert.ErrorIs(t, err, st.ErrNotFound)
 
 	c.DeleteItemFunc = func(context.Context, *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
 		return nil, &types.ConditionalCheckFailedException{Message: strp("no item")}
 	}
-	assert.ErrorIs(t, shopUsers.Delete(ctx, db, shopUser{ID: "u404"}, st.MustExist()), st.ErrNotFound)
+	assert.ErrorIs(t, testmodel.ShopUsers.Delete(ctx, db, testmodel.ShopUser{ID: "u404"}, st.MustExist()), st.ErrNotFound)
 
 	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 		return &dynamodb.GetItemOutput{}, nil
 	}
-	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u404"})
+	_, err = testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{ID: "u404"})
 	assert.ErrorIs(t, err, st.ErrNotFound)
 
 	// An item of another entity at the asked key is never decoded as this one.
@@ -115,7 +121,7 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 			"_type": &types.AttributeValueMemberS{Value: "Order"},
 		}}, nil
 	}
-	_, err = shopUsers.Get(ctx, db, shopUser{ID: "u1"})
+	_, err = testmodel.ShopUsers.Get(ctx, db, testmodel.ShopUser{ID: "u1"})
 	var mismatch *st.EntityMismatchError
 	require.ErrorAs(t, err, &mismatch)
 	assert.Equal(t, "Order", mismatch.Got)
@@ -123,7 +129,7 @@ func TestErrorsMapServiceFailures(t *testing.T) {
 
 	boom := errors.New("network down")
 	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) { return nil, boom }
-	_, err = shopOrders.Query(ctx, db, shopOrder{UserID: "u1"})
+	_, err = testmodel.ShopOrders.Query(ctx, db, testmodel.ShopOrder{UserID: "u1"})
 	assert.ErrorIs(t, err, boom)
 	assert.Contains(t, err.Error(), "Order.Query")
 }

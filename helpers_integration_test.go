@@ -16,6 +16,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 // countingClient counts the requests that reach DynamoDB Local.
@@ -62,7 +63,7 @@ func coreLocalDB(t *testing.T) (*st.DB, *countingClient) {
 	client, err := ddblocal.Client(ctx)
 	require.NoError(t, err)
 	cc := &countingClient{Client: client}
-	db := st.New(cc, shop, st.WithTableName(ddblocal.UniqueName("core")))
+	db := st.New(cc, testmodel.Shop, st.WithTableName(ddblocal.UniqueName("core")))
 	require.NoError(t, db.EnsureTable(ctx))
 	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
 	return db, cc

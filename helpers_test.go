@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -19,12 +20,12 @@ var ctx = context.Background()
 
 func mockDB() (*singletabletest.Client, *st.DB) {
 	c := &singletabletest.Client{}
-	return c, st.New(c, shop)
+	return c, st.New(c, testmodel.Shop)
 }
 
 var (
-	seedUser  = shopUser{ID: "u123", Name: "Ada", Email: "ada@example.com", CreatedAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
-	seedOrder = shopOrder{UserID: "u123", ID: "2024-001", Date: "2024-01-15", Status: "PENDING", Total: 59.5}
+	seedUser  = testmodel.ShopUser{ID: "u123", Name: "Ada", Email: "ada@example.com", CreatedAt: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+	seedOrder = testmodel.ShopOrder{UserID: "u123", ID: "2024-001", Date: "2024-01-15", Status: "PENDING", Total: 59.5}
 )
 
 // mustInput returns a function that fails t on an error from building a

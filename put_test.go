@@ -10,6 +10,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestPutVersionAndTimestamps(t *testing.T) {
@@ -40,10 +41,10 @@ func TestPutVersionAndTimestamps(t *testing.T) {
 func TestPutGolden(t *testing.T) {
 	_, db := mockDB()
 	must := mustInput(t)
-	golden.Request(t, "put/user", must(shopUsers.PutInput(db, seedUser)))
-	golden.Request(t, "put/user_sparse", must(shopUsers.PutInput(db, shopUser{ID: "u9", Name: "No Email"})))
-	golden.Request(t, "put/order_flagged", must(shopOrders.PutInput(db, shopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
-	golden.Request(t, "put/if", must(shopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
-	golden.Request(t, "put/create", must(shopUsers.CreateInput(db, seedUser)))
-	golden.Request(t, "put/session_ttl", must(shopSessions.PutInput(db, shopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
+	golden.Request(t, "put/user", must(testmodel.ShopUsers.PutInput(db, seedUser)))
+	golden.Request(t, "put/user_sparse", must(testmodel.ShopUsers.PutInput(db, testmodel.ShopUser{ID: "u9", Name: "No Email"})))
+	golden.Request(t, "put/order_flagged", must(testmodel.ShopOrders.PutInput(db, testmodel.ShopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
+	golden.Request(t, "put/if", must(testmodel.ShopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
+	golden.Request(t, "put/create", must(testmodel.ShopUsers.CreateInput(db, seedUser)))
+	golden.Request(t, "put/session_ttl", must(testmodel.ShopSessions.PutInput(db, testmodel.ShopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
 }

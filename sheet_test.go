@@ -10,15 +10,16 @@ import (
 	"github.com/singletable/singletable"
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestSheetGolden(t *testing.T) {
-	m := newSeed(t)
+	m := testmodel.NewSeed()
 	golden.Markdown(t, "sheet/seed", m.Table.Sheet())
 }
 
 func TestLint(t *testing.T) {
-	m := newSeed(t)
+	m := testmodel.NewSeed()
 	assert.Equal(t, []singletable.LintIssue{{
 		Severity: singletable.LintInfo, Subject: "pattern PendingOrders",
 		Message: `reads the single partition "STATUS#PENDING": every such read hits one partition (hot); fine for a small sparse index`,

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -204,8 +205,8 @@ func TestOmitEmptyZeroIsAbsentOnUpdate(t *testing.T) {
 
 func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	db, _ := coreLocalDB(t)
-	require.NoError(t, shopOrders.Create(ctx, db, seedOrder))
-	key := shopOrder{UserID: "u123", ID: "2024-001"}
+	require.NoError(t, testmodel.ShopOrders.Create(ctx, db, seedOrder))
+	key := testmodel.ShopOrder{UserID: "u123", ID: "2024-001"}
 	raw := rawItem(t, db, "USER#u123", "ORDER#2024-001")
 	gpk, _ := sOf(raw, "GSI1PK")
 	assert.Equal(t, "STATUS#PENDING", gpk)
@@ -213,7 +214,7 @@ func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	assert.False(t, inGSI2, "only FLAGGED orders are in GSI2")
 
 	// Changing Status recomputes GSI1 and enters the sparse GSI2.
-	o, err := shopOrders.Update(ctx, db, key, st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 0.5))
+	o, err := testmodel.ShopOrders.Update(ctx, db, key, st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 0.5))
 	require.NoError(t, err)
 	assert.Equal(t, "FLAGGED", o.Status)
 	assert.InDelta(t, 60.0, o.Total, 1e-9)
@@ -224,7 +225,7 @@ func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	assert.Equal(t, "FLAGGED", g2)
 
 	// And back: the item leaves GSI2, its attributes removed.
-	_, err = shopOrders.Update(ctx, db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
+	_, err = testmodel.ShopOrders.Update(ctx, db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
 	require.NoError(t, err)
 	raw = rawItem(t, db, "USER#u123", "ORDER#2024-001")
 	_, inGSI2 = raw["GSI2PK"]
@@ -233,8 +234,8 @@ func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	assert.False(t, inGSI2)
 
 	// Removing a GSI key field takes the item out of that index.
-	require.NoError(t, shopUsers.Put(ctx, db, seedUser))
-	u, err := shopUsers.Update(ctx, db, shopUser{ID: "u123"}, st.Remove("Email"))
+	require.NoError(t, testmodel.ShopUsers.Put(ctx, db, seedUser))
+	u, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u123"}, st.Remove("Email"))
 	require.NoError(t, err)
 	assert.Empty(t, u.Email)
 	raw = rawItem(t, db, "USER#u123", "PROFILE")
@@ -242,20 +243,20 @@ func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
 	assert.False(t, inGSI1)
 
 	// Update of a missing item is ErrNotFound and creates nothing.
-	_, err = shopOrders.Update(ctx, db, shopOrder{UserID: "u123", ID: "nope"}, st.Set("Total", 1.0))
+	_, err = testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u123", ID: "nope"}, st.Set("Total", 1.0))
 	assert.ErrorIs(t, err, st.ErrNotFound)
 	assert.Empty(t, rawItem(t, db, "USER#u123", "ORDER#nope"))
 
 	// Upsert creates a decodable item.
-	p, err := shopProducts.Update(ctx, db, shopProduct{ID: "p1"}, st.Add("Inventory", 3), st.Upsert())
+	p, err := testmodel.ShopProducts.Update(ctx, db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", 3), st.Upsert())
 	require.NoError(t, err)
-	assert.Equal(t, shopProduct{ID: "p1", Inventory: 3}, p)
-	p, err = shopProducts.Get(ctx, db, shopProduct{ID: "p1"})
+	assert.Equal(t, testmodel.ShopProduct{ID: "p1", Inventory: 3}, p)
+	p, err = testmodel.ShopProducts.Get(ctx, db, testmodel.ShopProduct{ID: "p1"})
 	require.NoError(t, err)
 	assert.Equal(t, 3, p.Inventory)
 
 	// A condition that does not hold.
-	_, err = shopProducts.Update(ctx, db, shopProduct{ID: "p1"}, st.Add("Inventory", -5).If(st.Ge("Inventory", 5)))
+	_, err = testmodel.ShopProducts.Update(ctx, db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -5).If(st.Ge("Inventory", 5)))
 	assert.ErrorIs(t, err, st.ErrConditionFailed)
 	assert.NotErrorIs(t, err, st.ErrNotFound)
 }

@@ -14,6 +14,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -210,9 +211,9 @@ func TestSetNilOnlyWhereNilIsAValue(t *testing.T) {
 
 func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
 	_, db := mockDB()
-	_, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 1.5))
+	_, err := testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p"}, st.Set("Inventory", 1.5))
 	assert.ErrorIs(t, err, st.ErrInvalidInput, "1.5 does not fit an int")
-	in, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
+	in, err := testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, in.ExpressionAttributeValues[":v0"])
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "3"}, in.ExpressionAttributeValues[":v1"])
@@ -378,10 +379,10 @@ func TestUpdateLeavingSparseIndexNeedsNoRead(t *testing.T) {
 func TestUpdateGolden(t *testing.T) {
 	_, db := mockDB()
 	must := mustInput(t)
-	golden.Request(t, "update/status", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+	golden.Request(t, "update/status", must(testmodel.ShopOrders.UpdateInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"},
 		st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))))
-	golden.Request(t, "update/flag", must(shopOrders.UpdateInput(db, shopOrder{UserID: "u123", ID: "2024-001"},
+	golden.Request(t, "update/flag", must(testmodel.ShopOrders.UpdateInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"},
 		st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 5))))
-	golden.Request(t, "update/remove_email", must(shopUsers.UpdateInput(db, shopUser{ID: "u123"}, st.Remove("Email"))))
-	golden.Request(t, "update/upsert", must(shopProducts.UpdateInput(db, shopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
+	golden.Request(t, "update/remove_email", must(testmodel.ShopUsers.UpdateInput(db, testmodel.ShopUser{ID: "u123"}, st.Remove("Email"))))
+	golden.Request(t, "update/upsert", must(testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
 }
