@@ -45,20 +45,20 @@ func JSON(v any) []byte {
 // where name is "<operation>/<case>", or writes the file under -update.
 func Request(t testing.TB, name string, v any) {
 	t.Helper()
-	compare(t, Path(t, name, ".json"), JSON(v))
+	compare(t, path(t, name, ".json"), JSON(v))
 }
 
 // Markdown compares text with testdata/golden/<operation>/<case>.md, where
 // name is "<operation>/<case>", or writes the file under -update.
 func Markdown(t testing.TB, name, text string) {
 	t.Helper()
-	compare(t, Path(t, name, ".md"), []byte(text))
+	compare(t, path(t, name, ".md"), []byte(text))
 }
 
-// Path is the file of the golden case name ("<operation>/<case>") with the
+// path is the file of the golden case name ("<operation>/<case>") with the
 // extension ext; it fails the test when name is not of that form, so that
 // every file sits in its operation's folder.
-func Path(t testing.TB, name, ext string) string {
+func path(t testing.TB, name, ext string) string {
 	t.Helper()
 	op, c, ok := strings.Cut(name, "/")
 	if !ok || op == "" || c == "" || strings.Contains(c, "/") {
