@@ -54,7 +54,7 @@ func TestBatchWriteInputsChunksMixedEntities(t *testing.T) {
 	require.Len(t, ins, 2)
 	assert.Len(t, ins[0].RequestItems["WriteShop"], 25)
 	assert.Len(t, ins[1].RequestItems["WriteShop"], 18)
-	golden.Assert(t, "batch_write_second_chunk", ins[1])
+	golden.Request(t, "batch/write_second_chunk", ins[1])
 	assert.Empty(t, mock.Calls())
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -72,7 +75,7 @@ func TestCollectionProjectReadsEveryMembersAttribute(t *testing.T) {
 }
 
 func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
@@ -84,9 +87,9 @@ func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
 	}
 	res, err := sh.UserProfile.Query(t.Context(), db, singletable.Values{"UserID": "u1"})
 	require.NoError(t, err)
-	assert.Equal(t, []User{{ID: "u1", Name: "Ann"}}, sh.Users.From(res))
-	assert.Equal(t, []Order{{UserID: "u1", ID: "o1"}}, sh.Orders.From(res))
-	assert.Equal(t, []Membership{{UserID: "u1", TeamID: "t1"}}, sh.Memberships.From(res))
+	assert.Equal(t, []testmodel.User{{ID: "u1", Name: "Ann"}}, sh.Users.From(res))
+	assert.Equal(t, []testmodel.Order{{UserID: "u1", ID: "o1"}}, sh.Orders.From(res))
+	assert.Equal(t, []testmodel.Membership{{UserID: "u1", TeamID: "t1"}}, sh.Memberships.From(res))
 	assert.Equal(t, 3, len(res.Items))
 	require.Len(t, res.Unknown, 1, "an unknown type is reported, not dropped")
 	assert.Equal(t, "Address", sv(res.Unknown[0]["_type"]))
@@ -103,4 +106,11 @@ func TestCollectionDecodesByTypeAndReportsUnknown(t *testing.T) {
 	assert.Len(t, got, 3)
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], singletable.ErrWrongEntity)
+}
+
+// A collection Query request, built without a network, matches its golden file.
+func TestCollectionGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "query/collection", must(testmodel.ShopUserAndOrders.QueryInput(db, st.Values{"UserID": "u123"})))
 }

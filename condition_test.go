@@ -1,163 +1,112 @@
-package singletable
+package singletable_test
 
 import (
-	"strconv"
-	"strings"
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable/singletable/internal/expr"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/singletabletest"
 )
 
-// render renders c for the user entity and returns the expression with the
-// placeholders replaced by their names and values, for readable asserts.
-func render(t *testing.T, c Cond) string {
-	t.Helper()
-	var b expr.Builder
-	s, err := renderCond(c, WUsers.m, &b)
+func TestConditionOver4KBFailsBeforeSending(t *testing.T) {
+	mock := &singletabletest.Client{}
+	db := st.New(mock, st.WShop)
+	var cs []st.Cond
+	for i := 0; i < 100; i++ {
+		cs = append(cs, st.In("Status", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J"))
+	}
+	var pcs []st.Cond
+	for i := 0; i < 100; i++ {
+		pcs = append(pcs, st.In("Name", "A", "B", "C", "D", "E", "F", "G", "H", "I", "J"))
+	}
+	_, err := st.WUsers.Update(context.Background(), db, st.WUser{ID: "u1"}, st.Set("Name", "x").If(st.And(cs...)))
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, st.ErrTooLarge), "%v", err)
+	assert.True(t, errors.Is(err, st.ErrInvalidInput), "%v", err)
+	assert.Contains(t, err.Error(), "DynamoDB allows 4096")
+	assert.Contains(t, err.Error(), "User.Update")
+	assert.Empty(t, mock.Calls())
+
+	err = st.WUsers.Delete(context.Background(), db, st.WUser{ID: "u1"}, st.If(st.And(cs...)))
+	assert.True(t, errors.Is(err, st.ErrTooLarge), "%v", err)
+	err = db.Transact(context.Background(), func(tx *st.Tx) error {
+		st.WProducts.TxCheck(tx, st.WProduct{ID: "p1"}, st.And(pcs...))
+		return nil
+	})
+	assert.True(t, errors.Is(err, st.ErrTooLarge), "%v", err)
+	assert.Empty(t, mock.Calls())
+}
+
+func TestConditionUnknownFieldFailsBeforeSending(t *testing.T) {
+	mock := &singletabletest.Client{}
+	db := st.New(mock, st.WShop)
+	err := st.WOrders.Put(context.Background(), db, st.WOrder{UserID: "u", ID: "o"}, st.If(st.Eq("Totl", 3)))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), `entity Order has no field "Totl"`)
+	assert.Empty(t, mock.Calls())
+}
+
+func TestConditionGolden(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, st.WShop, st.WithClock(st.FixedClock))
+	in, err := st.WOrders.PutInput(db, st.WOrder{UserID: "u1", ID: "o1", Date: "2024-01-15", Status: "PENDING", Total: 30},
+		st.If(st.Or(st.NotExists("ID"), st.And(st.Eq("Status", "PENDING"), st.Between("Total", 0, 100), st.In("Date", "2024-01-15", "2024-01-16"),
+			st.BeginsWith("Date", "2024-"), st.Not(st.Size("Status").Eq(0)), st.IsType("Total", st.TypeNumber)))))
 	require.NoError(t, err)
-	return expand(s, &b)
+	golden.Request(t, "put/condition", in)
 }
 
-func expand(s string, b *expr.Builder) string {
-	// longest placeholders first, so #n10 is not read as #n1 + "0"
-	for i := len(b.Names) + len(b.Values); i >= 0; i-- {
-		for p, n := range b.Names {
-			if p == "#n"+itoa(i) {
-				s = strings.ReplaceAll(s, p, n)
-			}
+// Every expression has one limit and one error: a Filter over 4 KB is the
+// same *LimitError (ErrTooLarge and ErrInvalidInput) as a write condition
+// or an update expression, with nothing sent; and the limit applies to the
+// whole filter the query sends (the entity type's and the caller's).
+func TestExpressionLimitIsOneRule(t *testing.T) {
+	conds := func(n int) st.Cond {
+		cs := make([]st.Cond, n)
+		for i := range cs {
+			cs[i] = st.Ne("Note", fmt.Sprint(i))
 		}
-		for p, v := range b.Values {
-			if p == ":v"+itoa(i) {
-				s = strings.ReplaceAll(s, p, avString(v))
-			}
+		return st.And(cs...)
+	}
+	client := &singletabletest.Client{}
+	db := st.New(client, vlTable)
+	key := vlDoc{ID: "d1"}
+	checkLimit := func(t *testing.T, what string, err error) {
+		t.Helper()
+		require.ErrorIs(t, err, st.ErrTooLarge, what)
+		require.ErrorIs(t, err, st.ErrInvalidInput, what)
+		var le *st.LimitError
+		require.ErrorAs(t, err, &le, what)
+		assert.Contains(t, err.Error(), "4096", what)
+	}
+	huge := conds(400)
+	_, err := vlByID.Query(ctx, db, key, st.Filter(huge))
+	checkLimit(t, "Filter", err)
+	checkLimit(t, "If", vlDocs.Put(ctx, db, key, st.If(huge)))
+	_, err = vlDocs.Update(ctx, db, key, st.Set("Note", "x").If(huge))
+	checkLimit(t, "Update If", err)
+	var sets st.Changes
+	for i := range 300 {
+		sets = sets.Set(fmt.Sprintf("Names.k%d", i), "x")
+	}
+	_, err = vlDocs.Update(ctx, db, key, sets)
+	checkLimit(t, "update expression", err)
+	assert.Empty(t, client.Calls(), "nothing is sent")
+
+	// The first filter too long for the query, with the entity type's
+	// filter joined to it, is refused the same way; the one before it fits.
+	for n := 1; ; n++ {
+		in, err := vlByID.QueryInput(db, key, st.Filter(conds(n)))
+		if err != nil {
+			checkLimit(t, fmt.Sprintf("Filter of %d conditions", n), err)
+			break
 		}
-	}
-	return s
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-func avString(v types.AttributeValue) string {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return "'" + v.Value + "'"
-	case *types.AttributeValueMemberN:
-		return v.Value
-	case *types.AttributeValueMemberSS:
-		return "SS" + strings.Join(v.Value, ",")
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberBOOL:
-		if v.Value {
-			return "true"
-		}
-		return "false"
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(v.Value))
-		for i, e := range v.Value {
-			parts[i] = avString(e)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	return "?"
-}
-
-func TestConditionOperators(t *testing.T) {
-	cases := []struct {
-		name string
-		c    Cond
-		want string
-	}{
-		{"eq", Eq("Status", "ACTIVE"), "status = 'ACTIVE'"},
-		{"ne", Ne("Status", "GONE"), "status <> 'GONE'"},
-		{"lt", Lt("Logins", 3), "logins < 3"},
-		{"le", Le("Logins", 3), "logins <= 3"},
-		{"gt", Gt("Logins", 3), "logins > 3"},
-		{"ge", Ge("Logins", int64(3)), "logins >= 3"},
-		{"between", Between("Logins", 1, 9), "logins BETWEEN 1 AND 9"},
-		{"in", In("Status", "A", "B", "C"), "status IN ('A', 'B', 'C')"},
-		{"begins_with", BeginsWith("Email", "ann@"), "begins_with(email, 'ann@')"},
-		{"contains string", Contains("Name", "nn"), "contains(name, 'nn')"},
-		{"contains set element", Contains("Tags", "vip"), "contains(tags, 'vip')"},
-		{"exists", Exists("Email"), "attribute_exists(email)"},
-		{"not exists", NotExists("Email"), "attribute_not_exists(email)"},
-		{"type", IsType("Tags", TypeStringSet), "attribute_type(tags, 'SS')"},
-		{"size", Size("Tags").Gt(2), "size(tags) > 2"},
-		{"size le", Size("Name").Le(10), "size(name) <= 10"},
-		{"field ref", Gt("Logins", FieldRef("Version")), "logins > version"},
-		{"and", And(Eq("Status", "A"), Gt("Logins", 1)), "(status = 'A') AND (logins > 1)"},
-		{"or", Or(Eq("Status", "A"), Eq("Status", "B")), "(status = 'A') OR (status = 'B')"},
-		{"not", Not(Exists("Email")), "NOT (attribute_exists(email))"},
-		{"nested and or", And(Or(Eq("Status", "A"), Eq("Status", "B")), Not(Lt("Logins", 0))),
-			"((status = 'A') OR (status = 'B')) AND (NOT (logins < 0))"},
-		{"zero conditions skipped", And(Cond{}, Eq("Status", "A"), Cond{}), "status = 'A'"},
-		{"nested struct path", Eq("Address.City", "Oslo"), "address.city = 'Oslo'"},
-		{"nested special character", Exists("Address.Zip"), "attribute_exists(address.zip-code)"},
-		{"list index", Eq("Log[2]", "x"), "log[2] = 'x'"},
-		{"map key", Eq("Attrs.color", "red"), "attrs.color = 'red'"},
-		{"nil is NULL", Eq("Status", nil), "status = NULL"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, render(t, tc.c))
-		})
-	}
-}
-
-func TestConditionNamesAreAlwaysPlaceholders(t *testing.T) {
-	// "name" and "status" are DynamoDB reserved words, "zip-code" has a
-	// special character: none may appear in the expression itself.
-	var b expr.Builder
-	s, err := renderCond(And(Eq("Name", "x"), Eq("Status", "y"), Exists("Address.Zip")), WUsers.m, &b)
-	require.NoError(t, err)
-	for _, word := range []string{"name", "status", "zip-code", "address"} {
-		assert.NotContains(t, s, word)
-	}
-	assert.Equal(t, "(#n0 = :v0) AND (#n1 = :v1) AND (attribute_exists(#n2.#n3))", s)
-	assert.Equal(t, map[string]string{"#n0": "name", "#n1": "status", "#n2": "address", "#n3": "zip-code"}, b.Names)
-}
-
-func TestConditionValuesUseFieldEncoding(t *testing.T) {
-	// A time.Time field is stored as an RFC 3339 string: conditions on it
-	// compare against the same encoding.
-	assert.Equal(t, "created < '2024-01-15T10:30:00Z'", render(t, Lt("Created", WClock)))
-	// An untyped constant converts to the field's type.
-	assert.Equal(t, "version = 7", render(t, Eq("Version", 7)))
-}
-
-func TestConditionErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		c    Cond
-		want string
-	}{
-		{"unknown field", Eq("Nope", 1), `entity User has no field "Nope"`},
-		{"attribute name instead of Go name", Eq("email", "x"), `"email" is the attribute name of field Email`},
-		{"wrong case", Eq("EMAIL", "x"), `did you mean Email?`},
-		{"empty field", Exists(""), "empty field name"},
-		{"wrong value type", Eq("Logins", "many"), "field Logins is a int; got a string"},
-		{"in without values", In("Status"), "takes 1 to 100 values, got 0"},
-		{"in over 100 values", In("Status", make([]any, 101)...), "takes 1 to 100 values, got 101"},
-		{"unknown type", IsType("Name", "STRING"), `unknown attribute type "STRING"`},
-		{"contains nil", Contains("Tags", nil), "needs a value"},
-		{"nested unknown", Eq("Address.Street", "x"), `has no field "Street"`},
-		{"index on non-list", Eq("Name[0]", "x"), "is not a list"},
-		{"bad index", Eq("Log[x]", "x"), "not a non-negative integer"},
-		{"unclosed index", Eq("Log[1", "x"), "unclosed"},
-		{"empty part", Eq("Address..City", "x"), "empty part"},
-		{"path into scalar", Eq("Name.First", "x"), "neither a struct nor a map"},
-		{"unknown field ref", Eq("Name", FieldRef("Nope")), `no field "Nope"`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var b expr.Builder
-			_, err := renderCond(tc.c, WUsers.m, &b)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-		})
+		require.LessOrEqual(t, len(*in.FilterExpression), 4096)
+		require.Less(t, n, 1000)
 	}
 }

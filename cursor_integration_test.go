@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 // On DynamoDB Local: a SortBetween query pages through its range with the
@@ -20,13 +21,13 @@ func TestIntegrationCursorWithOtherSortBounds(t *testing.T) {
 	ctx := t.Context()
 	var want []string
 	for day := 1; day <= 20; day++ {
-		o := Order{UserID: "u1", ID: fmt.Sprintf("o%02d", day), Date: fmt.Sprintf("2026-01-%02d", day), Status: "SHIPPED"}
+		o := testmodel.Order{UserID: "u1", ID: fmt.Sprintf("o%02d", day), Date: fmt.Sprintf("2026-01-%02d", day), Status: "SHIPPED"}
 		require.NoError(t, m.Orders.Put(ctx, db, o))
 		if day >= 3 && day <= 17 {
 			want = append(want, o.ID)
 		}
 	}
-	from, to := Order{UserID: "u1", Date: "2026-01-03"}, Order{Date: "2026-01-17"}
+	from, to := testmodel.Order{UserID: "u1", Date: "2026-01-03"}, testmodel.Order{Date: "2026-01-17"}
 	var got, cursors []string
 	cursor := ""
 	for pages := 0; ; pages++ {
@@ -46,11 +47,11 @@ func TestIntegrationCursorWithOtherSortBounds(t *testing.T) {
 	sent := rc.sent()
 	for _, q := range []func() error{
 		func() error {
-			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, from, Order{Date: "2026-01-05"}, singletable.After(cursors[1]))
+			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, from, testmodel.Order{Date: "2026-01-05"}, singletable.After(cursors[1]))
 			return err
 		},
 		func() error {
-			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1", Date: "2026-01-15"}, to, singletable.After(cursors[1]))
+			_, err := m.UserOrdersByDate.QueryBetween(ctx, db, testmodel.Order{UserID: "u1", Date: "2026-01-15"}, to, singletable.After(cursors[1]))
 			return err
 		},
 	} {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -19,7 +20,7 @@ import (
 // pattern and partition it is refused before sending, as one from another
 // partition is; with the same bounds it is sent.
 func TestCursorIsBoundToTheSortBounds(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = orderPages(20)
 	ctx := t.Context()
@@ -31,7 +32,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 	type query func(cursor string) (string, error)
 	between := func(from, upTo string) query {
 		return func(cursor string) (string, error) {
-			p, err := sh.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1", Date: from}, Order{Date: upTo},
+			p, err := sh.UserOrdersByDate.QueryBetween(ctx, db, testmodel.Order{UserID: "u1", Date: from}, testmodel.Order{Date: upTo},
 				singletable.Limit(3), singletable.After(cursor))
 			if err != nil {
 				return "", err
@@ -41,7 +42,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 	}
 	after := func(date string) query {
 		return func(cursor string) (string, error) {
-			p, err := gt.Query(ctx, db, Order{UserID: "u1", Date: date}, singletable.Limit(3), singletable.After(cursor))
+			p, err := gt.Query(ctx, db, testmodel.Order{UserID: "u1", Date: date}, singletable.Limit(3), singletable.After(cursor))
 			if err != nil {
 				return "", err
 			}
@@ -50,7 +51,7 @@ func TestCursorIsBoundToTheSortBounds(t *testing.T) {
 	}
 	on := func(date string, opts ...singletable.QueryOption) query {
 		return func(cursor string) (string, error) {
-			p, err := prefix.Query(ctx, db, Order{UserID: "u1", Date: date}, append(opts, singletable.Limit(3), singletable.After(cursor))...)
+			p, err := prefix.Query(ctx, db, testmodel.Order{UserID: "u1", Date: date}, append(opts, singletable.Limit(3), singletable.After(cursor))...)
 			if err != nil {
 				return "", err
 			}
@@ -128,14 +129,14 @@ func TestCursorDefaultKeyIsSharedByInstancesOfTheModel(t *testing.T) {
 	ctx := t.Context()
 	client := &singletabletest.Client{}
 	client.QueryFunc = orderPages(20)
-	s1, s2 := newSeed(t), newSeed(t)
+	s1, s2 := testmodel.NewSeed(), testmodel.NewSeed()
 	db1, db2 := singletable.New(client, s1.Table), singletable.New(client, s2.Table)
 
-	page, err := s1.ListUserOrders.Query(ctx, db1, Order{UserID: "u1"}, singletable.Limit(3))
+	page, err := s1.ListUserOrders.Query(ctx, db1, testmodel.Order{UserID: "u1"}, singletable.Limit(3))
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Cursor)
 	client.Reset()
-	next, err := s2.ListUserOrders.Query(ctx, db2, Order{UserID: "u1"}, singletable.Limit(3), singletable.After(page.Cursor))
+	next, err := s2.ListUserOrders.Query(ctx, db2, testmodel.Order{UserID: "u1"}, singletable.Limit(3), singletable.After(page.Cursor))
 	require.NoError(t, err, "another instance of the same model accepts the cursor")
 	assert.Len(t, client.Calls(), 1)
 	assert.NotEqual(t, page.Items, next.Items)
@@ -143,13 +144,13 @@ func TestCursorDefaultKeyIsSharedByInstancesOfTheModel(t *testing.T) {
 	// Another physical table derives another key: its cursors are refused.
 	client.Reset()
 	other := singletable.New(client, s2.Table, singletable.WithTableName("OtherOrdersTable"))
-	_, err = s2.ListUserOrders.Query(ctx, other, Order{UserID: "u1"}, singletable.After(page.Cursor))
+	_, err = s2.ListUserOrders.Query(ctx, other, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor))
 	require.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	assert.Empty(t, client.Calls())
 
 	// A DB with a cursor key of its own refuses the default key's cursors.
 	keyed := singletable.New(client, s2.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef")))
-	_, err = s2.ListUserOrders.Query(ctx, keyed, Order{UserID: "u1"}, singletable.After(page.Cursor))
+	_, err = s2.ListUserOrders.Query(ctx, keyed, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor))
 	require.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	assert.Empty(t, client.Calls())
 }
@@ -158,7 +159,7 @@ func TestCursorDefaultKeyIsSharedByInstancesOfTheModel(t *testing.T) {
 // current or a previous one.
 func TestCursorKeyRotation(t *testing.T) {
 	ctx := t.Context()
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	client := &singletabletest.Client{}
 	client.QueryFunc = orderPages(20)
 	oldKey := []byte("the old cursor key, 32 bytes....")
@@ -169,14 +170,14 @@ func TestCursorKeyRotation(t *testing.T) {
 	}
 	issue := func(db *singletable.DB) string {
 		t.Helper()
-		page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
+		page, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(3))
 		require.NoError(t, err)
 		require.NotEmpty(t, page.Cursor)
 		return page.Cursor
 	}
 	resume := func(db *singletable.DB, cursor string) error {
 		client.Reset()
-		_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3), singletable.After(cursor))
+		_, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(3), singletable.After(cursor))
 		if err == nil {
 			assert.Len(t, client.Calls(), 1)
 		} else {
@@ -212,7 +213,7 @@ func TestCursorKeyRotation(t *testing.T) {
 		{withKeys(newKey, oldKey, []byte("tiny")), "previous cursor key 2 is 4 bytes"},
 	} {
 		client.Reset()
-		_, err := sh.ListUserOrders.Query(ctx, c.db, Order{UserID: "u1"})
+		_, err := sh.ListUserOrders.Query(ctx, c.db, testmodel.Order{UserID: "u1"})
 		require.ErrorIs(t, err, singletable.ErrInvalidInput)
 		assert.Contains(t, err.Error(), c.want)
 		assert.Contains(t, err.Error(), fmt.Sprint(singletable.MinCursorKeyBytes))
@@ -221,11 +222,11 @@ func TestCursorKeyRotation(t *testing.T) {
 }
 
 func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(20))
 	ctx := t.Context()
-	page, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(3))
+	page, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(3))
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Cursor)
 
@@ -238,27 +239,27 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 		run  func() error
 	}{
 		{"tampered", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(string(flip)))
+			_, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.After(string(flip)))
 			return err
 		}},
 		{"garbage", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After("not a cursor"))
+			_, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.After("not a cursor"))
 			return err
 		}},
 		{"another partition", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor))
+			_, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u2"}, singletable.After(page.Cursor))
 			return err
 		}},
 		{"another pattern", func() error {
-			_, err := other.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor))
+			_, err := other.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor))
 			return err
 		}},
 		{"the other direction", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(page.Cursor), singletable.Ascending())
+			_, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor), singletable.Ascending())
 			return err
 		}},
 		{"another cursor key", func() error {
-			_, err := sh.ListUserOrders.Query(ctx, otherKeyDB, Order{UserID: "u1"}, singletable.After(page.Cursor))
+			_, err := sh.ListUserOrders.Query(ctx, otherKeyDB, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor))
 			return err
 		}},
 		{"collection: another pattern's cursor", func() error {
@@ -266,7 +267,7 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 			return err
 		}},
 		{"All too", func() error {
-			for _, err := range sh.ListUserOrders.All(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor)) {
+			for _, err := range sh.ListUserOrders.All(ctx, db, testmodel.Order{UserID: "u2"}, singletable.After(page.Cursor)) {
 				return err
 			}
 			return nil
@@ -286,14 +287,14 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 	// The default key is derived from the table: a cursor survives a new DB over it.
 	d1 := singletable.New(client, sh.Table)
 	d2 := singletable.New(client, sh.Table)
-	p1, err := sh.ListUserOrders.Query(ctx, d1, Order{UserID: "u1"}, singletable.Limit(3))
+	p1, err := sh.ListUserOrders.Query(ctx, d1, testmodel.Order{UserID: "u1"}, singletable.Limit(3))
 	require.NoError(t, err)
-	_, err = sh.ListUserOrders.Query(ctx, d2, Order{UserID: "u1"}, singletable.After(p1.Cursor))
+	_, err = sh.ListUserOrders.Query(ctx, d2, testmodel.Order{UserID: "u1"}, singletable.After(p1.Cursor))
 	assert.NoError(t, err)
 	// A short key is refused before sending.
 	client.Reset()
 	short := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("short")))
-	_, err = sh.ListUserOrders.Query(ctx, short, Order{UserID: "u1"})
+	_, err = sh.ListUserOrders.Query(ctx, short, testmodel.Order{UserID: "u1"})
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 	assert.Empty(t, client.Calls())
 }

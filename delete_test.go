@@ -12,6 +12,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -19,7 +20,7 @@ func TestDeleteVersionChecked(t *testing.T) {
 	db, _ := pureDB()
 	in, err := st.WProducts.DeleteInput(db, st.WProduct{ID: "p1", Version: 2})
 	require.NoError(t, err)
-	golden.Assert(t, "write_delete_versioned", in)
+	golden.Request(t, "delete/versioned", in)
 	in, err = st.WProducts.DeleteInput(db, st.WProduct{ID: "p1"})
 	require.NoError(t, err)
 	assert.Nil(t, in.ConditionExpression, "version 0: unchecked")
@@ -48,4 +49,12 @@ func TestVersionedDeleteOfMissingItem(t *testing.T) {
 
 	// Unversioned, without MustExist: deleting a missing item succeeds.
 	require.NoError(t, st.WUsers.Delete(ctx, db, st.WUser{ID: "u1"}))
+}
+
+// A Delete request, built without a network, matches its golden file.
+func TestDeleteGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "delete/key", must(testmodel.ShopOrders.DeleteInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"})))
+	golden.Request(t, "delete/must_exist", must(testmodel.ShopOrders.DeleteInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"}, st.MustExist())))
 }

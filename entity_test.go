@@ -1,6 +1,7 @@
 package singletable_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 type badKinds struct {
@@ -144,9 +148,9 @@ func TestPartitionOnlyTable(t *testing.T) {
 }
 
 func TestCreateTableInput(t *testing.T) {
-	goldenAssert(t, "create_table", shop.CreateTableInput("ECommerceApp"))
+	golden.Request(t, "table/create", testmodel.Shop.CreateTableInput("ECommerceApp"))
 	prov := st.MustTable("Prov", st.WithProvisioned(5, 5), st.WithGSI("ByTag", st.IndexKeys("tag", ""), st.Include("name", "price")))
-	goldenAssert(t, "create_table_provisioned", prov.CreateTableInput("Prov"))
+	golden.Request(t, "table/create_provisioned", prov.CreateTableInput("Prov"))
 }
 
 type EmbeddedKey struct{ ID string }
@@ -167,4 +171,49 @@ func TestKeyFieldsThroughEmbeddedPointersAreRefused(t *testing.T) {
 	in, err := e.UpdateInput(st.New(nil, tb), withEmbeddedPointer{Name: "n"}, st.Set("ID", "x"))
 	require.NoError(t, err)
 	assert.Equal(t, "SET #n0 = :v0", *in.UpdateExpression)
+}
+
+// Entry points given a nil table, or an entity whose Define failed, return
+// (or panic with) a clear *ModelError, never a nil dereference.
+func TestNilTableAndEntityAreModelErrors(t *testing.T) {
+	_, err := st.Define[nilUser](nil, "User", st.Key("USER#{ID}", "A"))
+	var me *st.ModelError
+	require.ErrorAs(t, err, &me)
+	assert.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.Contains(t, err.Error(), "the table is nil")
+
+	assert.PanicsWithError(t, err.Error(), func() { st.MustDefine[nilUser](nil, "User", st.Key("USER#{ID}", "A")) })
+	assert.Panics(t, func() { st.New(&singletabletest.Client{}, nil) })
+	func() {
+		defer func() { assert.ErrorIs(t, recover().(error), st.ErrInvalidModel) }()
+		st.New(&singletabletest.Client{}, nil)
+	}()
+
+	var failed *st.Entity[nilUser] // what a failed Define returns
+	p := failed.Pattern("P").Partition("USER#{ID}")
+	require.ErrorIs(t, p.Err(), st.ErrInvalidModel)
+	assert.Contains(t, p.Err().Error(), "the entity is nil")
+	client := &singletabletest.Client{}
+	db := st.New(client, st.MustTable("NilT"))
+	_, err = p.Query(context.Background(), db, nilUser{ID: "1"})
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+
+	c := (*st.Table)(nil).Collection("C", failed).Partition("USER#{ID}")
+	require.ErrorIs(t, c.Err(), st.ErrInvalidModel)
+	c = st.MustTable("NilC").Collection("C", failed).Partition("USER#{ID}")
+	require.ErrorIs(t, c.Err(), st.ErrInvalidModel)
+	assert.Contains(t, c.Err().Error(), "nil entity")
+	_, err = c.Query(context.Background(), db, st.Values{"ID": "1"})
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.Empty(t, client.Calls())
+}
+
+// A key template naming a field that is not stored says so.
+func TestKeyOnUnstoredField(t *testing.T) {
+	_, err := st.Define[nilUser](st.MustTable("Unstored"), "User", st.Key("USER#{Secret}", "A"))
+	var me *st.ModelError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, "Secret", me.Field)
+	assert.Contains(t, err.Error(), "not stored")
+	assert.NotContains(t, err.Error(), "no such field")
 }

@@ -1,5 +1,8 @@
 package singletable_test
 
+// Runnable examples (example_*_test.go, by theme, as Go names example
+// files): Put, Get and Update requests.
+
 import (
 	"context"
 	"errors"

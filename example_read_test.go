@@ -1,5 +1,8 @@
 package singletable_test
 
+// Runnable examples (example_*_test.go, by theme, as Go names example
+// files): patterns, queries, collections and the sheet.
+
 import (
 	"context"
 	"fmt"
@@ -8,20 +11,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
-// exampleModel declares a small model for the examples.
-func exampleModel() (*singletable.Table, *singletable.Entity[Order], *singletable.Entity[User]) {
+// exampleModel declares the seed model's users and orders (types of
+// internal/testmodel) without its patterns, which the examples declare.
+func exampleModel() (*singletable.Table, *singletable.Entity[testmodel.Order], *singletable.Entity[testmodel.User]) {
 	tbl := singletable.MustTable("ExampleShop", singletable.WithGSI("GSI1"))
-	users := singletable.MustDefine[User](tbl, "User",
+	users := singletable.MustDefine[testmodel.User](tbl, "User",
 		singletable.Key("USER#{ID}", "#METADATA#{ID}"),
 		singletable.Index("GSI1", "EMAIL#{Email}", "#METADATA#{ID}"),
 	)
-	orders := singletable.MustDefine[Order](tbl, "Order",
+	orders := singletable.MustDefine[testmodel.Order](tbl, "Order",
 		singletable.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
 		singletable.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}").
-			When(func(o *Order) bool { return o.Status == "PENDING" }, "Status"),
+			When(func(o *testmodel.Order) bool { return o.Status == "PENDING" }, "Status"),
 	)
 	return tbl, orders, users
 }
@@ -34,7 +39,7 @@ func ExampleEntity_Pattern() {
 		Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
 
 	db := singletable.New(&singletabletest.Client{}, tbl)
-	in, err := listUserOrders.QueryInput(db, Order{UserID: "u123"}, singletable.Limit(10))
+	in, err := listUserOrders.QueryInput(db, testmodel.Order{UserID: "u123"}, singletable.Limit(10))
 	if err != nil {
 		panic(err)
 	}
@@ -62,7 +67,7 @@ func ExamplePattern_SortBetween() {
 	tbl, orders, _ := exampleModel()
 	byDate := orders.Pattern("UserOrdersByDate").Partition("USER#{UserID}").SortBetween().Must()
 	db := singletable.New(&singletabletest.Client{}, tbl)
-	in, err := byDate.QueryBetweenInput(db, Order{UserID: "u1", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
+	in, err := byDate.QueryBetweenInput(db, testmodel.Order{UserID: "u1", Date: "2026-01-01"}, testmodel.Order{Date: "2026-02-28"})
 	if err != nil {
 		panic(err)
 	}
@@ -92,7 +97,7 @@ func ExamplePattern_All() {
 		},
 	}
 	db := singletable.New(client, tbl)
-	for o, err := range pending.All(context.Background(), db, Order{}) {
+	for o, err := range pending.All(context.Background(), db, testmodel.Order{}) {
 		if err != nil {
 			panic(err)
 		}
@@ -101,7 +106,7 @@ func ExamplePattern_All() {
 			break
 		}
 	}
-	_, err := pending.Query(context.Background(), db, Order{}, singletable.ConsistentRead())
+	_, err := pending.Query(context.Background(), db, testmodel.Order{}, singletable.ConsistentRead())
 	fmt.Println(err)
 	fmt.Println(len(client.Calls()), "request")
 	// Output:
@@ -131,11 +136,11 @@ func ExampleEntity_Query() {
 	}
 	db := singletable.New(client, tbl)
 	ctx := context.Background()
-	page, err := orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(2))
+	page, err := orders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(2))
 	if err != nil {
 		panic(err)
 	}
-	next, err := orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(2), singletable.After(page.Cursor))
+	next, err := orders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(2), singletable.After(page.Cursor))
 	if err != nil {
 		panic(err)
 	}

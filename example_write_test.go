@@ -1,5 +1,8 @@
 package singletable_test
 
+// Runnable examples (example_*_test.go, by theme, as Go names example
+// files): transactions, locking, unique values, batches and changes.
+
 import (
 	"context"
 	"errors"

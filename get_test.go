@@ -10,10 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestGetOnQueryPattern(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	user := func(id string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"PK": s("USER#" + id), "SK": s("#METADATA#" + id), "_type": s("User"), "userId": s(id), "email": s("a@x")}
@@ -22,23 +25,31 @@ func TestGetOnQueryPattern(t *testing.T) {
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: answer}, nil
 	}
-	_, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	_, err := sh.UserByEmail.Get(t.Context(), db, testmodel.User{Email: "a@x"})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 	answer = []map[string]types.AttributeValue{user("u1")}
-	u, err := sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	u, err := sh.UserByEmail.Get(t.Context(), db, testmodel.User{Email: "a@x"})
 	require.NoError(t, err)
 	assert.Equal(t, "u1", u.ID)
 	answer = append(answer, user("u2"))
-	_, err = sh.UserByEmail.Get(t.Context(), db, User{Email: "a@x"})
+	_, err = sh.UserByEmail.Get(t.Context(), db, testmodel.User{Email: "a@x"})
 	assert.ErrorIs(t, err, singletable.ErrNotUnique)
 
 	client.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 		return &dynamodb.GetItemOutput{}, nil
 	}
-	_, err = sh.GetUser.Get(t.Context(), db, User{ID: "nobody"})
+	_, err = sh.GetUser.Get(t.Context(), db, testmodel.User{ID: "nobody"})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
-	page, err := sh.GetUser.Query(t.Context(), db, User{ID: "nobody"})
+	page, err := sh.GetUser.Query(t.Context(), db, testmodel.User{ID: "nobody"})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	assert.Empty(t, page.Cursor)
+}
+
+// A Get request, built without a network, matches its golden file.
+func TestGetGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "get/key", must(testmodel.ShopUsers.GetInput(db, testmodel.ShopUser{ID: "u123"})))
+	golden.Request(t, "get/consistent", must(testmodel.ShopUsers.GetInput(db, testmodel.ShopUser{ID: "u123"}, st.ConsistentRead())))
 }

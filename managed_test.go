@@ -142,7 +142,7 @@ func TestUniqueWritesAreTransactions(t *testing.T) {
 	in, err := db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxCreate(tx, u); return nil }, tok)
 	require.NoError(t, err)
 	require.Len(t, in.TransactItems, 2)
-	golden.Assert(t, "tx_unique_create", in)
+	golden.Request(t, "txn/unique_create", in)
 
 	in, err = db.TransactInput(func(tx *st.Tx) error {
 		st.WUsers.TxUpdate(tx, st.WUser{ID: "u1", Email: "ann@example.com"}, st.Set("Email", "ann@example.org"))
@@ -150,12 +150,12 @@ func TestUniqueWritesAreTransactions(t *testing.T) {
 	}, tok)
 	require.NoError(t, err)
 	require.Len(t, in.TransactItems, 3, "update item, delete old guard, put new guard")
-	golden.Assert(t, "tx_unique_update", in)
+	golden.Request(t, "txn/unique_update", in)
 
 	in, err = db.TransactInput(func(tx *st.Tx) error { st.WUsers.TxDelete(tx, u); return nil }, tok)
 	require.NoError(t, err)
 	require.Len(t, in.TransactItems, 2)
-	golden.Assert(t, "tx_unique_delete", in)
+	golden.Request(t, "txn/unique_delete", in)
 	assert.Empty(t, mock.Calls())
 }
 

@@ -2,6 +2,10 @@
 
 package singletable_test
 
+// Randomized oracle test (named after its method, not after a source file):
+// random operations on a deliberately different model, checked against an
+// in-memory oracle on DynamoDB Local.
+
 import (
 	"context"
 

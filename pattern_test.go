@@ -12,17 +12,18 @@ import (
 
 	"github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
-func readMockDB(s *seedModel) (*singletable.DB, *singletabletest.Client) {
+func readMockDB(s *testmodel.Seed) (*singletable.DB, *singletabletest.Client) {
 	c := &singletabletest.Client{}
 	return singletable.New(c, s.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef"))), c
 }
 
 // Every seed pattern: which operation it is, and the request it sends.
 func TestPatternRequestsGolden(t *testing.T) {
-	s := newSeed(t)
+	s := testmodel.NewSeed()
 	db, client := readMockDB(s)
 	type req struct {
 		name string
@@ -30,20 +31,20 @@ func TestPatternRequestsGolden(t *testing.T) {
 		op   string
 	}
 	cases := []req{
-		{"GetUser", func() (any, error) { return s.GetUser.GetInput(db, User{ID: "user_123"}) }, "GetItem"},
+		{"GetUser", func() (any, error) { return s.GetUser.GetInput(db, testmodel.User{ID: "user_123"}) }, "GetItem"},
 		{"ListUserOrders", func() (any, error) {
-			return s.ListUserOrders.QueryInput(db, Order{UserID: "user_123"}, singletable.Limit(10))
+			return s.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "user_123"}, singletable.Limit(10))
 		}, "Query"},
 		{"UserOrdersByDate", func() (any, error) {
-			return s.UserOrdersByDate.QueryBetweenInput(db, Order{UserID: "user_123", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
+			return s.UserOrdersByDate.QueryBetweenInput(db, testmodel.Order{UserID: "user_123", Date: "2026-01-01"}, testmodel.Order{Date: "2026-02-28"})
 		}, "Query"},
-		{"PendingOrders", func() (any, error) { return s.PendingOrders.QueryInput(db, Order{}) }, "Query"},
-		{"GetOrder", func() (any, error) { return s.GetOrder.GetInput(db, OrderDetail{OrderID: "order_456"}) }, "GetItem"},
-		{"ListOrderItems", func() (any, error) { return s.ListOrderItems.QueryInput(db, OrderItem{OrderID: "order_456"}) }, "Query"},
-		{"UserByEmail", func() (any, error) { return s.UserByEmail.QueryInput(db, User{Email: "user@example.com"}) }, "Query"},
-		{"UserTeams", func() (any, error) { return s.UserTeams.QueryInput(db, Membership{UserID: "user_123"}) }, "Query"},
-		{"TeamMembers", func() (any, error) { return s.TeamMembers.QueryInput(db, Membership{TeamID: "team_456"}) }, "Query"},
-		{"OrdersWithProduct", func() (any, error) { return s.OrdersWithProduct.QueryInput(db, OrderItem{ProductID: "p1"}) }, "Query"},
+		{"PendingOrders", func() (any, error) { return s.PendingOrders.QueryInput(db, testmodel.Order{}) }, "Query"},
+		{"GetOrder", func() (any, error) { return s.GetOrder.GetInput(db, testmodel.OrderDetail{OrderID: "order_456"}) }, "GetItem"},
+		{"ListOrderItems", func() (any, error) { return s.ListOrderItems.QueryInput(db, testmodel.OrderItem{OrderID: "order_456"}) }, "Query"},
+		{"UserByEmail", func() (any, error) { return s.UserByEmail.QueryInput(db, testmodel.User{Email: "user@example.com"}) }, "Query"},
+		{"UserTeams", func() (any, error) { return s.UserTeams.QueryInput(db, testmodel.Membership{UserID: "user_123"}) }, "Query"},
+		{"TeamMembers", func() (any, error) { return s.TeamMembers.QueryInput(db, testmodel.Membership{TeamID: "team_456"}) }, "Query"},
+		{"OrdersWithProduct", func() (any, error) { return s.OrdersWithProduct.QueryInput(db, testmodel.OrderItem{ProductID: "p1"}) }, "Query"},
 		{"UserProfile", func() (any, error) {
 			return s.UserProfile.QueryInput(db, singletable.Values{"UserID": "user_123"})
 		}, "Query"},
@@ -65,7 +66,7 @@ func TestPatternRequestsGolden(t *testing.T) {
 			if op, ok := ops[c.name]; ok {
 				assert.Equal(t, c.op, op)
 			}
-			golden.Assert(t, "pattern_"+c.name, in)
+			golden.Request(t, "pattern/"+c.name, in)
 		})
 	}
 	assert.Empty(t, client.Calls(), "building requests sends nothing")
@@ -74,10 +75,10 @@ func TestPatternRequestsGolden(t *testing.T) {
 // Each sort operator on "ORDER#{Date}#{ID}", with partial and complete
 // params: prefix-safe bounds.
 func TestSortOperatorsGolden(t *testing.T) {
-	s := newSeed(t)
+	s := testmodel.NewSeed()
 	db, _ := readMockDB(s)
 	o := s.Orders
-	pats := map[string]*singletable.Pattern[Order]{
+	pats := map[string]*singletable.Pattern[testmodel.Order]{
 		"eq":      o.Pattern("Eq").On("GSI1").Partition("STATUS#PENDING").SortEquals().Must(),
 		"prefix":  o.Pattern("Prefix").Partition("USER#{UserID}").SortPrefix().Must(),
 		"between": s.UserOrdersByDate,
@@ -86,8 +87,8 @@ func TestSortOperatorsGolden(t *testing.T) {
 		"gt":      o.Pattern("Gt").Partition("USER#{UserID}").SortGreaterThan().Must(),
 		"ge":      o.Pattern("Ge").Partition("USER#{UserID}").SortGreaterOrEqual().Must(),
 	}
-	day := Order{UserID: "u1", Date: "2026-01-15"}
-	full := Order{UserID: "u1", Date: "2026-01-15", ID: "o1"}
+	day := testmodel.Order{UserID: "u1", Date: "2026-01-15"}
+	full := testmodel.Order{UserID: "u1", Date: "2026-01-15", ID: "o1"}
 	type kc struct{ cond, a, b string }
 	checkInput := func(t *testing.T, in *dynamodb.QueryInput, err error, want kc) {
 		t.Helper()
@@ -98,12 +99,12 @@ func TestSortOperatorsGolden(t *testing.T) {
 			assert.Equal(t, want.b, sv(in.ExpressionAttributeValues[":v2"]))
 		}
 	}
-	check := func(t *testing.T, p *singletable.Pattern[Order], params Order, want kc, opts ...singletable.QueryOption) {
+	check := func(t *testing.T, p *singletable.Pattern[testmodel.Order], params testmodel.Order, want kc, opts ...singletable.QueryOption) {
 		t.Helper()
 		in, err := p.QueryInput(db, params, opts...)
 		checkInput(t, in, err, want)
 	}
-	between := func(t *testing.T, from, to Order, want kc) {
+	between := func(t *testing.T, from, to testmodel.Order, want kc) {
 		t.Helper()
 		in, err := pats["between"].QueryBetweenInput(db, from, to)
 		checkInput(t, in, err, want)
@@ -114,26 +115,26 @@ func TestSortOperatorsGolden(t *testing.T) {
 		assert.Equal(t, "GetItem", g.Operation(), "keys given whole on the table: GetItem")
 		gin, err := g.GetInput(db, full)
 		require.NoError(t, err)
-		golden.Assert(t, "sort_eq_getitem", gin)
+		golden.Request(t, "pattern/sort_eq_getitem", gin)
 		_, err = pats["eq"].QueryInput(db, day)
 		assert.ErrorIs(t, err, singletable.ErrInvalidKey, "SortEquals needs every sort field")
 	})
 	t.Run("prefix", func(t *testing.T) {
 		check(t, pats["prefix"], day, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#2026-01-15#", ""})
 		check(t, pats["prefix"], full, kc{"#n0 = :v0 AND #n1 = :v1", "ORDER#2026-01-15#o1", ""})
-		check(t, pats["prefix"], Order{UserID: "u1"}, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#", ""})
-		check(t, pats["prefix"], Order{UserID: "u1", Date: "2026-01"}, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#2026-01", ""}, singletable.PartialMatch())
+		check(t, pats["prefix"], testmodel.Order{UserID: "u1"}, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#", ""})
+		check(t, pats["prefix"], testmodel.Order{UserID: "u1", Date: "2026-01"}, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#2026-01", ""}, singletable.PartialMatch())
 		check(t, pats["prefix"], full, kc{"#n0 = :v0 AND begins_with(#n1, :v1)", "ORDER#2026-01-15#o1", ""}, singletable.PartialMatch())
 	})
 	t.Run("between", func(t *testing.T) {
 		// A partial upper bound includes every key on that date: ORDER#2026-01-31$ is
 		// the first string after every "ORDER#2026-01-31#...".
-		between(t, Order{UserID: "u1", Date: "2026-01-01"}, Order{Date: "2026-01-31"},
+		between(t, testmodel.Order{UserID: "u1", Date: "2026-01-01"}, testmodel.Order{Date: "2026-01-31"},
 			kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-01#", "ORDER#2026-01-31$"})
-		between(t, full, Order{Date: "2026-01-15", ID: "o9"},
+		between(t, full, testmodel.Order{Date: "2026-01-15", ID: "o9"},
 			kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#2026-01-15#o1", "ORDER#2026-01-15#o9"})
-		between(t, Order{UserID: "u1"}, Order{}, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#", "ORDER$"})
-		_, err := pats["between"].QueryBetweenInput(db, Order{UserID: "u1", Date: "2026-02-01"}, Order{Date: "2026-01-01"})
+		between(t, testmodel.Order{UserID: "u1"}, testmodel.Order{}, kc{"#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", "ORDER#", "ORDER$"})
+		_, err := pats["between"].QueryBetweenInput(db, testmodel.Order{UserID: "u1", Date: "2026-02-01"}, testmodel.Order{Date: "2026-01-01"})
 		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "lower bound above upper bound")
 		_, err = pats["between"].QueryInput(db, day)
 		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "SortBetween read with QueryInput")
@@ -153,7 +154,7 @@ func TestSortOperatorsGolden(t *testing.T) {
 	t.Run("ge", func(t *testing.T) {
 		check(t, pats["ge"], day, kc{"#n0 = :v0 AND #n1 >= :v1", "ORDER#2026-01-15#", ""})
 		check(t, pats["ge"], full, kc{"#n0 = :v0 AND #n1 >= :v1", "ORDER#2026-01-15#o1", ""})
-		_, err := pats["ge"].QueryInput(db, Order{UserID: "u1"})
+		_, err := pats["ge"].QueryInput(db, testmodel.Order{UserID: "u1"})
 		assert.ErrorIs(t, err, singletable.ErrInvalidInput, "a comparison needs its first sort field")
 	})
 	for name, p := range pats {
@@ -167,7 +168,7 @@ func TestSortOperatorsGolden(t *testing.T) {
 			}
 			in, err := p.QueryInput(db, params)
 			require.NoError(t, err)
-			golden.Assert(t, "sort_"+name, in)
+			golden.Request(t, "pattern/sort_"+name, in)
 		})
 	}
 }
@@ -209,7 +210,7 @@ func TestSortPrefixIsPrefixSafe(t *testing.T) {
 }
 
 func TestPatternDeclarationErrors(t *testing.T) {
-	s := newSeed(t)
+	s := testmodel.NewSeed()
 	cases := []struct {
 		name string
 		err  error
@@ -263,9 +264,9 @@ func TestPatternDeclarationErrors(t *testing.T) {
 	// A declaration error is returned by the query, and nothing is sent.
 	db, client := readMockDB(s)
 	bad := s.Orders.Pattern("R").On("GSI9")
-	_, err = bad.Query(t.Context(), db, Order{})
+	_, err = bad.Query(t.Context(), db, testmodel.Order{})
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel)
-	for range bad.All(t.Context(), db, Order{}) {
+	for range bad.All(t.Context(), db, testmodel.Order{}) {
 	}
 	assert.Empty(t, client.Calls())
 }
@@ -281,7 +282,7 @@ func TestSortOnIndexWithoutSortKey(t *testing.T) {
 }
 
 func TestQueryOptionErrorsSendNothing(t *testing.T) {
-	s := newSeed(t)
+	s := testmodel.NewSeed()
 	db, client := readMockDB(s)
 	ctx := t.Context()
 	cases := []struct {
@@ -289,47 +290,47 @@ func TestQueryOptionErrorsSendNothing(t *testing.T) {
 		run  func() error
 	}{
 		{"ConsistentRead on a GSI", func() error {
-			_, err := s.PendingOrders.Query(ctx, db, Order{}, singletable.ConsistentRead())
+			_, err := s.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.ConsistentRead())
 			return err
 		}},
 		{"Limit negative", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.Limit(-1))
+			_, err := s.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u"}, singletable.Limit(-1))
 			return err
 		}},
 		{"QueryBetween on a begins_with pattern", func() error {
-			_, err := s.ListUserOrders.QueryBetween(ctx, db, Order{UserID: "u"}, Order{})
+			_, err := s.ListUserOrders.QueryBetween(ctx, db, testmodel.Order{UserID: "u"}, testmodel.Order{})
 			return err
 		}},
 		{"filter on an unknown field", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.Filter(singletable.Eq("Nope", 1)))
+			_, err := s.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u"}, singletable.Filter(singletable.Eq("Nope", 1)))
 			return err
 		}},
 		{"filter on an attribute a KEYS_ONLY index lacks", func() error {
-			_, err := s.TeamMembers.Query(ctx, db, Membership{TeamID: "t"}, singletable.Filter(singletable.Eq("Role", "admin")))
+			_, err := s.TeamMembers.Query(ctx, db, testmodel.Membership{TeamID: "t"}, singletable.Filter(singletable.Eq("Role", "admin")))
 			return err
 		}},
 		{"project a field a KEYS_ONLY index lacks", func() error {
-			_, err := s.TeamMembers.Query(ctx, db, Membership{TeamID: "t"}, singletable.Project("Role"))
+			_, err := s.TeamMembers.Query(ctx, db, testmodel.Membership{TeamID: "t"}, singletable.Project("Role"))
 			return err
 		}},
 		{"FetchFull on the table", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.FetchFull())
+			_, err := s.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u"}, singletable.FetchFull())
 			return err
 		}},
 		{"a fixed partition value contradicted", func() error {
-			_, err := s.PendingOrders.Query(ctx, db, Order{Status: "SHIPPED"})
+			_, err := s.PendingOrders.Query(ctx, db, testmodel.Order{Status: "SHIPPED"})
 			return err
 		}},
 		{"missing partition field", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{})
+			_, err := s.ListUserOrders.Query(ctx, db, testmodel.Order{})
 			return err
 		}},
 		{"Filter on a GetItem pattern", func() error {
-			_, err := s.GetUser.Query(ctx, db, User{ID: "u"}, singletable.Filter(singletable.Eq("Name", "x")))
+			_, err := s.GetUser.Query(ctx, db, testmodel.User{ID: "u"}, singletable.Filter(singletable.Eq("Name", "x")))
 			return err
 		}},
 		{"Ascending and Descending", func() error {
-			_, err := s.ListUserOrders.Query(ctx, db, Order{UserID: "u"}, singletable.Ascending(), singletable.Descending())
+			_, err := s.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u"}, singletable.Ascending(), singletable.Descending())
 			return err
 		}},
 		{"collection: unknown label", func() error {
@@ -337,8 +338,8 @@ func TestQueryOptionErrorsSendNothing(t *testing.T) {
 			return err
 		}},
 		{"another table's DB", func() error {
-			other := newSeed(t)
-			_, err := s.ListUserOrders.Query(ctx, singletable.New(client, other.Table), Order{UserID: "u"})
+			other := testmodel.NewSeed()
+			_, err := s.ListUserOrders.Query(ctx, singletable.New(client, other.Table), testmodel.Order{UserID: "u"})
 			return err
 		}},
 	}
@@ -352,7 +353,7 @@ func TestQueryOptionErrorsSendNothing(t *testing.T) {
 		})
 	}
 	// Allowed on the table: a strongly consistent read.
-	in, err := s.ListUserOrders.QueryInput(db, Order{UserID: "u"}, singletable.ConsistentRead(), singletable.Ascending())
+	in, err := s.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "u"}, singletable.ConsistentRead(), singletable.Ascending())
 	require.NoError(t, err)
 	assert.True(t, *in.ConsistentRead)
 	assert.Nil(t, in.ScanIndexForward, "Ascending overrides the declared Descending")
@@ -371,23 +372,23 @@ func sv(av any) string {
 // the keys.
 func TestIncludeProjection(t *testing.T) {
 	tbl := singletable.MustTable("Included", singletable.WithGSI("GSI1", singletable.Include("status", "total")))
-	orders := singletable.MustDefine[Order](tbl, "Order",
+	orders := singletable.MustDefine[testmodel.Order](tbl, "Order",
 		singletable.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
 		singletable.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}"),
 	)
 	byStatus := orders.Pattern("ByStatus").On("GSI1").Partition("STATUS#{Status}").Must()
 	client := &singletabletest.Client{}
 	db := singletable.New(client, tbl)
-	in, err := byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Filter(singletable.Gt("Total", 10)))
+	in, err := byStatus.QueryInput(db, testmodel.Order{Status: "PENDING"}, singletable.Filter(singletable.Gt("Total", 10)))
 	require.NoError(t, err)
 	assert.Equal(t, "#n2 > :v2", *in.FilterExpression, "no type filter: the index does not carry _type")
-	_, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Filter(singletable.Eq("Address", "x")))
+	_, err = byStatus.QueryInput(db, testmodel.Order{Status: "PENDING"}, singletable.Filter(singletable.Eq("Address", "x")))
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
-	_, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Project("Address"))
+	_, err = byStatus.QueryInput(db, testmodel.Order{Status: "PENDING"}, singletable.Project("Address"))
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
-	in, err = byStatus.QueryInput(db, Order{Status: "PENDING"}, singletable.Project("Total", "UserID"))
+	in, err = byStatus.QueryInput(db, testmodel.Order{Status: "PENDING"}, singletable.Project("Total", "UserID"))
 	require.NoError(t, err, "UserID is recovered from the table key")
-	golden.Assert(t, "include_project", in)
+	golden.Request(t, "pattern/include_project", in)
 
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{{
@@ -395,19 +396,19 @@ func TestIncludeProjection(t *testing.T) {
 			"status": s("PENDING"), "total": &types.AttributeValueMemberN{Value: "20"},
 		}}}, nil
 	}
-	page, err := byStatus.Query(t.Context(), db, Order{Status: "PENDING"})
+	page, err := byStatus.Query(t.Context(), db, testmodel.Order{Status: "PENDING"})
 	require.NoError(t, err)
-	assert.Equal(t, []Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Status: "PENDING", Total: 20}}, page.Items)
+	assert.Equal(t, []testmodel.Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Status: "PENDING", Total: 20}}, page.Items)
 }
 
 // A GetItem pattern with a fixed partition value renders the whole key
 // with it.
 func TestGetPatternWithFixedValue(t *testing.T) {
-	m := newSeed(t)
+	m := testmodel.NewSeed()
 	admin := m.Users.Pattern("Admin").Partition("USER#admin").SortEquals().Must()
 	assert.Equal(t, "GetItem", admin.Operation())
 	db, _ := readMockDB(m)
-	in, err := admin.GetInput(db, User{})
+	in, err := admin.GetInput(db, testmodel.User{})
 	require.NoError(t, err)
 	assert.Equal(t, "USER#admin", sv(in.Key["PK"]))
 	assert.Equal(t, "#METADATA#admin", sv(in.Key["SK"]))

@@ -11,10 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	keys := func(user string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{
@@ -24,9 +25,9 @@ func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
 	client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{keys("a"), keys("b"), keys("c")}, Count: 3, ScannedCount: 3}, nil
 	}
-	page, err := sh.TeamMembers.Query(t.Context(), db, Membership{TeamID: "t1"})
+	page, err := sh.TeamMembers.Query(t.Context(), db, testmodel.Membership{TeamID: "t1"})
 	require.NoError(t, err)
-	assert.Equal(t, []Membership{{UserID: "a", TeamID: "t1"}, {UserID: "b", TeamID: "t1"}, {UserID: "c", TeamID: "t1"}}, page.Items,
+	assert.Equal(t, []testmodel.Membership{{UserID: "a", TeamID: "t1"}, {UserID: "b", TeamID: "t1"}, {UserID: "c", TeamID: "t1"}}, page.Items,
 		"the fields written in the keys are recovered; the others are not in the index")
 
 	// FetchFull: one BatchGetItem, answered out of order, with one key left
@@ -50,17 +51,17 @@ func TestKeysOnlyIndexDecodesFromKeysAndFetchesFull(t *testing.T) {
 		require.Len(t, ka.Keys, 1)
 		return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{"OrdersTable": {full("a", "owner")}}}, nil
 	}
-	page, err = sh.TeamMembers.Query(t.Context(), db, Membership{TeamID: "t1"}, singletable.FetchFull())
+	page, err = sh.TeamMembers.Query(t.Context(), db, testmodel.Membership{TeamID: "t1"}, singletable.FetchFull())
 	require.NoError(t, err)
-	assert.Equal(t, []Membership{{UserID: "a", TeamID: "t1", Role: "owner"}, {UserID: "c", TeamID: "t1", Role: "member"}}, page.Items,
+	assert.Equal(t, []testmodel.Membership{{UserID: "a", TeamID: "t1", Role: "owner"}, {UserID: "c", TeamID: "t1", Role: "member"}}, page.Items,
 		"in query order; b was deleted between the query and the batch read")
 	assert.Equal(t, 2, batches)
 }
 
 func TestProjectAsksForFieldsAndKeys(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
-	in, err := sh.ListUserOrders.QueryInput(db, Order{UserID: "u1"}, singletable.Project("Total", "Status"))
+	in, err := sh.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "u1"}, singletable.Project("Total", "Status"))
 	require.NoError(t, err)
 	proj := *in.ProjectionExpression
 	var attrs []string
@@ -74,10 +75,10 @@ func TestProjectAsksForFieldsAndKeys(t *testing.T) {
 			{"PK": s("USER#u1"), "SK": s("ORDER#2026-01-01#o1"), "_type": s("Order"), "total": &types.AttributeValueMemberN{Value: "12.5"}},
 		}}, nil
 	}
-	page, err := sh.ListUserOrders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Project("Total"))
+	page, err := sh.ListUserOrders.Query(t.Context(), db, testmodel.Order{UserID: "u1"}, singletable.Project("Total"))
 	require.NoError(t, err)
-	assert.Equal(t, []Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Total: 12.5}}, page.Items, "key fields come back from the keys")
+	assert.Equal(t, []testmodel.Order{{UserID: "u1", ID: "o1", Date: "2026-01-01", Total: 12.5}}, page.Items, "key fields come back from the keys")
 
-	_, err = sh.ListUserOrders.QueryInput(db, Order{UserID: "u1"}, singletable.Project("Nope"))
+	_, err = sh.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "u1"}, singletable.Project("Nope"))
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 }

@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestPutVersionAndTimestamps(t *testing.T) {
@@ -18,7 +20,7 @@ func TestPutVersionAndTimestamps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "attribute_not_exists(#n0)", *in.ConditionExpression)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, in.Item["version"])
-	golden.Assert(t, "write_put_version_new", in)
+	golden.Request(t, "put/version_new", in)
 
 	// Version 4: the stored item must be at 4; it is stored at 5.
 	in, err = st.WProducts.PutInput(db, st.WProduct{ID: "p1", Name: "Pen", Category: "office", Version: 4})
@@ -33,4 +35,16 @@ func TestPutVersionAndTimestamps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, cin.Item["version"])
 	assert.Equal(t, "attribute_not_exists(#n0)", *cin.ConditionExpression)
+}
+
+// A Put (and Create) request, built without a network, matches its golden file.
+func TestPutGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "put/user", must(testmodel.ShopUsers.PutInput(db, seedUser)))
+	golden.Request(t, "put/user_sparse", must(testmodel.ShopUsers.PutInput(db, testmodel.ShopUser{ID: "u9", Name: "No Email"})))
+	golden.Request(t, "put/order_flagged", must(testmodel.ShopOrders.PutInput(db, testmodel.ShopOrder{UserID: "u1", ID: "o1", Date: "2024-02-01", Status: "FLAGGED"})))
+	golden.Request(t, "put/if", must(testmodel.ShopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
+	golden.Request(t, "put/create", must(testmodel.ShopUsers.CreateInput(db, seedUser)))
+	golden.Request(t, "put/session_ttl", must(testmodel.ShopSessions.PutInput(db, testmodel.ShopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
 }

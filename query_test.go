@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 // fakePartition answers Queries over one partition like DynamoDB does for
@@ -80,7 +83,7 @@ func mixedPartition(n int) []map[string]types.AttributeValue {
 }
 
 func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(50))
 	ctx := t.Context()
@@ -90,7 +93,7 @@ func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
 	cursor := ""
 	pages := 0
 	for {
-		page, err := p.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(7), singletable.After(cursor))
+		page, err := p.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(7), singletable.After(cursor))
 		require.NoError(t, err)
 		pages++
 		require.LessOrEqual(t, len(page.Items), 7)
@@ -114,11 +117,11 @@ func TestLimitCountsMatchingItemsAcrossPages(t *testing.T) {
 }
 
 func TestAllStopsWhenTheLoopStops(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(100))
 	n := 0
-	for o, err := range sh.ListUserOrders.All(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(1000)) {
+	for o, err := range sh.ListUserOrders.All(t.Context(), db, testmodel.Order{UserID: "u1"}, singletable.Limit(1000)) {
 		require.NoError(t, err)
 		require.NotEmpty(t, o.ID)
 		n++
@@ -133,7 +136,7 @@ func TestAllStopsWhenTheLoopStops(t *testing.T) {
 	// Without a limit it reads to the end, descending as declared.
 	client.Reset()
 	var ids []string
-	for o, err := range sh.ListUserOrders.All(t.Context(), db, Order{UserID: "u1"}) {
+	for o, err := range sh.ListUserOrders.All(t.Context(), db, testmodel.Order{UserID: "u1"}) {
 		require.NoError(t, err)
 		ids = append(ids, o.ID)
 	}
@@ -144,17 +147,17 @@ func TestAllStopsWhenTheLoopStops(t *testing.T) {
 // Every page is its own request: a client that keeps the requests it is
 // given (a recorder, a logging wrapper) sees each page as it was sent.
 func TestEachPageIsItsOwnRequest(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(20))
 	p := sh.Orders.Pattern("Asc").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Must()
 	for name, query := range map[string]func() (int, error){
 		"Entity.Query": func() (int, error) {
-			page, err := sh.Orders.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			page, err := sh.Orders.Query(t.Context(), db, testmodel.Order{UserID: "u1"}, singletable.Limit(15))
 			return len(page.Items), err
 		},
 		"Pattern.Query": func() (int, error) {
-			page, err := p.Query(t.Context(), db, Order{UserID: "u1"}, singletable.Limit(15))
+			page, err := p.Query(t.Context(), db, testmodel.Order{UserID: "u1"}, singletable.Limit(15))
 			return len(page.Items), err
 		},
 	} {
@@ -178,14 +181,14 @@ func TestEachPageIsItsOwnRequest(t *testing.T) {
 // Entity.Query is a query like the others: a page with a cursor that After
 // resumes, and an All that reads every page.
 func TestEntityQueryPages(t *testing.T) {
-	sh := newSeed(t)
+	sh := testmodel.NewSeed()
 	db, client := readMockDB(sh)
 	client.QueryFunc = fakePartition(mixedPartition(20))
 	ctx := t.Context()
 	var ids []string
 	cursor := ""
 	for range 10 {
-		page, err := sh.Orders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(6), singletable.After(cursor))
+		page, err := sh.Orders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(6), singletable.After(cursor))
 		require.NoError(t, err)
 		for _, o := range page.Items {
 			ids = append(ids, o.ID)
@@ -198,12 +201,20 @@ func TestEntityQueryPages(t *testing.T) {
 	assert.True(t, slices.IsSorted(ids))
 
 	var all []string
-	for o, err := range sh.Orders.All(ctx, db, Order{UserID: "u1"}) {
+	for o, err := range sh.Orders.All(ctx, db, testmodel.Order{UserID: "u1"}) {
 		require.NoError(t, err)
 		all = append(all, o.ID)
 	}
 	assert.Equal(t, ids, all)
 
-	_, err := sh.Orders.Query(ctx, db, Order{UserID: "u2"}, singletable.After("not a cursor"))
+	_, err := sh.Orders.Query(ctx, db, testmodel.Order{UserID: "u2"}, singletable.After("not a cursor"))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+}
+
+// An entity Query request, built without a network, matches its golden file.
+func TestQueryGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "query/orders", must(testmodel.ShopOrders.QueryInput(db, testmodel.ShopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
+	golden.Request(t, "query/order_prefix", must(testmodel.ShopOrders.QueryInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"})))
 }

@@ -1,5 +1,10 @@
 package singletable_test
 
+// Reliability checks (named after what they check, not after a source file):
+// the unit half of the reliability tests, the checks that fail before
+// anything is sent; their DynamoDB Local half is in
+// reliability_integration_test.go.
+
 import (
 	"context"
 	"errors"

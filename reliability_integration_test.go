@@ -2,6 +2,10 @@
 
 package singletable
 
+// Reliability tests (named after what they check, not after a source file):
+// concurrent writers, version conflicts and faulty clients against DynamoDB
+// Local; make test runs them on their own with -v to log their figures.
+
 import (
 	"context"
 	"errors"

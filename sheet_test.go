@@ -1,32 +1,25 @@
 package singletable_test
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable"
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 func TestSheetGolden(t *testing.T) {
-	m := newSeed(t)
-	got := m.Table.Sheet()
-	path := filepath.Join("testdata", "golden", "sheet_seed.md")
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" { // go test -update
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got)
+	m := testmodel.NewSeed()
+	golden.Markdown(t, "sheet/seed", m.Table.Sheet())
 }
 
 func TestLint(t *testing.T) {
-	m := newSeed(t)
+	m := testmodel.NewSeed()
 	assert.Equal(t, []singletable.LintIssue{{
 		Severity: singletable.LintInfo, Subject: "pattern PendingOrders",
 		Message: `reads the single partition "STATUS#PENDING": every such read hits one partition (hot); fine for a small sparse index`,
@@ -104,4 +97,12 @@ func TestLintKeysOnlyOverMatch(t *testing.T) {
 	assert.Contains(t, report, "error: pattern ByG: its key condition")
 	assert.Contains(t, report, "does not carry the entity type")
 	assert.NotContains(t, report, "pattern ByGSafe")
+}
+
+// The sheet shows derived index keys for what they are.
+func TestSheetShowsDerivedIndexKeys(t *testing.T) {
+	tbl := st.MustTable("Sheet", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")), st.WithGSI("ByEmail", st.IndexKeys("email", "")))
+	st.MustDefine[idxMember](tbl, "M", st.Key("USER#{UserID}", "GROUP#{GroupID}"))
+	sheet := tbl.Sheet()
+	assert.Contains(t, sheet, "`GROUP#{GroupID}` (table key) | `USER#{UserID}` (table key) | `{Email}` (field's attribute)")
 }

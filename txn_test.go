@@ -146,7 +146,7 @@ func TestSeedTransactionsGolden(t *testing.T) {
 		return nil
 	}, tok)
 	require.NoError(t, err)
-	golden.Assert(t, "tx_place_order", in)
+	golden.Request(t, "txn/place_order", in)
 }
 
 func TestTransactGet(t *testing.T) {
@@ -163,7 +163,7 @@ func TestTransactGet(t *testing.T) {
 	o := st.WOrders.TxGet(tg, st.WOrder{UserID: "u1", ID: "o1"})
 	in, err := tg.Input()
 	require.NoError(t, err)
-	golden.Assert(t, "tx_get", in)
+	golden.Request(t, "txn/get", in)
 	require.NoError(t, tg.Run(context.Background()))
 	got, err := p.Get()
 	require.NoError(t, err)

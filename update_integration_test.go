@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -200,4 +201,62 @@ func TestOmitEmptyZeroIsAbsentOnUpdate(t *testing.T) {
 		return nil
 	})
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
+}
+
+func TestIntegrationUpdateKeepsIndexKeysFresh(t *testing.T) {
+	db, _ := coreLocalDB(t)
+	require.NoError(t, testmodel.ShopOrders.Create(ctx, db, seedOrder))
+	key := testmodel.ShopOrder{UserID: "u123", ID: "2024-001"}
+	raw := rawItem(t, db, "USER#u123", "ORDER#2024-001")
+	gpk, _ := sOf(raw, "GSI1PK")
+	assert.Equal(t, "STATUS#PENDING", gpk)
+	_, inGSI2 := raw["GSI2PK"]
+	assert.False(t, inGSI2, "only FLAGGED orders are in GSI2")
+
+	// Changing Status recomputes GSI1 and enters the sparse GSI2.
+	o, err := testmodel.ShopOrders.Update(ctx, db, key, st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 0.5))
+	require.NoError(t, err)
+	assert.Equal(t, "FLAGGED", o.Status)
+	assert.InDelta(t, 60.0, o.Total, 1e-9)
+	raw = rawItem(t, db, "USER#u123", "ORDER#2024-001")
+	gpk, _ = sOf(raw, "GSI1PK")
+	assert.Equal(t, "STATUS#FLAGGED", gpk)
+	g2, _ := sOf(raw, "GSI2PK")
+	assert.Equal(t, "FLAGGED", g2)
+
+	// And back: the item leaves GSI2, its attributes removed.
+	_, err = testmodel.ShopOrders.Update(ctx, db, key, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
+	require.NoError(t, err)
+	raw = rawItem(t, db, "USER#u123", "ORDER#2024-001")
+	_, inGSI2 = raw["GSI2PK"]
+	assert.False(t, inGSI2)
+	_, inGSI2 = raw["GSI2SK"]
+	assert.False(t, inGSI2)
+
+	// Removing a GSI key field takes the item out of that index.
+	require.NoError(t, testmodel.ShopUsers.Put(ctx, db, seedUser))
+	u, err := testmodel.ShopUsers.Update(ctx, db, testmodel.ShopUser{ID: "u123"}, st.Remove("Email"))
+	require.NoError(t, err)
+	assert.Empty(t, u.Email)
+	raw = rawItem(t, db, "USER#u123", "PROFILE")
+	_, inGSI1 := raw["GSI1PK"]
+	assert.False(t, inGSI1)
+
+	// Update of a missing item is ErrNotFound and creates nothing.
+	_, err = testmodel.ShopOrders.Update(ctx, db, testmodel.ShopOrder{UserID: "u123", ID: "nope"}, st.Set("Total", 1.0))
+	assert.ErrorIs(t, err, st.ErrNotFound)
+	assert.Empty(t, rawItem(t, db, "USER#u123", "ORDER#nope"))
+
+	// Upsert creates a decodable item.
+	p, err := testmodel.ShopProducts.Update(ctx, db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", 3), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, testmodel.ShopProduct{ID: "p1", Inventory: 3}, p)
+	p, err = testmodel.ShopProducts.Get(ctx, db, testmodel.ShopProduct{ID: "p1"})
+	require.NoError(t, err)
+	assert.Equal(t, 3, p.Inventory)
+
+	// A condition that does not hold.
+	_, err = testmodel.ShopProducts.Update(ctx, db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -5).If(st.Ge("Inventory", 5)))
+	assert.ErrorIs(t, err, st.ErrConditionFailed)
+	assert.NotErrorIs(t, err, st.ErrNotFound)
 }

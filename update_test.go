@@ -14,6 +14,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -33,13 +34,13 @@ func TestUpdateEveryChangeGolden(t *testing.T) {
 		SetIfNotExists("Address.City", "Oslo"),
 	)
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_changes", in)
+	golden.Request(t, "update/changes", in)
 
 	in, err = st.WUsers.UpdateInput(db, st.WUser{ID: "u1"},
 		st.DeleteFromSet("Tags", []string{"old", "stale"}).Prepend("Log", []string{"a", "b"}).Decrement("Logins", 2).Set("Address.Zip", "0150"),
 	)
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_changes2", in)
+	golden.Request(t, "update/changes2", in)
 }
 
 func TestUpdateRecomputesIndexKeys(t *testing.T) {
@@ -49,12 +50,12 @@ func TestUpdateRecomputesIndexKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, in.ExpressionAttributeNames, "#n1")
 	assert.Equal(t, "GSI1PK", in.ExpressionAttributeNames["#n1"])
-	golden.Assert(t, "write_update_index", in)
+	golden.Request(t, "update/index", in)
 
 	// Order's sparse index leaves when Status stops being PENDING.
 	in, err = st.WOrders.UpdateInput(db, st.WOrder{UserID: "u1", ID: "o1"}, st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_sparse_leave", in)
+	golden.Request(t, "update/sparse_leave", in)
 }
 
 func TestUpdateErrorsBeforeSending(t *testing.T) {
@@ -138,12 +139,12 @@ func TestUpdateDecrementInventoryGolden(t *testing.T) {
 	// 0), the version still goes up.
 	in, err := st.WProducts.UpdateInput(db, st.WProduct{ID: "p1"}, st.Decrement("Inventory", 2).If(st.Ge("Inventory", 2)))
 	require.NoError(t, err)
-	golden.Assert(t, "write_update_decrement", in)
+	golden.Request(t, "update/decrement", in)
 	// The seed's optimistic price update: the key carries the version read.
 	in, err = st.WProducts.UpdateInput(db, st.WProduct{ID: "p1", Version: 3}, st.Set("Price", 12.5))
 	require.NoError(t, err)
 	assert.Equal(t, "(attribute_exists(#n2)) AND (#n1 = :v2)", *in.ConditionExpression)
-	golden.Assert(t, "write_update_versioned", in)
+	golden.Request(t, "update/versioned", in)
 }
 
 // An update sets the updated timestamp, which the index's sort key reads:
@@ -210,9 +211,9 @@ func TestSetNilOnlyWhereNilIsAValue(t *testing.T) {
 
 func TestSetConvertsOnlyWithoutLoss(t *testing.T) {
 	_, db := mockDB()
-	_, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 1.5))
+	_, err := testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p"}, st.Set("Inventory", 1.5))
 	assert.ErrorIs(t, err, st.ErrInvalidInput, "1.5 does not fit an int")
-	in, err := shopProducts.UpdateInput(db, shopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
+	in, err := testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p"}, st.Set("Inventory", 2.0).Set("Price", 3))
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, in.ExpressionAttributeValues[":v0"])
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "3"}, in.ExpressionAttributeValues[":v1"])
@@ -372,4 +373,16 @@ func TestUpdateLeavingSparseIndexNeedsNoRead(t *testing.T) {
 	_, err = urTickets.Update(context.Background(), db, urTicket{ID: "t1"}, st.Set("Status", "OPEN"), st.NoRead())
 	assert.ErrorContains(t, err, "also needs Owner")
 	assert.Empty(t, mock.Calls())
+}
+
+// An Update request, built without a network, matches its golden file.
+func TestUpdateGolden(t *testing.T) {
+	_, db := mockDB()
+	must := mustInput(t)
+	golden.Request(t, "update/status", must(testmodel.ShopOrders.UpdateInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "SHIPPED").Set("Date", "2024-01-15"))))
+	golden.Request(t, "update/flag", must(testmodel.ShopOrders.UpdateInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"},
+		st.Set("Status", "FLAGGED").Set("Date", "2024-01-15").Add("Total", 5))))
+	golden.Request(t, "update/remove_email", must(testmodel.ShopUsers.UpdateInput(db, testmodel.ShopUser{ID: "u123"}, st.Remove("Email"))))
+	golden.Request(t, "update/upsert", must(testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
 }

@@ -1,6 +1,16 @@
 // Package golden renders SDK requests as stable, readable JSON and compares
-// them with files under testdata/, so that request building is tested
-// without a network. Run tests with -update to rewrite the files.
+// them with golden files, so that request building is tested without a
+// network.
+//
+// Golden files are grouped by operation: a case is named
+// "<operation>/<case>" (for example "update/status" or "txn/place_order")
+// and lives in testdata/golden/<operation>/<case>.json, or .md for the
+// sheet. Every test calls [Request] (SDK inputs) or [Markdown] (rendered
+// text); both derive the path the same way.
+//
+// Run the tests with -update to rewrite the files after an intended change:
+//
+//	go test -run TestX . -update
 package golden
 
 import (
@@ -12,6 +22,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -30,12 +41,34 @@ func JSON(v any) []byte {
 	return append(b, '\n')
 }
 
-// Assert compares JSON(v) with testdata/golden/<name>.json, or writes the
-// file when the test runs with -update.
-func Assert(t testing.TB, name string, v any) {
+// Request compares JSON(v) with testdata/golden/<operation>/<case>.json,
+// where name is "<operation>/<case>", or writes the file under -update.
+func Request(t testing.TB, name string, v any) {
 	t.Helper()
-	got := JSON(v)
-	path := filepath.Join("testdata", "golden", name+".json")
+	compare(t, path(t, name, ".json"), JSON(v))
+}
+
+// Markdown compares text with testdata/golden/<operation>/<case>.md, where
+// name is "<operation>/<case>", or writes the file under -update.
+func Markdown(t testing.TB, name, text string) {
+	t.Helper()
+	compare(t, path(t, name, ".md"), []byte(text))
+}
+
+// path is the file of the golden case name ("<operation>/<case>") with the
+// extension ext; it fails the test when name is not of that form, so that
+// every file sits in its operation's folder.
+func path(t testing.TB, name, ext string) string {
+	t.Helper()
+	op, c, ok := strings.Cut(name, "/")
+	if !ok || op == "" || c == "" || strings.Contains(c, "/") {
+		t.Fatalf("golden case %q: want \"<operation>/<case>\"", name)
+	}
+	return filepath.Join("testdata", "golden", op, c+ext)
+}
+
+func compare(t testing.TB, path string, got []byte) {
+	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -50,7 +83,7 @@ func Assert(t testing.TB, name string, v any) {
 		t.Fatalf("golden file %s: %v (run the test with -update to create it)", path, err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("request differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
+		t.Errorf("differs from %s (run with -update if the change is intended)\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }
 

@@ -4,13 +4,11 @@ package singletable
 
 import (
 	"context"
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -129,101 +127,4 @@ func TestIntegrationVersionsAndTimestamps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.Version)
 	assert.Equal(t, now, c.Created)
-}
-
-func TestIntegrationConditionsAndUpdates(t *testing.T) {
-	ctx := context.Background()
-	db := localDB(t, WShop, nil, WithClock(FixedClock))
-	u := WUser{ID: "u1", Email: "a@x.com", Name: "Ann", Status: "ACTIVE", Tags: []string{"a", "b"}, Log: []string{"created"},
-		Logins: 3, Address: WAddress{City: "Oslo", Zip: "0150"}, Attrs: map[string]string{"color": "red"}}
-	require.NoError(t, WUsers.Create(ctx, db, u))
-	holds := []Cond{
-		Eq("Name", "Ann"), Ne("Name", "Bob"), Lt("Logins", 4), Le("Logins", 3), Gt("Logins", 2), Ge("Logins", 3),
-		Between("Logins", 1, 5), In("Status", "ACTIVE", "NEW"), BeginsWith("Email", "a@"), Contains("Name", "nn"),
-		Contains("Tags", "a"), Exists("Address.Zip"), NotExists("Attrs.size"), IsType("Tags", TypeStringSet),
-		Size("Tags").Eq(2), Eq("Address.City", "Oslo"), Eq("Log[0]", "created"), Eq("Attrs.color", "red"),
-		Lt("Logins", FieldRef("Version")), And(Eq("Name", "Ann"), Or(Eq("Status", "X"), Not(Eq("Status", "Y")))),
-	}
-	for _, c := range holds {
-		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0).If(c))
-		assert.NoError(t, err, "condition %s should hold", describeCond(WUsers.m, c))
-	}
-	fails := []Cond{Eq("Name", "Bob"), Gt("Logins", 3), Contains("Tags", "z"), Size("Tags").Gt(2), Eq("Address.Zip", "x"), NotExists("Email")}
-	for _, c := range fails {
-		_, err := WUsers.Update(ctx, db, WUser{ID: "u1"}, Increment("Logins", 0).If(c))
-		require.ErrorIs(t, err, ErrConditionFailed, "condition %s should fail", describeCond(WUsers.m, c))
-		assert.Contains(t, err.Error(), "the condition "+describeCond(WUsers.m, c)+" does not hold")
-	}
-
-	got, err := WUsers.Update(ctx, db, WUser{ID: "u1"},
-		Add("Tags", "c").Append("Log", "login").Prepend("Log", "first"),
-	)
-	require.Error(t, err, "Append and Prepend on one list overlap")
-	got, err = WUsers.Update(ctx, db, WUser{ID: "u1"},
-		Add("Tags", "c").Append("Log", []string{"x", "y"}).Increment("Logins", 2).Set("Address.City", "Bergen").SetIfNotExists("Name", "ignored").Remove("Attrs"),
-	)
-	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"a", "b", "c"}, got.Tags)
-	assert.Equal(t, []string{"created", "x", "y"}, got.Log)
-	assert.Equal(t, 5, got.Logins)
-	assert.Equal(t, WAddress{City: "Bergen", Zip: "0150"}, got.Address)
-	assert.Equal(t, "Ann", got.Name)
-	assert.Empty(t, got.Attrs)
-	got, err = WUsers.Update(ctx, db, WUser{ID: "u1"}, DeleteFromSet("Tags", "a").Prepend("Log", "first").Decrement("Logins", 5).Set("Status", "BANNED"))
-	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"b", "c"}, got.Tags)
-	assert.Equal(t, []string{"first", "created", "x", "y"}, got.Log)
-	assert.Equal(t, 0, got.Logins)
-	// The index key followed the status.
-	item, err := localClient(t).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.TableName()), Key: mustKey(t, WUser{ID: "u1"})})
-	require.NoError(t, err)
-	assert.Equal(t, "STATUS#BANNED", strVal(item.Item["GSI1PK"]))
-}
-
-func mustKey(t *testing.T, u WUser) map[string]types.AttributeValue {
-	k, err := WUsers.m.key(reflect.ValueOf(&u).Elem())
-	require.NoError(t, err)
-	return k
-}
-
-func strVal(v types.AttributeValue) string {
-	s, _ := v.(*types.AttributeValueMemberS)
-	if s == nil {
-		return ""
-	}
-	return s.Value
-}
-
-func typeOf(item map[string]types.AttributeValue) string { return strVal(item[DefaultTypeAttribute]) }
-
-func TestIntegrationTransactGetAndBatchGet(t *testing.T) {
-	ctx := context.Background()
-	db := localDB(t, WShop, nil)
-	require.NoError(t, db.BatchWrite(ctx, []BatchOp{
-		BatchPut(WProducts, WProduct{ID: "p1", Name: "Pen", Category: "office", Inventory: 3}, WProduct{ID: "p2", Name: "Ink", Category: "office"}),
-		BatchPut(WOrders, WOrder{UserID: "u1", ID: "o1", Status: "PENDING", Date: "2024-01-15"}),
-	}))
-	tg := db.TransactGet()
-	p1 := WProducts.TxGet(tg, WProduct{ID: "p1"})
-	o1 := WOrders.TxGet(tg, WOrder{UserID: "u1", ID: "o1"})
-	missing := WProducts.TxGet(tg, WProduct{ID: "nope"})
-	require.NoError(t, tg.Run(ctx))
-	p, err := p1.Get()
-	require.NoError(t, err)
-	assert.Equal(t, 3, p.Inventory)
-	assert.Equal(t, int64(1), p.Version, "BatchPut stores version+1")
-	assert.Equal(t, "PENDING", o1.Value().Status)
-	assert.False(t, missing.Found())
-
-	got, err := WProducts.BatchGet(ctx, db, []WProduct{{ID: "p2"}, {ID: "nope"}, {ID: "p1"}})
-	require.NoError(t, err)
-	require.Len(t, got, 3)
-	assert.Equal(t, "Ink", got[0].Name)
-	assert.Nil(t, got[1])
-	assert.Equal(t, "Pen", got[2].Name)
-
-	require.NoError(t, db.BatchWrite(ctx, []BatchOp{BatchDelete(WProducts, WProduct{ID: "p1"}, WProduct{ID: "p2"})}))
-	got, err = WProducts.BatchGet(ctx, db, []WProduct{{ID: "p1"}, {ID: "p2"}}, ConsistentRead())
-	require.NoError(t, err)
-	assert.Equal(t, []*WProduct{nil, nil}, got)
 }

@@ -1,64 +1,17 @@
 package singletable_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/singletabletest"
 )
 
 type nilUser struct {
 	ID     string `dynamodbav:"id"`
 	Secret string `dynamodbav:"-"`
-}
-
-// Entry points given a nil table, or an entity whose Define failed, return
-// (or panic with) a clear *ModelError, never a nil dereference.
-func TestNilTableAndEntityAreModelErrors(t *testing.T) {
-	_, err := st.Define[nilUser](nil, "User", st.Key("USER#{ID}", "A"))
-	var me *st.ModelError
-	require.ErrorAs(t, err, &me)
-	assert.ErrorIs(t, err, st.ErrInvalidModel)
-	assert.Contains(t, err.Error(), "the table is nil")
-
-	assert.PanicsWithError(t, err.Error(), func() { st.MustDefine[nilUser](nil, "User", st.Key("USER#{ID}", "A")) })
-	assert.Panics(t, func() { st.New(&singletabletest.Client{}, nil) })
-	func() {
-		defer func() { assert.ErrorIs(t, recover().(error), st.ErrInvalidModel) }()
-		st.New(&singletabletest.Client{}, nil)
-	}()
-
-	var failed *st.Entity[nilUser] // what a failed Define returns
-	p := failed.Pattern("P").Partition("USER#{ID}")
-	require.ErrorIs(t, p.Err(), st.ErrInvalidModel)
-	assert.Contains(t, p.Err().Error(), "the entity is nil")
-	client := &singletabletest.Client{}
-	db := st.New(client, st.MustTable("NilT"))
-	_, err = p.Query(context.Background(), db, nilUser{ID: "1"})
-	require.ErrorIs(t, err, st.ErrInvalidModel)
-
-	c := (*st.Table)(nil).Collection("C", failed).Partition("USER#{ID}")
-	require.ErrorIs(t, c.Err(), st.ErrInvalidModel)
-	c = st.MustTable("NilC").Collection("C", failed).Partition("USER#{ID}")
-	require.ErrorIs(t, c.Err(), st.ErrInvalidModel)
-	assert.Contains(t, c.Err().Error(), "nil entity")
-	_, err = c.Query(context.Background(), db, st.Values{"ID": "1"})
-	require.ErrorIs(t, err, st.ErrInvalidModel)
-	assert.Empty(t, client.Calls())
-}
-
-// A key template naming a field that is not stored says so.
-func TestKeyOnUnstoredField(t *testing.T) {
-	_, err := st.Define[nilUser](st.MustTable("Unstored"), "User", st.Key("USER#{Secret}", "A"))
-	var me *st.ModelError
-	require.ErrorAs(t, err, &me)
-	assert.Equal(t, "Secret", me.Field)
-	assert.Contains(t, err.Error(), "not stored")
-	assert.NotContains(t, err.Error(), "no such field")
 }
 
 type idxMember struct {
@@ -125,12 +78,4 @@ func TestIndexesOverExistingAttributesModel(t *testing.T) {
 	_, err = st.Define[other](tb, "O", st.Key("O#{ID}", "O"), st.Index("ByAge", "AGE#{ID}", ""))
 	require.ErrorIs(t, err, st.ErrInvalidModel)
 	assert.Contains(t, err.Error(), "age")
-}
-
-// The sheet shows derived index keys for what they are.
-func TestSheetShowsDerivedIndexKeys(t *testing.T) {
-	tbl := st.MustTable("Sheet", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")), st.WithGSI("ByEmail", st.IndexKeys("email", "")))
-	st.MustDefine[idxMember](tbl, "M", st.Key("USER#{UserID}", "GROUP#{GroupID}"))
-	sheet := tbl.Sheet()
-	assert.Contains(t, sheet, "`GROUP#{GroupID}` (table key) | `USER#{UserID}` (table key) | `{Email}` (field's attribute)")
 }

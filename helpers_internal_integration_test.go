@@ -2,12 +2,17 @@
 
 package singletable
 
+// Helpers shared by the integration tests inside package singletable.
+
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable/internal/ddblocal"
 )
@@ -48,3 +53,19 @@ func localDB(t testing.TB, table *Table, client Client, opts ...DBOption) *DB {
 	})
 	return db
 }
+
+func mustKey(t *testing.T, u WUser) map[string]types.AttributeValue {
+	k, err := WUsers.m.key(reflect.ValueOf(&u).Elem())
+	require.NoError(t, err)
+	return k
+}
+
+func strVal(v types.AttributeValue) string {
+	s, _ := v.(*types.AttributeValueMemberS)
+	if s == nil {
+		return ""
+	}
+	return s.Value
+}
+
+func typeOf(item map[string]types.AttributeValue) string { return strVal(item[DefaultTypeAttribute]) }

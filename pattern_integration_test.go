@@ -18,6 +18,7 @@ import (
 
 	"github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/internal/testmodel"
 )
 
 // readClient counts the Query, GetItem and BatchGetItem requests that reach
@@ -47,9 +48,9 @@ func (c *readClient) sent() int64 { return c.queries.Load() + c.gets.Load() + c.
 // readLocalDB binds a fresh seed model to a new table in DynamoDB Local,
 // deleted when the test ends. Without DynamoDB Local the test fails: it
 // never skips.
-func readLocalDB(t *testing.T) (*seedModel, *singletable.DB, *readClient) {
+func readLocalDB(t *testing.T) (*testmodel.Seed, *singletable.DB, *readClient) {
 	t.Helper()
-	m := newSeed(t)
+	m := testmodel.NewSeed()
 	client, err := ddblocal.Client(t.Context())
 	require.NoError(t, err, "integration tests need DynamoDB Local: run them with `make test`")
 	rc := &readClient{Client: client}
@@ -61,47 +62,12 @@ func readLocalDB(t *testing.T) (*seedModel, *singletable.DB, *readClient) {
 
 // seedData writes the seed scenario: three users, their orders, the orders'
 // details and items, team memberships.
-func seedData(t *testing.T, m *seedModel, db *singletable.DB) {
+func seedData(t *testing.T, m *testmodel.Seed, db *singletable.DB) {
 	t.Helper()
-	ctx := t.Context()
-	for _, u := range []User{
-		{ID: "user_123", Name: "Ann", Email: "ann@example.com", Created: "2025-12-01"},
-		{ID: "user_456", Name: "Bob", Email: "bob@example.com", Created: "2026-01-05"},
-		{ID: "user_789", Name: "Cy", Created: "2026-01-09"},
-	} {
-		require.NoError(t, m.Users.Put(ctx, db, u))
-	}
-	for _, o := range seedOrders {
-		require.NoError(t, m.Orders.Put(ctx, db, o))
-		require.NoError(t, m.OrderDetails.Put(ctx, db, OrderDetail{OrderID: o.ID, UserID: o.UserID, Status: o.Status, Total: o.Total, Created: o.Date}))
-	}
-	for _, it := range []OrderItem{
-		{OrderID: "order_456", ID: "item_789", ProductID: "p1", Quantity: 2, UnitPrice: 9.5},
-		{OrderID: "order_456", ID: "item_790", ProductID: "p2", Quantity: 1, UnitPrice: 20},
-		{OrderID: "order_500", ID: "item_800", ProductID: "p1", Quantity: 1, UnitPrice: 9.5},
-	} {
-		require.NoError(t, m.OrderItems.Put(ctx, db, it))
-	}
-	for _, ms := range []Membership{
-		{UserID: "user_123", TeamID: "team_1", Role: "owner", Joined: "2025-12-02"},
-		{UserID: "user_123", TeamID: "team_2", Role: "member", Joined: "2026-01-02"},
-		{UserID: "user_456", TeamID: "team_1", Role: "member", Joined: "2026-01-06"},
-	} {
-		require.NoError(t, m.Memberships.Put(ctx, db, ms))
-	}
+	require.NoError(t, m.Load(t.Context(), db))
 }
 
-var seedOrders = []Order{
-	{UserID: "user_123", ID: "order_100", Date: "2025-12-30", Status: "SHIPPED", Total: 10},
-	{UserID: "user_123", ID: "order_456", Date: "2026-02-17", Status: "PENDING", Total: 39},
-	{UserID: "user_123", ID: "order_457", Date: "2026-02-28", Status: "PENDING", Total: 12},
-	{UserID: "user_123", ID: "order_458", Date: "2026-02-28", Status: "SHIPPED", Total: 5},
-	{UserID: "user_123", ID: "order_470", Date: "2026-03-01", Status: "SHIPPED", Total: 7},
-	{UserID: "user_456", ID: "order_500", Date: "2026-01-20", Status: "PENDING", Total: 9.5},
-	{UserID: "user_456", ID: "order_501", Date: "2026-01-21", Status: "DELIVERED", Total: 3},
-}
-
-func orderIDs(os []Order) []string {
+func orderIDs(os []testmodel.Order) []string {
 	out := make([]string, len(os))
 	for i, o := range os {
 		out[i] = o.ID
@@ -115,26 +81,26 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 	ctx := t.Context()
 
 	t.Run("get user", func(t *testing.T) {
-		u, err := m.GetUser.Get(ctx, db, User{ID: "user_123"})
+		u, err := m.GetUser.Get(ctx, db, testmodel.User{ID: "user_123"})
 		require.NoError(t, err)
-		assert.Equal(t, User{ID: "user_123", Name: "Ann", Email: "ann@example.com", Created: "2025-12-01"}, u)
-		_, err = m.GetUser.Get(ctx, db, User{ID: "nobody"})
+		assert.Equal(t, testmodel.User{ID: "user_123", Name: "Ann", Email: "ann@example.com", Created: "2025-12-01"}, u)
+		_, err = m.GetUser.Get(ctx, db, testmodel.User{ID: "nobody"})
 		assert.ErrorIs(t, err, singletable.ErrNotFound)
 	})
 	t.Run("a user's orders by date, descending", func(t *testing.T) {
-		page, err := m.ListUserOrders.Query(ctx, db, Order{UserID: "user_123"})
+		page, err := m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "user_123"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"order_470", "order_458", "order_457", "order_456", "order_100"}, orderIDs(page.Items))
 		assert.Empty(t, page.Cursor)
 	})
 	t.Run("orders in a date range, the last day whole", func(t *testing.T) {
-		page, err := m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "user_123", Date: "2026-01-01"}, Order{Date: "2026-02-28"})
+		page, err := m.UserOrdersByDate.QueryBetween(ctx, db, testmodel.Order{UserID: "user_123", Date: "2026-01-01"}, testmodel.Order{Date: "2026-02-28"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"order_456", "order_457", "order_458"}, orderIDs(page.Items))
 	})
 	t.Run("pending orders across users", func(t *testing.T) {
 		var got []string
-		for o, err := range m.PendingOrders.All(ctx, db, Order{}) {
+		for o, err := range m.PendingOrders.All(ctx, db, testmodel.Order{}) {
 			require.NoError(t, err)
 			assert.Equal(t, "PENDING", o.Status)
 			got = append(got, o.ID)
@@ -142,47 +108,47 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 		assert.Equal(t, []string{"order_500", "order_456", "order_457"}, got, "by GSI1SK: ORDER#date#id")
 	})
 	t.Run("order by id", func(t *testing.T) {
-		d, err := m.GetOrder.Get(ctx, db, OrderDetail{OrderID: "order_456"})
+		d, err := m.GetOrder.Get(ctx, db, testmodel.OrderDetail{OrderID: "order_456"})
 		require.NoError(t, err)
-		assert.Equal(t, OrderDetail{OrderID: "order_456", UserID: "user_123", Status: "PENDING", Total: 39, Created: "2026-02-17"}, d)
+		assert.Equal(t, testmodel.OrderDetail{OrderID: "order_456", UserID: "user_123", Status: "PENDING", Total: 39, Created: "2026-02-17"}, d)
 	})
 	t.Run("items of an order", func(t *testing.T) {
-		page, err := m.ListOrderItems.Query(ctx, db, OrderItem{OrderID: "order_456"})
+		page, err := m.ListOrderItems.Query(ctx, db, testmodel.OrderItem{OrderID: "order_456"})
 		require.NoError(t, err)
 		require.Len(t, page.Items, 2)
-		assert.Equal(t, OrderItem{OrderID: "order_456", ID: "item_789", ProductID: "p1", Quantity: 2, UnitPrice: 9.5}, page.Items[0])
+		assert.Equal(t, testmodel.OrderItem{OrderID: "order_456", ID: "item_789", ProductID: "p1", Quantity: 2, UnitPrice: 9.5}, page.Items[0])
 	})
 	t.Run("user by email", func(t *testing.T) {
-		u, err := m.UserByEmail.Get(ctx, db, User{Email: "bob@example.com"})
+		u, err := m.UserByEmail.Get(ctx, db, testmodel.User{Email: "bob@example.com"})
 		require.NoError(t, err)
 		assert.Equal(t, "user_456", u.ID)
-		_, err = m.UserByEmail.Get(ctx, db, User{Email: "nobody@example.com"})
+		_, err = m.UserByEmail.Get(ctx, db, testmodel.User{Email: "nobody@example.com"})
 		assert.ErrorIs(t, err, singletable.ErrNotFound)
 	})
 	t.Run("a user's teams", func(t *testing.T) {
-		page, err := m.UserTeams.Query(ctx, db, Membership{UserID: "user_123"})
+		page, err := m.UserTeams.Query(ctx, db, testmodel.Membership{UserID: "user_123"})
 		require.NoError(t, err)
-		assert.Equal(t, []Membership{
+		assert.Equal(t, []testmodel.Membership{
 			{UserID: "user_123", TeamID: "team_1", Role: "owner", Joined: "2025-12-02"},
 			{UserID: "user_123", TeamID: "team_2", Role: "member", Joined: "2026-01-02"},
 		}, page.Items)
 	})
 	t.Run("a team's members, keys only and fetched in full", func(t *testing.T) {
-		page, err := m.TeamMembers.Query(ctx, db, Membership{TeamID: "team_1"})
+		page, err := m.TeamMembers.Query(ctx, db, testmodel.Membership{TeamID: "team_1"})
 		require.NoError(t, err)
-		assert.Equal(t, []Membership{{UserID: "user_123", TeamID: "team_1"}, {UserID: "user_456", TeamID: "team_1"}}, page.Items)
-		page, err = m.TeamMembers.Query(ctx, db, Membership{TeamID: "team_1"}, singletable.FetchFull())
+		assert.Equal(t, []testmodel.Membership{{UserID: "user_123", TeamID: "team_1"}, {UserID: "user_456", TeamID: "team_1"}}, page.Items)
+		page, err = m.TeamMembers.Query(ctx, db, testmodel.Membership{TeamID: "team_1"}, singletable.FetchFull())
 		require.NoError(t, err)
-		assert.Equal(t, []Membership{
+		assert.Equal(t, []testmodel.Membership{
 			{UserID: "user_123", TeamID: "team_1", Role: "owner", Joined: "2025-12-02"},
 			{UserID: "user_456", TeamID: "team_1", Role: "member", Joined: "2026-01-06"},
 		}, page.Items)
-		page, err = m.TeamMembers.Query(ctx, db, Membership{TeamID: "team_1"}, singletable.FetchFull(), singletable.Project("Role"))
+		page, err = m.TeamMembers.Query(ctx, db, testmodel.Membership{TeamID: "team_1"}, singletable.FetchFull(), singletable.Project("Role"))
 		require.NoError(t, err)
-		assert.Equal(t, []Membership{{UserID: "user_123", TeamID: "team_1", Role: "owner"}, {UserID: "user_456", TeamID: "team_1", Role: "member"}}, page.Items)
+		assert.Equal(t, []testmodel.Membership{{UserID: "user_123", TeamID: "team_1", Role: "owner"}, {UserID: "user_456", TeamID: "team_1", Role: "member"}}, page.Items)
 	})
 	t.Run("orders containing a product", func(t *testing.T) {
-		page, err := m.OrdersWithProduct.Query(ctx, db, OrderItem{ProductID: "p1"})
+		page, err := m.OrdersWithProduct.Query(ctx, db, testmodel.OrderItem{ProductID: "p1"})
 		require.NoError(t, err)
 		var orders []string
 		for _, it := range page.Items {
@@ -193,7 +159,7 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 	t.Run("a user's item collection", func(t *testing.T) {
 		res, err := m.UserProfile.Query(ctx, db, singletable.Values{"UserID": "user_123"})
 		require.NoError(t, err)
-		assert.Equal(t, []User{{ID: "user_123", Name: "Ann", Email: "ann@example.com", Created: "2025-12-01"}}, m.Users.From(res))
+		assert.Equal(t, []testmodel.User{{ID: "user_123", Name: "Ann", Email: "ann@example.com", Created: "2025-12-01"}}, m.Users.From(res))
 		assert.Len(t, m.Orders.From(res), 5)
 		assert.Len(t, m.Memberships.From(res), 2)
 		assert.Empty(t, res.Unknown)
@@ -205,10 +171,10 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 		assert.Len(t, m.OrderItems.From(res), 2)
 	})
 	t.Run("filter, projection and consistent read", func(t *testing.T) {
-		page, err := m.ListUserOrders.Query(ctx, db, Order{UserID: "user_123"}, singletable.Filter(singletable.Gt("Total", 9)),
+		page, err := m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "user_123"}, singletable.Filter(singletable.Gt("Total", 9)),
 			singletable.Project("Total"), singletable.ConsistentRead())
 		require.NoError(t, err)
-		assert.Equal(t, []Order{
+		assert.Equal(t, []testmodel.Order{
 			{UserID: "user_123", ID: "order_457", Date: "2026-02-28", Total: 12},
 			{UserID: "user_123", ID: "order_456", Date: "2026-02-17", Total: 39},
 			{UserID: "user_123", ID: "order_100", Date: "2025-12-30", Total: 10},
@@ -222,19 +188,19 @@ func TestIntegrationSeedPatterns(t *testing.T) {
 func TestIntegrationSortOperators(t *testing.T) {
 	m, db, _ := readLocalDB(t)
 	ctx := t.Context()
-	var all []Order
+	var all []testmodel.Order
 	for _, d := range []string{"2026-01-01", "2026-01-02", "2026-01-020", "2026-01-03"} {
 		for _, id := range []string{"1", "10", "2"} {
-			o := Order{UserID: "u1", ID: id, Date: d, Status: "SHIPPED", Total: 1}
+			o := testmodel.Order{UserID: "u1", ID: id, Date: d, Status: "SHIPPED", Total: 1}
 			all = append(all, o)
 			require.NoError(t, m.Orders.Put(ctx, db, o))
 		}
 	}
 	// Other entities in the partition: before and after the orders.
-	require.NoError(t, m.Users.Put(ctx, db, User{ID: "u1", Name: "U"}))
-	require.NoError(t, m.Memberships.Put(ctx, db, Membership{UserID: "u1", TeamID: "t"}))
+	require.NoError(t, m.Users.Put(ctx, db, testmodel.User{ID: "u1", Name: "U"}))
+	require.NoError(t, m.Memberships.Put(ctx, db, testmodel.Membership{UserID: "u1", TeamID: "t"}))
 
-	sk := func(o Order) string { return "ORDER#" + o.Date + "#" + o.ID }
+	sk := func(o testmodel.Order) string { return "ORDER#" + o.Date + "#" + o.ID }
 	want := func(pred func(k string) bool) []string {
 		var out []string
 		for _, o := range all {
@@ -245,7 +211,7 @@ func TestIntegrationSortOperators(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	got := func(p *singletable.Pattern[Order], params Order, opts ...singletable.QueryOption) []string {
+	got := func(p *singletable.Pattern[testmodel.Order], params testmodel.Order, opts ...singletable.QueryOption) []string {
 		t.Helper()
 		var out []string
 		for o, err := range p.All(ctx, db, params, opts...) {
@@ -254,7 +220,7 @@ func TestIntegrationSortOperators(t *testing.T) {
 		}
 		return out
 	}
-	gotBetween := func(from, to Order) []string {
+	gotBetween := func(from, to testmodel.Order) []string {
 		t.Helper()
 		var out []string
 		for o, err := range m.UserOrdersByDate.AllBetween(ctx, db, from, to) {
@@ -264,8 +230,8 @@ func TestIntegrationSortOperators(t *testing.T) {
 		return out
 	}
 	o := m.Orders
-	day := Order{UserID: "u1", Date: "2026-01-02"}
-	full := Order{UserID: "u1", Date: "2026-01-02", ID: "1"}
+	day := testmodel.Order{UserID: "u1", Date: "2026-01-02"}
+	full := testmodel.Order{UserID: "u1", Date: "2026-01-02", ID: "1"}
 	dayPrefix := "ORDER#2026-01-02#"
 	cases := []struct {
 		name string
@@ -276,11 +242,11 @@ func TestIntegrationSortOperators(t *testing.T) {
 		{"begins_with a date: not 2026-01-020", got(o.Pattern("Pre").Partition("USER#{UserID}").SortPrefix().Must(), day), want(func(k string) bool { return strings.HasPrefix(k, dayPrefix) })},
 		{"begins_with partial, asked for", got(o.Pattern("Part").Partition("USER#{UserID}").SortPrefix().Must(), day, singletable.PartialMatch()),
 			want(func(k string) bool { return strings.HasPrefix(k, "ORDER#2026-01-02") })},
-		{"begins_with a literal", got(o.Pattern("Lit").Partition("USER#{UserID}").SortBeginsWith("ORDER#2026-01-0").Must(), Order{UserID: "u1"}),
+		{"begins_with a literal", got(o.Pattern("Lit").Partition("USER#{UserID}").SortBeginsWith("ORDER#2026-01-0").Must(), testmodel.Order{UserID: "u1"}),
 			want(func(k string) bool { return strings.HasPrefix(k, "ORDER#2026-01-0") })},
-		{"between dates, both whole", gotBetween(Order{UserID: "u1", Date: "2026-01-02"}, Order{Date: "2026-01-03"}),
+		{"between dates, both whole", gotBetween(testmodel.Order{UserID: "u1", Date: "2026-01-02"}, testmodel.Order{Date: "2026-01-03"}),
 			want(func(k string) bool { return k >= dayPrefix && (k < "ORDER#2026-01-03$") })},
-		{"between full keys", gotBetween(full, Order{Date: "2026-01-03", ID: "10"}),
+		{"between full keys", gotBetween(full, testmodel.Order{Date: "2026-01-03", ID: "10"}),
 			want(func(k string) bool { return k >= sk(full) && k <= "ORDER#2026-01-03#10" })},
 		{"< date", got(o.Pattern("Lt").Partition("USER#{UserID}").SortLessThan().Must(), day), want(func(k string) bool { return k < dayPrefix })},
 		{"<= date", got(o.Pattern("Le").Partition("USER#{UserID}").SortLessOrEqual().Must(), day), want(func(k string) bool { return k < dayPrefix || strings.HasPrefix(k, dayPrefix) })},
@@ -307,7 +273,7 @@ func TestIntegrationSparseIndexEnterLeave(t *testing.T) {
 	pending := func() []string {
 		t.Helper()
 		var ids []string
-		for o, err := range m.PendingOrders.All(ctx, db, Order{}) {
+		for o, err := range m.PendingOrders.All(ctx, db, testmodel.Order{}) {
 			require.NoError(t, err)
 			ids = append(ids, o.ID)
 		}
@@ -320,7 +286,7 @@ func TestIntegrationSparseIndexEnterLeave(t *testing.T) {
 		require.NoError(t, err)
 		return out.Item
 	}
-	o := Order{UserID: "u1", ID: "o1", Date: "2026-02-01", Status: "PENDING", Total: 5}
+	o := testmodel.Order{UserID: "u1", ID: "o1", Date: "2026-02-01", Status: "PENDING", Total: 5}
 	sk := "ORDER#2026-02-01#o1"
 
 	// Put enters, Put leaves.
@@ -334,7 +300,7 @@ func TestIntegrationSparseIndexEnterLeave(t *testing.T) {
 	assert.NotContains(t, raw(sk), "GSI1SK")
 
 	// Update enters, Update leaves.
-	key := Order{UserID: "u1", ID: "o1", Date: "2026-02-01"}
+	key := testmodel.Order{UserID: "u1", ID: "o1", Date: "2026-02-01"}
 	got, err := m.Orders.Update(ctx, db, key, singletable.Set("Status", "PENDING"))
 	require.NoError(t, err)
 	assert.Equal(t, "PENDING", got.Status)
@@ -353,16 +319,16 @@ func TestIntegrationSparseIndexEnterLeave(t *testing.T) {
 	assert.Equal(t, []string{"o1"}, pending())
 
 	// A GSI key field removed: the user leaves the email index.
-	require.NoError(t, m.Users.Put(ctx, db, User{ID: "u1", Name: "U", Email: "u@x"}))
-	_, err = m.UserByEmail.Get(ctx, db, User{Email: "u@x"})
+	require.NoError(t, m.Users.Put(ctx, db, testmodel.User{ID: "u1", Name: "U", Email: "u@x"}))
+	_, err = m.UserByEmail.Get(ctx, db, testmodel.User{Email: "u@x"})
 	require.NoError(t, err)
-	_, err = m.Users.Update(ctx, db, User{ID: "u1"}, singletable.Remove("Email"))
+	_, err = m.Users.Update(ctx, db, testmodel.User{ID: "u1"}, singletable.Remove("Email"))
 	require.NoError(t, err)
-	_, err = m.UserByEmail.Get(ctx, db, User{Email: "u@x"})
+	_, err = m.UserByEmail.Get(ctx, db, testmodel.User{Email: "u@x"})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
-	_, err = m.Users.Update(ctx, db, User{ID: "u1"}, singletable.Set("Email", "v@x"))
+	_, err = m.Users.Update(ctx, db, testmodel.User{ID: "u1"}, singletable.Set("Email", "v@x"))
 	require.NoError(t, err)
-	u, err := m.UserByEmail.Get(ctx, db, User{Email: "v@x"})
+	u, err := m.UserByEmail.Get(ctx, db, testmodel.User{Email: "v@x"})
 	require.NoError(t, err)
 	assert.Equal(t, "u1", u.ID)
 }
@@ -381,7 +347,7 @@ func TestIntegrationPagination(t *testing.T) {
 		if i%4 == 0 {
 			status = "PENDING"
 		}
-		o := Order{UserID: "u1", ID: fmt.Sprintf("o%03d", i), Date: fmt.Sprintf("2026-01-%02d", 1+i%28), Status: status, Total: float64(i)}
+		o := testmodel.Order{UserID: "u1", ID: fmt.Sprintf("o%03d", i), Date: fmt.Sprintf("2026-01-%02d", 1+i%28), Status: status, Total: float64(i)}
 		require.NoError(t, m.Orders.Put(ctx, db, o))
 		wantAll = append(wantAll, o.Date+"#"+o.ID)
 		if status == "SHIPPED" {
@@ -389,15 +355,15 @@ func TestIntegrationPagination(t *testing.T) {
 		}
 	}
 	for i := range 40 {
-		require.NoError(t, m.Memberships.Put(ctx, db, Membership{UserID: "u1", TeamID: fmt.Sprintf("t%02d", i)}))
+		require.NoError(t, m.Memberships.Put(ctx, db, testmodel.Membership{UserID: "u1", TeamID: fmt.Sprintf("t%02d", i)}))
 	}
-	require.NoError(t, m.Users.Put(ctx, db, User{ID: "u1", Name: "U"}))
+	require.NoError(t, m.Users.Put(ctx, db, testmodel.User{ID: "u1", Name: "U"}))
 	sort.Strings(wantAll)
 	sort.Strings(wantShipped)
 
 	// A pattern whose range also holds the memberships (TEAM# > ORDER#...).
 	from := m.Orders.Pattern("OrdersFrom").Partition("USER#{UserID}").SortGreaterOrEqual().Must()
-	key := func(o Order) string { return o.Date + "#" + o.ID }
+	key := func(o testmodel.Order) string { return o.Date + "#" + o.ID }
 
 	for _, limit := range []int{1, 7, 64} {
 		t.Run(fmt.Sprintf("filter, limit %d", limit), func(t *testing.T) {
@@ -405,7 +371,7 @@ func TestIntegrationPagination(t *testing.T) {
 			cursor := ""
 			for pages := 0; ; pages++ {
 				require.Less(t, pages, n+2)
-				page, err := from.Query(ctx, db, Order{UserID: "u1", Date: "2026-01-01"}, singletable.Limit(limit),
+				page, err := from.Query(ctx, db, testmodel.Order{UserID: "u1", Date: "2026-01-01"}, singletable.Limit(limit),
 					singletable.Filter(singletable.Eq("Status", "SHIPPED")), singletable.After(cursor))
 				require.NoError(t, err)
 				if page.Cursor != "" && len(page.Items) < limit {
@@ -426,7 +392,7 @@ func TestIntegrationPagination(t *testing.T) {
 	}
 	t.Run("iterator over everything", func(t *testing.T) {
 		var got []string
-		for o, err := range from.All(ctx, db, Order{UserID: "u1", Date: "2026-01-01"}) {
+		for o, err := range from.All(ctx, db, testmodel.Order{UserID: "u1", Date: "2026-01-01"}) {
 			require.NoError(t, err)
 			got = append(got, key(o))
 		}
@@ -435,7 +401,7 @@ func TestIntegrationPagination(t *testing.T) {
 	t.Run("iterator stops when the loop stops", func(t *testing.T) {
 		before := rc.queries.Load()
 		i := 0
-		for _, err := range from.All(ctx, db, Order{UserID: "u1", Date: "2026-01-01"}, singletable.Limit(n)) {
+		for _, err := range from.All(ctx, db, testmodel.Order{UserID: "u1", Date: "2026-01-01"}, singletable.Limit(n)) {
 			require.NoError(t, err)
 			if i++; i == 10 {
 				break
@@ -458,13 +424,13 @@ func TestIntegrationPagination(t *testing.T) {
 			for _, v := range res.Items {
 				var id string
 				switch v := v.(type) {
-				case Order:
+				case testmodel.Order:
 					orders++
 					id = "o" + v.ID
-				case Membership:
+				case testmodel.Membership:
 					teams++
 					id = "t" + v.TeamID
-				case User:
+				case testmodel.User:
 					users++
 					id = "u" + v.ID
 				}
@@ -484,13 +450,13 @@ func TestIntegrationCursorTampering(t *testing.T) {
 	m, db, rc := readLocalDB(t)
 	ctx := t.Context()
 	for i := range 10 {
-		require.NoError(t, m.Orders.Put(ctx, db, Order{UserID: "u1", ID: fmt.Sprintf("o%d", i), Date: "2026-01-01", Status: "X"}))
-		require.NoError(t, m.Orders.Put(ctx, db, Order{UserID: "u2", ID: fmt.Sprintf("o%d", i), Date: "2026-01-01", Status: "X"}))
+		require.NoError(t, m.Orders.Put(ctx, db, testmodel.Order{UserID: "u1", ID: fmt.Sprintf("o%d", i), Date: "2026-01-01", Status: "X"}))
+		require.NoError(t, m.Orders.Put(ctx, db, testmodel.Order{UserID: "u2", ID: fmt.Sprintf("o%d", i), Date: "2026-01-01", Status: "X"}))
 	}
-	page, err := m.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(4))
+	page, err := m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(4))
 	require.NoError(t, err)
 	require.NotEmpty(t, page.Cursor)
-	next, err := m.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.Limit(4), singletable.After(page.Cursor))
+	next, err := m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(4), singletable.After(page.Cursor))
 	require.NoError(t, err)
 	assert.Len(t, next.Items, 4)
 
@@ -502,13 +468,13 @@ func TestIntegrationCursorTampering(t *testing.T) {
 		}
 	}
 	sent := rc.sent()
-	_, err = m.ListUserOrders.Query(ctx, db, Order{UserID: "u1"}, singletable.After(string(b)))
+	_, err = m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.After(string(b)))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
-	_, err = m.ListUserOrders.Query(ctx, db, Order{UserID: "u2"}, singletable.After(page.Cursor))
+	_, err = m.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u2"}, singletable.After(page.Cursor))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "another partition")
-	_, err = m.UserOrdersByDate.QueryBetween(ctx, db, Order{UserID: "u1"}, Order{}, singletable.After(page.Cursor))
+	_, err = m.UserOrdersByDate.QueryBetween(ctx, db, testmodel.Order{UserID: "u1"}, testmodel.Order{}, singletable.After(page.Cursor))
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "another pattern")
-	_, err = m.PendingOrders.Query(ctx, db, Order{}, singletable.ConsistentRead())
+	_, err = m.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.ConsistentRead())
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput, "ConsistentRead on a GSI")
 	assert.Equal(t, sent, rc.sent(), "no request was sent for any of them")
 }
@@ -519,14 +485,14 @@ func TestIntegrationGSICursor(t *testing.T) {
 	ctx := t.Context()
 	var want []string
 	for i := range 25 {
-		o := Order{UserID: fmt.Sprintf("u%d", i%5), ID: fmt.Sprintf("o%02d", i), Date: "2026-01-01", Status: "PENDING"}
+		o := testmodel.Order{UserID: fmt.Sprintf("u%d", i%5), ID: fmt.Sprintf("o%02d", i), Date: "2026-01-01", Status: "PENDING"}
 		require.NoError(t, m.Orders.Put(ctx, db, o))
 		want = append(want, o.ID)
 	}
 	var got []string
 	cursor := ""
 	for {
-		page, err := m.PendingOrders.Query(ctx, db, Order{}, singletable.Limit(6), singletable.After(cursor))
+		page, err := m.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.Limit(6), singletable.After(cursor))
 		require.NoError(t, err)
 		got = append(got, orderIDs(page.Items)...)
 		if page.Cursor == "" {

@@ -1,5 +1,10 @@
 package singletable
 
+// The model of the tests inside package singletable (the W* names). It lives
+// here, not in internal/testmodel, because a test of package singletable
+// cannot import a package that imports singletable; the external tests use
+// it as st.WUsers and so on.
+
 import (
 	"time"
 )
