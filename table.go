@@ -249,12 +249,6 @@ func (t *Table) Entities() []string {
 	return out
 }
 
-func (t *Table) entity(name string) *entityModel {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return t.entities[name]
-}
-
 func (t *Table) register(m *entityModel) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -3,7 +3,6 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // DynamoDB's number limits: up to 38 significant digits, and a magnitude
@@ -169,24 +168,6 @@ func numberError(s string, err error) error {
 		return fmt.Errorf("the number %q... (%d characters) %w", s[:40], len(s), err)
 	}
 	return fmt.Errorf("the number %q %w", s, err)
-}
-
-// CheckFloat returns why DynamoDB refuses x, or nil: NaN, an infinity, or a
-// magnitude out of its range. Go's shortest formatting of a float never
-// has more than 17 significant digits, so the range is all there is to
-// check; comparing the float itself is exact (see the bounds).
-func CheckFloat(x float64) error {
-	switch a := math.Abs(x); {
-	case x != x:
-		return errors.New("NaN is not a number DynamoDB can store")
-	case math.IsInf(x, 0):
-		return fmt.Errorf("%v is not a number DynamoDB can store", x)
-	case a >= 1e126:
-		return fmt.Errorf("%g is larger in magnitude than DynamoDB's largest number, 9.9999999999999999999999999999999999999E+125", x)
-	case a != 0 && a < 1e-130:
-		return fmt.Errorf("%g is smaller in magnitude than DynamoDB's smallest non-zero number, 1E-130", x)
-	}
-	return nil
 }
 
 // sigDigits calls yield with the significant digits of number string s, in
