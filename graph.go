@@ -319,10 +319,10 @@ func countField(m *entityModel, name string) (*codec.Field, error) {
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("entity %s has no field %s", m.name, name)
-	case f.Type.Kind() < reflect.Int || f.Type.Kind() > reflect.Uint64 || f.Tag.AsString:
-		return nil, fmt.Errorf("%s of entity %s is a %s; a count is an integer stored as a number", name, m.name, f.Type)
 	case m.keyFields[name]:
 		return nil, fmt.Errorf("%s is a key field of entity %s", name, m.name)
+	case f.Type.Kind() < reflect.Int || f.Type.Kind() > reflect.Uint64 || f.Tag.AsString:
+		return nil, fmt.Errorf("%s of entity %s is a %s; a count is an integer stored as a number", name, m.name, f.Type)
 	case is(m.managed.version, f) || slices.ContainsFunc(m.managed.unique, func(u *codec.Field) bool { return is(u, f) }):
 		return nil, fmt.Errorf("%s is a managed field (version or unique) of entity %s", name, m.name)
 	}

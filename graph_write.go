@@ -85,10 +85,15 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *DB, e E, link bool) (
 	}
 	err := tx.send(ctx, op, &noOptions)
 	var te *TxError
-	// The edge is action 0: when it alone failed, for being there already
-	// (Link) or not at all (Unlink), nothing was to be done.
-	if errors.As(err, &te) && len(te.Actions) == 1 && te.Actions[0].Index == 0 && errors.Is(te.Actions[0].Err, noop) {
-		return false, nil
+	// The edge is action 0: when its condition alone failed, it was there
+	// already (Link: the Create's only condition) or not at all (Unlink,
+	// unless a version it was given did not match), and nothing was to be
+	// done.
+	if errors.As(err, &te) && len(te.Actions) == 1 {
+		f := te.Actions[0]
+		if f.Index == 0 && f.Code == "ConditionalCheckFailed" && (link || errors.Is(f.Err, noop)) {
+			return false, nil
+		}
 	}
 	return err == nil, err
 }
