@@ -337,3 +337,32 @@ func TestRelationMirrorMustReadTheEdgeKey(t *testing.T) {
 		})
 	}
 }
+
+// A relation counting both ends in one field (links of either direction),
+// on a self-loop: one update, adding 2.
+func TestRelationSelfLoopOneCountField(t *testing.T) {
+	type node struct {
+		ID    string `dynamodbav:"id"`
+		Links int    `dynamodbav:"links"`
+	}
+	type link struct {
+		A string `dynamodbav:"a"`
+		B string `dynamodbav:"b"`
+	}
+	tbl := st.MustTable("Links", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	nodes := st.MustDefine[node](tbl, "Node", st.Key("N#{ID}", "N#{ID}"))
+	links := st.MustRelate("Links", nodes, st.MustDefine[link](tbl, "Link", st.Key("N#{A}", "L#{B}")), nodes,
+		st.FromField("A", "ID"), st.ToField("B", "ID"), st.InIndex("Inverted"), st.CountOut("Links"), st.CountIn("Links"))
+	db := st.New(&singletabletest.Client{}, tbl)
+	in, err := db.TransactInput(func(tx *st.Tx) error { links.TxLink(tx, link{A: "n1", B: "n1"}); return nil })
+	require.NoError(t, err)
+	require.Len(t, in.TransactItems, 2)
+	u := in.TransactItems[1].Update
+	require.NotNil(t, u)
+	assert.Equal(t, "SET #n0 = if_not_exists(#n0, :v0) + :v1", sdkaws.ToString(u.UpdateExpression))
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "2"}, u.ExpressionAttributeValues[":v1"])
+	in, err = db.TransactInput(func(tx *st.Tx) error { links.TxUnlink(tx, link{A: "n1", B: "n2"}); return nil })
+	require.NoError(t, err)
+	require.Len(t, in.TransactItems, 3, "two ends, two updates")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "-1"}, in.TransactItems[2].Update.ExpressionAttributeValues[":v1"])
+}
