@@ -104,10 +104,12 @@ func TestRelationWritesGolden(t *testing.T) {
 func TestRelationReadsGolden(t *testing.T) {
 	db, _ := graphDB()
 	for name, in := range map[string]func() (*dynamodb.QueryInput, error){
-		"out":       func() (*dynamodb.QueryInput, error) { return gFollows.OutInput(db, gUser{ID: "alice"}, st.Limit(10)) },
-		"in_index":  func() (*dynamodb.QueryInput, error) { return gFollows.InInput(db, gUser{ID: "b#ob%"}) },
-		"in_mirror": func() (*dynamodb.QueryInput, error) { return gMembers.InInput(db, gTeam{ID: "t1"}, st.ConsistentRead()) },
-		"in_gsi":    func() (*dynamodb.QueryInput, error) { return gBlocks.InInput(db, gUser{ID: "carol"}, st.Descending()) },
+		"out":      func() (*dynamodb.QueryInput, error) { return gFollows.OutInput(db, gUser{ID: "alice"}, st.Limit(10)) },
+		"in_index": func() (*dynamodb.QueryInput, error) { return gFollows.InInput(db, gUser{ID: "b#ob%"}) },
+		"in_mirror": func() (*dynamodb.QueryInput, error) {
+			return gMembers.InInput(db, gTeam{ID: "t1"}, st.ConsistentRead())
+		},
+		"in_gsi": func() (*dynamodb.QueryInput, error) { return gBlocks.InInput(db, gUser{ID: "carol"}, st.Descending()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			q, err := in()
