@@ -325,9 +325,9 @@ func (mf *managed) isUnique(goName string) bool {
 }
 
 // manages reports whether f is the version or a timestamp field, which
-// every write sets itself.
+// every write sets itself, or an expiry that ExpiresAfter sets.
 func (mf *managed) manages(f *codec.Field) bool {
-	return is(mf.version, f) || is(mf.created, f) || is(mf.updated, f)
+	return is(mf.version, f) || is(mf.created, f) || is(mf.updated, f) || (mf.expiresAfter > 0 && is(mf.expires, f))
 }
 
 func is(a, b *codec.Field) bool { return a != nil && a.GoName == b.GoName }

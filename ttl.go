@@ -253,3 +253,15 @@ func (d *readDecl) checkExpiry(op string, s *settings, c expiryCheck) error {
 	}
 	return &InputError{Op: op, Reason: fmt.Sprintf("index %s (%s) does not project the TTL attribute %s, so expired items cannot be left out: add FetchFull() (whole items are checked), IncludeExpired(), or project %s into the index", d.index.name, d.index.projection, c.attr, c.attr)}
 }
+
+// expiryNote is what the sheet says of an entity's expiry.
+func expiryNote(m *entityModel) string {
+	f := m.managed.expires
+	switch {
+	case f == nil:
+		return ""
+	case m.managed.expiresAfter > 0:
+		return " (expires: " + f.GoName + ", " + m.managed.expiresAfter.String() + " after write)"
+	}
+	return " (expires: " + f.GoName + ")"
+}
