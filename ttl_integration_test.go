@@ -250,4 +250,3 @@ func TestIntegrationTTLUpdate(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, out.Item, "ttl")
 }
-
