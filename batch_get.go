@@ -127,7 +127,8 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 // at a time (default 4), retrying the keys DynamoDB returns unprocessed
 // (merged into later requests, with backoff and jitter, within the
 // BatchRetry budget). The result has one entry per key, in the order of
-// keys: a pointer to the item, or nil where there is no such item. Keys
+// keys: a pointer to the item, or nil where there is no such item or it
+// has expired (see Expires; IncludeExpired keeps expired items). Keys
 // still unread after the budget come back in a *BatchError (see
 // UnprocessedKeys), along with the items that were read.
 //
@@ -151,7 +152,11 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	// they come.
 	vals := make([]T, len(keys))
 	var decodeErr error
+	expiry := db.expiryFor(s, e.m)
 	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy, func(i int, item map[string]types.AttributeValue) {
+		if expiry.expired(item) {
+			return // as if absent (ttl.go)
+		}
 		if err := e.m.decode(item, reflect.ValueOf(&vals[i]).Elem()); err != nil {
 			decodeErr = errors.Join(decodeErr, err)
 			return

@@ -40,8 +40,9 @@ func WithTableName(name string) DBOption { return func(db *DB) { db.name = name 
 // implements AdminClient, as *dynamodb.Client does.
 func WithAdminClient(a AdminClient) DBOption { return func(db *DB) { db.admin = a } }
 
-// WithClock sets the clock that created and updated timestamps are read
-// from (default time.Now), so that tests can be deterministic.
+// WithClock sets the clock that created and updated timestamps and
+// expiries (ExpiresAfter) are read from, and that reads judge expired items
+// by (default time.Now), so that tests can be deterministic.
 func WithClock(now func() time.Time) DBOption { return func(db *DB) { db.w.clock = now } }
 
 // MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys

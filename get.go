@@ -19,37 +19,40 @@ import (
 // GetInput is the GetItem request Get sends for the item whose primary key
 // fields are set in key.
 func (e *Entity[T]) GetInput(db *DB, key T, opts ...GetOption) (*dynamodb.GetItemInput, error) {
-	return e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
+	in, _, err := e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
+	return in, err
 }
 
-// getInput is GetInput for the key struct value key.
-func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, error) {
+// getInput is GetInput for the key struct value key, and the settings of
+// opts.
+func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, *settings, error) {
 	op := e.m.ops.get
 	s, err := collect(op, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := db.checkTable(op, e.m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	k, err := e.m.key(key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k}
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	return in, nil
+	return in, s, nil
 }
 
 // Get reads the item whose primary key fields are set in key. A missing
-// item is ErrNotFound; an item of another entity is ErrWrongEntity.
+// item is ErrNotFound, and so is an expired one (see Expires) unless
+// IncludeExpired is given; an item of another entity is ErrWrongEntity.
 func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (T, error) {
 	// The key and the result go through reflection, which moves them to
 	// the heap: one allocation for both rather than one each.
 	vs := &struct{ key, out T }{key: key}
-	in, err := e.getInput(db, reflect.ValueOf(&vs.key).Elem(), opts)
+	in, s, err := e.getInput(db, reflect.ValueOf(&vs.key).Elem(), opts)
 	if err != nil {
 		return vs.out, err
 	}
@@ -57,7 +60,7 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 	if err != nil {
 		return vs.out, opError(e.m.ops.get, err)
 	}
-	if len(res.Item) == 0 {
+	if len(res.Item) == 0 || db.expiryFor(s, e.m).expired(res.Item) {
 		return vs.out, &notFoundError{op: e.m.ops.get, key: in.Key}
 	}
 	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
@@ -113,7 +116,7 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 		return nil, err
 	}
 	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: key}
-	r := &readReq{d: d, op: op, mem: mem, s: s, get: in}
+	r := &readReq{d: d, op: op, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
@@ -136,7 +139,7 @@ func (r *readReq) getItem(ctx context.Context, db *DB) (map[string]types.Attribu
 	if err != nil {
 		return nil, opError(r.op, err)
 	}
-	if len(res.Item) == 0 {
+	if len(res.Item) == 0 || r.expiry.expired(res.Item) {
 		return nil, nil
 	}
 	return res.Item, nil

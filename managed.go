@@ -49,6 +49,10 @@ type writeSpec struct {
 	version          string
 	created, updated string
 	unique           []string
+	// expires and expiresAfter are Expires and ExpiresAfter (ttl.go).
+	expires         string
+	expiresAfter    time.Duration
+	hasExpiresAfter bool
 }
 
 // hookKind is a kind of managed field. The constants are in the order the
@@ -61,6 +65,7 @@ const (
 	hookUpdated
 	hookCreated
 	hookUnique
+	hookExpires // ExpiresAfter (ttl.go)
 )
 
 // hook is one managed field of an entity.
@@ -80,6 +85,10 @@ type managed struct {
 	version          *codec.Field
 	created, updated *codec.Field
 	unique           []*codec.Field
+	// expires is the expiry field, stored under the TTL attribute, and
+	// expiresAfter what ExpiresAfter gives a new item (ttl.go).
+	expires      *codec.Field
+	expiresAfter time.Duration
 }
 
 // guardType is the type attribute of unique-value guard items; no entity
@@ -181,6 +190,7 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 	for _, f := range spec.unique {
 		add("unique", f)
 	}
+	add("expires", spec.expires)
 	for _, f := range m.fields.List {
 		tag := f.Extra.Get("singletable")
 		if tag == "" {
@@ -188,11 +198,11 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		}
 		for _, role := range strings.Split(tag, ",") {
 			switch role = strings.TrimSpace(role); role {
-			case "version", "created", "updated", "unique":
+			case "version", "created", "updated", "unique", "expires":
 				add(role, f.GoName)
 			case "":
 			default:
-				return fail(f.GoName, "unknown singletable tag option %q (want version, created, updated or unique)", role)
+				return fail(f.GoName, "unknown singletable tag option %q (want version, created, updated, unique or expires)", role)
 			}
 		}
 	}
@@ -269,6 +279,9 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 		}
 		m.managed.unique = append(m.managed.unique, f)
 	}
+	if err := m.resolveExpiry(names["expires"], spec); err != nil {
+		return err
+	}
 	m.managed.build(m.indexes)
 	return nil
 }
@@ -291,6 +304,9 @@ func (mf *managed) build(indexes []*entityIndex) {
 	for _, f := range mf.unique {
 		mf.hooks = append(mf.hooks, hook{kind: hookUnique, field: f})
 	}
+	if mf.expiresAfter > 0 {
+		mf.hooks = append(mf.hooks, hook{kind: hookExpires, field: mf.expires})
+	}
 }
 
 func isIntegerType(t reflect.Type) bool {
@@ -309,16 +325,18 @@ func (mf *managed) isUnique(goName string) bool {
 }
 
 // manages reports whether f is the version or a timestamp field, which
-// every write sets itself.
+// every write sets itself, or an expiry that ExpiresAfter sets.
 func (mf *managed) manages(f *codec.Field) bool {
-	return is(mf.version, f) || is(mf.created, f) || is(mf.updated, f)
+	return is(mf.version, f) || is(mf.created, f) || is(mf.updated, f) || (mf.expiresAfter > 0 && is(mf.expires, f))
 }
 
 func is(a, b *codec.Field) bool { return a != nil && a.GoName == b.GoName }
 
-// timestamped reports whether the entity has a created or updated field:
-// only then does a write read the clock.
-func (mf *managed) timestamped() bool { return mf.created != nil || mf.updated != nil }
+// timestamped reports whether a write sets a field from the clock: a
+// created or updated timestamp, or an expiry (ExpiresAfter).
+func (mf *managed) timestamped() bool {
+	return mf.created != nil || mf.updated != nil || mf.expiresAfter > 0
+}
 
 // stamps reports whether a put sets fields of the value it stores (the
 // version, a timestamp): a batch then stamps a copy, and keeps the value
@@ -326,9 +344,10 @@ func (mf *managed) timestamped() bool { return mf.created != nil || mf.updated !
 func (mf *managed) stamps() bool { return mf.version != nil || mf.timestamped() }
 
 // clock is the time a write of the entity stamps: the DB's clock, read only
-// for an entity with timestamps.
+// for an entity with timestamps or an expiry (a Create's condition reads
+// it: see absent).
 func (mf *managed) clock(db *DB) time.Time {
-	if mf.timestamped() {
+	if mf.timestamped() || mf.expires != nil {
 		return db.now()
 	}
 	return time.Time{}
@@ -592,6 +611,8 @@ func (h *hook) onPut(w *write, v reflect.Value) error {
 			a.value, a.uniqueRel = v, uniqueStored
 		}
 		w.guard(actPut, f, uniqueValue(f, v))
+	case hookExpires:
+		h.onPutExpiry(w, v)
 	}
 	return nil
 }
@@ -667,6 +688,8 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 			w.guard(actDelete, f, was)
 			w.guard(actPut, f, now)
 		}
+	case hookExpires:
+		return h.onUpdateExpiry(w, plan)
 	}
 	return nil
 }

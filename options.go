@@ -106,6 +106,8 @@ type readSettings struct {
 	fetchFull bool
 	ascending bool
 	partial   bool
+	// includeExpired is IncludeExpired (ttl.go).
+	includeExpired bool
 	// sortFields is SortFields' n, when hasSortFields; timePrec is
 	// PartialTime's precision (0: PartialMatch).
 	hasSortFields bool

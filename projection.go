@@ -221,6 +221,9 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 	if fetch || d.projects(d.table.typeAttr) {
 		add(d.table.typeAttr)
 	}
+	if d.expires() && (fetch || d.projects(d.table.ttlAttr)) {
+		add(d.table.ttlAttr) // to leave expired items out (ttl.go)
+	}
 	return attrs, nil
 }
 

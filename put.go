@@ -111,7 +111,7 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	a := &action{kind: actPut, op: op, m: m}
 	w := write{a: a, mode: mode, now: now}
 	if mode == writeCreate {
-		w.cond = m.table.notExists
+		w.cond = m.absent(now)
 		a.whenExists = failAlreadyExists
 	}
 	if err := m.managed.onPut(&w, v); err != nil {

@@ -98,6 +98,7 @@ type readReq struct {
 	secret    []byte
 	parseKeys bool       // recover fields from keys: the read may not carry them all
 	fetch     *fetchSpec // FetchFull
+	expiry    expiryCheck
 }
 
 // decodeFunc decodes one item of a read into *v. ok is false for an item
@@ -274,6 +275,10 @@ func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, scann
 						continue // deleted since the index was read
 					}
 				}
+				if r.expiry.expired(item) {
+					matched-- // read ahead as for a filtered item
+					continue
+				}
 				left := len(items) - j
 				if want > 0 {
 					left = min(left, want-n)
@@ -360,7 +365,10 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
-	r := &readReq{d: d, op: op, mem: mem, s: s}
+	r := &readReq{d: d, op: op, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...)}
+	if err := d.checkExpiry(op, s, r.expiry); err != nil {
+		return nil, err
+	}
 	desc := (d.descending || s.descending) && !s.read.ascending
 	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs()}
 	var b expr.Builder

@@ -34,7 +34,11 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	if t.sk != "" {
 		keys += ", sort key `" + t.sk + "`"
 	}
-	fmt.Fprintf(&b, "Keys: %s; entity type in `%s`.\n\n", keys, t.typeAttr)
+	fmt.Fprintf(&b, "Keys: %s; entity type in `%s`", keys, t.typeAttr)
+	if t.ttlAttr != "" {
+		fmt.Fprintf(&b, "; time to live in `%s`", t.ttlAttr)
+	}
+	b.WriteString(".\n\n")
 
 	b.WriteString("## Access patterns\n\n")
 	b.WriteString("| # | Pattern | Operation | Index | Key condition | Returns |\n")
@@ -49,6 +53,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		}
 		if d.descending {
 			op += ", descending"
+		}
+		if d.expires() {
+			op += ", expired items left out"
 		}
 		if d.err != nil {
 			op, cond = "invalid", d.err.Error()
@@ -81,7 +88,7 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	entities := append([]*entityModel(nil), t.entityOrder...)
 	t.mu.RUnlock()
 	for _, m := range entities {
-		row := []string{cell(m.name), code(m.pk.Raw)}
+		row := []string{cell(m.name) + expiryNote(m), code(m.pk.Raw)}
 		if t.sk != "" {
 			row = append(row, code(m.sk.Raw))
 		}

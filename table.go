@@ -81,7 +81,8 @@ func WithGSI(name string, opts ...IndexOption) TableOption {
 // WithTTL names the attribute DynamoDB's time to live reads: a number of
 // seconds since the Unix epoch. EnsureTable enables TTL on it. A struct field
 // stored under this name must be an integer or a time.Time tagged
-// `dynamodbav:",unixtime"`.
+// `dynamodbav:",unixtime"`; it is its entity's expiry (see Expires), and
+// reads leave out the items whose expiry has passed.
 func WithTTL(attr string) TableOption {
 	return func(t *Table) error { t.ttlAttr = attr; return nil }
 }

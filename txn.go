@@ -290,6 +290,7 @@ type GetTx struct {
 	db   *DB
 	gets []txGet
 	errs []error
+	now  int64 // the DB's clock at Run, in epoch seconds: what expired means
 }
 
 type txGet struct {
@@ -325,10 +326,19 @@ func (v *TxValue[T]) Found() bool { return v.found }
 func (v *TxValue[T]) Value() T { return v.value }
 
 // TxGet adds a read of the item whose key fields are set in key to a
-// transactional read; its value is there after tg.Run.
-func (e *Entity[T]) TxGet(tg *GetTx, key T) *TxValue[T] {
+// transactional read; its value is there after tg.Run. An expired item
+// (see Expires) is not found, unless IncludeExpired is given; a
+// transactional read is always strongly consistent, so ConsistentRead
+// changes nothing.
+func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 	out := &TxValue[T]{err: errors.New("singletable: TxValue read before GetTx.Run succeeded")}
 	op := e.m.ops.txGet
+	s, err := collect(op, opts)
+	if err != nil {
+		tg.errs = append(tg.errs, err)
+		return out
+	}
+	expiry := tg.db.expiryFor(s, e.m)
 	if err := tg.db.checkTable(op, e.m); err != nil {
 		tg.errs = append(tg.errs, err)
 		return out
@@ -343,7 +353,7 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T) *TxValue[T] {
 		switch {
 		case runErr != nil:
 			return nil
-		case len(item) == 0:
+		case len(item) == 0 || expiry.at(tg.now).expired(item):
 			out.err = &notFoundError{op: op, key: k}
 			return nil
 		}
@@ -393,6 +403,7 @@ func (tg *GetTx) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tg.now = tg.db.now().Unix()
 	res, err := tg.db.client.TransactGetItems(ctx, in)
 	if err != nil {
 		err = tg.error(err)

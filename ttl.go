@@ -1,0 +1,267 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// Time to live
+//
+// A table declared WithTTL("ttl") names the attribute DynamoDB's time to
+// live reads: seconds since the Unix epoch, after which the service deletes
+// the item, lazily (typically within a couple of days). An entity's expiry
+// field is the field stored under that attribute: a time.Time tagged
+// `dynamodbav:"ttl,unixtime"` or an integer of epoch seconds. Declare it
+// with Expires (or the tag `singletable:"expires"`); a field stored under
+// the TTL attribute is the entity's expiry even undeclared, since DynamoDB
+// deletes by the attribute either way.
+//
+// Every read leaves out the items whose expiry has passed, as if they were
+// already deleted: Entity.Get and Pattern.Get return ErrNotFound, queries
+// (patterns, Entity.Query, collections) and their iterators skip them,
+// BatchGet returns nil in their place, a transactional read reports them
+// not found. An item is expired when its expiry is at or before the DB's
+// clock (WithClock), to the second: AWS's guide filters "where the TTL time
+// is equal to or less than the current time"
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html).
+// An item with no expiry (the attribute absent, zero or negative, or not a
+// number) never expires. IncludeExpired reads them anyway.
+//
+// The check is made by the library on the items DynamoDB returns, not by a
+// FilterExpression: GetItem, BatchGetItem and TransactGetItems take no
+// filter, so one rule serves every read; the requests stay what they were
+// (a filter saves no read capacity: filtered items are paid for all the
+// same); and the clock is the DB's, which a test controls. Limit counts the
+// items returned, so a query reads on past expired ones, and a cursor
+// resumes after the last item read, expired or not.
+//
+// An index that does not project the TTL attribute (KEYS_ONLY, or INCLUDE
+// without it) cannot tell an expired item from a live one: a query of such
+// an index is refused unless it fetches whole items (FetchFull, which
+// checks them) or passes IncludeExpired. Project always asks for the TTL
+// attribute too.
+
+// Expires declares the entity's expiry field, as the tag
+// `singletable:"expires"` does. The field must be stored under the table's
+// TTL attribute (see WithTTL) as epoch seconds: an integer, or a time.Time
+// tagged `dynamodbav:"<ttl>,unixtime"`. A table with no TTL attribute, a
+// field stored under another attribute, or one that is also a key, version
+// or timestamp field is a *ModelError. Reads leave out expired items (see
+// IncludeExpired).
+func Expires(field string) EntityOption {
+	return writeOption(func(s *writeSpec) { s.expires = field })
+}
+
+// ExpiresAfter gives every new item of the entity an expiry d after it is
+// written, by the DB's clock: Put, Create, TxPut, TxCreate and BatchWrite
+// set the expiry field when it is zero (a value given is kept), and an
+// Update with Upsert sets it when the stored item has none (if_not_exists).
+// Update does not refresh it otherwise: an expiry that slides with use (a
+// session extended on each request) is an explicit change,
+// Set("ExpiresAt", now.Add(d)), so that a write never moves it by surprise.
+// The entity needs an expiry field (Expires, or a field stored under the
+// table's TTL attribute) that no index key reads; d must be positive.
+func ExpiresAfter(d time.Duration) EntityOption {
+	return writeOption(func(s *writeSpec) { s.expiresAfter, s.hasExpiresAfter = d, true })
+}
+
+// IncludeExpired makes a read return items whose expiry has passed but
+// which DynamoDB has not deleted yet. It applies to every read: Get,
+// queries, BatchGet and TxGet.
+func IncludeExpired() ReadOption { return ReadOption{setIncludeExpired} }
+
+func setIncludeExpired(s *settings) { s.read.includeExpired = true }
+
+// resolveExpiry resolves the entity's expiry field: declared (the names
+// Expires and the tags give) or the field stored under the TTL attribute.
+// It runs after the other managed fields are resolved.
+func (m *entityModel) resolveExpiry(declared []string, spec *writeSpec) error {
+	t := m.table
+	fail := func(field, reason string, args ...any) error {
+		return &ModelError{Table: t.name, Entity: m.name, Field: field, Reason: fmt.Sprintf(reason, args...)}
+	}
+	var f *codec.Field
+	switch len(declared) {
+	case 0:
+		if t.ttlAttr != "" {
+			f, _ = m.fields.ByAttr(t.ttlAttr)
+		}
+	case 1:
+		name := declared[0]
+		if t.ttlAttr == "" {
+			return fail(name, "declared as the expiry field, but table %s declares no TTL attribute: add WithTTL(\"ttl\") to the table", t.name)
+		}
+		var ok bool
+		if f, ok = m.fields.ByGoName(name); !ok {
+			return fail(name, "declared as the expiry field, but the struct has no such field")
+		}
+		if f.Attr != t.ttlAttr {
+			return fail(name, "the expiry field is stored as attribute %q, but DynamoDB's time to live reads %q: tag it `dynamodbav:\"%s,unixtime\"` (a time.Time) or `dynamodbav:\"%s\"` (epoch seconds)", f.Attr, t.ttlAttr, t.ttlAttr, t.ttlAttr)
+		}
+	default:
+		return fail("", "%d fields are declared as the expiry field; an entity has one", len(declared))
+	}
+	if spec.hasExpiresAfter {
+		switch {
+		case f == nil:
+			return fail("", "ExpiresAfter needs an expiry field: declare one with Expires, stored under the table's TTL attribute")
+		case spec.expiresAfter <= 0:
+			return fail(f.GoName, "ExpiresAfter(%s): the duration must be positive", spec.expiresAfter)
+		}
+		for _, ei := range m.indexes {
+			if ei.dependsOn(f.GoName) {
+				// An upsert sets it on the server (if_not_exists), where no
+				// index key could follow it.
+				return fail(f.GoName, "index %s's key or When condition reads the expiry field, which ExpiresAfter sets; key the index on other fields", ei.index.name)
+			}
+		}
+	}
+	if f == nil {
+		return nil
+	}
+	// The type rule of the TTL attribute is Define's (isTTLField).
+	switch {
+	case m.keyFields[f.GoName]:
+		return fail(f.GoName, "the expiry field cannot be part of the primary key")
+	case m.managed.manages(f):
+		return fail(f.GoName, "the field is declared both as the expiry field and as a version or timestamp field")
+	case !m.settable(f):
+		return fail(f.GoName, "the expiry field is promoted through an unexported embedded pointer, which a write cannot set")
+	}
+	m.managed.expires, m.managed.expiresAfter = f, spec.expiresAfter
+	return nil
+}
+
+// setExpiry stores expiry at into field f of struct value v in whole
+// seconds, as the attribute holds it, so that the value a write returns is
+// the value a read gets.
+func setExpiry(f *codec.Field, v reflect.Value, at time.Time) {
+	setTimestamp(f, v, time.Unix(at.Unix(), 0))
+}
+
+// onPutExpiry sets a new item's expiry (ExpiresAfter) when it has none.
+func (h *hook) onPutExpiry(w *write, v reflect.Value) {
+	f := h.field
+	if fieldValue(f, v).IsZero() {
+		setExpiry(f, v, w.now.Add(w.a.m.managed.expiresAfter))
+	}
+}
+
+// onUpdateExpiry sets an upserted item's expiry when it has none.
+func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
+	if !w.s.upsert || plan.touches(h.field.GoName) {
+		return nil
+	}
+	m, f, b := w.a.m, h.field, w.b
+	holder := reflect.New(m.typ).Elem()
+	setExpiry(f, holder, w.now.Add(m.managed.expiresAfter))
+	av, err := m.encodeValue(f.GoName, fieldValue(f, holder).Interface(), false)
+	if err != nil {
+		return &InputError{Op: w.a.op, Reason: err.Error()}
+	}
+	n := b.Name(f.Attr)
+	plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+	return nil
+}
+
+// absent is the condition of a Create of the entity at now: the item does
+// not exist, or has expired. To a read an expired item is absent, so a
+// Create (a session or an invite made again) must not fail on it while
+// DynamoDB has not deleted it yet.
+func (m *entityModel) absent(now time.Time) Cond {
+	f := m.managed.expires
+	if f == nil {
+		return m.table.notExists
+	}
+	return Or(m.table.notExists, And(
+		Gt(f.GoName, &types.AttributeValueMemberN{Value: "0"}),
+		Le(f.GoName, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)})))
+}
+
+// expiryCheck tells a read's expired items: those whose attr holds epoch
+// seconds in (0, now]. The zero check (no attr) passes every item.
+type expiryCheck struct {
+	attr string
+	now  int64
+}
+
+// expired reports whether item has expired.
+func (c expiryCheck) expired(item map[string]types.AttributeValue) bool {
+	if c.attr == "" {
+		return false
+	}
+	n, ok := item[c.attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return false
+	}
+	at, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		// A number written by other code: DynamoDB reads it all the same.
+		f, ferr := strconv.ParseFloat(n.Value, 64)
+		if ferr != nil {
+			return false
+		}
+		return f > 0 && f <= float64(c.now)
+	}
+	return at > 0 && at <= c.now
+}
+
+// expiryFor is the expiry check of a read of entities ms with settings s:
+// none when the table has no TTL attribute, IncludeExpired is given, or no
+// entity read has an expiry. It reads the DB's clock once, for the read.
+func (db *DB) expiryFor(s *settings, ms ...*entityModel) expiryCheck {
+	if db.table.ttlAttr == "" || s.read.includeExpired {
+		return expiryCheck{}
+	}
+	for _, m := range ms {
+		if m.managed.expires != nil {
+			return expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix()}
+		}
+	}
+	return expiryCheck{}
+}
+
+// at is c judged at now instead (a transactional read's, taken at Run).
+func (c expiryCheck) at(now int64) expiryCheck {
+	c.now = now
+	return c
+}
+
+// expires reports whether an entity the read returns has an expiry.
+func (d *readDecl) expires() bool {
+	for _, m := range d.entities {
+		if m.managed.expires != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkExpiry refuses a query that would return expired items unseen: one
+// of an index that does not carry the TTL attribute, unless it fetches the
+// whole items.
+func (d *readDecl) checkExpiry(op string, s *settings, c expiryCheck) error {
+	if c.attr == "" || s.read.fetchFull || d.projects(c.attr) {
+		return nil
+	}
+	return &InputError{Op: op, Reason: fmt.Sprintf("index %s (%s) does not project the TTL attribute %s, so expired items cannot be left out: add FetchFull() (whole items are checked), IncludeExpired(), or project %s into the index", d.index.name, d.index.projection, c.attr, c.attr)}
+}
+
+// expiryNote is what the sheet says of an entity's expiry.
+func expiryNote(m *entityModel) string {
+	f := m.managed.expires
+	switch {
+	case f == nil:
+		return ""
+	case m.managed.expiresAfter > 0:
+		return " (expires: " + f.GoName + ", " + m.managed.expiresAfter.String() + " after write)"
+	}
+	return " (expires: " + f.GoName + ")"
+}

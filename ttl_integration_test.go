@@ -1,0 +1,252 @@
+//go:build integration
+
+package singletable_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/ddblocal"
+)
+
+// ttlClock is a clock the test moves.
+type ttlClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *ttlClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *ttlClock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
+
+// ttlLocalDB binds the TTL model to a fresh DynamoDB Local table, whose
+// time to live EnsureTable enables. DynamoDB Local never deletes expired
+// items, so every expired item stays in the table for the reads to skip.
+func ttlLocalDB(t *testing.T, clock *ttlClock) *st.DB {
+	t.Helper()
+	client, err := ddblocal.Client(ctx)
+	require.NoError(t, err)
+	db := st.New(client, ttlTable, st.WithTableName(ddblocal.UniqueName("ttl")), st.WithClock(clock.Now))
+	require.NoError(t, db.EnsureTable(ctx))
+	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
+	return db
+}
+
+// ttlSeed writes, at ttlNow, the sessions of user u1 on device d1: "a"
+// expires at ttlNow+10s (the boundary the tests set the clock to), "b" a
+// second later, c..n alternately expired (+5s) and live (+1h, from
+// ExpiresAfter); and u1's invites (one expired, one with no expiry) and a
+// note. It returns the IDs of the sessions live at ttlNow+10s, in order.
+func ttlSeed(t *testing.T, db *st.DB) []string {
+	t.Helper()
+	live := []string{"b"}
+	require.NoError(t, ttlSessions.Put(ctx, db, ttlSession{User: "u1", ID: "a", Device: "d1", ExpiresAt: ttlNow.Add(10 * time.Second)}))
+	require.NoError(t, ttlSessions.Put(ctx, db, ttlSession{User: "u1", ID: "b", Device: "d1", ExpiresAt: ttlNow.Add(11 * time.Second)}))
+	for i, id := range []string{"c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"} {
+		s := ttlSession{User: "u1", ID: id, Device: "d1"}
+		if i%2 == 0 {
+			s.ExpiresAt = ttlNow.Add(5 * time.Second)
+		} else {
+			live = append(live, id)
+		}
+		require.NoError(t, ttlSessions.Put(ctx, db, s))
+	}
+	require.NoError(t, ttlInvites.Put(ctx, db, ttlInvite{User: "u1", Email: "old@x", Expires: ttlNow.Unix() + 5}))
+	require.NoError(t, ttlInvites.Put(ctx, db, ttlInvite{User: "u1", Email: "keep#me@x", Expires: 0}))
+	require.NoError(t, ttlNotes.Put(ctx, db, ttlNote{User: "u1", ID: "n1"}))
+	return live
+}
+
+func TestIntegrationTTLEveryReadPath(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := ttlLocalDB(t, clock)
+	live := ttlSeed(t, db)
+	all := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"}
+
+	// Before anything expires, every read returns everything.
+	page, err := ttlSessions.Query(ctx, db, ttlSession{User: "u1"})
+	require.NoError(t, err)
+	assert.Equal(t, all, sessionIDs(page.Items))
+
+	clock.Set(ttlNow.Add(10 * time.Second))
+
+	t.Run("Get, exactly at the boundary", func(t *testing.T) {
+		_, err := ttlSessions.Get(ctx, db, ttlSession{User: "u1", ID: "a"})
+		require.ErrorIs(t, err, st.ErrNotFound, "expiry == now is expired")
+		b, err := ttlSessions.Get(ctx, db, ttlSession{User: "u1", ID: "b"})
+		require.NoError(t, err, "a second later is live")
+		assert.True(t, b.ExpiresAt.Equal(ttlNow.Add(11*time.Second)))
+		a, err := ttlSessions.Get(ctx, db, ttlSession{User: "u1", ID: "a"}, st.IncludeExpired())
+		require.NoError(t, err)
+		assert.Equal(t, "a", a.ID)
+		// Still in the table: a raw GetItem finds it.
+		raw := rawItem(t, db, "USER#u1", "SESSION#a")
+		require.NotEmpty(t, raw)
+		assert.Equal(t, nAttr(ttlNow.Unix()+10), raw["ttl"])
+
+		_, err = ttlOneSession.Get(ctx, db, ttlSession{User: "u1", ID: "a"})
+		require.ErrorIs(t, err, st.ErrNotFound)
+		_, err = ttlInvites.Get(ctx, db, ttlInvite{User: "u1", Email: "old@x"})
+		require.ErrorIs(t, err, st.ErrNotFound, "an integer expiry")
+		_, err = ttlInvites.Get(ctx, db, ttlInvite{User: "u1", Email: "keep#me@x"})
+		require.NoError(t, err, "no expiry never expires")
+	})
+
+	t.Run("Pattern.Query pages with Limit and cursors", func(t *testing.T) {
+		for _, limit := range []int{1, 2, 3, 100} {
+			var got []string
+			cursor := ""
+			for pages := 0; ; pages++ {
+				require.Less(t, pages, 20)
+				page, err := ttlByDevice.Query(ctx, db, ttlSession{Device: "d1"}, st.Limit(limit), st.After(cursor))
+				require.NoError(t, err)
+				require.LessOrEqual(t, len(page.Items), limit)
+				if page.Cursor != "" && limit < len(live) {
+					// A page ends early only at the end of the results.
+					assert.True(t, len(page.Items) == limit || len(page.Items) == 0, "limit %d: page of %d", limit, len(page.Items))
+				}
+				got = append(got, sessionIDs(page.Items)...)
+				if cursor = page.Cursor; cursor == "" {
+					break
+				}
+			}
+			assert.Equal(t, live, got, "limit %d: every live item once, in order", limit)
+		}
+		page, err := ttlByDevice.Query(ctx, db, ttlSession{Device: "d1"}, st.Limit(100), st.IncludeExpired())
+		require.NoError(t, err)
+		assert.Equal(t, all, sessionIDs(page.Items))
+		desc, err := ttlByDevice.Query(ctx, db, ttlSession{Device: "d1"}, st.Limit(2), st.Descending())
+		require.NoError(t, err)
+		assert.Equal(t, []string{live[len(live)-1], live[len(live)-2]}, sessionIDs(desc.Items))
+	})
+
+	t.Run("Pattern.All and Entity.Query/All", func(t *testing.T) {
+		var got []string
+		for v, err := range ttlByDevice.All(ctx, db, ttlSession{Device: "d1"}, st.Limit(4)) {
+			require.NoError(t, err)
+			got = append(got, v.ID)
+		}
+		assert.Equal(t, live[:4], got, "All with Limit stops after 4 live items")
+		got = nil
+		for v, err := range ttlSessions.All(ctx, db, ttlSession{User: "u1"}) {
+			require.NoError(t, err)
+			got = append(got, v.ID)
+		}
+		assert.Equal(t, live, got)
+		page, err := ttlSessions.Query(ctx, db, ttlSession{User: "u1"}, st.Limit(3))
+		require.NoError(t, err)
+		assert.Equal(t, live[:3], sessionIDs(page.Items))
+	})
+
+	t.Run("keys-only index with FetchFull", func(t *testing.T) {
+		page, err := ttlByDeviceKO.Query(ctx, db, ttlSession{Device: "d1"}, st.FetchFull(), st.Limit(100))
+		require.NoError(t, err)
+		assert.Equal(t, live, sessionIDs(page.Items))
+		_, err = ttlByDeviceKO.Query(ctx, db, ttlSession{Device: "d1"})
+		require.ErrorIs(t, err, st.ErrInvalidInput)
+	})
+
+	t.Run("Collection", func(t *testing.T) {
+		res, err := ttlUser.Query(ctx, db, st.Values{"User": "u1"}, st.Limit(100))
+		require.NoError(t, err)
+		assert.Equal(t, live, sessionIDs(ttlSessions.From(res)))
+		invites := ttlInvites.From(res)
+		require.Len(t, invites, 1)
+		assert.Equal(t, "keep#me@x", invites[0].Email)
+		assert.Len(t, ttlNotes.From(res), 1)
+		assert.Empty(t, res.Unknown)
+		n := 0
+		for _, err := range ttlUser.All(ctx, db, st.Values{"User": "u1"}) {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, len(live)+2, n)
+		res, err = ttlUser.Query(ctx, db, st.Values{"User": "u1"}, st.Limit(100), st.IncludeExpired())
+		require.NoError(t, err)
+		assert.Len(t, res.Items, len(all)+3)
+	})
+
+	t.Run("BatchGet and TxGet", func(t *testing.T) {
+		keys := []ttlSession{{User: "u1", ID: "a"}, {User: "u1", ID: "b"}, {User: "u1", ID: "c"}, {User: "u1", ID: "zz"}}
+		got, err := ttlSessions.BatchGet(ctx, db, keys)
+		require.NoError(t, err)
+		require.Len(t, got, 4)
+		assert.Nil(t, got[0], "expired at the boundary")
+		require.NotNil(t, got[1])
+		assert.Nil(t, got[2], "expired")
+		assert.Nil(t, got[3], "absent")
+		got, err = ttlSessions.BatchGet(ctx, db, keys, st.IncludeExpired())
+		require.NoError(t, err)
+		assert.NotNil(t, got[0])
+		assert.NotNil(t, got[2])
+
+		tg := db.TransactGet()
+		a := ttlSessions.TxGet(tg, keys[0])
+		b := ttlSessions.TxGet(tg, keys[1])
+		c := ttlSessions.TxGet(tg, keys[2], st.IncludeExpired())
+		inv := ttlInvites.TxGet(tg, ttlInvite{User: "u1", Email: "old@x"})
+		require.NoError(t, tg.Run(ctx))
+		assert.False(t, a.Found())
+		_, err = a.Get()
+		require.ErrorIs(t, err, st.ErrNotFound)
+		assert.True(t, b.Found())
+		assert.True(t, c.Found(), "IncludeExpired")
+		assert.False(t, inv.Found())
+	})
+
+	t.Run("Create over an expired item", func(t *testing.T) {
+		require.NoError(t, ttlSessions.Create(ctx, db, ttlSession{User: "u1", ID: "a", Device: "d2"}))
+		a, err := ttlSessions.Get(ctx, db, ttlSession{User: "u1", ID: "a"})
+		require.NoError(t, err)
+		assert.Equal(t, "d2", a.Device)
+		assert.True(t, a.ExpiresAt.Equal(clock.Now().Add(time.Hour)), "ExpiresAfter from the write's clock")
+		err = ttlSessions.Create(ctx, db, ttlSession{User: "u1", ID: "b", Device: "d2"})
+		require.ErrorIs(t, err, st.ErrAlreadyExists, "b is live")
+		err = ttlNotes.Create(ctx, db, ttlNote{User: "u1", ID: "n1"})
+		require.ErrorIs(t, err, st.ErrAlreadyExists, "a note never expires")
+	})
+}
+
+// An upsert gives a new item its expiry, and leaves an existing one's; a
+// sliding expiry is an explicit Set.
+func TestIntegrationTTLUpdate(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := ttlLocalDB(t, clock)
+	key := ttlSession{User: "u2", ID: "s1"}
+	_, err := ttlSessions.Update(ctx, db, key, st.Set("Device", "d1"), st.Upsert())
+	require.NoError(t, err)
+	raw := rawItem(t, db, "USER#u2", "SESSION#s1")
+	assert.Equal(t, nAttr(ttlNow.Unix()+3600), raw["ttl"], "upsert-created: an hour from the clock")
+
+	clock.Set(ttlNow.Add(30 * time.Minute))
+	_, err = ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, nAttr(ttlNow.Unix()+3600), rawItem(t, db, "USER#u2", "SESSION#s1")["ttl"], "an existing expiry is kept")
+
+	_, err = ttlSessions.Update(ctx, db, key, st.Set("ExpiresAt", clock.Now().Add(time.Hour)))
+	require.NoError(t, err)
+	clock.Set(ttlNow.Add(90*time.Minute - time.Second))
+	got, err := ttlSessions.Get(ctx, db, key)
+	require.NoError(t, err, "slid to 1h30")
+	assert.Equal(t, "d2", got.Device)
+	clock.Set(ttlNow.Add(90 * time.Minute))
+	_, err = ttlSessions.Get(ctx, db, key)
+	require.ErrorIs(t, err, st.ErrNotFound)
+
+	// Removing the expiry makes the item live for good.
+	_, err = ttlSessions.Update(ctx, db, key, st.Remove("ExpiresAt"))
+	require.NoError(t, err)
+	_, err = ttlSessions.Get(ctx, db, key)
+	require.NoError(t, err)
+	out, err := db.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: strp(db.TableName()),
+		Key: map[string]types.AttributeValue{"PK": s("USER#u2"), "SK": s("SESSION#s1")}})
+	require.NoError(t, err)
+	assert.NotContains(t, out.Item, "ttl")
+}
