@@ -50,6 +50,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		if d.descending {
 			op += ", descending"
 		}
+		if d.fan != nil {
+			op += ", " + d.fan.describe()
+		}
 		if d.err != nil {
 			op, cond = "invalid", d.err.Error()
 		}
