@@ -56,7 +56,7 @@ func ExampleShards() {
 	// SET #n0 = if_not_exists(#n0, :v0) + :v1, #n1 = :v2, #n2 = :v3, #n3 = :v4
 	// true
 	// 30 10 queries
-	// | 1 | PageViewShards | Query, fan-out over 10 shards | table | `PK = PAGEVIEW#{PageID}#{Shard} AND SK = "COUNTER"` | PageView |
+	// | 1 | PageViewShards | Query, fan-out over 10 shards | table | `PK = PAGEVIEW#{PageID}#{Shard} AND begins_with(SK, "COUNTER")` | PageView |
 }
 
 // Readings bucketed by hour: a SortBetween read over the last 24 hours
