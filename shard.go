@@ -92,6 +92,9 @@ type shardModel struct {
 	read  int                 // reads fan out over 0..read-1; values up to it are accepted
 	by    []*keys.Placeholder // By's fields as the primary key writes them; nil: not hashed
 	delim byte
+	// attr and tpl are the first key attribute and template that hold the
+	// shard, for errors.
+	attr, tpl string
 }
 
 // resolveShard checks and resolves the entity's shard declaration.
@@ -127,19 +130,21 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 		return fail(s.field, "By names no field")
 	}
 	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.delim}
-	used := false
-	for _, tpl := range m.writtenTemplates() {
+	for _, w := range m.writtenTemplates() {
+		tpl := w.tpl
 		for _, ph := range tpl.Placeholders() {
 			if ph.Field.GoName != s.field {
 				continue
 			}
-			used = true
+			if sm.tpl == "" {
+				sm.attr, sm.tpl = w.attr, tpl.Raw
+			}
 			if ph.Width > 0 && len(fmt.Sprint(read-1)) > ph.Width {
 				return fail(s.field, "template %q pads the shard to %d digits, too few for shard %d", tpl.Raw, ph.Width, read-1)
 			}
 		}
 	}
-	if !used {
+	if sm.tpl == "" {
 		return fail(s.field, "no key template writes {%s}, so the shard spreads nothing", s.field)
 	}
 	for _, name := range s.by {
@@ -156,19 +161,25 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 	return nil
 }
 
+// writtenKey is a key attribute and the template the entity renders it from.
+type writtenKey struct {
+	attr string
+	tpl  *keys.Template
+}
+
 // writtenTemplates lists the templates the entity renders keys from: the
 // primary key's and those of the indexes it writes a key of its own into.
-func (m *entityModel) writtenTemplates() []*keys.Template {
-	out := []*keys.Template{m.pk}
+func (m *entityModel) writtenTemplates() []writtenKey {
+	out := []writtenKey{{m.table.pk, m.pk}}
 	if m.sk != nil {
-		out = append(out, m.sk)
+		out = append(out, writtenKey{m.table.sk, m.sk})
 	}
 	for _, ei := range m.indexes {
 		if ei.pkFrom == keyOwn && ei.pk != nil {
-			out = append(out, ei.pk)
+			out = append(out, writtenKey{ei.index.pk, ei.pk})
 		}
 		if ei.skFrom == keyOwn && ei.sk != nil {
-			out = append(out, ei.sk)
+			out = append(out, writtenKey{ei.index.sk, ei.sk})
 		}
 	}
 	return out
@@ -222,7 +233,7 @@ func (m *entityModel) placeShard(v reflect.Value) (reflect.Value, error) {
 	fv := v.FieldByIndex(sm.field.Index)
 	if sm.by == nil {
 		if n, ok := shardNumber(fv); !ok || n >= sm.read {
-			return v, &KeyError{Entity: m.name, Field: sm.field.GoName,
+			return v, &KeyError{Entity: m.name, Attr: sm.attr, Template: sm.tpl, Field: sm.field.GoName,
 				Reason: fmt.Sprintf("shard %v is out of range: the entity has shards 0 to %d", fv.Interface(), sm.read-1)}
 		}
 		return v, nil
