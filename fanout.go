@@ -26,7 +26,7 @@ import (
 // each, built by the same request builder as any pattern (so filters,
 // projections, FetchFull and options apply to each) and read by the same
 // engine (readReq.run). The legs are read in parallel, at most
-// FanOutConcurrency requests at a time (default 16), and merged:
+// FanOutConcurrency requests at a time (default 32), and merged:
 //
 //   - shards are merged by sort key (ascending or descending, as the pattern
 //     reads), so the result is what one query over an unsharded partition
@@ -53,10 +53,10 @@ type fanPlan struct {
 
 // defaultFanOutConcurrency is how many requests a fan-out has in flight
 // without FanOutConcurrency.
-const defaultFanOutConcurrency = 16
+const defaultFanOutConcurrency = 32
 
 // FanOutConcurrency bounds how many requests a pattern that fans out over
-// shards or time buckets has in flight at once (default 16). It is an
+// shards or time buckets has in flight at once (default 32). It is an
 // ErrInvalidInput below 1, or on a pattern that does not fan out.
 func FanOutConcurrency(n int) QueryOption {
 	return queryOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
