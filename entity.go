@@ -42,6 +42,8 @@ type entityModel struct {
 	// managed are the managed fields: version, timestamps, unique values
 	// (managed.go).
 	managed managed
+	// shard is the shard field, nil when the entity is not sharded (shard.go).
+	shard *shardModel
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
 }
@@ -72,6 +74,9 @@ type entitySpec struct {
 	indexes  []IndexKey
 	keyCalls int
 	write    writeSpec // managed-field options: managed.go
+	// shard is the Shards declaration (shard.go).
+	shard      *ShardSpec
+	shardCalls int
 }
 
 type keyOption struct{ pk, sk string }
@@ -299,6 +304,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		ei.inputs = ei.listInputs()
 	}
 	if err := m.resolveWrite(&spec.write); err != nil {
+		return nil, err
+	}
+	if err := m.resolveShard(&spec); err != nil {
 		return nil, err
 	}
 	if err := t.register(m); err != nil {

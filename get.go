@@ -87,6 +87,9 @@ func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.
 // ConsistentRead and Project).
 func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOption) (T, error) {
 	var zero T
+	if p.d.fan != nil {
+		return p.fanGet(ctx, db, params, opts)
+	}
 	r, err := p.request(db, params, nil, opts)
 	if err != nil {
 		return zero, err

@@ -64,6 +64,11 @@ func (m *entityModel) keyError(tpl *keys.Template, attr string, err error) error
 // belongs outside the index: a key field is empty, or the index's When
 // condition does not hold.
 func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string, ok bool, err error) {
+	if m.shard != nil {
+		if v, err = m.placeShard(v); err != nil {
+			return "", "", false, err
+		}
+	}
 	if ei.when != nil && !ei.when(v) {
 		return "", "", false, nil
 	}
@@ -91,6 +96,11 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 // keep: transactions and batches need them for their own checks, and
 // reading them back from the map costs a walk or lookups.
 func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, facts itemFacts, err error) {
+	if m.shard != nil { // the stored shard field is the one the keys hold
+		if v, err = m.placeShard(v); err != nil {
+			return nil, facts, err
+		}
+	}
 	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
 	// The sizes of what Encode and addKeys add make itemSize(item), without
 	// a walk of the map: the key and type attributes are never fields.

@@ -43,6 +43,11 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	var spanArray [8]keySpan
 	buf, spans := bufArray[:0], spanArray[:0]
 	t := m.table
+	if m.shard != nil {
+		if v, err = m.placeShard(v); err != nil {
+			return facts, err
+		}
+	}
 
 	start := len(buf)
 	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)

@@ -113,6 +113,9 @@ type readSettings struct {
 	hasSortFields bool
 	sortFields    int
 	timePrec      TimePrecision
+	// fanConcurrency is FanOutConcurrency's n, when hasFanConcurrency (fanout.go).
+	hasFanConcurrency bool
+	fanConcurrency    int
 }
 
 // writeSettings is what the write-side options add up to.
@@ -121,6 +124,7 @@ type writeSettings struct {
 	hasToken    bool   // IdempotencyToken was given (an empty one is an error)
 	concurrency int    // batch requests in flight; 0 for the default
 	retry       *RetryPolicy
+	randomShard bool // RandomShard (shard.go)
 }
 
 // noOptions is what collect returns for an operation given no options, so

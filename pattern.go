@@ -116,6 +116,7 @@ type readDecl struct {
 	members []*readMember
 	labels  []string // the partition's labels, in order of first use
 	keys    []string // keyAttrs, made once
+	fan     *fanPlan // shards or time buckets the read fans out over (fanout.go); nil: one partition
 }
 
 // readMember is one entity a read returns, with its templates on the index
@@ -266,7 +267,7 @@ func (d *readDecl) operation() string {
 // isGet reports whether the read is a GetItem: a pattern on the table whose
 // sort key, if any, is given whole.
 func (d *readDecl) isGet() bool {
-	if d.err != nil || d.collection || d.entityQuery || d.index != nil {
+	if d.err != nil || d.collection || d.entityQuery || d.index != nil || d.fan != nil {
 		return false
 	}
 	return d.table.sk == "" || d.sort == sortEquals
@@ -321,10 +322,14 @@ func (d *readDecl) fullItems() bool {
 // resolve checks the declaration against the model and fills in the
 // resolved fields, or err.
 func (d *readDecl) resolve() {
-	d.err, d.index, d.members, d.labels, d.keys = nil, nil, nil, nil, nil
-	if err := d.check(); err != nil {
+	d.err, d.index, d.members, d.labels, d.keys, d.fan = nil, nil, nil, nil, nil, nil
+	err := d.check()
+	if err == nil {
+		err = d.resolveFan()
+	}
+	if err != nil {
 		d.err = err
-		d.index, d.members, d.labels = nil, nil, nil
+		d.index, d.members, d.labels, d.fan = nil, nil, nil, nil
 		return
 	}
 	d.keys = d.makeKeyAttrs()
@@ -558,12 +563,17 @@ func leadingTemplate(t *keys.Template) string {
 // request resolves the pattern for one call. upper is a SortBetween
 // pattern's upper bound, nil for the others.
 func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*readReq, error) {
-	d := p.d
-	op := d.name
-	s, err := d.settingsFor(op, opts)
+	s, err := p.d.settingsFor(p.d.name, opts)
 	if err != nil {
 		return nil, err
 	}
+	return p.requestWith(db, params, upper, s)
+}
+
+// requestWith is request with the options collected: s.
+func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*readReq, error) {
+	d := p.d
+	op := d.name
 	var hi reflect.Value
 	switch {
 	case d.sort == sortBetween && upper == nil:
@@ -615,12 +625,18 @@ func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*r
 // QueryInput is the first request Query sends for params (a dry run). It
 // is an error for a GetItem pattern: see GetInput.
 func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	if p.d.fan != nil {
+		return nil, p.fanInputError()
+	}
 	return p.queryInput(p.request(db, params, nil, opts))
 }
 
 // QueryBetweenInput is the first request QueryBetween sends for the bounds
 // from and to (a dry run).
 func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+	if p.d.fan != nil {
+		return nil, p.fanInputError()
+	}
 	return p.queryInput(p.request(db, from, &to, opts))
 }
 
@@ -640,6 +656,9 @@ func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, er
 // ConsistentRead and Project. A SortBetween pattern is read with
 // QueryBetween.
 func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
+	if p.d.fan != nil {
+		return p.fanQuery(ctx, db, params, nil, opts)
+	}
 	r, err := p.request(db, params, nil, opts)
 	if err != nil {
 		return nil, err
@@ -654,6 +673,9 @@ func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryO
 // and Order{Date: "2024-01-31"} includes every order of January 31st,
 // whatever its ID.
 func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
+	if p.d.fan != nil {
+		return p.fanQuery(ctx, db, from, &to, opts)
+	}
 	r, err := p.request(db, from, &to, opts)
 	if err != nil {
 		return nil, err
@@ -689,5 +711,8 @@ func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ..
 
 // all is All and AllBetween (upper: see request).
 func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) iter.Seq2[T, error] {
+	if p.d.fan != nil {
+		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) })
+	}
 	return queryAll(ctx, db, func() (*readReq, error) { return p.request(db, params, upper, opts) }, decodeMember[T], nil)
 }

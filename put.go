@@ -108,6 +108,9 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
+	if err := m.chooseShard(op, v, s); err != nil {
+		return nil, err
+	}
 	a := &action{kind: actPut, op: op, m: m}
 	w := write{a: a, mode: mode, now: now}
 	if mode == writeCreate {

@@ -334,6 +334,8 @@ func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error)
 		return fail("%s does not apply: the pattern runs as GetItem, which takes only ConsistentRead and Project", getOnly)
 	case s.limit < 0:
 		return fail("Limit must not be negative")
+	case s.read.hasFanConcurrency && (d.fan == nil || s.read.fanConcurrency < 1):
+		return fail("FanOutConcurrency(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanConcurrency)
 	case s.consistent && d.index != nil:
 		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
 	case s.descending && s.read.ascending:

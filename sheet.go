@@ -54,6 +54,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		if d.descending {
 			op += ", descending"
 		}
+		if d.fan != nil {
+			op += ", " + d.fan.describe()
+		}
 		if d.expires() {
 			op += ", expired items left out"
 		}

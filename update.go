@@ -351,6 +351,11 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if len(s.changes) == 0 {
 		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
 	}
+	if read == nil { // the first plan of the update: later ones keep its shard
+		if err := m.chooseShard(op, key, s); err != nil {
+			return nil, err
+		}
+	}
 	k, kf, err := m.keyFacts(key)
 	if err != nil {
 		return nil, err

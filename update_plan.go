@@ -269,7 +269,7 @@ func touches(changes []change, goName string) bool {
 // AttributeValue, which tells nothing) or removes as a whole, with no change
 // that leaves its value unknown.
 func (p *updatePlan) known(goName string) bool {
-	known := p.m.keyFields[goName] || p.read.has(goName)
+	known := p.m.keyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
 	for _, c := range p.changes {
 		if topField(c.field) != goName {
 			continue
@@ -419,6 +419,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		if m.keyFields[top] {
 			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
 				o.name, c.field, m.primaryTemplates())
+		}
+		if m.shardDerived(top) {
+			return fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
 		}
 		if m.managed.version != nil && top == m.managed.version.GoName {
 			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)

@@ -1,0 +1,133 @@
+package singletable
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/singletable/singletable/internal/keys"
+)
+
+// Time buckets
+//
+// A time series that one partition cannot take (the seeds' IoT readings)
+// is spread over partitions by time: the partition template renders the
+// item's time field with a coarse layout, its sort template with the full
+// time:
+//
+//	Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At}") // one partition per device and hour
+//
+// The layout is the declaration: its bucket is the finest unit it renders
+// (minute, hour, day, month or year), and it must render every time of a
+// bucket alike and parse back to the bucket's start (a layout such as "15"
+// alone, the hour of any day, is refused). A SortBetween pattern over such
+// a partition, whose sort template starts with the same time field, reads
+// every bucket from the lower bound's to the upper bound's (both inclusive),
+// in order, and returns the items merged in sort order: see Pattern.
+//
+// Buckets are in UTC, as keys render times.
+
+// bucketUnit is the size of a time bucket.
+type bucketUnit int
+
+const (
+	bucketMinute bucketUnit = iota + 1
+	bucketHour
+	bucketDay
+	bucketMonth
+	bucketYear
+)
+
+func (u bucketUnit) String() string {
+	return [...]string{"", "minute", "hour", "day", "month", "year"}[u]
+}
+
+// start is the start of t's bucket.
+func (u bucketUnit) start(t time.Time) time.Time {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	switch u {
+	case bucketMinute:
+		return time.Date(y, mo, d, t.Hour(), t.Minute(), 0, 0, time.UTC)
+	case bucketHour:
+		return time.Date(y, mo, d, t.Hour(), 0, 0, 0, time.UTC)
+	case bucketDay:
+		return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+	case bucketMonth:
+		return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// next is the start of the bucket after the one starting at start.
+func (u bucketUnit) next(start time.Time) time.Time {
+	switch u {
+	case bucketMinute:
+		return start.Add(time.Minute)
+	case bucketHour:
+		return start.Add(time.Hour)
+	case bucketDay:
+		return start.AddDate(0, 0, 1)
+	case bucketMonth:
+		return start.AddDate(0, 1, 0)
+	}
+	return start.AddDate(1, 0, 0)
+}
+
+// bucketSamples are times with every unit away from its start, to probe a
+// layout with.
+var bucketSamples = []time.Time{
+	time.Date(2001, 2, 3, 4, 5, 6, 7008009, time.UTC),
+	time.Date(2024, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	time.Date(1999, 11, 28, 13, 31, 1, 0, time.UTC),
+	time.Date(2030, 7, 15, 12, 30, 45, 500, time.UTC),
+}
+
+// bucketUnitOf is the bucket a time layout renders: the finest unit such
+// that every sample time renders as its bucket's start and parses back to
+// it. ok is false for a layout that renders no bucket.
+func bucketUnitOf(layout string) (bucketUnit, bool) {
+	for u := bucketMinute; u <= bucketYear; u++ {
+		ok := true
+		for _, t := range bucketSamples {
+			s := t.Format(layout)
+			back, err := time.Parse(layout, s)
+			if err != nil || s != u.start(t).Format(layout) || !back.Equal(u.start(t)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return u, true
+		}
+	}
+	return 0, false
+}
+
+// bucketPlan is how a SortBetween pattern fans out over time buckets.
+type bucketPlan struct {
+	ph   *keys.Placeholder // the time field in the partition template
+	unit bucketUnit
+}
+
+// maxFanOutLegs bounds the requests of one fan-out read (buckets times
+// shards): a wider range is an ErrInvalidInput.
+const maxFanOutLegs = 10000
+
+// buckets lists the starts of the buckets from from's to to's, in order.
+func (b *bucketPlan) buckets(op string, from, to time.Time, shards int) ([]time.Time, error) {
+	if from.IsZero() || to.IsZero() {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the partition is bucketed by %s: both bounds need a %s", b.ph.Field.GoName, b.ph.Field.GoName)}
+	}
+	if to.Before(from) {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the lower bound %s is after the upper bound %s", from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))}
+	}
+	var out []time.Time
+	last := b.unit.start(to)
+	for t := b.unit.start(from); !t.After(last); t = b.unit.next(t) {
+		if (len(out)+1)*shards > maxFanOutLegs {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the range touches more than %d %s buckets; a read fans out into at most %d requests", maxFanOutLegs/shards, b.unit, maxFanOutLegs)}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
