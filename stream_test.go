@@ -63,10 +63,10 @@ var (
 	kindsTable = st.MustTable("Kinds", st.WithStream(st.StreamNewAndOldImages), st.WithGSI("GSI1", st.KeysOnly()))
 	kindsE     = st.MustDefine[Kinds](kindsTable, "Kinds", st.Key("K#{ID}", "SEQ#{Seq:4}"),
 		st.Index("GSI1", "TEXT#{Text}", "K#{ID}#{Seq:4}"))
-	notesE = st.MustDefine[Note](kindsTable, "Note", st.Key("NOTE#{ID}", "NOTE"))
+	notesE = st.MustDefine[StreamNote](kindsTable, "Note", st.Key("NOTE#{ID}", "NOTE"))
 )
 
-type Note struct {
+type StreamNote struct {
 	ID   string `dynamodbav:"id"`
 	Body string `dynamodbav:"body"`
 }
@@ -287,7 +287,7 @@ func TestDecodeRawItems(t *testing.T) {
 		"_type": &types.AttributeValueMemberS{Value: "Note"}, "body": &types.AttributeValueMemberS{Value: "hi"}, "id": &types.AttributeValueMemberS{Value: "n1"}}
 	got, err = kindsTable.Decode(note)
 	require.NoError(t, err)
-	assert.Equal(t, Note{ID: "n1", Body: "hi"}, got)
+	assert.Equal(t, StreamNote{ID: "n1", Body: "hi"}, got)
 
 	// Another entity's item, to Entity.Decode.
 	_, err = kindsE.Decode(note)
@@ -319,8 +319,8 @@ func TestDecodeRawItems(t *testing.T) {
 
 func TestDecodeAmbiguousKeys(t *testing.T) {
 	tbl := st.MustTable("Ambiguous")
-	st.MustDefine[Note](tbl, "A", st.Key("X#{ID}", "S"))
-	st.MustDefine[Note](tbl, "B", st.Key("X#{Body}", "S"))
+	st.MustDefine[StreamNote](tbl, "A", st.Key("X#{ID}", "S"))
+	st.MustDefine[StreamNote](tbl, "B", st.Key("X#{Body}", "S"))
 	_, err := tbl.Decode(map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "X#1"}, "SK": &types.AttributeValueMemberS{Value: "S"}})
 	var ue *st.UnknownEntityError
 	require.ErrorAs(t, err, &ue, "keys two entities parse are unknown, never a guess")
@@ -360,7 +360,7 @@ func TestStreamHandlerPartialFailure(t *testing.T) {
 	var seen []string
 	var failures []*st.RecordError
 	h := st.NewStreamHandler(kindsTable, st.OnFailure(func(_ context.Context, err *st.RecordError) { failures = append(failures, err) }))
-	st.On(h, notesE, func(_ context.Context, c st.Change[Note]) error {
+	st.On(h, notesE, func(_ context.Context, c st.Change[StreamNote]) error {
 		seen = append(seen, c.SequenceNumber+":"+c.New.Body)
 		if c.New.Body == "poison" {
 			return errors.New("cannot apply")
@@ -394,7 +394,7 @@ func TestStreamHandlerUnknown(t *testing.T) {
 	ghost["_type"] = &types.AttributeValueMemberS{Value: "Ghost"}
 	recs := []streamtypes.Record{streamsRecord(t, "INSERT", "1", nil, ghost), streamsRecord(t, "INSERT", "2", nil, noteItem("n", "x"))}
 	var notes int
-	count := func(_ context.Context, c st.Change[Note]) error { notes++; return nil }
+	count := func(_ context.Context, c st.Change[StreamNote]) error { notes++; return nil }
 
 	h := st.NewStreamHandler(kindsTable, st.OnFailure(func(context.Context, *st.RecordError) {}))
 	st.On(h, notesE, count)
