@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"bytes"
-	"fmt"
 	"reflect"
 	"slices"
 	"time"
@@ -63,7 +62,7 @@ func (e *Entity[T]) Change(rec Record) (Change[T], error) {
 		}
 		v := new(T)
 		if err := m.rawMember(img).decode(op, img, reflect.ValueOf(v).Elem(), true); err != nil {
-			return nil, fmt.Errorf("stream record %s: %w", rec.SequenceNumber, err)
+			return nil, err
 		}
 		return v, nil
 	}

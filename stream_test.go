@@ -165,7 +165,7 @@ func bothShapes(t *testing.T, r streamtypes.Record) map[string]st.Record {
 	t.Helper()
 	fromAPI, err := st.StreamsRecord(r)
 	require.NoError(t, err)
-	lr, err := lambdaevent.FromStreams(r, "arn:stream")
+	lr, err := lambdaevent.FromRecord(fromAPI, "arn:stream")
 	require.NoError(t, err)
 	raw, err := json.Marshal(events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{lr}})
 	require.NoError(t, err)
@@ -340,7 +340,9 @@ func lambdaEvent(t *testing.T, recs ...streamtypes.Record) events.DynamoDBEvent 
 	t.Helper()
 	var ev events.DynamoDBEvent
 	for _, r := range recs {
-		lr, err := lambdaevent.FromStreams(r, "arn:stream")
+		rec, err := st.StreamsRecord(r)
+		require.NoError(t, err)
+		lr, err := lambdaevent.FromRecord(rec, "arn:stream")
 		require.NoError(t, err)
 		ev.Records = append(ev.Records, lr)
 	}

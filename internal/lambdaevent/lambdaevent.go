@@ -1,50 +1,45 @@
-// Package lambdaevent turns records of the DynamoDB Streams API into the
-// records a Lambda function receives (aws-lambda-go's events package), so
-// that tests and the streams example can record DynamoDB Local's real
-// stream as Lambda events.
+// Package lambdaevent turns stream records into the records a Lambda
+// function receives (aws-lambda-go's events package), so that tests and the
+// streams example can record DynamoDB Local's real stream as Lambda events.
 package lambdaevent
 
 import (
 	"fmt"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	st "github.com/singletable/singletable"
 )
 
-// FromStreams converts a Streams API record of the stream arn into a Lambda
-// event record, as Lambda's event source mapping delivers it.
-func FromStreams(r streamtypes.Record, arn string) (events.DynamoDBEventRecord, error) {
+// FromRecord converts a record of the stream arn (read with
+// singletable.ReadStream, say) into a Lambda event record, as Lambda's
+// event source mapping delivers it.
+func FromRecord(r st.Record, arn string) (events.DynamoDBEventRecord, error) {
 	out := events.DynamoDBEventRecord{
-		AWSRegion: aws.ToString(r.AwsRegion), EventID: aws.ToString(r.EventID), EventName: string(r.EventName),
-		EventSource: aws.ToString(r.EventSource), EventVersion: aws.ToString(r.EventVersion), EventSourceArn: arn,
+		AWSRegion: "us-east-1", EventID: r.EventID, EventName: string(r.Event),
+		EventSource: "aws:dynamodb", EventVersion: "1.1", EventSourceArn: arn,
+		Change: events.DynamoDBStreamRecord{
+			SequenceNumber:              r.SequenceNumber,
+			ApproximateCreationDateTime: events.SecondsEpochTime{Time: r.Time},
+		},
 	}
-	if u := r.UserIdentity; u != nil {
-		out.UserIdentity = &events.DynamoDBUserIdentity{Type: aws.ToString(u.Type), PrincipalID: aws.ToString(u.PrincipalId)}
-	}
-	d := r.Dynamodb
-	if d == nil {
-		return out, nil
-	}
-	out.Change = events.DynamoDBStreamRecord{
-		SequenceNumber: aws.ToString(d.SequenceNumber), SizeBytes: aws.ToInt64(d.SizeBytes), StreamViewType: string(d.StreamViewType),
-	}
-	if d.ApproximateCreationDateTime != nil {
-		out.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: *d.ApproximateCreationDateTime}
+	if r.Expired {
+		out.UserIdentity = &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
 	}
 	var err error
-	if out.Change.Keys, err = Map(d.Keys); err != nil {
+	if out.Change.Keys, err = Map(r.Keys); err != nil {
 		return out, err
 	}
-	if out.Change.OldImage, err = Map(d.OldImage); err != nil {
+	if out.Change.OldImage, err = Map(r.OldImage); err != nil {
 		return out, err
 	}
-	out.Change.NewImage, err = Map(d.NewImage)
+	out.Change.NewImage, err = Map(r.NewImage)
 	return out, err
 }
 
-// Map converts a Streams API item into Lambda's attribute values.
-func Map(m map[string]streamtypes.AttributeValue) (map[string]events.DynamoDBAttributeValue, error) {
+// Map converts an item into Lambda's attribute values.
+func Map(m map[string]types.AttributeValue) (map[string]events.DynamoDBAttributeValue, error) {
 	if m == nil {
 		return nil, nil
 	}
@@ -59,26 +54,26 @@ func Map(m map[string]streamtypes.AttributeValue) (map[string]events.DynamoDBAtt
 	return out, nil
 }
 
-// Value converts one Streams API attribute value into Lambda's.
-func Value(v streamtypes.AttributeValue) (events.DynamoDBAttributeValue, error) {
+// Value converts one attribute value into Lambda's.
+func Value(v types.AttributeValue) (events.DynamoDBAttributeValue, error) {
 	switch v := v.(type) {
-	case *streamtypes.AttributeValueMemberS:
+	case *types.AttributeValueMemberS:
 		return events.NewStringAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberN:
+	case *types.AttributeValueMemberN:
 		return events.NewNumberAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberB:
+	case *types.AttributeValueMemberB:
 		return events.NewBinaryAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberBOOL:
+	case *types.AttributeValueMemberBOOL:
 		return events.NewBooleanAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberNULL:
+	case *types.AttributeValueMemberNULL:
 		return events.NewNullAttribute(), nil
-	case *streamtypes.AttributeValueMemberSS:
+	case *types.AttributeValueMemberSS:
 		return events.NewStringSetAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberNS:
+	case *types.AttributeValueMemberNS:
 		return events.NewNumberSetAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberBS:
+	case *types.AttributeValueMemberBS:
 		return events.NewBinarySetAttribute(v.Value), nil
-	case *streamtypes.AttributeValueMemberL:
+	case *types.AttributeValueMemberL:
 		l := make([]events.DynamoDBAttributeValue, len(v.Value))
 		for i, e := range v.Value {
 			av, err := Value(e)
@@ -88,7 +83,7 @@ func Value(v streamtypes.AttributeValue) (events.DynamoDBAttributeValue, error) 
 			l[i] = av
 		}
 		return events.NewListAttribute(l), nil
-	case *streamtypes.AttributeValueMemberM:
+	case *types.AttributeValueMemberM:
 		m, err := Map(v.Value)
 		if err != nil {
 			return events.DynamoDBAttributeValue{}, err
@@ -99,4 +94,17 @@ func Value(v streamtypes.AttributeValue) (events.DynamoDBAttributeValue, error) 
 		return events.NewMapAttribute(m), nil
 	}
 	return events.DynamoDBAttributeValue{}, fmt.Errorf("unknown attribute value %T", v)
+}
+
+// Event converts records of the stream arn into one Lambda event.
+func Event(recs []st.Record, arn string) (events.DynamoDBEvent, error) {
+	var ev events.DynamoDBEvent
+	for _, r := range recs {
+		lr, err := FromRecord(r, arn)
+		if err != nil {
+			return ev, err
+		}
+		ev.Records = append(ev.Records, lr)
+	}
+	return ev, nil
 }
