@@ -64,14 +64,25 @@ func (t *Table) decodeItem(op string, item map[string]types.AttributeValue) (any
 
 // memberOf finds the entity of an item among all the table's entities.
 func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*readMember, error) {
-	t.mu.RLock()
-	members := make([]*readMember, len(t.entityOrder))
-	for i, m := range t.entityOrder {
-		members[i] = &readMember{m: m, pk: m.pk, sk: m.sk}
+	var mem *readMember
+	if s, typed := item[t.typeAttr].(*types.AttributeValueMemberS); typed {
+		t.mu.RLock()
+		m := t.entities[s.Value]
+		t.mu.RUnlock()
+		if m != nil {
+			mem = m.rawMember(item)
+		}
+	} else {
+		t.mu.RLock()
+		members := make([]*readMember, len(t.entityOrder))
+		for i, m := range t.entityOrder {
+			members[i] = &readMember{m: m, pk: m.pk, sk: m.sk}
+		}
+		t.mu.RUnlock()
+		if mm := memberOf(op, members, t.typeAttr, item, true); mm != nil {
+			mem = mm.m.rawMember(item)
+		}
 	}
-	t.mu.RUnlock()
-	_, typed := item[t.typeAttr].(*types.AttributeValueMemberS)
-	mem := memberOf(op, members, t.typeAttr, item, !typed)
 	if mem == nil {
 		e := &UnknownEntityError{Table: t.name, Key: t.keyOfItem(item), Item: item}
 		if s, ok := item[t.typeAttr].(*types.AttributeValueMemberS); ok {
@@ -79,7 +90,7 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 		}
 		return nil, e
 	}
-	return mem.m.rawMember(item), nil
+	return mem, nil
 }
 
 // memberOf picks the member an item is of: the one its type attribute
