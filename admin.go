@@ -79,6 +79,9 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 		if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
 			return &SchemaMismatchError{Table: db.name, Differences: diffs}
 		}
+		if err := db.ensureStream(ctx, admin, out.Table); err != nil {
+			return err
+		}
 		return db.finishTable(ctx, admin)
 	}
 }

@@ -228,30 +228,7 @@ func (e *Entity[T]) From(r *CollectionResult) []T {
 // no member.
 func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
 	d := r.d
-	var mem *readMember
-	if name, ok := item[d.table.typeAttr].(*types.AttributeValueMemberS); ok {
-		for _, mm := range d.members {
-			if mm.m.name == name.Value {
-				mem = mm
-			}
-		}
-	} else if !d.projects(d.table.typeAttr) {
-		// The index does not carry the type: the one member whose key
-		// templates all parse the item's keys (a value never holds the
-		// delimiter, so "ORDER#o1#LINE#1" is a line's, not an order's). An
-		// item no member, or several, can be is Unknown, never a guess.
-		found := 0
-		for _, mm := range d.members {
-			probe := reflect.New(mm.m.typ).Elem()
-			if mm.decode(r.op, item, probe, true) == nil {
-				mem = mm
-				found++
-			}
-		}
-		if found != 1 {
-			mem = nil
-		}
-	}
+	mem := memberOf(r.op, d.members, d.table.typeAttr, item, !d.projects(d.table.typeAttr))
 	if mem == nil {
 		return nil, nil, true, nil
 	}

@@ -35,6 +35,7 @@ type Table struct {
 	pk, sk   string
 	typeAttr string
 	ttlAttr  string
+	stream   types.StreamViewType // "" for no stream (stream.go)
 	delim    byte
 	gsis     []*GSI
 	billing  types.BillingMode
@@ -383,6 +384,7 @@ func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
 	}
 	in.AttributeDefinitions = defs
+	in.StreamSpecification = t.streamSpec()
 	return in
 }
 

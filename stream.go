@@ -1,0 +1,109 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Streams
+//
+// A table declared WithStream has a DynamoDB stream, which EnsureTable
+// enables. Its records come to a Lambda function as events.DynamoDBEvent,
+// or to any program through the DynamoDB Streams API (ReadStream); both
+// convert into one Record (LambdaRecord, StreamsRecord), which an entity
+// decodes into a typed Change (Entity.Change), or which a StreamHandler
+// dispatches to the function registered for its entity (On). See
+// docs/streams.md.
+
+// StreamView is what a stream record carries of the item: its keys, its
+// new image, its old image, or both (types.StreamViewType).
+type StreamView = types.StreamViewType
+
+// The stream views. StreamNewAndOldImages is the one that gives a Change
+// both values and its Changed fields.
+const (
+	StreamKeysOnly        StreamView = types.StreamViewTypeKeysOnly
+	StreamNewImage        StreamView = types.StreamViewTypeNewImage
+	StreamOldImage        StreamView = types.StreamViewTypeOldImage
+	StreamNewAndOldImages StreamView = types.StreamViewTypeNewAndOldImages
+)
+
+// WithStream declares the table's stream and what its records carry.
+// CreateTable creates the table with it; EnsureTable enables it on an
+// existing table that has none, and reports a stream of another view as a
+// *SchemaMismatchError (DynamoDB cannot change a stream's view: disable the
+// stream, then run EnsureTable again).
+func WithStream(view StreamView) TableOption {
+	return func(t *Table) error {
+		switch view {
+		case StreamKeysOnly, StreamNewImage, StreamOldImage, StreamNewAndOldImages:
+			t.stream = view
+			return nil
+		}
+		return fmt.Errorf("stream view %q is none of KEYS_ONLY, NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES", string(view))
+	}
+}
+
+// Stream is the table's stream view; empty if it declares no stream.
+func (t *Table) Stream() StreamView { return t.stream }
+
+// streamSpec is the StreamSpecification of the model: nil without a stream.
+func (t *Table) streamSpec() *types.StreamSpecification {
+	if t.stream == "" {
+		return nil
+	}
+	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: t.stream}
+}
+
+// tableUpdater is the UpdateTable call of an admin client; *dynamodb.Client
+// has it. Asserted where it is needed rather than added to AdminClient, so
+// that admin clients without it keep working for tables without a stream.
+type tableUpdater interface {
+	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
+}
+
+// EnableStreamInput is the UpdateTable request EnsureTable sends to enable
+// the model's stream on an existing table; nil if the model has none.
+func (t *Table) EnableStreamInput(name string) *dynamodb.UpdateTableInput {
+	if t.stream == "" {
+		return nil
+	}
+	return &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: t.streamSpec()}
+}
+
+// ensureStream enables the model's stream on an existing table d
+// describes, unless it has it already; finishTable then waits for ACTIVE.
+// A table with a stream the model does not declare keeps it: other
+// consumers may read it.
+func (db *DB) ensureStream(ctx context.Context, admin AdminClient, d *types.TableDescription) error {
+	want := db.table.stream
+	if want == "" {
+		return nil
+	}
+	if s := d.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
+		if s.StreamViewType == want {
+			return nil
+		}
+		return &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
+			"the stream's view is %s, the model wants %s: disable the stream (UpdateTable StreamEnabled false) and run EnsureTable again", s.StreamViewType, want)}}
+	}
+	up, ok := admin.(tableUpdater)
+	if !ok {
+		return &InputError{Op: "EnsureTable", Reason: "enabling the stream needs UpdateTable, which the admin client does not implement"}
+	}
+	if _, err := up.UpdateTable(ctx, db.table.EnableStreamInput(db.name)); err != nil {
+		// A concurrent EnsureTable may have enabled it meanwhile, which
+		// DynamoDB refuses to do twice.
+		out, derr := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+		if derr == nil && out.Table.StreamSpecification != nil && aws.ToBool(out.Table.StreamSpecification.StreamEnabled) &&
+			out.Table.StreamSpecification.StreamViewType == want {
+			return nil
+		}
+		return opError("UpdateTable (enable stream) "+db.name, err)
+	}
+	return nil
+}

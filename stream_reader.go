@@ -1,0 +1,124 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+)
+
+// StreamsClient is the part of the DynamoDB Streams API ReadStream uses;
+// *dynamodbstreams.Client satisfies it. For DynamoDB Local, point it at
+// the DynamoDB endpoint: Local serves both APIs.
+type StreamsClient interface {
+	DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
+	GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error)
+	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
+}
+
+var _ StreamsClient = (*dynamodbstreams.Client)(nil)
+
+// StreamARN is the ARN of the table's current stream (DescribeTable's
+// LatestStreamArn); the DB needs an admin client.
+func (db *DB) StreamARN(ctx context.Context) (string, error) {
+	admin, err := db.adminClient("StreamARN")
+	if err != nil {
+		return "", err
+	}
+	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+	if err != nil {
+		return "", opError("DescribeTable "+db.name, err)
+	}
+	arn := aws.ToString(out.Table.LatestStreamArn)
+	if arn == "" || out.Table.StreamSpecification == nil || !aws.ToBool(out.Table.StreamSpecification.StreamEnabled) {
+		return "", &InputError{Op: "StreamARN", Reason: "table " + db.name + " has no enabled stream (declare WithStream and run EnsureTable)"}
+	}
+	return arn, nil
+}
+
+// ReadStream reads what the stream holds now, from the oldest record
+// (TRIM_HORIZON) of every shard, a parent shard before its children, so
+// that the records of each item come in order. A closed shard is read to
+// its end, an open one until a read returns no records: ReadStream is for
+// development, tests and tools that catch up with a stream (on DynamoDB
+// Local, say), not a consumer that follows it forever (use Lambda, or the
+// Kinesis adapter, for that). The iteration stops at the first error.
+func ReadStream(ctx context.Context, client StreamsClient, streamARN string) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		shards, err := streamShards(ctx, client, streamARN)
+		if err != nil {
+			yield(Record{}, err)
+			return
+		}
+		for _, sh := range shards {
+			it, err := client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
+				StreamArn: aws.String(streamARN), ShardId: sh.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon,
+			})
+			if err != nil {
+				yield(Record{}, fmt.Errorf("singletable: GetShardIterator %s: %w", aws.ToString(sh.ShardId), err))
+				return
+			}
+			for pos := it.ShardIterator; pos != nil; {
+				out, err := client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: pos})
+				if err != nil {
+					yield(Record{}, fmt.Errorf("singletable: GetRecords %s: %w", aws.ToString(sh.ShardId), err))
+					return
+				}
+				for _, r := range out.Records {
+					rec, err := StreamsRecord(r)
+					if !yield(rec, err) || err != nil {
+						return
+					}
+				}
+				if len(out.Records) == 0 && sh.SequenceNumberRange != nil && sh.SequenceNumberRange.EndingSequenceNumber == nil {
+					break // an open shard, read up to now
+				}
+				pos = out.NextShardIterator
+			}
+		}
+	}
+}
+
+// streamShards lists a stream's shards, each after its parent.
+func streamShards(ctx context.Context, client StreamsClient, arn string) ([]streamtypes.Shard, error) {
+	var all []streamtypes.Shard
+	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)}
+	for {
+		out, err := client.DescribeStream(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("singletable: DescribeStream %s: %w", arn, err)
+		}
+		all = append(all, out.StreamDescription.Shards...)
+		if out.StreamDescription.LastEvaluatedShardId == nil {
+			break
+		}
+		in.ExclusiveStartShardId = out.StreamDescription.LastEvaluatedShardId
+	}
+	// Parents first: a shard whose parent is listed waits for it.
+	listed := map[string]bool{}
+	for _, sh := range all {
+		listed[aws.ToString(sh.ShardId)] = true
+	}
+	done := map[string]bool{}
+	out := make([]streamtypes.Shard, 0, len(all))
+	for len(out) < len(all) {
+		progress := false
+		for _, sh := range all {
+			id, parent := aws.ToString(sh.ShardId), aws.ToString(sh.ParentShardId)
+			if done[id] || (parent != "" && listed[parent] && !done[parent]) {
+				continue
+			}
+			done[id] = true
+			out = append(out, sh)
+			progress = true
+		}
+		if !progress {
+			return nil, fmt.Errorf("singletable: DescribeStream %s: the shards' parents form a cycle", arn)
+		}
+	}
+	return out, nil
+}
