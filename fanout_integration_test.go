@@ -150,13 +150,13 @@ func TestIntegrationFanOutShards(t *testing.T) {
 	for i := range 40 {
 		// Several events at the same instant: ties across shards.
 		e := event{Stream: "s#1", ID: fmt.Sprintf("e%02d", i), At: base.Add(time.Duration(i/3) * time.Second), Kind: []string{"click", "view"}[i%2]}
-		require.NoError(t, events.Put(ctx, db, e))
+		require.NoError(t, streamEvs.Put(ctx, db, e))
 		written = append(written, e)
 	}
-	require.NoError(t, events.Put(ctx, db, event{Stream: "s#10", ID: "other", At: base, Kind: "click"}))
+	require.NoError(t, streamEvs.Put(ctx, db, event{Stream: "s#10", ID: "other", At: base, Kind: "click"}))
 	shardsUsed := map[int]bool{}
 	for i := range written {
-		got, err := events.Get(ctx, db, event{Stream: "s#1", ID: written[i].ID, At: written[i].At})
+		got, err := streamEvs.Get(ctx, db, event{Stream: "s#1", ID: written[i].ID, At: written[i].At})
 		require.NoError(t, err, "Get finds the item from its hashed shard")
 		assert.Equal(t, got.Shard, shardOf(t, db, event{Stream: "s#1", ID: got.ID, At: got.At}), "the stored shard is the key's")
 		written[i].Shard = got.Shard
@@ -196,14 +196,14 @@ func TestIntegrationFanOutShards(t *testing.T) {
 	}
 	assert.ElementsMatch(t, clicks, got)
 	// An update of a field in a sharded index key recomputes it, shard and all.
-	up, err := events.Update(ctx, db, event{Stream: "s#1", ID: "e00", At: base}, st.Set("Kind", "view"))
+	up, err := streamEvs.Update(ctx, db, event{Stream: "s#1", ID: "e00", At: base}, st.Set("Kind", "view"))
 	require.NoError(t, err)
 	assert.Equal(t, written[0].Shard, up.Shard)
 	got = collectAll(t, eventsByKind.All(ctx, db, event{Kind: "click"}))
 	assert.Len(t, got, len(clicks)-1)
 	// Delete finds the item by its hash too.
-	require.NoError(t, events.Delete(ctx, db, event{Stream: "s#1", ID: "e01", At: base}, st.MustExist()))
-	_, err = events.Get(ctx, db, event{Stream: "s#1", ID: "e01", At: base})
+	require.NoError(t, streamEvs.Delete(ctx, db, event{Stream: "s#1", ID: "e01", At: base}, st.MustExist()))
+	_, err = streamEvs.Get(ctx, db, event{Stream: "s#1", ID: "e01", At: base})
 	assert.ErrorIs(t, err, st.ErrNotFound)
 	// A pattern Get over all shards.
 	one, err := streamEvents.Get(ctx, db, event{Stream: "s#10"})
@@ -228,7 +228,7 @@ func compareStrings(a, b string) int {
 // shardOf is the shard in the partition key Get sends for e.
 func shardOf(t *testing.T, db *st.DB, e event) int {
 	t.Helper()
-	in, err := events.GetInput(db, e)
+	in, err := streamEvs.GetInput(db, e)
 	require.NoError(t, err)
 	pk := in.Key["PK"].(*types.AttributeValueMemberS).Value
 	n, err := strconv.Atoi(pk[strings.LastIndexByte(pk, '#')+1:])

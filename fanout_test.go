@@ -56,7 +56,7 @@ type metric struct {
 var (
 	pageViews = st.MustDefine[pageView](fanTable, "PageView",
 		st.Key("PAGEVIEW#{PageID}#{Shard}", "COUNTER"), st.Shards("Shard", 10))
-	events = st.MustDefine[event](fanTable, "Event",
+	streamEvs = st.MustDefine[event](fanTable, "Event",
 		st.Key("EVENT#{Stream}#{Shard}", "{At}#{ID}"),
 		st.Index("GSI1", "KIND#{Kind}#{Shard:2}", "{At}#{ID}"),
 		st.Shards("Shard", 4).By("Stream", "ID"))
@@ -67,9 +67,9 @@ var (
 
 	pageViewShards  = pageViews.Pattern("PageViewShards").Must()
 	pageViewOne     = pageViews.Pattern("PageViewShard3").Partition("PAGEVIEW#{PageID}#3").Must()
-	streamEvents    = events.Pattern("StreamEvents").Must()
-	streamEventsNew = events.Pattern("StreamEventsNewest").Descending().Must()
-	eventsByKind    = events.Pattern("EventsByKind").On("GSI1").Partition("KIND#{Kind}#{Shard}").Must()
+	streamEvents    = streamEvs.Pattern("StreamEvents").Must()
+	streamEventsNew = streamEvs.Pattern("StreamEventsNewest").Descending().Must()
+	eventsByKind    = streamEvs.Pattern("EventsByKind").On("GSI1").Partition("KIND#{Kind}#{Shard}").Must()
 	deviceReadings  = readings.Pattern("DeviceReadings").SortBetween().Must()
 	latestReadings  = readings.Pattern("LatestReadings").SortBetween().Descending().Must()
 	readingsInHour  = readings.Pattern("ReadingsInHour").SortPrefix().Must()

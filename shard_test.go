@@ -48,13 +48,13 @@ func TestShardHashIsStable(t *testing.T) {
 	want := map[string]string{"e1": "EVENT#s1#3", "e2": "EVENT#s1#0", "e3": "EVENT#s1#1", "x%#y": "EVENT#s1#2"}
 	got := map[string]string{}
 	for id := range want {
-		in, err := events.GetInput(db, event{Stream: "s1", ID: id, At: hour(1, 0), Shard: 3}) // a wrong shard is recomputed
+		in, err := streamEvs.GetInput(db, event{Stream: "s1", ID: id, At: hour(1, 0), Shard: 3}) // a wrong shard is recomputed
 		require.NoError(t, err)
 		got[id] = in.Key["PK"].(*types.AttributeValueMemberS).Value
 	}
 	assert.Equal(t, want, got)
 	// The shard goes into the stored field and every key that holds it.
-	in, err := events.PutInput(db, event{Stream: "s1", ID: "e3", At: hour(1, 0), Kind: "click"})
+	in, err := streamEvs.PutInput(db, event{Stream: "s1", ID: "e3", At: hour(1, 0), Kind: "click"})
 	require.NoError(t, err)
 	assert.Equal(t, "1", in.Item["shard"].(*types.AttributeValueMemberN).Value)
 	assert.Equal(t, "KIND#click#01", in.Item["GSI1PK"].(*types.AttributeValueMemberS).Value)
@@ -81,14 +81,14 @@ func TestShardWrites(t *testing.T) {
 	}
 	assert.Len(t, seen, 10)
 	// RandomShard where the entity is not sharded, or sharded by hash.
-	_, err = events.PutInput(db, event{Stream: "s", ID: "e", At: hour(1, 0)}, st.RandomShard())
+	_, err = streamEvs.PutInput(db, event{Stream: "s", ID: "e", At: hour(1, 0)}, st.RandomShard())
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 	_, err = readings.PutInput(db, reading{DeviceID: "d", At: hour(1, 0)}, st.RandomShard())
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 	// A derived shard cannot be set; an update recomputes the index key with it.
-	_, err = events.UpdateInput(db, event{Stream: "s1", ID: "e2", At: hour(1, 0)}, st.Set("Shard", 1))
+	_, err = streamEvs.UpdateInput(db, event{Stream: "s1", ID: "e2", At: hour(1, 0)}, st.Set("Shard", 1))
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
-	up, err := events.UpdateInput(db, event{Stream: "s1", ID: "e2", At: hour(1, 0)}, st.Set("Kind", "view"))
+	up, err := streamEvs.UpdateInput(db, event{Stream: "s1", ID: "e2", At: hour(1, 0)}, st.Set("Kind", "view"))
 	require.NoError(t, err, "the shard is known from the key: no read needed")
 	found := false
 	for _, v := range up.ExpressionAttributeValues {
