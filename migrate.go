@@ -72,8 +72,8 @@ type migrateSettings struct {
 	hasRetries  bool
 	onChange    func(MigrationChange)
 	beforeWrite func(ctx context.Context, key map[string]types.AttributeValue) // tests: between read and write
-	now         func() time.Time                                             // tests: the limiter's clock
-	sleep       func(ctx context.Context, d time.Duration) error             // tests: the limiter's sleep
+	now         func() time.Time                                               // tests: the limiter's clock
+	sleep       func(ctx context.Context, d time.Duration) error               // tests: the limiter's sleep
 }
 
 // migrateOpt is an option of migrations only.
