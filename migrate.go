@@ -369,17 +369,21 @@ func (mg *migration[T]) item(ctx context.Context, raw map[string]types.Attribute
 	key := mg.e.m.keyOfItem(raw)
 	for attempt := 0; ; attempt++ {
 		out, err := mg.try(ctx, raw)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		switch out {
-		case outChanged:
+		switch {
+		case out == outChanged && err == nil:
 			mg.counts.changed.Add(1)
-		case outSkipped:
+		case out == outSkipped:
 			mg.counts.skipped.Add(1)
-		case outFailed:
+		case ctx.Err() != nil:
+			// Cancelled: not the item's failure, and not a conflict to
+			// retry; a resumed migration handles it again.
+			return ctx.Err()
+		case out == outChanged: // written, then the pacing wait failed
+			mg.counts.changed.Add(1)
+			return err
+		case out == outFailed:
 			mg.fail(key, err)
-		case outConflict:
+		case out == outConflict:
 			if attempt >= mg.w.retries {
 				mg.fail(key, fmt.Errorf("singletable: %s: the item kept changing: %d retries: %w", mg.op, mg.w.retries, err))
 				return nil
