@@ -340,8 +340,11 @@ func (mg *migration[T]) save(ctx context.Context, pos string) error {
 }
 
 // page handles the items of one page of a segment, one after the other.
-func (mg *migration[T]) page(ctx context.Context, _ int, items []map[string]types.AttributeValue) error {
-	for _, raw := range items {
+func (mg *migration[T]) page(ctx context.Context, _ int, page *dynamodb.ScanOutput) error {
+	if err := mg.units.take(ctx, mg.consumed(page.ConsumedCapacity)); err != nil {
+		return err
+	}
+	for _, raw := range page.Items {
 		if err := mg.items.take(ctx, 1); err != nil {
 			return err
 		}

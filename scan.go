@@ -46,6 +46,7 @@ const defaultScanConcurrency = 4
 // walkSettings are what the scan and migration options add up to.
 type walkSettings struct {
 	segments, concurrency, pageSize int
+	hasSegments                     bool // Segments was given (0 is then wrong)
 	progress                        func(ScanProgress)
 	resume                          string
 	migrate                         migrateSettings // migrate.go
@@ -80,7 +81,9 @@ func (s *settings) walkSettings() *walkSettings {
 // Segments splits the scan into n segments (DynamoDB's TotalSegments, 1
 // to 1,000,000; default 1) read in parallel, ScanConcurrency at a time.
 // Each segment is an independent sequence of pages; results interleave.
-func Segments(n int) WalkOption { return WalkOption{func(w *walkSettings) { w.segments = n }} }
+func Segments(n int) WalkOption {
+	return WalkOption{func(w *walkSettings) { w.segments, w.hasSegments = n, true }}
+}
 
 // ScanConcurrency bounds how many segments are read at once (default
 // min(Segments, 4)).
@@ -186,7 +189,7 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	if s.walk != nil {
 		r.w = *s.walk
 	}
-	if r.w.segments != 0 {
+	if r.w.hasSegments {
 		r.total = r.w.segments
 	}
 	switch {
@@ -279,9 +282,9 @@ func (db *DB) scanClient(op string) (ScanClient, error) {
 	return c, nil
 }
 
-// pageFunc handles the items of one page of segment seg; once it returns
-// nil, the segment's position moves past the page.
-type pageFunc func(ctx context.Context, seg int, items []map[string]types.AttributeValue) error
+// pageFunc handles one page of segment seg; once it returns nil, the
+// segment's position moves past the page.
+type pageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) error
 
 // walk reads every segment left, ScanConcurrency at a time, handing each
 // page to handle, until every segment is done or one fails (which stops
@@ -330,7 +333,7 @@ func (r *scanReq) segment(ctx context.Context, client ScanClient, seg int, handl
 		if err != nil {
 			return opError(r.op, err)
 		}
-		if err := handle(ctx, seg, out.Items); err != nil {
+		if err := handle(ctx, seg, out); err != nil {
 			return err
 		}
 		done, err := r.advance(seg, out)
@@ -502,8 +505,8 @@ func scanAll(ctx context.Context, db *DB, r *scanReq, each func(map[string]types
 	var walkErr error
 	go func() {
 		defer close(pages)
-		walkErr = r.walk(ctx, client, func(ctx context.Context, _ int, items []map[string]types.AttributeValue) error {
-			p := scanPage{items: items, handled: make(chan bool, 1)}
+		walkErr = r.walk(ctx, client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
+			p := scanPage{items: out.Items, handled: make(chan bool, 1)}
 			select {
 			case pages <- p:
 			case <-ctx.Done():
