@@ -104,4 +104,3 @@ func loadDocs(t *testing.T, ctx context.Context, db *st.DB, m *migModel, n int) 
 	}
 	require.NoError(t, db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(m.docs, docs...), st.BatchPut(m.notes, notes...)}))
 }
-
