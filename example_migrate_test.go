@@ -13,7 +13,7 @@ import (
 	"github.com/singletable/singletable/singletabletest"
 )
 
-type Ticket struct {
+type HelpTicket struct {
 	ID    string `dynamodbav:"ticketId"`
 	Queue string `dynamodbav:"queue"`
 }
@@ -37,7 +37,7 @@ func scannedTickets(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOu
 // A scan reads every item of an entity, in parallel segments.
 func ExampleEntity_Scan() {
 	table := singletable.MustTable("Helpdesk")
-	tickets := singletable.MustDefine[Ticket](table, "Ticket", singletable.Key("TICKET#{ID}", "TICKET"))
+	tickets := singletable.MustDefine[HelpTicket](table, "Ticket", singletable.Key("TICKET#{ID}", "TICKET"))
 	db := singletable.New(&singletabletest.Client{ScanFunc: scannedTickets}, table)
 
 	for t, err := range tickets.Scan(context.Background(), db, singletable.Segments(4)) {
@@ -57,7 +57,7 @@ func ExampleEntity_Scan() {
 // the items stored before.
 func ExampleEntity_BackfillIndex() {
 	table := singletable.MustTable("Helpdesk", singletable.WithGSI("ByQueue"))
-	tickets := singletable.MustDefine[Ticket](table, "Ticket", singletable.Key("TICKET#{ID}", "TICKET"),
+	tickets := singletable.MustDefine[HelpTicket](table, "Ticket", singletable.Key("TICKET#{ID}", "TICKET"),
 		singletable.Index("ByQueue", "QUEUE#{Queue}", "TICKET#{ID}"))
 	client := &singletabletest.Client{ScanFunc: scannedTickets}
 	db := singletable.New(client, table)
