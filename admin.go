@@ -45,9 +45,14 @@ func (db *DB) CreateTable(ctx context.Context) error {
 // and checks an existing one. An existing table whose key schema or indexes
 // differ, or whose TTL is enabled on another attribute, is a
 // *SchemaMismatchError that says how; EnsureTable never changes an existing
-// table's schema. It is idempotent.
-func (db *DB) EnsureTable(ctx context.Context) error {
+// table's schema, except to add the indexes it lacks when given
+// AddMissingIndexes. It is idempotent.
+func (db *DB) EnsureTable(ctx context.Context, opts ...EnsureOption) error {
 	admin, err := db.adminClient("EnsureTable")
+	if err != nil {
+		return err
+	}
+	s, err := collect("EnsureTable", opts)
 	if err != nil {
 		return err
 	}
@@ -77,6 +82,12 @@ func (db *DB) EnsureTable(ctx context.Context) error {
 			continue
 		}
 		if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
+			if s.addIndexes && len(diffs) == len(db.table.missingIndexes(out.Table)) {
+				if err := db.addIndexes(ctx, admin, db.table.missingIndexes(out.Table)); err != nil {
+					return err
+				}
+				continue
+			}
 			return &SchemaMismatchError{Table: db.name, Differences: diffs}
 		}
 		if err := db.ensureStream(ctx, admin, out.Table); err != nil {

@@ -81,6 +81,29 @@ type BatchWriteOption interface {
 	batchWriteOption()
 }
 
+// ScanOption tunes Entity.Scan, DB.Scan and their ScanInput dry runs.
+// Segments, ScanConcurrency, PageSize, OnProgress, ResumeScan, Filter and
+// ConsistentRead satisfy it (see scan.go).
+type ScanOption interface {
+	option
+	scanOption()
+}
+
+// MigrateOption tunes Entity.Migrate and Entity.BackfillIndex. Segments,
+// ScanConcurrency, PageSize, OnProgress, DryRun, RateLimit,
+// CapacityLimit, SaveCheckpoints, MaxRetries, TouchUpdated and OnChange
+// satisfy it (see migrate.go).
+type MigrateOption interface {
+	option
+	migrateOption()
+}
+
+// EnsureOption tunes DB.EnsureTable. AddMissingIndexes satisfies it.
+type EnsureOption interface {
+	option
+	ensureOption()
+}
+
 // settings is what an operation's options add up to.
 type settings struct {
 	// (The flags are together: every operation given options allocates a
@@ -89,12 +112,14 @@ type settings struct {
 	mustExist  bool
 	upsert     bool
 	noRead     bool // NoRead: Update must not read the item first (update.go)
+	addIndexes bool // AddMissingIndexes: EnsureTable creates missing indexes (admin_gsi.go)
 	descending bool
 	cond       Cond
 	changes    []change
 	limit      int
 	write      writeSettings // write-side options (IdempotencyToken, batch options)
 	read       readSettings  // read-side options (After, Filter, Project ...)
+	walk       *walkSettings // scan and migration options (scan.go), when given
 }
 
 // readSettings is what the read-side options add up to; settings holds one.
@@ -215,14 +240,15 @@ func (deleteOpt) deleteOption() {}
 func (updateOpt) updateOption() {}
 func (txOpt) txOption()         {}
 
-// ReadOption is an option of every read: a GetOption, a QueryOption and a
-// BatchGetOption.
+// ReadOption is an option of every read: a GetOption, a QueryOption, a
+// BatchGetOption and a ScanOption.
 type ReadOption struct{ set func(*settings) }
 
 func (o ReadOption) apply(s *settings) { apply(o.set, s) }
 func (ReadOption) getOption()          {}
 func (ReadOption) queryOption()        {}
 func (ReadOption) batchGetOption()     {}
+func (ReadOption) scanOption()         {}
 
 // ConsistentRead asks for a strongly consistent read (Get, BatchGet, and
 // queries on the base table; global secondary indexes cannot serve one).
@@ -253,10 +279,16 @@ func After(cursor string) QueryOption {
 // items still cost read capacity (and count toward the 1 MB page), so a
 // pattern that filters most of what it reads is a sign that it needs its own
 // key or index. Limit still counts matching items: the query reads further
-// pages until it has them. Several Filter options must all hold.
-func Filter(c Cond) QueryOption {
-	return queryOpt{func(s *settings) { s.read.filter = And(s.read.filter, c) }}
-}
+// pages until it has them. Several Filter options must all hold. Given to
+// a scan, it filters the items scanned (see Entity.Scan and DB.Scan).
+func Filter(c Cond) FilterOption { return FilterOption{c} }
+
+// FilterOption is Filter's option: a QueryOption and a ScanOption.
+type FilterOption struct{ c Cond }
+
+func (o FilterOption) apply(s *settings) { s.read.filter = And(s.read.filter, o.c) }
+func (FilterOption) queryOption()        {}
+func (FilterOption) scanOption()         {}
 
 // Project asks only for the named fields (Go names), to save bandwidth.
 // DynamoDB still charges for the whole item read. The keys and the entity

@@ -59,13 +59,6 @@ func (t *Table) streamSpec() *types.StreamSpecification {
 	return &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: t.stream}
 }
 
-// tableUpdater is the UpdateTable call of an admin client; *dynamodb.Client
-// has it. Asserted where it is needed rather than added to AdminClient, so
-// that admin clients without it keep working for tables without a stream.
-type tableUpdater interface {
-	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
-}
-
 // EnableStreamInput is the UpdateTable request EnsureTable sends to enable
 // the model's stream on an existing table; nil if the model has none.
 func (t *Table) EnableStreamInput(name string) *dynamodb.UpdateTableInput {

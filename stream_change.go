@@ -1,12 +1,12 @@
 package singletable
 
 import (
-	"bytes"
 	"reflect"
 	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // Change is a stream record of entity T, decoded: what happened, the value
@@ -90,77 +90,9 @@ func changedFields(m *entityModel, rec Record) []string {
 	}
 	out := []string{}
 	for _, f := range m.fields.List {
-		if !avEqual(old[f.Attr], nu[f.Attr]) {
+		if !codec.Equal(old[f.Attr], nu[f.Attr]) {
 			out = append(out, f.GoName)
 		}
 	}
 	return out
-}
-
-// avEqual reports whether two attribute values are the same stored value:
-// sets compare as sets, nil (absent) equals only nil.
-func avEqual(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case nil:
-		return b == nil
-	case *types.AttributeValueMemberS:
-		b, ok := b.(*types.AttributeValueMemberS)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberB:
-		b, ok := b.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(a.Value, b.Value)
-	case *types.AttributeValueMemberBOOL:
-		b, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberNULL:
-		_, ok := b.(*types.AttributeValueMemberNULL)
-		return ok
-	case *types.AttributeValueMemberSS:
-		b, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(a.Value, b.Value)
-	case *types.AttributeValueMemberNS:
-		b, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(a.Value, b.Value)
-	case *types.AttributeValueMemberBS:
-		b, ok := b.(*types.AttributeValueMemberBS)
-		if !ok {
-			return false
-		}
-		as, bs := make([]string, len(a.Value)), make([]string, len(b.Value))
-		for i, v := range a.Value {
-			as[i] = string(v)
-		}
-		for i, v := range b.Value {
-			bs[i] = string(v)
-		}
-		return sameSet(as, bs)
-	case *types.AttributeValueMemberL:
-		b, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(a.Value, b.Value, avEqual)
-	case *types.AttributeValueMemberM:
-		b, ok := b.(*types.AttributeValueMemberM)
-		if !ok || len(a.Value) != len(b.Value) {
-			return false
-		}
-		for k, v := range a.Value {
-			if w, ok := b.Value[k]; !ok || !avEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }

@@ -32,12 +32,16 @@ type Client struct {
 	BatchWriteItemFunc     func(context.Context, *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
 	TransactWriteItemsFunc func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error)
 	TransactGetItemsFunc   func(context.Context, *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error)
+	ScanFunc               func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error)
 
 	mu    sync.Mutex
 	calls []Call
 }
 
-var _ singletable.Client = (*Client)(nil)
+var (
+	_ singletable.Client     = (*Client)(nil)
+	_ singletable.ScanClient = (*Client)(nil)
+)
 
 // Calls returns the requests received so far, in order.
 func (c *Client) Calls() []Call {
@@ -138,4 +142,13 @@ func (c *Client) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetI
 		return c.TransactGetItemsFunc(ctx, in)
 	}
 	return &dynamodb.TransactGetItemsOutput{}, nil
+}
+
+// Scan records the call and answers with ScanFunc.
+func (c *Client) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	c.record("Scan", in)
+	if c.ScanFunc != nil {
+		return c.ScanFunc(ctx, in)
+	}
+	return &dynamodb.ScanOutput{}, nil
 }

@@ -1,0 +1,308 @@
+//go:build integration
+
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+// memStore is a CheckpointStore in memory.
+type memStore struct {
+	mu    sync.Mutex
+	pos   string
+	saves int
+}
+
+func (s *memStore) Load(context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pos, nil
+}
+
+func (s *memStore) Save(_ context.Context, p string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pos, s.saves = p, s.saves+1
+	return nil
+}
+
+// v2DB is the v2 model on the v1 table of db, its missing index added.
+func v2DB(t *testing.T, ctx context.Context, db *st.DB) (*st.DB, *migModel) {
+	t.Helper()
+	m2 := newMigModel(t, true)
+	db2 := st.New(db.Client(), m2.table, st.WithTableName(db.TableName()))
+	require.ErrorIs(t, db2.EnsureTable(ctx), st.ErrSchemaMismatch, "without AddMissingIndexes the index stays missing")
+	require.NoError(t, db2.EnsureTable(ctx, st.AddMissingIndexes()))
+	require.NoError(t, db2.EnsureTable(ctx), "the table now matches the model")
+	return db2, m2
+}
+
+func ownerDocs(t *testing.T, ctx context.Context, db *st.DB, m *migModel, owner string) map[string]mDoc {
+	t.Helper()
+	out := map[string]mDoc{}
+	for d, err := range m.byOwner.All(ctx, db, mDoc{Owner: owner}) {
+		require.NoError(t, err)
+		out[d.ID] = sortedTags(d)
+	}
+	return out
+}
+
+func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
+	ctx := context.Background()
+	m1 := newMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.table)
+	const n = 150
+	loadDocs(t, ctx, db1, m1, n)
+	db2, m2 := v2DB(t, ctx, db1)
+	assert.Empty(t, ownerDocs(t, ctx, db2, m2, "o1"), "the items lack the new index's keys")
+
+	// A dry run reports every item and changes nothing.
+	var changes atomic.Int64
+	rep, err := m2.docs.BackfillIndex(ctx, db2, "GSI1", st.DryRun(), st.Segments(3),
+		st.OnChange(func(c st.MigrationChange) {
+			changes.Add(1)
+			assert.Equal(t, []string{"GSI1PK", "GSI1SK"}, c.Attributes)
+			assert.Nil(t, c.NewKey)
+		}))
+	require.NoError(t, err)
+	assert.Equal(t, st.MigrationReport{Entity: "Doc", DryRun: true, Scanned: n, Changed: n, ConsumedCapacity: rep.ConsumedCapacity, Position: rep.Position}, *rep)
+	assert.Equal(t, int64(n), changes.Load())
+	assert.Empty(t, ownerDocs(t, ctx, db2, m2, "o1"), "a dry run writes nothing")
+
+	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1", st.Segments(3), st.PageSize(20))
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), rep.Scanned)
+	assert.Equal(t, int64(n), rep.Changed)
+	assert.Empty(t, rep.Failures)
+	assert.Positive(t, rep.ConsumedCapacity)
+	total := 0
+	for o := range 3 {
+		got := ownerDocs(t, ctx, db2, m2, fmt.Sprint("o", o))
+		total += len(got)
+		for _, d := range got {
+			assert.Equal(t, testDoc(d.N), d)
+		}
+	}
+	assert.Equal(t, n, total)
+
+	// Again: everything is in shape already.
+	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1", st.Segments(2))
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), rep.Skipped)
+	assert.Zero(t, rep.Changed)
+
+	_, err = m2.notes.BackfillIndex(ctx, db2, "GSI1")
+	assert.ErrorIs(t, err, st.ErrInvalidInput, "notes write no key into GSI1")
+	_, err = m2.docs.BackfillIndex(ctx, db2, "GSI9")
+	assert.ErrorIs(t, err, st.ErrInvalidInput)
+}
+
+// TestIntegrationMigrateConcurrentWrites changes an item between the
+// migration's read and its write: the migration's write must fail its
+// condition, read the item again and migrate the new content.
+func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	m1 := newMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.table)
+	loadDocs(t, ctx, db1, m1, 12)
+	for i := range 5 {
+		require.NoError(t, m1.vdocs.Put(ctx, db1, mVDoc{ID: docID(i), Owner: "o", Title: fmt.Sprint("v", i)}))
+	}
+	db2, m2 := v2DB(t, ctx, db1)
+	target := docID(4)
+	upper := func(_ context.Context, d *mDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
+
+	t.Run("all-attributes condition", func(t *testing.T) {
+		var once sync.Once
+		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+			if key["PK"].(*types.AttributeValueMemberS).Value != "DOC#"+escapedID(target) {
+				return
+			}
+			once.Do(func() {
+				d := testDoc(4)
+				d.Title = "changed meanwhile"
+				require.NoError(t, m1.docs.Put(ctx, db1, d))
+			})
+		})
+		rep, err := m2.docs.Migrate(ctx, db2, upper, hook)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Retried)
+		assert.Equal(t, int64(12), rep.Changed)
+		got, err := m2.docs.Get(ctx, db2, mDoc{ID: target})
+		require.NoError(t, err)
+		assert.Equal(t, "CHANGED MEANWHILE", got.Title, "the change made meanwhile is migrated, not overwritten")
+		assert.Len(t, ownerDocs(t, ctx, db2, m2, "o1"), 4)
+	})
+
+	t.Run("version condition", func(t *testing.T) {
+		var once sync.Once
+		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+			if key["PK"].(*types.AttributeValueMemberS).Value != "VDOC#"+escapedID(target) {
+				return
+			}
+			once.Do(func() {
+				cur, err := m1.vdocs.Get(ctx, db1, mVDoc{ID: target})
+				require.NoError(t, err)
+				cur.Title = "changed meanwhile"
+				require.NoError(t, m1.vdocs.Put(ctx, db1, cur))
+			})
+		})
+		rep, err := m2.vdocs.Migrate(ctx, db2, func(_ context.Context, d *mVDoc) error {
+			d.Title = strings.ToUpper(d.Title)
+			return nil
+		}, hook)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Retried)
+		assert.Equal(t, int64(5), rep.Changed)
+		got, err := m2.vdocs.Get(ctx, db2, mVDoc{ID: target})
+		require.NoError(t, err)
+		assert.Equal(t, "CHANGED MEANWHILE", got.Title)
+		assert.Equal(t, int64(3), got.Version, "1 by the first Put, 2 by the concurrent one, 3 by the migration")
+		var n int
+		for _, err := range m2.vByOwner.All(ctx, db2, mVDoc{Owner: "o"}) {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, 5, n)
+	})
+
+	t.Run("retries run out", func(t *testing.T) {
+		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+			d := testDoc(1)
+			d.Title = fmt.Sprint("other writer ", time.Now().UnixNano())
+			require.NoError(t, m1.docs.Put(ctx, db1, d))
+		})
+		rep, err := m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error {
+			if d.ID != docID(1) {
+				return st.ErrSkipItem
+			}
+			d.Title = "migrated"
+			return nil
+		}, hook, st.MaxRetries(2))
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Failed)
+		assert.Equal(t, int64(2), rep.Retried)
+		assert.Equal(t, int64(11), rep.Skipped)
+		require.Len(t, rep.Failures, 1)
+		assert.ErrorContains(t, rep.Failures[0].Err, "kept changing")
+		got, err := m2.docs.Get(ctx, db2, mDoc{ID: docID(1)})
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(got.Title, "other writer"), "the other writer's value stays: %q", got.Title)
+	})
+
+	t.Run("deleted meanwhile", func(t *testing.T) {
+		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+			require.NoError(t, m1.docs.Delete(ctx, db1, mDoc{ID: docID(2)}))
+		})
+		rep, err := m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error {
+			if d.ID != docID(2) {
+				return st.ErrSkipItem
+			}
+			d.Title = "resurrected?"
+			return nil
+		}, hook)
+		require.NoError(t, err)
+		assert.Equal(t, int64(12), rep.Skipped)
+		_, err = m2.docs.Get(ctx, db2, mDoc{ID: docID(2)})
+		assert.ErrorIs(t, err, st.ErrNotFound, "a deleted item is not written back")
+	})
+}
+
+// escapedID is docID(i) as the key holds it.
+func escapedID(id string) string {
+	return strings.NewReplacer("%", "%25", "#", "%23").Replace(id)
+}
+
+func TestIntegrationMigrateResume(t *testing.T) {
+	ctx := context.Background()
+	m1 := newMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.table)
+	const n = 200
+	loadDocs(t, ctx, db1, m1, n)
+	db2, m2 := v2DB(t, ctx, db1)
+	// An idempotent transform: it computes the target shape.
+	upper := func(_ context.Context, d *mDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
+
+	store := &memStore{}
+	cctx, cancel := context.WithCancel(ctx)
+	var handled atomic.Int64
+	rep1, err := m2.docs.Migrate(cctx, db2, func(ctx context.Context, d *mDoc) error {
+		if handled.Add(1) == n/2 {
+			cancel() // the crash
+		}
+		return upper(ctx, d)
+		// One segment at a time: no write is in flight when the context
+		// is cancelled, so that the counts below are exact.
+	}, st.Segments(3), st.ScanConcurrency(1), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotEmpty(t, store.pos)
+	assert.Equal(t, rep1.Position, store.pos)
+	assert.Less(t, rep1.Changed, int64(n))
+
+	rep2, err := m2.docs.Migrate(ctx, db2, upper, st.Segments(3), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	require.NoError(t, err)
+	assert.Empty(t, rep2.Failures)
+	assert.Equal(t, int64(n), rep1.Changed+rep2.Changed, "every item changed once across the runs")
+	assert.Less(t, rep2.Scanned, int64(n), "the resumed run does not read everything again")
+
+	total := 0
+	for o := range 3 {
+		got := ownerDocs(t, ctx, db2, m2, fmt.Sprint("o", o))
+		total += len(got)
+		for _, d := range got {
+			assert.Equal(t, fmt.Sprint("o", o), d.Owner)
+			want := testDoc(d.N)
+			want.Title = strings.ToUpper(want.Title)
+			assert.Equal(t, want, d)
+		}
+	}
+	assert.Equal(t, n, total)
+
+	// A completed migration's store resumes to nothing.
+	rep3, err := m2.docs.Migrate(ctx, db2, upper, st.Segments(3), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	require.NoError(t, err)
+	assert.Zero(t, rep3.Scanned)
+}
+
+// TestIntegrationMigrateMovesKeys changes the primary key template: each
+// item moves to its new key in one transaction.
+func TestIntegrationMigrateMovesKeys(t *testing.T) {
+	ctx := context.Background()
+	m1 := newMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.table)
+	loadDocs(t, ctx, db1, m1, 9)
+
+	t2, err := st.NewTable("MigDocs")
+	require.NoError(t, err)
+	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+	db2 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
+	rep, err := moved.Migrate(ctx, db2, func(context.Context, *mDoc) error { return nil })
+	require.NoError(t, err)
+	assert.Equal(t, int64(9), rep.Changed)
+	assert.Empty(t, rep.Failures)
+	for i := range 9 {
+		got, err := moved.Get(ctx, db2, mDoc{ID: docID(i), Owner: testDoc(i).Owner})
+		require.NoError(t, err)
+		assert.Equal(t, testDoc(i), sortedTags(got))
+		_, err = m1.docs.Get(ctx, db1, mDoc{ID: docID(i)})
+		assert.ErrorIs(t, err, st.ErrNotFound, "the old item is gone")
+	}
+	out, err := db1.Client().(*dynamodb.Client).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(db1.TableName()), Select: types.SelectCount})
+	require.NoError(t, err)
+	assert.Equal(t, int32(9+3), out.Count, "9 docs and 3 notes")
+}

@@ -1,0 +1,216 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/singletabletest"
+)
+
+// storedItem is d as the v1 model stores it (no index keys).
+func storedItem(t *testing.T, typ, pk, sk string, v any) map[string]types.AttributeValue {
+	t.Helper()
+	item, err := attributevalue.MarshalMap(v)
+	require.NoError(t, err)
+	item["PK"] = &types.AttributeValueMemberS{Value: pk}
+	item["SK"] = &types.AttributeValueMemberS{Value: sk}
+	item["_type"] = &types.AttributeValueMemberS{Value: typ}
+	return item
+}
+
+// scanOnce answers the first Scan of each segment with items, and the
+// rest with nothing.
+func scanOnce(items ...map[string]types.AttributeValue) func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	return func(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		if aws.ToInt32(in.Segment) != 0 {
+			return &dynamodb.ScanOutput{}, nil
+		}
+		return &dynamodb.ScanOutput{Items: items, ScannedCount: int32(len(items)),
+			ConsumedCapacity: &types.ConsumedCapacity{CapacityUnits: aws.Float64(0.5)}}, nil
+	}
+}
+
+func calls(c *singletabletest.Client, op string) []any {
+	var out []any
+	for _, call := range c.Calls() {
+		if call.Op == op {
+			out = append(out, call.Input)
+		}
+	}
+	return out
+}
+
+func TestMigrateRequests(t *testing.T) {
+	ctx := context.Background()
+	m := newMigModel(t, true)
+	doc := mDoc{ID: "d#1", Owner: "o1", Title: "t", Tags: []string{"a"}, N: 1}
+	vdoc := mVDoc{ID: "v1", Owner: "o1", Title: "t", Version: 4}
+
+	t.Run("all attributes", func(t *testing.T) {
+		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
+		db := st.New(client, m.table, st.WithTableName("Docs"))
+		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1")
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Changed)
+		golden.Request(t, "migrate/scan", calls(client, "Scan")[0])
+		golden.Request(t, "migrate/put_all_attributes", calls(client, "PutItem")[0])
+	})
+
+	t.Run("version", func(t *testing.T) {
+		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "VDoc", "VDOC#v1", "VDOC", vdoc))}
+		db := st.New(client, m.table, st.WithTableName("Docs"))
+		rep, err := m.vdocs.BackfillIndex(ctx, db, "GSI1")
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Changed)
+		golden.Request(t, "migrate/put_version", calls(client, "PutItem")[0])
+	})
+
+	t.Run("move", func(t *testing.T) {
+		t2, err := st.NewTable("MigDocs")
+		require.NoError(t, err)
+		moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
+		db := st.New(client, t2, st.WithTableName("Docs"))
+		var changes []st.MigrationChange
+		rep, err := moved.Migrate(ctx, db, func(context.Context, *mDoc) error { return nil },
+			st.OnChange(func(c st.MigrationChange) { changes = append(changes, c) }))
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Changed)
+		require.Len(t, changes, 1)
+		assert.Equal(t, "DOC#o1#d%231", changes[0].NewKey["PK"].(*types.AttributeValueMemberS).Value)
+		assert.Equal(t, []string{"PK"}, changes[0].Attributes)
+		golden.Request(t, "migrate/move", calls(client, "TransactWriteItems")[0])
+	})
+
+	t.Run("dry run and skips send no write", func(t *testing.T) {
+		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", mDoc{ID: "d#2", Owner: "o2"})
+		inShape["GSI1PK"] = &types.AttributeValueMemberS{Value: "OWNER#o2"}
+		inShape["GSI1SK"] = &types.AttributeValueMemberS{Value: "DOC#d%232"}
+		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc), inShape)}
+		db := st.New(client, m.table)
+		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1", st.DryRun())
+		require.NoError(t, err)
+		assert.Equal(t, st.MigrationReport{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: 0.5, Position: rep.Position}, *rep)
+		assert.Empty(t, calls(client, "PutItem"))
+	})
+
+	t.Run("transform errors and unique values", func(t *testing.T) {
+		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
+		db := st.New(client, m.table)
+		boom := errors.New("boom")
+		rep, err := m.docs.Migrate(ctx, db, func(context.Context, *mDoc) error { return boom })
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Failed)
+		require.Len(t, rep.Failures, 1)
+		assert.ErrorIs(t, rep.Failures[0].Err, boom)
+		assert.Empty(t, calls(client, "PutItem"))
+	})
+}
+
+func TestMigrateUniqueFieldsStay(t *testing.T) {
+	type acct struct {
+		ID    string `dynamodbav:"id"`
+		Email string `dynamodbav:"email" singletable:"unique"`
+	}
+	tbl, err := st.NewTable("Accts")
+	require.NoError(t, err)
+	e := st.MustDefine[acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"))
+	client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Acct", "ACCT#1", "ACCT", acct{ID: "1", Email: "a@x"}))}
+	db := st.New(client, tbl)
+	rep, err := e.Migrate(context.Background(), db, func(_ context.Context, a *acct) error { a.Email = "b@x"; return nil })
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, 1)
+	assert.ErrorIs(t, rep.Failures[0].Err, st.ErrInvalidInput)
+	assert.ErrorContains(t, rep.Failures[0].Err, "unique Email")
+	assert.Empty(t, calls(client, "PutItem"))
+}
+
+// fakeTime is a clock that only the limiter's sleeps move.
+type fakeTime struct {
+	mu    sync.Mutex
+	now   time.Time
+	slept time.Duration
+	waits int
+}
+
+func (f *fakeTime) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
+
+func (f *fakeTime) Sleep(_ context.Context, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.now, f.slept, f.waits = f.now.Add(d), f.slept+d, f.waits+1
+	return nil
+}
+
+func TestMigrateRateLimits(t *testing.T) {
+	m := newMigModel(t, true)
+	var items []map[string]types.AttributeValue
+	for i := range 10 {
+		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", mDoc{ID: fmt.Sprint(i), Owner: "o"}))
+	}
+
+	t.Run("items per second", func(t *testing.T) {
+		client := &singletabletest.Client{ScanFunc: scanOnce(items...)}
+		db := st.New(client, m.table)
+		clock := &fakeTime{now: time.Unix(1e9, 0)}
+		rep, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", st.RateLimit(5), st.MigrateTiming(clock.Now, clock.Sleep))
+		require.NoError(t, err)
+		assert.Equal(t, int64(10), rep.Changed)
+		// The first item goes at once, each other 1/5 s after the one before.
+		assert.Equal(t, 9*200*time.Millisecond, clock.slept)
+		assert.Equal(t, 9, clock.waits)
+	})
+
+	t.Run("capacity units per second", func(t *testing.T) {
+		client := &singletabletest.Client{ScanFunc: scanOnce(items...),
+			PutItemFunc: func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+				return &dynamodb.PutItemOutput{ConsumedCapacity: &types.ConsumedCapacity{CapacityUnits: aws.Float64(2)}}, nil
+			}}
+		db := st.New(client, m.table)
+		clock := &fakeTime{now: time.Unix(1e9, 0)}
+		rep, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", st.CapacityLimit(4), st.MigrateTiming(clock.Now, clock.Sleep))
+		require.NoError(t, err)
+		assert.Equal(t, 20.5, rep.ConsumedCapacity)
+		// 0.5 units of scan, then 10 writes of 2: each reservation waits
+		// for the units before it, 20.5 units at 4 a second less the last
+		// write's own 2 units' share.
+		assert.Equal(t, time.Duration((20.5-2)/4*float64(time.Second)), clock.slept)
+	})
+
+	t.Run("bad options", func(t *testing.T) {
+		db := st.New(&singletabletest.Client{}, m.table)
+		for _, o := range []st.MigrateOption{st.RateLimit(-1), st.CapacityLimit(-2), st.MaxRetries(-1), st.SaveCheckpoints(nil, -time.Second), st.Segments(0), st.PageSize(-1), st.ScanConcurrency(-1)} {
+			_, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", o)
+			assert.ErrorIs(t, err, st.ErrInvalidInput)
+		}
+		_, err := m.docs.Migrate(context.Background(), db, nil)
+		assert.ErrorIs(t, err, st.ErrInvalidInput)
+	})
+}
+
+func TestMigrateFileCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	store := st.FileCheckpoint(t.TempDir() + "/pos")
+	got, err := store.Load(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, got, "nothing saved yet")
+	require.NoError(t, store.Save(ctx, "a.b"))
+	require.NoError(t, store.Save(ctx, "c.d"))
+	got, err = store.Load(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "c.d", got)
+	assert.Error(t, st.FileCheckpoint(t.TempDir()+"/missing/dir/pos").Save(ctx, "x"))
+}

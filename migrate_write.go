@@ -1,0 +1,141 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// migrationWrite is the write of one migrated item: a PutItem, or the
+// transaction that moves it to a new key.
+type migrationWrite struct {
+	put    *dynamodb.PutItemInput
+	tx     *dynamodb.TransactWriteItemsInput
+	change MigrationChange
+}
+
+// migrationWrite plans the write of v, the transformed value of the item
+// stored as raw, into table: nil when v renders as raw already. touch sets the updated
+// timestamp from now. It is pure: the request is built, not sent.
+func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch bool, now func() time.Time) (*migrationWrite, error) {
+	item, _, err := m.item(v)
+	if err != nil {
+		return nil, inOp(op, "", err)
+	}
+	if codec.EqualItems(item, raw) {
+		return nil, nil
+	}
+	mf := &m.managed
+	for _, f := range mf.unique {
+		if !codec.Equal(item[f.Attr], raw[f.Attr]) {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the transform changes unique %s, whose guard item a migration does not move: change it with Update", f.GoName)}
+		}
+	}
+	oldKey, newKey := m.keyOfItem(raw), m.keyOfItem(item)
+	moved := !codec.EqualItems(oldKey, newKey)
+	if moved && len(mf.unique) > 0 {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the item's key changes from %s to %s, and entity %s has unique fields whose guard items name the old key: a migration cannot move it", formatKey(oldKey), formatKey(newKey), m.name)}
+	}
+	// The managed fields: the version goes up (so that other writers see
+	// the change), the updated timestamp only when asked.
+	restamp := false
+	if f := mf.version; f != nil {
+		setVersion(f, v, versionOf(f, v)+1)
+		restamp = true
+	}
+	if f := mf.updated; f != nil && touch {
+		setTimestamp(f, v, now())
+		restamp = true
+	}
+	if restamp {
+		if item, _, err = m.item(v); err != nil {
+			return nil, inOp(op, "", err)
+		}
+	}
+	w := &migrationWrite{change: MigrationChange{Key: oldKey, Attributes: changedAttrs(raw, item)}}
+	var b expr.Builder
+	cond := m.unchanged(raw, &b)
+	if err := checkExpression(op, "condition", cond); err != nil {
+		return nil, &LimitError{Op: op, Reason: err.(*LimitError).Reason + ": an entity this wide needs a version field for a migration to check that an item is unchanged"}
+	}
+	if !moved {
+		w.put = &dynamodb.PutItemInput{
+			TableName: aws.String(table), Item: item, ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		}
+		return w, nil
+	}
+	w.change.NewKey = newKey
+	var nb expr.Builder
+	w.tx = &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Delete: &types.Delete{TableName: aws.String(table), Key: oldKey, ConditionExpression: aws.String(cond),
+				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}},
+			{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(" + nb.Name(m.table.pk) + ")"),
+				ExpressionAttributeNames: nb.Names}},
+		},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	}
+	return w, nil
+}
+
+// unchanged renders the condition that the item is still as read (raw):
+// its stored version when the entity has one and the item holds it, else
+// every attribute equal and every other attribute of the model absent.
+func (m *entityModel) unchanged(raw map[string]types.AttributeValue, b *expr.Builder) string {
+	if f := m.managed.version; f != nil && m.managed.storedVersion(raw) != 0 {
+		return b.Name(f.Attr) + " = " + b.Value(raw[f.Attr])
+	}
+	names := make([]string, 0, len(raw))
+	for a := range raw {
+		names = append(names, a)
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, a := range names {
+		parts = append(parts, b.Name(a)+" = "+b.Value(raw[a]))
+	}
+	// What another writer could have added: the fields, and the index keys.
+	var absent []string
+	for _, f := range m.fields.List {
+		absent = append(absent, f.Attr)
+	}
+	for _, ei := range m.indexes {
+		absent = append(absent, ei.index.pk, ei.index.sk)
+	}
+	slices.Sort(absent)
+	for _, a := range slices.Compact(absent) {
+		if _, ok := raw[a]; !ok && a != "" {
+			parts = append(parts, "attribute_not_exists("+b.Name(a)+")")
+		}
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// changedAttrs lists, sorted, the attributes added, removed or changed
+// from a to b.
+func changedAttrs(a, b map[string]types.AttributeValue) []string {
+	var out []string
+	for k, av := range a {
+		if !codec.Equal(av, b[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

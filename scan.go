@@ -1,0 +1,527 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// Scans
+//
+// Patterns never scan: a full-table read is its own, visibly named
+// operation. Entity.Scan reads every item of one entity (a Scan filtered on
+// the entity type: it still reads, and pays for, the whole table); DB.Scan
+// reads every item of the table, each decoded into its entity's Go type,
+// with the items of types the model does not register reported, never
+// dropped. Both split the table into Segments read in parallel (at most
+// ScanConcurrency at once), take a Filter and a PageSize, report progress
+// (OnProgress) and resume from a saved position (ResumeScan). Migrations
+// (migrate.go) walk the table through the same engine.
+
+// ScanClient is the client a scan needs: a *dynamodb.Client implements it.
+// It is not part of Client, so that services which never scan need not
+// grant or mock it; a DB's Client is used for scans when it implements
+// ScanClient too (the test kit's Client does).
+type ScanClient interface {
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+var _ ScanClient = (*dynamodb.Client)(nil)
+
+// maxSegments is DynamoDB's limit on TotalSegments.
+const maxSegments = 1000000
+
+// defaultScanConcurrency is how many segments are read at once without
+// ScanConcurrency.
+const defaultScanConcurrency = 4
+
+// walkSettings are what the scan and migration options add up to.
+type walkSettings struct {
+	segments, concurrency, pageSize int
+	hasSegments                     bool // Segments was given (0 is then wrong)
+	progress                        func(ScanProgress)
+	resume                          string
+	migrate                         migrateSettings // migrate.go
+}
+
+// WalkOption is an option of every full-table walk: a ScanOption and a
+// MigrateOption.
+type WalkOption struct{ set func(*walkSettings) }
+
+func (o WalkOption) apply(s *settings) {
+	if o.set != nil {
+		o.set(s.walkSettings())
+	}
+}
+func (WalkOption) scanOption()    {}
+func (WalkOption) migrateOption() {}
+
+// scanOpt is an option of scans only.
+type scanOpt struct{ set func(*walkSettings) }
+
+func (o scanOpt) apply(s *settings) { o.set(s.walkSettings()) }
+func (scanOpt) scanOption()         {}
+
+// walkSettings returns s's walk settings, made on first use.
+func (s *settings) walkSettings() *walkSettings {
+	if s.walk == nil {
+		s.walk = &walkSettings{}
+	}
+	return s.walk
+}
+
+// Segments splits the scan into n segments (DynamoDB's TotalSegments, 1
+// to 1,000,000; default 1) read in parallel, ScanConcurrency at a time.
+// Each segment is an independent sequence of pages; results interleave.
+func Segments(n int) WalkOption {
+	return WalkOption{func(w *walkSettings) { w.segments, w.hasSegments = n, true }}
+}
+
+// ScanConcurrency bounds how many segments are read at once (default
+// min(Segments, 4)).
+func ScanConcurrency(n int) WalkOption {
+	return WalkOption{func(w *walkSettings) { w.concurrency = n }}
+}
+
+// PageSize caps the items each Scan request reads (its Limit); DynamoDB
+// also ends a page at 1 MB. Smaller pages make progress and checkpoints
+// finer and spread the read capacity a scan consumes.
+func PageSize(n int) WalkOption { return WalkOption{func(w *walkSettings) { w.pageSize = n }} }
+
+// OnProgress calls f after each page a segment has finished with (the
+// loop, or the migration, has handled its items), one call at a time, from
+// the scan's goroutines.
+func OnProgress(f func(ScanProgress)) WalkOption {
+	return WalkOption{func(w *walkSettings) { w.progress = f }}
+}
+
+// ResumeScan resumes a scan from a position an earlier one reported
+// (ScanProgress.Position): each segment starts after the last page it
+// finished, and finished segments are not read again. The position must
+// come from a scan of the same entity (or of the whole table) with the
+// same Segments, through a DB with the same cursor key; any other is a
+// *CursorError (ErrInvalidCursor) and nothing is sent. An empty position
+// starts from the beginning.
+func ResumeScan(position string) ScanOption {
+	return scanOpt{func(w *walkSettings) { w.resume = position }}
+}
+
+// ScanProgress is a scan's progress after one page.
+type ScanProgress struct {
+	// Segment is the segment that finished a page; SegmentScanned is how
+	// many items it has read so far (filtered items included).
+	Segment        int
+	SegmentScanned int64
+	// Scanned is how many items every segment has read so far, the runs
+	// before a resume included.
+	Scanned int64
+	// SegmentsDone of TotalSegments have read their last page.
+	SegmentsDone, TotalSegments int
+	// Position resumes the scan after every page finished so far (see
+	// ResumeScan): a sealed, opaque string, safe to store.
+	Position string
+}
+
+// ScannedItem is one item of a table scan (DB.Scan).
+type ScannedItem struct {
+	// Entity is the item's entity type, as its type attribute names it
+	// ("" when it has none).
+	Entity string
+	// Value is the item decoded into its entity's Go type (a T, not a
+	// *T), or nil when the model registers no entity of that type (such
+	// as a unique-value guard item, "_unique"): see Known.
+	Value any
+	// Item is the item as stored.
+	Item map[string]types.AttributeValue
+}
+
+// Known reports whether the item is of an entity the model registers.
+func (s ScannedItem) Known() bool { return s.Value != nil }
+
+// segState is where one segment of a scan stands.
+type segState struct {
+	key     map[string]types.AttributeValue // the page to read next starts after it
+	done    bool
+	scanned int64
+}
+
+// scanReq is a scan resolved for one call: the request every page copies,
+// and where each segment stands.
+type scanReq struct {
+	op     string
+	m      *entityModel // the entity scanned; nil for the whole table
+	in     dynamodb.ScanInput
+	w      walkSettings
+	total  int
+	secret []byte
+	bind   string
+	// onPage is called after a segment finished a page, with mu held; an
+	// error stops the scan.
+	onPage func(ScanProgress) error
+
+	mu    sync.Mutex
+	segs  []segState
+	nDone int
+}
+
+// scanRequest resolves a scan of entity m (nil: the whole table).
+func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, error) {
+	fail := func(format string, args ...any) (*scanReq, error) {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
+	}
+	if m != nil {
+		if err := db.checkTable(op, m); err != nil {
+			return nil, err
+		}
+	}
+	r := &scanReq{op: op, m: m, total: 1, bind: "scan *"}
+	if m != nil {
+		r.bind = "scan " + m.name
+	}
+	if s.walk != nil {
+		r.w = *s.walk
+	}
+	if r.w.hasSegments {
+		r.total = r.w.segments
+	}
+	switch {
+	case r.total < 1 || r.total > maxSegments:
+		return fail("Segments(%d): a scan has 1 to %d segments", r.w.segments, maxSegments)
+	case r.w.concurrency < 0:
+		return fail("ScanConcurrency(%d) must be at least 1", r.w.concurrency)
+	case r.w.pageSize < 0:
+		return fail("PageSize(%d) must be at least 1", r.w.pageSize)
+	}
+	if r.w.concurrency == 0 {
+		r.w.concurrency = min(r.total, defaultScanConcurrency)
+	}
+	in := &r.in
+	in.TableName = aws.String(db.name)
+	var b expr.Builder
+	var filter string
+	if m != nil {
+		filter = b.Name(m.table.typeAttr) + " = " + b.Value(expr.S(m.name))
+	}
+	if c := s.read.filter; !c.IsZero() {
+		// An entity's fields by their Go names; the whole table's by
+		// attribute names, as no one entity's names apply.
+		f, err := renderCond(c, m, &b)
+		if err != nil {
+			return nil, filterError(op, err)
+		}
+		if filter == "" {
+			filter = f
+		} else {
+			filter = "(" + filter + ") AND (" + f + ")"
+		}
+	}
+	if filter != "" {
+		if err := checkExpression(op, "filter", filter); err != nil {
+			return nil, err
+		}
+		in.FilterExpression = aws.String(filter)
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names, b.Values
+	}
+	if r.w.pageSize > 0 {
+		in.Limit = aws.Int32(int32(min(r.w.pageSize, 1<<30)))
+	}
+	if s.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if r.total > 1 {
+		in.TotalSegments = aws.Int32(int32(r.total))
+	}
+	secret, err := db.cursorSecret(op)
+	if err != nil {
+		return nil, err
+	}
+	r.secret = secret
+	r.segs = make([]segState, r.total)
+	if r.w.resume != "" {
+		if err := r.open(db.cursor.keys, r.w.resume); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// input is the Scan request of segment seg's next page.
+func (r *scanReq) input(seg int, start map[string]types.AttributeValue) *dynamodb.ScanInput {
+	in := r.in
+	if r.total > 1 {
+		in.Segment = aws.Int32(int32(seg))
+	}
+	in.ExclusiveStartKey = start
+	return &in
+}
+
+// first is the first request of the first segment left to read.
+func (r *scanReq) first() *dynamodb.ScanInput {
+	for i, s := range r.segs {
+		if !s.done {
+			return r.input(i, s.key)
+		}
+	}
+	return r.input(0, nil)
+}
+
+// scanClient is the DB's client as a ScanClient.
+func (db *DB) scanClient(op string) (ScanClient, error) {
+	c, ok := db.client.(ScanClient)
+	if !ok {
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the DB's client (%T) has no Scan method: give New a client that implements ScanClient, as *dynamodb.Client does", db.client)}
+	}
+	return c, nil
+}
+
+// pageFunc handles one page of segment seg; once it returns nil, the
+// segment's position moves past the page.
+type pageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) error
+
+// walk reads every segment left, ScanConcurrency at a time, handing each
+// page to handle, until every segment is done or one fails (which stops
+// the others). Positions only move past pages handled in full.
+func (r *scanReq) walk(ctx context.Context, client ScanClient, handle pageFunc) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan int, r.total)
+	for i, s := range r.segs {
+		if !s.done {
+			todo <- i
+		}
+	}
+	close(todo)
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	for range min(r.w.concurrency, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seg := range todo {
+				if err := r.segment(ctx, client, seg, handle); err != nil {
+					errOnce.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// segment reads segment seg to its end.
+func (r *scanReq) segment(ctx context.Context, client ScanClient, seg int, handle pageFunc) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		start := r.segs[seg].key
+		r.mu.Unlock()
+		out, err := client.Scan(ctx, r.input(seg, start))
+		if err != nil {
+			return opError(r.op, err)
+		}
+		if err := handle(ctx, seg, out); err != nil {
+			return err
+		}
+		done, err := r.advance(seg, out)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// advance moves segment seg past a page it handled, and reports progress.
+func (r *scanReq) advance(seg int, out *dynamodb.ScanOutput) (done bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &r.segs[seg]
+	s.key, s.scanned = out.LastEvaluatedKey, s.scanned+int64(out.ScannedCount)
+	if len(s.key) == 0 {
+		s.done = true
+		r.nDone++
+	}
+	if r.w.progress == nil && r.onPage == nil {
+		return s.done, nil
+	}
+	p := ScanProgress{Segment: seg, SegmentScanned: s.scanned, SegmentsDone: r.nDone, TotalSegments: r.total}
+	for _, st := range r.segs {
+		p.Scanned += st.scanned
+	}
+	if p.Position, err = r.seal(); err != nil {
+		return s.done, err
+	}
+	if r.w.progress != nil {
+		r.w.progress(p)
+	}
+	if r.onPage != nil {
+		err = r.onPage(p)
+	}
+	return s.done, err
+}
+
+// Entity scans
+
+// ScanInput is the first Scan request Scan sends (a dry run): a Scan of
+// the table filtered on the entity type, and on Filter's condition (over
+// the entity's fields). With Segments, the first segment's.
+func (e *Entity[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, error) {
+	r, err := e.scanRequest(db, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.first(), nil
+}
+
+func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
+	op := e.m.name + ".Scan"
+	s, err := collect(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	return db.scanRequest(op, e.m, s)
+}
+
+// Scan iterates over every item of the entity in the table: a full-table
+// Scan filtered on the entity type, which reads (and pays for) every item
+// of the table, so it is for maintenance, exports and migrations, not for
+// serving requests (declare a Pattern for those). Items come in no
+// particular order; with Segments, the segments' pages interleave. An
+// error ends the iteration (a decoding error yields the error and goes on
+// if the loop does); breaking out of the loop stops every segment.
+func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		r, err := e.scanRequest(db, opts)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+			var v T
+			if err := e.m.decode(item, reflect.ValueOf(&v).Elem()); err != nil {
+				return yield(zero, err)
+			}
+			return yield(v, nil)
+		}, func(err error) { yield(zero, err) })
+	}
+}
+
+// Table scans
+
+// ScanInput is the first Scan request DB.Scan sends (a dry run). A Filter
+// names attributes as stored (not Go fields: the items are of every
+// entity).
+func (db *DB) ScanInput(opts ...ScanOption) (*dynamodb.ScanInput, error) {
+	r, err := db.tableScan(opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.first(), nil
+}
+
+func (db *DB) tableScan(opts []ScanOption) (*scanReq, error) {
+	s, err := collect("Scan", opts)
+	if err != nil {
+		return nil, err
+	}
+	return db.scanRequest("Scan", nil, s)
+}
+
+// Scan iterates over every item of the table, each decoded into the Go
+// type of the entity its type attribute names. An item of a type the
+// model does not register (a unique-value guard, "_unique", or another
+// application's) is yielded too, with a nil Value and its raw Item, never
+// dropped. A Filter names attributes as stored. Otherwise it works as
+// Entity.Scan.
+func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedItem, error] {
+	return func(yield func(ScannedItem, error) bool) {
+		r, err := db.tableScan(opts)
+		if err != nil {
+			yield(ScannedItem{}, err)
+			return
+		}
+		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+			v, m, err := db.table.decodeItem(r.op, item)
+			var unknown *UnknownEntityError
+			if errors.As(err, &unknown) {
+				return yield(ScannedItem{Entity: unknown.Type, Item: item}, nil)
+			}
+			if err != nil {
+				return yield(ScannedItem{}, err)
+			}
+			return yield(ScannedItem{Entity: m.name, Value: v, Item: item}, nil)
+		}, func(err error) { yield(ScannedItem{}, err) })
+	}
+}
+
+// scanPage is a page handed from a segment to the loop; the loop says on
+// handled whether it went through all of it.
+type scanPage struct {
+	items   []map[string]types.AttributeValue
+	handled chan bool
+}
+
+// scanAll runs r, handing every item to each on the caller's goroutine
+// (where a range-over-func loop body must run) until each returns false;
+// a segment's position moves past a page once each has seen all of it.
+// fail gets the error that ended the scan, unless the loop stopped it.
+func scanAll(ctx context.Context, db *DB, r *scanReq, each func(map[string]types.AttributeValue) bool, fail func(error)) {
+	client, err := db.scanClient(r.op)
+	if err != nil {
+		fail(err)
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan scanPage)
+	var walkErr error
+	go func() {
+		defer close(pages)
+		walkErr = r.walk(ctx, client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
+			p := scanPage{items: out.Items, handled: make(chan bool, 1)}
+			select {
+			case pages <- p:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if all := <-p.handled; !all {
+				return errStopped
+			}
+			return nil
+		})
+	}()
+	stopped := false
+	for p := range pages {
+		all := !stopped
+		for _, item := range p.items {
+			if stopped {
+				break
+			}
+			if !each(item) {
+				stopped, all = true, false
+				cancel()
+			}
+		}
+		p.handled <- all
+	}
+	if walkErr != nil && !stopped {
+		fail(walkErr)
+	}
+}
+
+// errStopped ends a walk whose loop stopped.
+var errStopped = fmt.Errorf("singletable: scan stopped by its loop")

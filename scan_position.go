@@ -1,0 +1,116 @@
+package singletable
+
+import (
+	"crypto/hmac"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Scan positions
+//
+// A scan's position (ScanProgress.Position) is where each of its segments
+// stands: the LastEvaluatedKey of the last page it finished, or that it is
+// done, with how many items it has read. It is sealed like a query cursor
+// (HMAC-SHA256 under the DB's cursor key, base64url) and bound to what was
+// scanned (one entity, or the table) and the number of segments, which
+// decides how DynamoDB splits the table: a position resumes only the scan
+// that reported it. Its size grows with the number of segments.
+
+const scanPositionContext = "singletable scan position v1\x00"
+
+type positionPayload struct {
+	Version  int               `json:"v"`
+	Target   string            `json:"t"`
+	Segments []positionSegment `json:"s"`
+}
+
+type positionSegment struct {
+	Key     map[string]json.RawMessage `json:"k,omitempty"`
+	Done    bool                       `json:"d,omitempty"`
+	Scanned int64                      `json:"n,omitempty"`
+}
+
+// seal encodes where every segment stands. Called with r.mu held.
+func (r *scanReq) seal() (string, error) {
+	p := positionPayload{Version: 1, Target: r.bind, Segments: make([]positionSegment, len(r.segs))}
+	for i, s := range r.segs {
+		ps := positionSegment{Done: s.done, Scanned: s.scanned}
+		if len(s.key) > 0 {
+			ps.Key = make(map[string]json.RawMessage, len(s.key))
+			for name, av := range s.key {
+				raw, err := encodeKeyValue(av)
+				if err != nil {
+					return "", &InputError{Op: r.op, Reason: fmt.Sprintf("scan position: key attribute %s: %v", name, err)}
+				}
+				ps.Key[name] = raw
+			}
+		}
+		p.Segments[i] = ps
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(positionMAC(r.secret, body)), nil
+}
+
+func positionMAC(secret, body []byte) []byte {
+	return cursorMAC(secret, append([]byte(scanPositionContext), body...))
+}
+
+// open sets where every segment starts from a sealed position.
+func (r *scanReq) open(keys [][]byte, position string) error {
+	fail := func(format string, args ...any) error {
+		return &CursorError{Pattern: r.op, Reason: "scan position: " + fmt.Sprintf(format, args...)}
+	}
+	bodyPart, macPart, ok := strings.Cut(position, ".")
+	if !ok {
+		return fail("malformed")
+	}
+	enc := base64.RawURLEncoding
+	body, err1 := enc.DecodeString(bodyPart)
+	mac, err2 := enc.DecodeString(macPart)
+	if err1 != nil || err2 != nil {
+		return fail("malformed")
+	}
+	if !slices.ContainsFunc(keys, func(k []byte) bool { return hmac.Equal(mac, positionMAC(k, body)) }) {
+		return fail("its signature does not match: it was altered, or sealed with a cursor key this DB does not have")
+	}
+	var p positionPayload
+	if err := json.Unmarshal(body, &p); err != nil || p.Version != 1 {
+		return fail("malformed")
+	}
+	switch {
+	case p.Target != r.bind:
+		return fail("it was issued by %q, not %q", p.Target, r.bind)
+	case len(p.Segments) != r.total:
+		return fail("it was issued for %d segments, not %d: a scan resumes with the Segments it started with", len(p.Segments), r.total)
+	}
+	for i, ps := range p.Segments {
+		s := segState{done: ps.Done, scanned: ps.Scanned}
+		if len(ps.Key) > 0 {
+			s.key = make(map[string]types.AttributeValue, len(ps.Key))
+			for name, raw := range ps.Key {
+				av, err := decodeKeyValue(raw)
+				if err != nil {
+					return fail("segment %d: key attribute %s: %v", i, name, err)
+				}
+				s.key[name] = av
+			}
+		}
+		if s.done && s.key != nil {
+			return fail("malformed")
+		}
+		if s.done {
+			r.nDone++
+		}
+		r.segs[i] = s
+	}
+	return nil
+}
