@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"time"
@@ -179,7 +180,11 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too for one request")
 	}
-	return acts[0].updateItemInput(db), nil
+	in := acts[0].updateItemInput(db)
+	// The names map is shared with other requests of the shape (see
+	// updateCache): the caller gets a copy of its own to change.
+	in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+	return in, nil
 }
 
 // noReadError turns a *readNeeded into the *ReadNeededError of a caller
@@ -235,15 +240,26 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	kv := reflect.ValueOf(&key).Elem()
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if err == nil && !unique {
+		return e.sendUpdate(ctx, db, acts[0])
+	}
+	return e.updateRead(ctx, db, key, kv, s, unique, err)
+}
+
+// updateRead is Update for an update that reads the item first: its plan
+// without a read failed with planErr (a *readNeeded), or it changes a
+// unique field. (Apart from Update, so that the common update declares
+// none of what this one needs, which the compiler would allocate anyway.)
+func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Value, s *settings, unique bool, planErr error) (T, error) {
+	var out T
+	op := e.m.ops.update
 	var need *readNeeded
 	switch {
-	case err == nil && !unique:
-		return e.sendUpdate(ctx, db, acts[0])
-	case err == nil:
+	case planErr == nil:
 		// A unique field changes: read the item to learn the old value.
-	case errors.As(err, &need) && !s.noRead:
+	case errors.As(planErr, &need) && !s.noRead:
 	default:
-		return out, noReadError(err, s, "")
+		return out, noReadError(planErr, s, "")
 	}
 	var fields []string
 	if need != nil {
@@ -360,13 +376,14 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	// interfaces), and the action is made below.
 	u := new(updateAction)
 	b := &u.b
+	b.ShareNames(&m.updates.shared)
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
 	plan := updatePlan{read: read, keyVals: u.keys[:0]}
-	plan.update.Expect(len(s.changes) + 2*len(m.indexes)) // each change, and the index keys it may set
+	defer plan.releaseNext()
 	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
 	m.managed.beforeUpdate(&w, &plan)
 	s = w.s
@@ -408,7 +425,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := m.managed.onUpdate(&w, &plan); err != nil {
 		return nil, err
 	}
-	a.update = plan.update.String()
+	var text [512]byte
+	a.update = m.updates.shared.Intern(plan.update.Append(text[:0]))
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
