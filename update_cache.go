@@ -22,11 +22,32 @@ import (
 //   - values recycles the struct values updatePlan.nextValue builds to
 //     recompute index keys, for entities whose indexes have no When
 //     predicate (which could keep the pointer it is given).
+//   - builders recycles the expression builders of updates (a builder
+//     escapes to the heap, conditions rendering through interfaces); what
+//     a request keeps of one (its maps) is handed over, not recycled.
 //
 // The zero value is ready to use; it is safe for concurrent use.
 type updateCache struct {
 	shared expr.Shared
-	values sync.Pool // of *T, zero when put back
+	values   sync.Pool // of *T, zero when put back
+	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
+}
+
+// builder returns an empty expression builder sharing the cache's names
+// and expressions, for releaseBuilder once the plan is made.
+func (c *updateCache) builder() *expr.Builder {
+	if b, ok := c.builders.Get().(*expr.Builder); ok {
+		return b
+	}
+	b := new(expr.Builder)
+	b.ShareNames(&c.shared)
+	return b
+}
+
+// releaseBuilder recycles b, whose request holds what it needs of it.
+func (c *updateCache) releaseBuilder(b *expr.Builder) {
+	b.Reset()
+	c.builders.Put(b)
 }
 
 // newValue returns a zero struct value of the entity's type, addressable,

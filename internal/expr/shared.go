@@ -121,3 +121,10 @@ func (b *Builder) name(i int) string {
 	}
 	return b.more[i-len(b.first)]
 }
+
+// Reset empties b for another request: what it handed out (its maps, now
+// a request's) is left alone; its sharing and the room it grew are kept.
+func (b *Builder) Reset() {
+	clear(b.more)
+	*b = Builder{more: b.more[:0], shared: b.shared}
+}
