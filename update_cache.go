@@ -28,7 +28,7 @@ import (
 //
 // The zero value is ready to use; it is safe for concurrent use.
 type updateCache struct {
-	shared expr.Shared
+	shared   expr.Shared
 	values   sync.Pool // of *T, zero when put back
 	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
 }

@@ -29,7 +29,7 @@ type Node interface {
 type writer struct{ buf []byte }
 
 func (w *writer) WriteString(s string) { w.buf = append(w.buf, s...) }
-func (w *writer) WriteByte(c byte)     { w.buf = append(w.buf, c) }
+func (w *writer) writeByte(c byte)     { w.buf = append(w.buf, c) }
 
 // writers recycles the writers of conditions that Render interns.
 var writers = sync.Pool{New: func() any { return &writer{buf: make([]byte, 0, 128)} }}
@@ -140,7 +140,7 @@ func (n inNode) render(r Resolver, b *Builder, w *writer) error {
 		}
 		w.WriteString(p)
 	}
-	w.WriteByte(')')
+	w.writeByte(')')
 	return nil
 }
 
@@ -258,11 +258,11 @@ func (j *Junction) render(r Resolver, b *Builder, w *writer) error {
 		if i > 0 {
 			writeAll(w, " ", j.op, " ")
 		}
-		w.WriteByte('(')
+		w.writeByte('(')
 		if err := c.render(r, b, w); err != nil {
 			return err
 		}
-		w.WriteByte(')')
+		w.writeByte(')')
 	}
 	return nil
 }
@@ -277,6 +277,6 @@ func (n notNode) render(r Resolver, b *Builder, w *writer) error {
 	if err := n.n.render(r, b, w); err != nil {
 		return err
 	}
-	w.WriteByte(')')
+	w.writeByte(')')
 	return nil
 }
