@@ -151,7 +151,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 		return condError(a.op, err)
 	}
 	a.cond = cond
-	a.names, a.values = b.Names, b.Values
+	a.names, a.values = b.NameMap(), b.Values
 	a.bytes += len(cond) + b.Bytes()
 	return nil
 }

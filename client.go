@@ -9,6 +9,9 @@ import (
 // Client is the part of the DynamoDB API the library calls to read and write
 // items. A *dynamodb.Client satisfies it, and so does any wrapper (tracing,
 // fault injection, a DAX client) or a mock: see package singletabletest.
+// A Client must not modify the requests it is given (the SDK's does not):
+// parts of them, such as an update's ExpressionAttributeNames, are shared
+// by requests of the same shape.
 type Client interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

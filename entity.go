@@ -46,6 +46,8 @@ type entityModel struct {
 	shard *shardModel
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
+	// updates is what its updates share between calls (update_cache.go).
+	updates updateCache
 }
 
 // opNames are an entity's operation names as errors give them

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -139,7 +140,18 @@ func (db *DB) TransactInput(build func(tx *Tx) error, opts ...TxOption) (*dynamo
 	if err != nil {
 		return nil, err
 	}
-	return tx.input("Transact", s)
+	in, err := tx.input("Transact", s)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range in.TransactItems {
+		if it.Update != nil {
+			// Shared with other updates of its shape (update_cache.go): the
+			// caller gets a copy of its own to change.
+			it.Update.ExpressionAttributeNames = maps.Clone(it.Update.ExpressionAttributeNames)
+		}
+	}
+	return in, nil
 }
 
 func (db *DB) buildTx(build func(tx *Tx) error, opts []TxOption) (*Tx, *settings, error) {

@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"time"
@@ -145,14 +146,18 @@ func Increment(field string, n any) Changes { return Changes{}.Increment(field, 
 // Decrement starts Changes with Changes.Decrement.
 func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, n) }
 
-// updateSettings adds up an update's changes and options. It always
-// allocates: the changes are the update's own.
-func updateSettings(op string, ch Changes, opts []UpdateOption) (*settings, error) {
+// updateSettings adds up an update's changes and options. Returned as a
+// value, for the caller to hold on its stack: only options (applied
+// through interfaces) need a settings on the heap.
+func updateSettings(op string, ch Changes, opts []UpdateOption) (settings, error) {
+	if len(opts) == 0 {
+		return settings{changes: ch.list, cond: ch.cond}, nil
+	}
 	s := &settings{changes: ch.list, cond: ch.cond}
 	if err := applyAll(op, s, opts); err != nil {
-		return nil, err
+		return settings{}, err
 	}
-	return s, nil
+	return *s, nil
 }
 
 // maxUpdateAttempts bounds the writes of an Update that reads first: each
@@ -167,7 +172,8 @@ const maxUpdateAttempts = 4
 // too it is one request.
 func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption) (*dynamodb.UpdateItemInput, error) {
 	op := e.m.ops.update
-	s, err := updateSettings(op, ch, opts)
+	sv, err := updateSettings(op, ch, opts)
+	s := &sv
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +185,11 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too for one request")
 	}
-	return acts[0].updateItemInput(db), nil
+	in := acts[0].updateItemInput(db)
+	// The names map is shared with other requests of the shape (see
+	// updateCache): the caller gets a copy of its own to change.
+	in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+	return in, nil
 }
 
 // noReadError turns a *readNeeded into the *ReadNeededError of a caller
@@ -228,22 +238,35 @@ func noReadError(err error, s *settings, advice string) error {
 func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts ...UpdateOption) (T, error) {
 	var out T
 	op := e.m.ops.update
-	s, err := updateSettings(op, ch, opts)
+	sv, err := updateSettings(op, ch, opts)
+	s := &sv
 	if err != nil {
 		return out, err
 	}
 	kv := reflect.ValueOf(&key).Elem()
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if err == nil && !unique {
+		return e.sendUpdate(ctx, db, acts[0], &key)
+	}
+	return e.updateRead(ctx, db, key, kv, *s, unique, err)
+}
+
+// updateRead is Update for an update that reads the item first: its plan
+// without a read failed with planErr (a *readNeeded), or it changes a
+// unique field. (Apart from Update, so that the common update declares
+// none of what this one needs, which the compiler would allocate anyway.)
+func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Value, sv settings, unique bool, planErr error) (T, error) {
+	var out T
+	s := &sv
+	op := e.m.ops.update
 	var need *readNeeded
 	switch {
-	case err == nil && !unique:
-		return e.sendUpdate(ctx, db, acts[0])
-	case err == nil:
+	case planErr == nil:
 		// A unique field changes: read the item to learn the old value.
-	case errors.As(err, &need) && !s.noRead:
+	case errors.As(planErr, &need) && !s.noRead:
 	default:
-		return out, noReadError(err, s, "")
+		return out, noReadError(planErr, s, "")
 	}
 	var fields []string
 	if need != nil {
@@ -270,7 +293,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 			if err = db.sendActions(ctx, op, acts, s); err == nil {
 				return e.Get(ctx, db, key, ConsistentRead())
 			}
-		} else if out, err = e.sendUpdate(ctx, db, acts[0]); err == nil {
+		} else if out, err = e.sendUpdate(ctx, db, acts[0], kv.Addr().Interface().(*T)); err == nil {
 			return out, nil
 		}
 		if !errors.Is(err, ErrConditionFailed) {
@@ -290,15 +313,19 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	}
 }
 
-// sendUpdate sends an Update's single action and decodes the item after it.
-func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action) (T, error) {
-	var out T
+// sendUpdate sends an Update's single action and decodes the item after it
+// into *into, which it returns: the key's own storage, on the heap already
+// (reflection took its address) and of no more use once the update is
+// done, so that the result costs no allocation of its own.
+func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) (T, error) {
+	var zero T
 	res, err := db.client.UpdateItem(ctx, a.updateItemInput(db))
 	if err != nil {
-		return out, a.sendError(err)
+		return zero, a.sendError(err)
 	}
-	err = e.m.decode(res.Attributes, reflect.ValueOf(&out).Elem())
-	return out, err
+	*into = zero
+	err = e.m.decode(res.Attributes, reflect.ValueOf(into).Elem())
+	return *into, err
 }
 
 // TxUpdate adds Update of the item whose key fields are set in key (see
@@ -311,7 +338,8 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action) (T, error
 // transaction rather than orphaning a guard).
 func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	op := e.m.ops.update
-	s, err := updateSettings(op, ch, opts)
+	sv, err := updateSettings(op, ch, opts)
+	s := &sv
 	if err != nil {
 		tx.add(nil, err)
 		return
@@ -331,10 +359,11 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	tx.add(acts, nil)
 }
 
-// updateAction is an Update's action with the builder of its expressions.
+// updateAction is an Update's action with its settings and room for its
+// index key values.
 type updateAction struct {
 	action
-	b expr.Builder
+	s settings
 	// keys hold the index key values the update sets (see keyValue).
 	keys [4]types.AttributeValueMemberS
 }
@@ -344,11 +373,11 @@ type updateAction struct {
 // stored item for Update). read is what Update read of the item first, or
 // nil: the update is then conditioned on what it read, and an upsert of an
 // item not found stores every attribute Put would.
-func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, s *settings, read *storedRead) ([]*action, error) {
+func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old reflect.Value, given *settings, read *storedRead) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	if len(s.changes) == 0 {
+	if len(given.changes) == 0 {
 		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
 	}
 	if read == nil { // the first plan of the update: later ones keep its shard
@@ -360,18 +389,22 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err != nil {
 		return nil, err
 	}
-	// The action and its expression builder in one allocation: the
-	// builder escapes to the heap anyway (conditions render through
-	// interfaces), and the action is made below.
-	u := new(updateAction)
-	b := &u.b
+	// The action, its settings and room for its index key values in one
+	// allocation (the caller's settings then stay on its stack); the
+	// builder is recycled (see updateCache).
+	u := &updateAction{s: *given}
+	s := &u.s
+	b := m.updates.builder()
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
 	plan := updatePlan{read: read, keyVals: u.keys[:0]}
-	plan.update.Expect(len(s.changes) + 2*len(m.indexes)) // each change, and the index keys it may set
+	defer func() {
+		plan.releaseNext()
+		m.updates.releaseBuilder(b)
+	}()
 	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
 	m.managed.beforeUpdate(&w, &plan)
 	s = w.s
@@ -413,7 +446,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := m.managed.onUpdate(&w, &plan); err != nil {
 		return nil, err
 	}
-	a.update = plan.update.String()
+	var text [512]byte
+	a.update = m.updates.shared.Intern(plan.update.Append(text[:0]))
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err

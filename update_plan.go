@@ -30,6 +30,7 @@ type updatePlan struct {
 	key     reflect.Value // the key value the update was given
 	changes []change
 	next    reflect.Value // see nextValue; invalid until then
+	nextPtr any           // what releaseNext recycles (see entityModel.newValue)
 	// read is what Update read of the stored item before planning; nil
 	// when it read nothing.
 	read *storedRead
@@ -296,7 +297,8 @@ func (p *updatePlan) nextValue() reflect.Value {
 	if p.next.IsValid() {
 		return p.next
 	}
-	next := reflect.New(p.m.typ).Elem()
+	next, ptr := p.m.newValue()
+	p.nextPtr = ptr
 	if p.read != nil {
 		next.Set(p.read.value)
 	} else {
@@ -324,6 +326,15 @@ func (p *updatePlan) nextValue() reflect.Value {
 	}
 	p.next = next
 	return next
+}
+
+// releaseNext recycles the value nextValue built, once the plan is done
+// with it (planUpdate's last step).
+func (p *updatePlan) releaseNext() {
+	if p.next.IsValid() {
+		p.m.releaseValue(p.next, p.nextPtr)
+		p.next, p.nextPtr = reflect.Value{}, nil
+	}
 }
 
 // baseValue sets into v, a zero struct value, the key fields of key and

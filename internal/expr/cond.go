@@ -2,7 +2,8 @@ package expr
 
 import (
 	"fmt"
-	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -18,25 +19,49 @@ type Resolver interface {
 }
 
 // Node is a node of a condition tree. It renders its expression straight
-// into the one strings.Builder of the whole condition, so that nesting
-// costs no intermediate strings.
+// into the one writer of the whole condition, so that nesting costs no
+// intermediate strings.
 type Node interface {
-	render(r Resolver, b *Builder, w *strings.Builder) error
+	render(r Resolver, b *Builder, w *writer) error
 }
 
+// writer is where a condition renders: a growing byte buffer.
+type writer struct{ buf []byte }
+
+func (w *writer) WriteString(s string) { w.buf = append(w.buf, s...) }
+func (w *writer) writeByte(c byte)     { w.buf = append(w.buf, c) }
+
+// writers recycles the writers of conditions that Render interns.
+var writers = sync.Pool{New: func() any { return &writer{buf: make([]byte, 0, 128)} }}
+
 // Render renders the condition rooted at n. An expression longer than
-// DynamoDB's limit is the caller's to refuse.
+// DynamoDB's limit is the caller's to refuse. A Builder given ShareNames
+// also shares the expression string (see Shared.Intern).
 func Render(n Node, r Resolver, b *Builder) (string, error) {
-	var w strings.Builder
-	w.Grow(64) // most conditions fit: one allocation rather than growing from 8 bytes
-	if err := n.render(r, b, &w); err != nil {
+	if b.shared != nil {
+		w := writers.Get().(*writer)
+		defer func() {
+			if cap(w.buf) <= 2*MaxExpressionBytes { // keep no giant buffer
+				w.buf = w.buf[:0]
+				writers.Put(w)
+			}
+		}()
+		if err := n.render(r, b, w); err != nil {
+			return "", err
+		}
+		return b.shared.Intern(w.buf), nil
+	}
+	// Most conditions fit: one allocation rather than growing from 8 bytes.
+	w := &writer{buf: make([]byte, 0, 64)}
+	if err := n.render(r, b, w); err != nil {
 		return "", err
 	}
-	return w.String(), nil
+	// The buffer is never written again: the string can be it.
+	return unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), nil
 }
 
 // writeAll writes the strings to w in order.
-func writeAll(w *strings.Builder, ss ...string) {
+func writeAll(w *writer, ss ...string) {
 	for _, s := range ss {
 		w.WriteString(s)
 	}
@@ -50,7 +75,7 @@ type cmpNode struct {
 	v        any
 }
 
-func (n cmpNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n cmpNode) render(r Resolver, b *Builder, w *writer) error {
 	a, err := r.Path(b, n.path)
 	if err != nil {
 		return err
@@ -71,7 +96,7 @@ type betweenNode struct {
 	lo, hi any
 }
 
-func (n betweenNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n betweenNode) render(r Resolver, b *Builder, w *writer) error {
 	a, err := r.Path(b, n.path)
 	if err != nil {
 		return err
@@ -96,7 +121,7 @@ type inNode struct {
 	vs   []any
 }
 
-func (n inNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n inNode) render(r Resolver, b *Builder, w *writer) error {
 	if len(n.vs) == 0 || len(n.vs) > 100 {
 		return fmt.Errorf("In(%q) takes 1 to 100 values, got %d", n.path, len(n.vs))
 	}
@@ -115,7 +140,7 @@ func (n inNode) render(r Resolver, b *Builder, w *strings.Builder) error {
 		}
 		w.WriteString(p)
 	}
-	w.WriteByte(')')
+	w.writeByte(')')
 	return nil
 }
 
@@ -158,7 +183,7 @@ type funcNode struct {
 	rawAttr   bool // path is an attribute name (see UnaryAttr)
 }
 
-func (n funcNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n funcNode) render(r Resolver, b *Builder, w *writer) error {
 	var a string
 	var err error
 	if n.rawAttr {
@@ -199,7 +224,7 @@ type sizeNode struct {
 	n        int
 }
 
-func (n sizeNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n sizeNode) render(r Resolver, b *Builder, w *writer) error {
 	a, err := r.Path(b, n.path)
 	if err != nil {
 		return err
@@ -228,16 +253,16 @@ func Join(op string) *Junction {
 // Add adds a node to the junction.
 func (j *Junction) Add(n Node) { j.nodes = append(j.nodes, n) }
 
-func (j *Junction) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (j *Junction) render(r Resolver, b *Builder, w *writer) error {
 	for i, c := range j.nodes {
 		if i > 0 {
 			writeAll(w, " ", j.op, " ")
 		}
-		w.WriteByte('(')
+		w.writeByte('(')
 		if err := c.render(r, b, w); err != nil {
 			return err
 		}
-		w.WriteByte(')')
+		w.writeByte(')')
 	}
 	return nil
 }
@@ -247,11 +272,11 @@ func Not(n Node) Node { return notNode{n} }
 
 type notNode struct{ n Node }
 
-func (n notNode) render(r Resolver, b *Builder, w *strings.Builder) error {
+func (n notNode) render(r Resolver, b *Builder, w *writer) error {
 	w.WriteString("NOT (")
 	if err := n.n.render(r, b, w); err != nil {
 		return err
 	}
-	w.WriteByte(')')
+	w.writeByte(')')
 	return nil
 }

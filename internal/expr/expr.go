@@ -32,6 +32,8 @@ type Builder struct {
 	names  int
 	values int
 	bytes  int // see Bytes
+	// shared, when set, holds the names map instead of Names (ShareNames).
+	shared *Shared
 	// Names and Values are the request's ExpressionAttributeNames and
 	// ExpressionAttributeValues; nil while empty, as the service wants.
 	Names  map[string]string
@@ -79,7 +81,7 @@ func (b *Builder) Name(attr string) string {
 			return placeholder(namePlaceholders, "#n", len(b.first)+i)
 		}
 	}
-	if b.Names == nil {
+	if b.Names == nil && b.shared == nil {
 		b.Names = make(map[string]string, 4)
 	}
 	p := placeholder(namePlaceholders, "#n", b.names)
@@ -89,7 +91,9 @@ func (b *Builder) Name(attr string) string {
 		b.more = append(b.more, attr)
 	}
 	b.names++
-	b.Names[p] = attr
+	if b.shared == nil {
+		b.Names[p] = attr
+	}
 	b.bytes += len(p) + len(attr)
 	return p
 }

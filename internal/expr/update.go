@@ -1,7 +1,5 @@
 package expr
 
-import "strings"
-
 // Clause is one clause of an update expression. Clauses are written in
 // this order.
 type Clause int
@@ -17,34 +15,61 @@ const (
 var clauseKeywords = [...]string{ClauseSet: "SET ", ClauseRemove: "REMOVE ", ClauseAdd: "ADD ", ClauseDelete: "DELETE "}
 
 // Update assembles an update expression from its actions. The zero value is
-// empty and ready to use. Each clause is written (keyword first) as its
-// actions come: no string per action to join later.
+// empty and ready to use. Actions are written one after another into one
+// buffer held in the Update itself, each remembered as a segment of its
+// clause, and put in clause order only by Append: an Update on the stack
+// costs no allocation until its actions outgrow the buffer.
 type Update struct {
-	clauses [4]strings.Builder
-	actions int // how many actions the caller expects, to size a clause once
+	buf  [320]byte
+	n    int    // bytes of buf used
+	more []byte // every action written, once buf is full
+	segs [24]segment
+	nseg int
+	// moreSegs holds every segment once segs is full.
+	moreSegs []segment
 }
 
-// Expect says about how many actions the expression will hold, so that a
-// clause's buffer is allocated once at the right size.
-func (u *Update) Expect(actions int) { u.actions = actions }
+// segment is one action: its clause and where its text is.
+type segment struct {
+	clause     Clause
+	start, end int
+}
 
 // Act adds one action, the concatenation of parts, to clause c:
 // Act(ClauseSet, "#n0", " = ", ":v0").
 func (u *Update) Act(c Clause, parts ...string) {
-	w := &u.clauses[c]
-	if w.Len() == 0 {
-		n := 64
-		if u.actions > 0 {
-			n = 32 + 16*u.actions
-		}
-		w.Grow(n) // one allocation for most clauses
-		w.WriteString(clauseKeywords[c])
-	} else {
-		w.WriteString(", ")
-	}
+	start := u.len()
 	for _, s := range parts {
-		w.WriteString(s)
+		u.write(s)
 	}
+	seg := segment{c, start, u.len()}
+	switch {
+	case u.moreSegs != nil:
+		u.moreSegs = append(u.moreSegs, seg)
+	case u.nseg < len(u.segs):
+		u.segs[u.nseg] = seg
+	default:
+		u.moreSegs = append(append(make([]segment, 0, 2*len(u.segs)), u.segs[:]...), seg)
+	}
+	u.nseg++
+}
+
+func (u *Update) len() int {
+	if u.more != nil {
+		return len(u.more)
+	}
+	return u.n
+}
+
+func (u *Update) write(s string) {
+	if u.more == nil {
+		if u.n+len(s) <= len(u.buf) {
+			u.n += copy(u.buf[u.n:], s)
+			return
+		}
+		u.more = append(make([]byte, 0, 2*len(u.buf)+len(s)), u.buf[:u.n]...)
+	}
+	u.more = append(u.more, s...)
 }
 
 // The operands an action template (see Template) stands for.
@@ -74,32 +99,42 @@ func (u *Update) Template(c Clause, action []string, path, v, k string) {
 	u.Act(c, parts...)
 }
 
-// String is the update expression: the non-empty clauses, space separated.
-// A single clause (the usual SET) is returned as written.
+// Append appends the update expression to dst: the non-empty clauses in
+// order, space separated, each its keyword and its actions comma
+// separated. An empty Update appends nothing.
+func (u *Update) Append(dst []byte) []byte {
+	text, segs := u.buf[:u.n], u.segs[:min(u.nseg, len(u.segs))]
+	if u.more != nil {
+		text = u.more
+	}
+	if u.moreSegs != nil {
+		segs = u.moreSegs
+	}
+	start := len(dst)
+	for c := range clauseKeywords {
+		first := true
+		for _, s := range segs {
+			if s.clause != Clause(c) {
+				continue
+			}
+			switch {
+			case !first:
+				dst = append(dst, ", "...)
+			case len(dst) > start:
+				dst = append(dst, ' ')
+				fallthrough
+			default:
+				dst = append(dst, clauseKeywords[c]...)
+			}
+			first = false
+			dst = append(dst, text[s.start:s.end]...)
+		}
+	}
+	return dst
+}
+
+// String is the update expression (see Append).
 func (u *Update) String() string {
-	n, last := 0, -1
-	for i := range u.clauses {
-		if l := u.clauses[i].Len(); l > 0 {
-			n += l + 1
-			last = i
-		}
-	}
-	if last < 0 {
-		return ""
-	}
-	if n == u.clauses[last].Len()+1 {
-		return u.clauses[last].String()
-	}
-	var update strings.Builder
-	update.Grow(n - 1)
-	for i := range u.clauses {
-		if u.clauses[i].Len() == 0 {
-			continue
-		}
-		if update.Len() > 0 {
-			update.WriteByte(' ')
-		}
-		update.WriteString(u.clauses[i].String())
-	}
-	return update.String()
+	var buf [512]byte
+	return string(u.Append(buf[:0]))
 }

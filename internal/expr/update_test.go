@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +46,23 @@ func TestUpdateActAllocations(t *testing.T) {
 		u.Template(ClauseSet, []string{"$p", " = ", "$v"}, "#n1", ":v1", "")
 	})
 	assert.LessOrEqual(t, allocs, 1.0, "the clause grows; the parts stay on the stack")
+}
+
+// Past the room the Update holds in itself (24 actions, 320 bytes) it
+// grows on the heap and writes the same expression.
+func TestUpdateOutgrowsItsBuffer(t *testing.T) {
+	var u Update
+	var set, remove []string
+	for i := range 60 {
+		p := "#attribute_name_" + strconv.Itoa(i)
+		if i%3 == 0 {
+			u.Act(ClauseRemove, p)
+			remove = append(remove, p)
+		} else {
+			u.Act(ClauseSet, p, " = ", ":v"+strconv.Itoa(i))
+			set = append(set, p+" = :v"+strconv.Itoa(i))
+		}
+	}
+	assert.Equal(t, "SET "+strings.Join(set, ", ")+" REMOVE "+strings.Join(remove, ", "), u.String())
+	assert.Equal(t, "x"+u.String(), string(u.Append([]byte("x"))))
 }

@@ -1,0 +1,130 @@
+package expr
+
+import (
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+)
+
+// MaxShared bounds each Shared table: requests are shaped by the code that
+// makes them, so a program has a fixed number of shapes; beyond the bound
+// (shapes made from data, say) requests simply build their own.
+const MaxShared = 256
+
+// Shared holds what requests of the same shape can share rather than
+// build each time: expression strings (Intern) and ExpressionAttributeNames
+// maps (see Builder.ShareNames). Both are keyed by their whole content, so
+// a request that shares one is byte for byte the request it would have
+// built. The zero value is ready to use and safe for concurrent use: reads
+// take no lock (copy-on-write maps behind atomic pointers). What it hands
+// out is shared: never modify it.
+type Shared struct {
+	strs  table[string]
+	names table[map[string]string]
+}
+
+// table is a bounded copy-on-write map from string keys.
+type table[V any] struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[string]V]
+}
+
+func (t *table[V]) load(key []byte) (V, bool) {
+	if m := t.m.Load(); m != nil {
+		v, ok := (*m)[string(key)] // no allocation for the lookup
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+// store adds key's value, unless the table is full.
+func (t *table[V]) store(key string, v V) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var next map[string]V
+	if old := t.m.Load(); old != nil {
+		if len(*old) >= MaxShared {
+			return
+		}
+		next = make(map[string]V, len(*old)+1)
+		for k, v := range *old {
+			next[k] = v
+		}
+	} else {
+		next = make(map[string]V, 1)
+	}
+	next[key] = v
+	t.m.Store(&next)
+}
+
+// Len is how many strings and name maps the table holds.
+func (s *Shared) Len() (strs, names int) {
+	if m := s.strs.m.Load(); m != nil {
+		strs = len(*m)
+	}
+	if m := s.names.m.Load(); m != nil {
+		names = len(*m)
+	}
+	return strs, names
+}
+
+// Intern returns text as a string: one the table holds when it has seen
+// the same text before, so that a request of a known shape allocates no
+// expression string.
+func (s *Shared) Intern(text []byte) string {
+	if v, ok := s.strs.load(text); ok {
+		return v
+	}
+	v := string(text)
+	s.strs.store(v, v)
+	return v
+}
+
+// ShareNames makes b take its ExpressionAttributeNames map from s: Name
+// then records the names only, Names stays nil, and NameMap returns the
+// map of the names handed out so far, shared by every Builder that handed
+// out the same names in the same order.
+func (b *Builder) ShareNames(s *Shared) { b.shared = s }
+
+// NameMap is the request's ExpressionAttributeNames: Names, or for a
+// Builder given ShareNames, the shared map of its names (nil while it has
+// none). The caller must not modify it.
+func (b *Builder) NameMap() map[string]string {
+	if b.shared == nil || b.names == 0 {
+		return b.Names
+	}
+	// The key: every name, length first, so that no two sequences of
+	// names make the same key.
+	var buf [256]byte
+	key := buf[:0]
+	for i := range b.names {
+		a := b.name(i)
+		key = binary.AppendUvarint(key, uint64(len(a)))
+		key = append(key, a...)
+	}
+	if m, ok := b.shared.names.load(key); ok {
+		return m
+	}
+	m := make(map[string]string, b.names)
+	for i := range b.names {
+		m[placeholder(namePlaceholders, "#n", i)] = b.name(i)
+	}
+	b.shared.names.store(string(key), m)
+	return m
+}
+
+// name is the i-th attribute name handed out.
+func (b *Builder) name(i int) string {
+	if i < len(b.first) {
+		return b.first[i]
+	}
+	return b.more[i-len(b.first)]
+}
+
+// Reset empties b for another request: what it handed out (its maps, now
+// a request's) is left alone; its sharing and the room it grew are kept.
+func (b *Builder) Reset() {
+	clear(b.more)
+	*b = Builder{more: b.more[:0], shared: b.shared}
+}

@@ -1,0 +1,85 @@
+package singletable
+
+import (
+	"reflect"
+	"sync"
+
+	"github.com/singletable/singletable/internal/expr"
+)
+
+// updateCache is what an entity's updates share from one call to the next,
+// so that an update of a shape seen before (the same changes to the same
+// fields, the same options and condition) allocates only what depends on
+// its values:
+//
+//   - shared interns the update and condition expressions and the
+//     ExpressionAttributeNames maps, keyed by their whole content: a
+//     request that takes one is byte for byte the request it would have
+//     built, whatever its values did to its shape (an omitempty zero
+//     that becomes a REMOVE, a sparse index left, a When condition), so no
+//     value-dependent shape can be served a wrong plan. It is bounded
+//     (expr.MaxShared) and lock-free to read.
+//   - values recycles the struct values updatePlan.nextValue builds to
+//     recompute index keys, for entities whose indexes have no When
+//     predicate (which could keep the pointer it is given).
+//   - builders recycles the expression builders of updates (a builder
+//     escapes to the heap, conditions rendering through interfaces); what
+//     a request keeps of one (its maps) is handed over, not recycled.
+//
+// The zero value is ready to use; it is safe for concurrent use.
+type updateCache struct {
+	shared   expr.Shared
+	values   sync.Pool // of *T, zero when put back
+	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
+}
+
+// builder returns an empty expression builder sharing the cache's names
+// and expressions, for releaseBuilder once the plan is made.
+func (c *updateCache) builder() *expr.Builder {
+	if b, ok := c.builders.Get().(*expr.Builder); ok {
+		return b
+	}
+	b := new(expr.Builder)
+	b.ShareNames(&c.shared)
+	return b
+}
+
+// releaseBuilder recycles b, whose request holds what it needs of it.
+func (c *updateCache) releaseBuilder(b *expr.Builder) {
+	b.Reset()
+	c.builders.Put(b)
+}
+
+// newValue returns a zero struct value of the entity's type, addressable,
+// and what to hand back to releaseValue (nil: not recycled).
+func (m *entityModel) newValue() (reflect.Value, any) {
+	if !m.recyclesValues() {
+		return reflect.New(m.typ).Elem(), nil
+	}
+	p := m.updates.values.Get()
+	if p == nil {
+		p = reflect.New(m.typ).Interface()
+	}
+	return reflect.ValueOf(p).Elem(), p
+}
+
+// releaseValue zeroes v, which newValue returned with p, and recycles it.
+func (m *entityModel) releaseValue(v reflect.Value, p any) {
+	if p == nil {
+		return
+	}
+	v.SetZero() // drop what it points to, and hand out a zero value next time
+	m.updates.values.Put(p)
+}
+
+// recyclesValues reports whether nextValue's struct values can be
+// recycled: only code of this package sees them (no index has a When
+// predicate, which is handed the value).
+func (m *entityModel) recyclesValues() bool {
+	for _, ei := range m.indexes {
+		if ei.when != nil {
+			return false
+		}
+	}
+	return true
+}
