@@ -381,7 +381,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, &InputError{Op: op, Reason: "no change given: pass Set, Remove, Add, Increment ..."}
 	}
 	if read == nil { // the first plan of the update: later ones keep its shard
-		if err := m.chooseShard(op, key, s); err != nil {
+		if err := m.chooseShard(op, key, given); err != nil {
 			return nil, err
 		}
 	}
