@@ -36,11 +36,6 @@ func AddMissingIndexes() EnsureOption { return ensureOpt{setAddIndexes} }
 
 func setAddIndexes(s *settings) { s.addIndexes = true }
 
-// tableUpdater is an admin client that can update a table.
-type tableUpdater interface {
-	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
-}
-
 // missingIndexes lists the model's indexes a described table lacks.
 func (t *Table) missingIndexes(d *types.TableDescription) []string {
 	var missing []string
@@ -85,16 +80,12 @@ func (t *Table) AddIndexInput(name, index string) (*dynamodb.UpdateTableInput, e
 // addIndexes adds the named indexes to the table, one at a time, waiting
 // for each to be ACTIVE.
 func (db *DB) addIndexes(ctx context.Context, admin AdminClient, names []string) error {
-	up, ok := admin.(tableUpdater)
-	if !ok {
-		return &InputError{Op: "EnsureTable", Reason: fmt.Sprintf("AddMissingIndexes: the admin client (%T) has no UpdateTable method", admin)}
-	}
 	for _, name := range names {
 		in, err := db.table.AddIndexInput(db.name, name)
 		if err != nil {
 			return err
 		}
-		if _, err := up.UpdateTable(ctx, in); err != nil {
+		if _, err := admin.UpdateTable(ctx, in); err != nil {
 			return opError("EnsureTable "+db.name+": adding index "+name, err)
 		}
 		if err := db.waitActive(ctx, admin); err != nil {

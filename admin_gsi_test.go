@@ -97,8 +97,9 @@ func TestEnsureTableAddsMissingIndexes(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrSchemaMismatch)
 	assert.Empty(t, u.updates)
 
-	// An admin client without UpdateTable.
+	// UpdateTable failing: the error says which index, and wraps the cause.
 	plain := &fakeAdmin{describe: func(int) (*types.TableDescription, error) { return describedAs(v1.CreateTableInput("Idx")), nil }}
 	err = st.New(nil, v2, st.WithAdminClient(plain)).EnsureTable(t.Context(), st.AddMissingIndexes())
-	assert.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorIs(t, err, errUnexpectedUpdate)
+	assert.ErrorContains(t, err, "adding index GSI2")
 }

@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -70,6 +71,13 @@ func (f *fakeAdmin) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTim
 	}
 	return &dynamodb.UpdateTimeToLiveOutput{}, nil
 }
+
+// UpdateTable fails: tests that expect one use updatingAdmin.
+func (f *fakeAdmin) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	return nil, errUnexpectedUpdate
+}
+
+var errUnexpectedUpdate = errors.New("fakeAdmin: UpdateTable not expected")
 
 func (f *fakeAdmin) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	f.mu.Lock()

@@ -279,10 +279,7 @@ func (e *Entity[T]) migrate(ctx context.Context, db *DB, op string, fn func(cont
 	if w.dryRun {
 		w.store = nil
 	}
-	client, err := db.scanClient(op)
-	if err != nil {
-		return nil, err
-	}
+	client := db.client
 	r.in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	mg := &migration[T]{e: e, db: db, op: op, fn: fn, w: w, rep: &MigrationReport{Entity: e.m.name, DryRun: w.dryRun}}
 	now, sleep := w.now, w.sleep

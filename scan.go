@@ -27,16 +27,6 @@ import (
 // (OnProgress) and resume from a saved position (ResumeScan). Migrations
 // (migrate.go) walk the table through the same engine.
 
-// ScanClient is the client a scan needs: a *dynamodb.Client implements it.
-// It is not part of Client, so that services which never scan need not
-// grant or mock it; a DB's Client is used for scans when it implements
-// ScanClient too (the test kit's Client does).
-type ScanClient interface {
-	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-}
-
-var _ ScanClient = (*dynamodb.Client)(nil)
-
 // maxSegments is DynamoDB's limit on TotalSegments.
 const maxSegments = 1000000
 
@@ -274,15 +264,6 @@ func (r *scanReq) first() *dynamodb.ScanInput {
 	return r.input(0, nil)
 }
 
-// scanClient is the DB's client as a ScanClient.
-func (db *DB) scanClient(op string) (ScanClient, error) {
-	c, ok := db.client.(ScanClient)
-	if !ok {
-		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the DB's client (%T) has no Scan method: give New a client that implements ScanClient, as *dynamodb.Client does", db.client)}
-	}
-	return c, nil
-}
-
 // pageFunc handles one page of segment seg; once it returns nil, the
 // segment's position moves past the page.
 type pageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) error
@@ -290,7 +271,7 @@ type pageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) erro
 // walk reads every segment left, ScanConcurrency at a time, handing each
 // page to handle, until every segment is done or one fails (which stops
 // the others). Positions only move past pages handled in full.
-func (r *scanReq) walk(ctx context.Context, client ScanClient, handle pageFunc) error {
+func (r *scanReq) walk(ctx context.Context, client Client, handle pageFunc) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	todo := make(chan int, r.total)
@@ -322,7 +303,7 @@ func (r *scanReq) walk(ctx context.Context, client ScanClient, handle pageFunc) 
 }
 
 // segment reads segment seg to its end.
-func (r *scanReq) segment(ctx context.Context, client ScanClient, seg int, handle pageFunc) error {
+func (r *scanReq) segment(ctx context.Context, client Client, seg int, handle pageFunc) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -480,11 +461,7 @@ type scanPage struct {
 // a segment's position moves past a page once each has seen all of it.
 // fail gets the error that ended the scan, unless the loop stopped it.
 func scanAll(ctx context.Context, db *DB, r *scanReq, each func(map[string]types.AttributeValue) bool, fail func(error)) {
-	client, err := db.scanClient(r.op)
-	if err != nil {
-		fail(err)
-		return
-	}
+	client := db.client
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pages := make(chan scanPage)

@@ -84,11 +84,7 @@ func (db *DB) ensureStream(ctx context.Context, admin AdminClient, d *types.Tabl
 		return &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
 			"the stream's view is %s, the model wants %s: disable the stream (UpdateTable StreamEnabled false) and run EnsureTable again", s.StreamViewType, want)}}
 	}
-	up, ok := admin.(tableUpdater)
-	if !ok {
-		return &InputError{Op: "EnsureTable", Reason: "enabling the stream needs UpdateTable, which the admin client does not implement"}
-	}
-	if _, err := up.UpdateTable(ctx, db.table.EnableStreamInput(db.name)); err != nil {
+	if _, err := admin.UpdateTable(ctx, db.table.EnableStreamInput(db.name)); err != nil {
 		// A concurrent EnsureTable may have enabled it meanwhile, which
 		// DynamoDB refuses to do twice.
 		out, derr := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})

@@ -38,10 +38,7 @@ type Client struct {
 	calls []Call
 }
 
-var (
-	_ singletable.Client     = (*Client)(nil)
-	_ singletable.ScanClient = (*Client)(nil)
-)
+var _ singletable.Client = (*Client)(nil)
 
 // Calls returns the requests received so far, in order.
 func (c *Client) Calls() []Call {
