@@ -62,11 +62,33 @@
 // holding; an update that cannot (because it does not give every field the
 // key reads) fails before sending, naming the fields it needs.
 //
+// # Scale, expiry and graphs
+//
+// Shards spreads a hot partition over N key values and Pattern reads fan
+// out over all of them, merged in sort order; a time layout in a partition
+// template (DEVICE#{ID}#{At:2006-01-02-15}) buckets it by time, and a
+// SortBetween read fans out over exactly the buckets it touches (fanout.go).
+// Expires marks an item's expiry: every read leaves expired items out
+// (ttl.go). Relate declares a relationship read both ways, with counts kept
+// in step (graph.go).
+//
+// # Change data and model evolution
+//
+// Table.Decode turns any raw item into its entity's Go type; stream
+// records (Lambda events or the Streams API) become typed Change values
+// dispatched by a StreamHandler that reports partial batch failures.
+// Scans are explicit (Entity.Scan, DB.Scan: parallel segments, resumable
+// positions); Migrate and BackfillIndex rewrite an entity's items with keys
+// recomputed from the current model, conditioned, rate-limited and
+// resumable, and EnsureTable with AddMissingIndexes adds a new index to a
+// live table.
+//
 // # Errors
 //
 // Errors match sentinels with errors.Is (ErrNotFound, ErrAlreadyExists,
 // ErrConditionFailed, ErrInvalidKey, ErrInvalidModel, ErrInvalidInput,
 // ErrWrongEntity) and carry details with errors.As (*ModelError, *KeyError,
-// *InputError, *ConditionError, *EntityMismatchError); SDK errors stay
+// *InputError, *ConditionError, *EntityMismatchError, *UnknownEntityError);
+// SDK errors stay
 // reachable through them.
 package singletable
