@@ -7,7 +7,8 @@
 // call that fans out over the hour buckets they touch, in parallel, merged
 // in time order. The example checks every answer against what it wrote
 // (nothing missed or repeated at bucket edges, across pages too) and exits
-// non-zero otherwise. Retention by TTL is left to the table's TTL attribute.
+// non-zero otherwise. Retention is the seed's: each reading expires 30 days
+// after it was written (TTL), and from then on every read leaves it out.
 //
 //	make examples   # starts DynamoDB Local and runs every example
 package main
@@ -29,14 +30,21 @@ type Reading struct {
 	DeviceID string    `dynamodbav:"deviceId"`
 	At       time.Time `dynamodbav:"at"`
 	Celsius  float64   `dynamodbav:"celsius"`
+	// Expires is the reading's expiry in epoch seconds, the table's TTL
+	// attribute: set by ExpiresAfter when the reading is written.
+	Expires int64 `dynamodbav:"ttl"`
 }
 
+// retention is how long a reading is kept: the seed's 30 days.
+const retention = 30 * 24 * time.Hour
+
 var (
-	Telemetry = st.MustTable("Telemetry")
+	Telemetry = st.MustTable("Telemetry", st.WithTTL("ttl"))
 	// The seed's keys: PK "DEVICE#123#2024-03-15-14" (device and hour
 	// bucket), SK the full timestamp. The partition layout is the bucket.
 	Readings = st.MustDefine[Reading](Telemetry, "Reading",
-		st.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At}"))
+		st.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At}"),
+		st.Expires("Expires"), st.ExpiresAfter(retention))
 	// ReadingsBetween reads a device's readings between two times, over
 	// every hour bucket they touch, oldest first; LatestReadings newest first.
 	ReadingsBetween = Readings.Pattern("ReadingsBetween").SortBetween().Must()
@@ -54,8 +62,9 @@ func main() {
 // dayOfReadings writes a device's readings for the day before now: every
 // step (from an offset, so that devices differ), plus one exactly on each
 // hour and one at the last instant of each hour; hours 3 to 5 stay empty
-// (the device was off).
-func dayOfReadings(ctx context.Context, db *st.DB, device string, step, offset time.Duration, now time.Time) ([]Reading, error) {
+// (the device was off). Each reading is written at its own time: the DB's
+// clock is set to it first.
+func dayOfReadings(ctx context.Context, db *st.DB, clock *time.Time, device string, step, offset time.Duration, now time.Time) ([]Reading, error) {
 	start := now.Add(-24 * time.Hour).Truncate(time.Hour)
 	var out []Reading
 	add := func(at time.Time) error {
@@ -63,8 +72,13 @@ func dayOfReadings(ctx context.Context, db *st.DB, device string, step, offset t
 			return nil
 		}
 		r := Reading{DeviceID: device, At: at, Celsius: float64(at.Minute()) / 2}
+		*clock = at
+		if err := Readings.Put(ctx, db, r); err != nil {
+			return err
+		}
+		r.Expires = at.Add(retention).Unix() // what ExpiresAfter stored
 		out = append(out, r)
-		return Readings.Put(ctx, db, r)
+		return nil
 	}
 	for at := start.Add(offset); !at.After(now); at = at.Add(step) {
 		if err := add(at); err != nil {
@@ -90,17 +104,21 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	db := st.New(client, Telemetry)
+	// The readings' day lies ahead of the real clock: DynamoDB Local, like
+	// the service, deletes expired items by the real clock, and this
+	// example moves its own clock past the retention instead.
+	now := time.Date(2036, 3, 15, 14, 30, 0, 0, time.UTC)
+	clock := now
+	db := st.New(client, Telemetry, st.WithClock(func() time.Time { return clock }))
 	if err := examplekit.FreshTable(ctx, db); err != nil {
 		return err
 	}
 	fmt.Printf("Created table %s.\n\n%s\n", db.TableName(), Telemetry.Sheet())
 	var c examplekit.Checker
 
-	now := time.Date(2024, 3, 15, 14, 30, 0, 0, time.UTC)
 	written := map[string][]Reading{}
 	for i, device := range []string{"123", "124", "1#2"} { // 1#2: a delimiter in an id
-		rs, err := dayOfReadings(ctx, db, device, time.Duration(7+i*4)*time.Minute, time.Duration(i)*time.Minute, now)
+		rs, err := dayOfReadings(ctx, db, &clock, device, time.Duration(7+i*4)*time.Minute, time.Duration(i)*time.Minute, now)
 		if err != nil {
 			return err
 		}
@@ -174,6 +192,34 @@ func run(ctx context.Context) error {
 		return err
 	}
 	c.Equal("nothing between 03:00 and 05:59", 0, len(page.Items))
+
+	clock = now.Add(retention - 12*time.Hour)
+	fmt.Printf("\n7. Retention: at %s, the readings written more than 30 days before are left out\n", clock.Format("Jan 2 15:04"))
+	var kept []Reading
+	for r, err := range ReadingsBetween.AllBetween(ctx, db, Reading{DeviceID: "123", At: from}, Reading{At: to}) {
+		if err != nil {
+			return err
+		}
+		kept = append(kept, r)
+	}
+	day := inRange(written["123"], from, to)
+	var live []Reading
+	for _, r := range day {
+		if r.Expires > clock.Unix() { // expired at or before the clock's second
+			live = append(live, r)
+		}
+	}
+	c.Equal("only the last 12 hours' readings are returned", live, kept)
+	c.That("some readings expired, some not", len(live) > 0 && len(live) < len(day))
+	var stored []Reading
+	for r, err := range ReadingsBetween.AllBetween(ctx, db, Reading{DeviceID: "123", At: from}, Reading{At: to}, st.IncludeExpired()) {
+		if err != nil {
+			return err
+		}
+		stored = append(stored, r)
+	}
+	c.Equal("the expired ones are still stored until DynamoDB deletes them (IncludeExpired)", day, stored)
+	fmt.Printf("  %d of %d readings returned; %d expired but still stored\n", len(kept), len(day), len(stored)-len(kept))
 	return c.Err()
 }
 
