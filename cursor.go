@@ -131,9 +131,33 @@ func sealCursor(secret []byte, b cursorBinding, key map[string]types.AttributeVa
 	if err != nil {
 		return "", err
 	}
-	mac := cursorMAC(secret, body)
+	return sealToken(body, cursorMAC(secret, body)), nil
+}
+
+// sealToken is the text form of every sealed token (cursors, fan-out
+// cursors, scan positions): the body and its MAC, base64url, dot-joined.
+func sealToken(body, mac []byte) string {
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac), nil
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac)
+}
+
+// openToken returns the body of a token sealed by sealToken with a MAC
+// (by macOf) under any of keys; reason says why not otherwise.
+func openToken(keys [][]byte, token string, macOf func(key, body []byte) []byte) (body []byte, reason string) {
+	bodyPart, macPart, ok := strings.Cut(token, ".")
+	if !ok {
+		return nil, "malformed"
+	}
+	enc := base64.RawURLEncoding
+	body, err1 := enc.DecodeString(bodyPart)
+	mac, err2 := enc.DecodeString(macPart)
+	if err1 != nil || err2 != nil {
+		return nil, "malformed"
+	}
+	if !slices.ContainsFunc(keys, func(k []byte) bool { return hmac.Equal(mac, macOf(k, body)) }) {
+		return nil, "its signature does not match: it was altered, or sealed with a cursor key this DB does not have"
+	}
+	return body, ""
 }
 
 func cursorMAC(secret, body []byte) []byte {
@@ -149,18 +173,9 @@ func openCursor(keys [][]byte, b cursorBinding, cursor string) (map[string]types
 	fail := func(format string, args ...any) (map[string]types.AttributeValue, error) {
 		return nil, &CursorError{Pattern: b.pattern, Reason: fmt.Sprintf(format, args...)}
 	}
-	bodyPart, macPart, ok := strings.Cut(cursor, ".")
-	if !ok {
-		return fail("malformed")
-	}
-	enc := base64.RawURLEncoding
-	body, err1 := enc.DecodeString(bodyPart)
-	mac, err2 := enc.DecodeString(macPart)
-	if err1 != nil || err2 != nil {
-		return fail("malformed")
-	}
-	if !slices.ContainsFunc(keys, func(k []byte) bool { return hmac.Equal(mac, cursorMAC(k, body)) }) {
-		return fail("its signature does not match: it was altered, or sealed with a cursor key this DB does not have")
+	body, reason := openToken(keys, cursor, cursorMAC)
+	if reason != "" {
+		return fail("%s", reason)
 	}
 	var p cursorPayload
 	if err := json.Unmarshal(body, &p); err != nil || p.Version != 1 {

@@ -1,14 +1,12 @@
 package singletable
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -81,8 +79,7 @@ func (f *fanReq) cursor() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(cursorMAC(f.secret, body)), nil
+	return sealToken(body, cursorMAC(f.secret, body)), nil
 }
 
 // position is where a cursor resumes the leg: done, after key, or (nil,
@@ -104,18 +101,9 @@ func (f *fanReq) openCursor(cursor string) error {
 	fail := func(format string, args ...any) error {
 		return &CursorError{Pattern: f.d.name, Reason: fmt.Sprintf(format, args...)}
 	}
-	bodyPart, macPart, ok := strings.Cut(cursor, ".")
-	if !ok {
-		return fail("malformed")
-	}
-	enc := base64.RawURLEncoding
-	body, err1 := enc.DecodeString(bodyPart)
-	mac, err2 := enc.DecodeString(macPart)
-	if err1 != nil || err2 != nil {
-		return fail("malformed")
-	}
-	if !slices.ContainsFunc(f.keys, func(k []byte) bool { return hmac.Equal(mac, cursorMAC(k, body)) }) {
-		return fail("its signature does not match: it was altered, or sealed with a cursor key this DB does not have")
+	body, reason := openToken(f.keys, cursor, cursorMAC)
+	if reason != "" {
+		return fail("%s", reason)
 	}
 	var p fanCursorPayload
 	if err := json.Unmarshal(body, &p); err != nil {

@@ -1,12 +1,8 @@
 package singletable
 
 import (
-	"crypto/hmac"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -56,8 +52,7 @@ func (r *scanReq) seal() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(positionMAC(r.secret, body)), nil
+	return sealToken(body, positionMAC(r.secret, body)), nil
 }
 
 func positionMAC(secret, body []byte) []byte {
@@ -69,18 +64,9 @@ func (r *scanReq) open(keys [][]byte, position string) error {
 	fail := func(format string, args ...any) error {
 		return &CursorError{Pattern: r.op, Reason: "scan position: " + fmt.Sprintf(format, args...)}
 	}
-	bodyPart, macPart, ok := strings.Cut(position, ".")
-	if !ok {
-		return fail("malformed")
-	}
-	enc := base64.RawURLEncoding
-	body, err1 := enc.DecodeString(bodyPart)
-	mac, err2 := enc.DecodeString(macPart)
-	if err1 != nil || err2 != nil {
-		return fail("malformed")
-	}
-	if !slices.ContainsFunc(keys, func(k []byte) bool { return hmac.Equal(mac, positionMAC(k, body)) }) {
-		return fail("its signature does not match: it was altered, or sealed with a cursor key this DB does not have")
+	body, reason := openToken(keys, position, positionMAC)
+	if reason != "" {
+		return fail("%s", reason)
 	}
 	var p positionPayload
 	if err := json.Unmarshal(body, &p); err != nil || p.Version != 1 {
