@@ -443,7 +443,7 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 			continue
 		}
 		got := item[f.Attr]
-		if sameValue(got, want) || (got == nil && uniqueValue(f, v) == "") {
+		if codec.Equal(got, want) || (got == nil && uniqueValue(f, v) == "") {
 			continue
 		}
 		if verb == "holds" {
@@ -452,18 +452,6 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
 	}
 	return ""
-}
-
-func sameValue(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberS:
-		b, ok := b.(*types.AttributeValueMemberS)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		return ok && a.Value == b.Value
-	}
-	return false
 }
 
 // sendError turns the error of a single-item request into the library's:

@@ -119,14 +119,11 @@ const cursorMACContext = "singletable cursor v1\x00"
 
 // sealCursor encodes key (a LastEvaluatedKey) as a cursor.
 func sealCursor(secret []byte, b cursorBinding, key map[string]types.AttributeValue) (string, error) {
-	p := cursorPayload{Version: 1, Pattern: b.pattern, Partition: b.partition, Sort: sortDigest(b.sort), Descending: b.descending, Key: map[string]json.RawMessage{}}
-	for name, av := range key {
-		raw, err := encodeKeyValue(av)
-		if err != nil {
-			return "", fmt.Errorf("cursor: key attribute %s: %w", name, err)
-		}
-		p.Key[name] = raw
+	raw, err := encodeKey(key)
+	if err != nil {
+		return "", fmt.Errorf("cursor: %w", err)
 	}
+	p := cursorPayload{Version: 1, Pattern: b.pattern, Partition: b.partition, Sort: sortDigest(b.sort), Descending: b.descending, Key: raw}
 	body, err := json.Marshal(p)
 	if err != nil {
 		return "", err
@@ -191,19 +188,42 @@ func openCursor(keys [][]byte, b cursorBinding, cursor string) (map[string]types
 	case p.Descending != b.descending:
 		return fail("it was issued for the other sort direction")
 	}
-	key := make(map[string]types.AttributeValue, len(p.Key))
-	names := make([]string, 0, len(p.Key))
-	for name, raw := range p.Key {
-		av, err := decodeKeyValue(raw)
+	key, err := decodeKey(p.Key, b.keyAttrs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	return key, nil
+}
+
+// encodeKey writes a key (a LastEvaluatedKey) for a sealed token.
+func encodeKey(key map[string]types.AttributeValue) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(key))
+	for name, av := range key {
+		raw, err := encodeKeyValue(av)
 		if err != nil {
-			return fail("key attribute %s: %v", name, err)
+			return nil, fmt.Errorf("key attribute %s: %w", name, err)
+		}
+		out[name] = raw
+	}
+	return out, nil
+}
+
+// decodeKey reads a key written by encodeKey; its attribute names, sorted,
+// must be want unless want is nil.
+func decodeKey(raw map[string]json.RawMessage, want []string) (map[string]types.AttributeValue, error) {
+	key := make(map[string]types.AttributeValue, len(raw))
+	names := make([]string, 0, len(raw))
+	for name, r := range raw {
+		av, err := decodeKeyValue(r)
+		if err != nil {
+			return nil, fmt.Errorf("key attribute %s: %v", name, err)
 		}
 		key[name] = av
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, b.keyAttrs) {
-		return fail("it holds key attributes %v; this pattern's keys are %v", names, b.keyAttrs)
+	if want != nil && !slices.Equal(names, want) {
+		return nil, fmt.Errorf("it holds key attributes %v; this pattern's keys are %v", names, want)
 	}
 	return key, nil
 }

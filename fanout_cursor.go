@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -53,13 +52,9 @@ func (f *fanReq) cursor() (string, error) {
 		case done:
 			states[i] = map[string]json.RawMessage{}
 		case key != nil:
-			m := make(map[string]json.RawMessage, len(key))
-			for name, av := range key {
-				raw, err := encodeKeyValue(av)
-				if err != nil {
-					return "", &InputError{Op: f.op, Reason: fmt.Sprintf("cursor: key attribute %s: %v", name, err)}
-				}
-				m[name] = raw
+			m, err := encodeKey(key)
+			if err != nil {
+				return "", &InputError{Op: f.op, Reason: "cursor: " + err.Error()}
 			}
 			states[i] = m
 		}
@@ -132,19 +127,9 @@ func (f *fanReq) openCursor(cursor string) error {
 			l.ended = true
 			continue
 		}
-		key := make(map[string]types.AttributeValue, len(st))
-		names := make([]string, 0, len(st))
-		for name, raw := range st {
-			av, err := decodeKeyValue(raw)
-			if err != nil {
-				return fail("key attribute %s: %v", name, err)
-			}
-			key[name] = av
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		if !slices.Equal(names, want) {
-			return fail("it holds key attributes %v; this pattern's keys are %v", names, want)
+		key, err := decodeKey(st, want)
+		if err != nil {
+			return fail("%v", err)
 		}
 		l.start = key
 	}

@@ -3,8 +3,6 @@ package singletable
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Scan positions
@@ -37,14 +35,11 @@ func (r *scanReq) seal() (string, error) {
 	for i, s := range r.segs {
 		ps := positionSegment{Done: s.done, Scanned: s.scanned}
 		if len(s.key) > 0 {
-			ps.Key = make(map[string]json.RawMessage, len(s.key))
-			for name, av := range s.key {
-				raw, err := encodeKeyValue(av)
-				if err != nil {
-					return "", &InputError{Op: r.op, Reason: fmt.Sprintf("scan position: key attribute %s: %v", name, err)}
-				}
-				ps.Key[name] = raw
+			key, err := encodeKey(s.key)
+			if err != nil {
+				return "", &InputError{Op: r.op, Reason: "scan position: " + err.Error()}
 			}
+			ps.Key = key
 		}
 		p.Segments[i] = ps
 	}
@@ -81,14 +76,11 @@ func (r *scanReq) open(keys [][]byte, position string) error {
 	for i, ps := range p.Segments {
 		s := segState{done: ps.Done, scanned: ps.Scanned}
 		if len(ps.Key) > 0 {
-			s.key = make(map[string]types.AttributeValue, len(ps.Key))
-			for name, raw := range ps.Key {
-				av, err := decodeKeyValue(raw)
-				if err != nil {
-					return fail("segment %d: key attribute %s: %v", i, name, err)
-				}
-				s.key[name] = av
+			key, err := decodeKey(ps.Key, nil)
+			if err != nil {
+				return fail("segment %d: %v", i, err)
 			}
+			s.key = key
 		}
 		if s.done && s.key != nil {
 			return fail("malformed")
