@@ -80,7 +80,7 @@ cmd_run() {
 		# BENCH_CHILD=1: the inner call runs the end-to-end step only.
 		scripts/dynamodb-local.sh run -- env BENCH_CHILD=1 bash "$ROOT/scripts/bench.sh" e2e-inner \
 			"$TMP/bench.test" "$E2E_ROUNDS" "$E2E_TIME"
-		args+=(-e2e results/e2e.txt -workers 8)
+		args+=(-e2e results/e2e.txt -workers 8 -fanout results/fanout.txt)
 	fi
 
 	log "writing BENCHMARKS.md"
@@ -101,6 +101,8 @@ cmd_e2e_inner() {
 	local bin=$1 rounds=$2 benchtime=$3
 	(cd bench && SINGLETABLE_BENCH_ROUNDS=$rounds "$bin" -test.run '^$' -test.bench '^BenchmarkEndToEnd$' \
 		-test.benchtime "$benchtime" -test.benchmem -test.timeout 30m) | tee bench/results/e2e.txt
+	(cd bench && SINGLETABLE_BENCH_ROUNDS=$rounds "$bin" -test.run '^$' -test.bench '^BenchmarkFanOut$' \
+		-test.benchtime "$benchtime" -test.benchmem -test.timeout 30m) | tee bench/results/fanout.txt
 }
 
 cmd_profile() {

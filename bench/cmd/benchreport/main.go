@@ -34,6 +34,7 @@ const (
 	targetAllocs     = 1.0  // allocations per op, at most
 	targetBytes      = 1.10 // bytes allocated per op, at most
 	targetThroughput = 0.97 // end-to-end throughput, at least
+	targetFanOut     = 1.5  // a fan-out's wall time ÷ one query of the same items (issue #10), at most
 )
 
 // The operations and variants, in report order.
@@ -41,6 +42,8 @@ var (
 	overheadOps = []string{"Put", "Get", "Query25", "Update", "TxWrite3", "BatchWrite100", "BatchGet100", "PutWide", "GetWide", "QueryWide25"}
 	e2eOps      = []string{"Put", "Get", "Query", "Update", "BatchGet100", "PutWide", "GetWide", "QueryWide"}
 	variants    = []string{"library", "sdk", "guregu"}
+	fanOuts     = []struct{ name, what string }{{"shards10", "10 shards"}, {"buckets24", "24 hour buckets"}}
+	fanItems    = 480.0 // items per read in BenchmarkFanOut (bench/fanout_test.go fanTotal)
 )
 
 // Results holds every measurement: results[benchmark][unit] lists the
@@ -247,13 +250,13 @@ func readMachine() Machine {
 
 // Report is everything the Markdown is made from.
 type Report struct {
-	Date                       time.Time
-	Machine                    Machine
-	Commit                     string
-	LoadStart, LoadEnd         string
-	Overhead, HTTP, E2E        Results
-	BenchtimeOverhead, E2ETime string
-	Workers                    int
+	Date                        time.Time
+	Machine                     Machine
+	Commit                      string
+	LoadStart, LoadEnd          string
+	Overhead, HTTP, E2E, FanOut Results
+	BenchtimeOverhead, E2ETime  string
+	Workers                     int
 }
 
 // Write renders the report as Markdown.
@@ -280,6 +283,7 @@ func (rp *Report) Write(w io.Writer) {
 	rp.writeOverhead(p)
 	rp.writeHTTP(p)
 	rp.writeE2E(p)
+	rp.writeFanOut(p)
 	rp.writeMethod(p)
 }
 
@@ -302,7 +306,7 @@ func orDash(s string) string {
 }
 
 func (rp *Report) writeTargets(p func(string, ...any)) {
-	p("## Targets (issues #5 and #9)\n\n")
+	p("## Targets (issues #5, #9 and #10)\n\n")
 	p("| target | result |\n| --- | --- |\n")
 	cpuFail, allocFail, bytesFail, tpFail := []string{}, []string{}, []string{}, []string{}
 	var cpuN, allocN, bytesN, tpN int
@@ -349,6 +353,17 @@ func (rp *Report) writeTargets(p func(string, ...any)) {
 	line(fmt.Sprintf("allocations per op ≤ %.2f× hand-written SDK (in process)", targetAllocs), allocN, allocFail)
 	line(fmt.Sprintf("bytes allocated per op ≤ %.2f× hand-written SDK (in process)", targetBytes), bytesN, bytesFail)
 	line(fmt.Sprintf("end-to-end throughput ≥ %.2f× raw SDK (DynamoDB Local)", targetThroughput), tpN, tpFail)
+	var fanFail []string
+	fanN := 0
+	for _, v := range fanOuts {
+		if t := rp.FanOut.Ratio("BenchmarkFanOut/"+v.name, "BenchmarkFanOut/single", "ns/op"); t.valid() {
+			fanN++
+			if round2(t.Value) > targetFanOut {
+				fanFail = append(fanFail, fmt.Sprintf("%s %.2f×", v.name, t.Value))
+			}
+		}
+	}
+	line(fmt.Sprintf("fan-out wall time ≤ %.2f× one query of the same items (DynamoDB Local)", targetFanOut), fanN, fanFail)
 	p("\n")
 }
 
@@ -464,6 +479,27 @@ func (rp *Report) writeE2E(p func(string, ...any)) {
 	p("\n")
 }
 
+func (rp *Report) writeFanOut(p func(string, ...any)) {
+	r := rp.FanOut
+	if len(r) == 0 {
+		return
+	}
+	p("## Fan-out: `BenchmarkFanOut` against DynamoDB Local\n\n")
+	p("One read of %.0f items through `All`, one read at a time: from one partition (`single`), merged from 10 shards, or from 24 hour buckets in time order. The fan-out sends one Query per shard or bucket, in parallel; each extra request costs the SDK's per-request allocations, so allocations per item grow with the number of requests, not with the merge (which decodes items in place, as the single query does).\n\n", fanItems)
+	single := "BenchmarkFanOut/single"
+	p("| read | ms per read | wall time ÷ single | allocs per item | allocs ÷ single |\n| --- | ---: | --- | ---: | --- |\n")
+	p("| single | %s | | %s | |\n", num(r.Median(single, "ns/op")/1e6), num(r.Median(single, "allocs/op")/fanItems))
+	for _, v := range fanOuts {
+		name := "BenchmarkFanOut/" + v.name
+		if r[name] == nil {
+			continue
+		}
+		p("| %s | %s | %s | %s | %s |\n", v.what, num(r.Median(name, "ns/op")/1e6),
+			r.Ratio(name, single, "ns/op").AtMost(targetFanOut), num(r.Median(name, "allocs/op")/fanItems), r.Ratio(name, single, "allocs/op"))
+	}
+	p("\n")
+}
+
 func (rp *Report) writeMethod(p func(string, ...any)) {
 	p("## How it was measured\n\n")
 	p("- Code: `bench/` (a separate Go module, so that guregu/dynamo stays out of the library's go.mod). `TestSameRequests` checks that the three variants of each op send the same request (table, keys, items, expressions up to placeholder names, return-value options, batch chunking) and decode the same values; `TestEndToEndVariants` does the same against DynamoDB Local. Known differences: the library sets `ClientRequestToken` on transactions itself (the others leave it to the SDK's middleware), and guregu cannot ask for `ReturnValuesOnConditionCheckFailure` inside a transaction.\n")
@@ -532,6 +568,7 @@ func main() {
 		overhead  = flag.String("overhead", "", "output of BenchmarkOverhead")
 		httpFile  = flag.String("http", "", "output of BenchmarkOverheadHTTP")
 		e2e       = flag.String("e2e", "", "output of BenchmarkEndToEnd")
+		fanout    = flag.String("fanout", "", "output of BenchmarkFanOut")
 		out       = flag.String("out", "BENCHMARKS.md", "the Markdown file to write ('-' for stdout)")
 		commit    = flag.String("commit", "", "the commit measured")
 		loadStart = flag.String("load-start", "", "load average when the benchmarks started")
@@ -553,13 +590,13 @@ func main() {
 	for _, x := range []struct {
 		path string
 		dst  *Results
-	}{{*overhead, &rp.Overhead}, {*httpFile, &rp.HTTP}, {*e2e, &rp.E2E}} {
+	}{{*overhead, &rp.Overhead}, {*httpFile, &rp.HTTP}, {*e2e, &rp.E2E}, {*fanout, &rp.FanOut}} {
 		if *x.dst, err = readResults(x.path); err != nil {
 			fmt.Fprintln(os.Stderr, "benchreport:", err)
 			os.Exit(1)
 		}
 	}
-	if len(rp.Overhead)+len(rp.HTTP)+len(rp.E2E) == 0 {
+	if len(rp.Overhead)+len(rp.HTTP)+len(rp.E2E)+len(rp.FanOut) == 0 {
 		fmt.Fprintln(os.Stderr, "benchreport: no benchmark results in the given files")
 		os.Exit(1)
 	}
