@@ -301,3 +301,55 @@ func TestIntegrationFanOutBucketsAndShards(t *testing.T) {
 	}
 	assert.Equal(t, want[3:26], got)
 }
+
+// tick is a ledger entry: sharded by hash of its ID, and read across shards
+// by its sequence number, a NUMBER sort key (an index over the table's
+// partition key and the field's own attribute).
+type tick struct {
+	Acct  string `dynamodbav:"acct"`
+	ID    string `dynamodbav:"id"`
+	Shard int64  `dynamodbav:"shard"`
+	Seq   int64  `dynamodbav:"seq"`
+}
+
+var (
+	tickTable   = st.MustTable("Ticks", st.WithGSI("BySeq", st.IndexKeys("PK", "seq")))
+	ticks       = st.MustDefine[tick](tickTable, "Tick", st.Key("T#{Acct}#{Shard}", "{ID}"), st.Shards("Shard", 3).By("ID"))
+	ticksBySeq  = ticks.Pattern("TicksBySeq").On("BySeq").Must()
+	ticksNewest = ticks.Pattern("TicksNewest").On("BySeq").Descending().Must()
+)
+
+// Shards are merged by the exact value of a number sort key: integers past
+// 2^53 (float64 ties 2^53+1 with 2^53) come back in order, both ways.
+func TestIntegrationFanOutNumberSortKeyExact(t *testing.T) {
+	db := singletabletest.LocalDB(t, tickTable)
+	base := int64(1) << 53
+	var want []int64
+	shards := map[int64]bool{}
+	for i := range 12 {
+		tk := tick{Acct: "a#%", ID: fmt.Sprintf("t%02d", i), Seq: base + int64(i)}
+		require.NoError(t, ticks.Put(ctx, db, tk))
+		got, err := ticks.Get(ctx, db, tk)
+		require.NoError(t, err)
+		shards[got.Shard] = true
+		want = append(want, tk.Seq)
+	}
+	require.Len(t, shards, 3, "the ids spread over every shard")
+	seqs := func(ts []tick) []int64 {
+		out := make([]int64, len(ts))
+		for i, tk := range ts {
+			out[i] = tk.Seq
+		}
+		return out
+	}
+	assert.Equal(t, want, seqs(collectAll(t, ticksBySeq.All(ctx, db, tick{Acct: "a#%"}))))
+	newest := slices.Clone(want)
+	slices.Reverse(newest)
+	assert.Equal(t, newest, seqs(collectAll(t, ticksNewest.All(ctx, db, tick{Acct: "a#%"}))))
+	for _, limit := range []int{1, 5} {
+		got := collectPages(t, limit, func(c string) (*st.Page[tick], error) {
+			return ticksNewest.Query(ctx, db, tick{Acct: "a#%"}, st.Limit(limit), st.After(c))
+		})
+		assert.Equal(t, newest, seqs(got), "descending pages of %d", limit)
+	}
+}
