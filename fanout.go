@@ -7,13 +7,13 @@ import (
 	"iter"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
 )
 
@@ -390,7 +390,7 @@ func (f *fanReq) before(a, b map[string]types.AttributeValue, skAttr string) boo
 }
 
 // compareKeyValues orders two key values as DynamoDB sorts them: strings
-// and binary by bytes, numbers by value.
+// and binary by bytes, numbers by exact decimal value.
 func compareKeyValues(a, b types.AttributeValue) int {
 	switch a := a.(type) {
 	case *types.AttributeValueMemberS:
@@ -403,14 +403,7 @@ func compareKeyValues(a, b types.AttributeValue) int {
 		}
 	case *types.AttributeValueMemberN:
 		if b, ok := b.(*types.AttributeValueMemberN); ok {
-			x, _ := strconv.ParseFloat(a.Value, 64)
-			y, _ := strconv.ParseFloat(b.Value, 64)
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
+			return codec.CompareNumbers(a.Value, b.Value) // exact: not float64
 		}
 	}
 	return 0

@@ -9,6 +9,7 @@ package singletable_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,4 +301,165 @@ func TestIntegrationFanOutBucketsAndShards(t *testing.T) {
 		got[i].Shard = 0
 	}
 	assert.Equal(t, want[3:26], got)
+}
+
+// tick is a ledger entry: sharded by hash of its ID, and read across shards
+// by its sequence number, a NUMBER sort key (an index over the table's
+// partition key and the field's own attribute).
+type tick struct {
+	Acct  string `dynamodbav:"acct"`
+	ID    string `dynamodbav:"id"`
+	Shard int64  `dynamodbav:"shard"`
+	Seq   int64  `dynamodbav:"seq"`
+}
+
+var (
+	tickTable   = st.MustTable("Ticks", st.WithGSI("BySeq", st.IndexKeys("PK", "seq")))
+	ticks       = st.MustDefine[tick](tickTable, "Tick", st.Key("T#{Acct}#{Shard}", "{ID}"), st.Shards("Shard", 3).By("ID"))
+	ticksBySeq  = ticks.Pattern("TicksBySeq").On("BySeq").Must()
+	ticksNewest = ticks.Pattern("TicksNewest").On("BySeq").Descending().Must()
+)
+
+// Shards are merged by the exact value of a number sort key: integers past
+// 2^53 (float64 ties 2^53+1 with 2^53) come back in order, both ways.
+func TestIntegrationFanOutNumberSortKeyExact(t *testing.T) {
+	db := singletabletest.LocalDB(t, tickTable)
+	base := int64(1) << 53
+	var want []int64
+	shards := map[int64]bool{}
+	for i := range 12 {
+		tk := tick{Acct: "a#%", ID: fmt.Sprintf("t%02d", i), Seq: base + int64(i)}
+		require.NoError(t, ticks.Put(ctx, db, tk))
+		got, err := ticks.Get(ctx, db, tk)
+		require.NoError(t, err)
+		shards[got.Shard] = true
+		want = append(want, tk.Seq)
+	}
+	require.Len(t, shards, 3, "the ids spread over every shard")
+	seqs := func(ts []tick) []int64 {
+		out := make([]int64, len(ts))
+		for i, tk := range ts {
+			out[i] = tk.Seq
+		}
+		return out
+	}
+	assert.Equal(t, want, seqs(collectAll(t, ticksBySeq.All(ctx, db, tick{Acct: "a#%"}))))
+	newest := slices.Clone(want)
+	slices.Reverse(newest)
+	assert.Equal(t, newest, seqs(collectAll(t, ticksNewest.All(ctx, db, tick{Acct: "a#%"}))))
+	for _, limit := range []int{1, 5} {
+		got := collectPages(t, limit, func(c string) (*st.Page[tick], error) {
+			return ticksNewest.Query(ctx, db, tick{Acct: "a#%"}, st.Limit(limit), st.After(c))
+		})
+		assert.Equal(t, newest, seqs(got), "descending pages of %d", limit)
+	}
+}
+
+// sample is a reading bucketed by month and sharded by a hash of its
+// device and sequence number: the randomized check's model.
+type sample struct {
+	Dev   string    `dynamodbav:"dev"`
+	At    time.Time `dynamodbav:"at"`
+	Seq   uint16    `dynamodbav:"seq"`
+	Shard uint      `dynamodbav:"shard"`
+	Val   *float64  `dynamodbav:"val,omitempty"`
+}
+
+var (
+	sampleTable   = st.MustTable("Samples")
+	samples       = st.MustDefine[sample](sampleTable, "Sample", st.Key("DEV#{Dev}#{At:2006-01}#{Shard}", "{At}#{Seq:5}"), st.Shards("Shard", 3).By("Dev", "Seq"))
+	samplesRange  = samples.Pattern("SamplesRange").SortBetween().Must()
+	samplesNewest = samples.Pattern("SamplesNewest").SortBetween().Descending().Must()
+)
+
+// A randomized check of fan-out reads over month buckets × 3 shards:
+// random readings (many exactly at or a nanosecond off month and year
+// edges, in time zones other than UTC), then random ranges read both ways
+// with limits from 1 up and every page's cursor, compared with an
+// in-memory sort; a cursor given other bounds or another pattern is
+// refused.
+func TestIntegrationFanOutRandomized(t *testing.T) {
+	db := singletabletest.LocalDB(t, sampleTable)
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	zones := []*time.Location{time.UTC, ny, time.FixedZone("+13:45", 13*3600+45*60), time.FixedZone("-09:30", -(9*3600 + 30*60))}
+	rng := rand.New(rand.NewPCG(10, 11))
+	edges := []time.Time{
+		time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2024, 3, 10, 7, 0, 0, 0, time.UTC), time.Date(2024, 11, 3, 6, 0, 0, 0, time.UTC), // DST changes in New York
+		time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	randTime := func() time.Time {
+		at := time.Date(2023, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.Int64N(int64(400 * 24 * time.Hour))))
+		if rng.IntN(2) == 0 {
+			at = edges[rng.IntN(len(edges))].Add(time.Duration(rng.IntN(3)-1) * time.Nanosecond)
+		}
+		return at.In(zones[rng.IntN(len(zones))])
+	}
+	devs := []string{"d#1", "d%2", "дат#ч"}
+	written := map[string][]sample{}
+	for i := range 150 {
+		s := sample{Dev: devs[rng.IntN(len(devs))], At: randTime(), Seq: uint16(i)}
+		if i%2 == 0 {
+			v := float64(i)
+			s.Val = &v
+		}
+		require.NoError(t, samples.Put(ctx, db, s))
+		written[s.Dev] = append(written[s.Dev], s)
+	}
+	key := func(s sample) string {
+		return s.At.UTC().Format("2006-01-02T15:04:05.000000000") + fmt.Sprintf("#%05d", s.Seq)
+	}
+	show := func(ss []sample) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = s.Dev + " " + key(s)
+			if s.Val != nil {
+				out[i] += " " + strconv.FormatFloat(*s.Val, 'g', -1, 64)
+			}
+		}
+		return out
+	}
+	for q := range 40 {
+		dev := devs[rng.IntN(len(devs))]
+		from, to := randTime(), randTime()
+		if to.Before(from) {
+			from, to = to, from
+		}
+		desc := rng.IntN(2) == 0
+		limit := []int{1, 2, 3, 7, 50}[rng.IntN(5)]
+		p, other := samplesRange, samplesNewest
+		if desc {
+			p, other = other, p
+		}
+		lo, hi := sample{Dev: dev, At: from}, sample{Dev: dev, At: to, Seq: 65535}
+		var want []sample
+		for _, s := range written[dev] {
+			if k := key(s); k >= key(lo) && k <= key(hi) {
+				want = append(want, s)
+			}
+		}
+		slices.SortFunc(want, func(a, b sample) int {
+			if desc {
+				a, b = b, a
+			}
+			return compareStrings(key(a), key(b))
+		})
+		what := fmt.Sprintf("read %d: %s from %s to %s, descending %v, limit %d", q, dev, from, to, desc, limit)
+		got := collectPages(t, limit, func(c string) (*st.Page[sample], error) {
+			page, err := p.QueryBetween(ctx, db, lo, hi, st.Limit(limit), st.After(c), st.FanOutConcurrency(1+rng.IntN(4)))
+			if err == nil && page.Cursor != "" && rng.IntN(3) == 0 {
+				_, err := p.QueryBetween(ctx, db, lo, sample{Dev: dev, At: to.Add(time.Hour)}, st.After(page.Cursor))
+				assert.ErrorIs(t, err, st.ErrInvalidCursor, "%s: a cursor with other bounds", what)
+				_, err = other.QueryBetween(ctx, db, lo, hi, st.After(page.Cursor))
+				assert.ErrorIs(t, err, st.ErrInvalidCursor, "%s: a cursor of another pattern", what)
+			}
+			return page, err
+		})
+		assert.Equal(t, show(want), show(got), what)
+		if len(want) > limit {
+			want = want[:limit]
+		}
+		assert.Equal(t, show(want), show(collectAll(t, p.AllBetween(ctx, db, lo, hi, st.Limit(limit)))), "%s, All", what)
+	}
 }

@@ -162,6 +162,9 @@ func (t *Table) Lint() []LintIssue {
 			}
 			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.LiteralPrefix())
 		}
+		if t.ttlAttr != "" && d.expires() && !d.projects(t.ttlAttr) {
+			add(LintWarning, subject, "index %s (%s) does not project the TTL attribute %s, so every call is refused unless it passes FetchFull() or IncludeExpired(); project %s into the index (Include) to read it plainly", d.index.name, d.index.projection, t.ttlAttr, t.ttlAttr)
+		}
 		index := ""
 		if d.index != nil {
 			index = d.index.name

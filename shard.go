@@ -128,6 +128,9 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 		return fail(s.field, "By is given %d times", s.byCalled)
 	case s.hasBy && len(s.by) == 0:
 		return fail(s.field, "By names no field")
+	case overflows(f.Type, read-1):
+		// It would wrap: a read would fan out over one shard twice.
+		return fail(s.field, "the field's type %s cannot hold shard %d", f.Type, read-1)
 	}
 	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.delim}
 	for _, w := range m.writtenTemplates() {
@@ -252,6 +255,15 @@ func (m *entityModel) placeShard(v reflect.Value) (reflect.Value, error) {
 	}
 	setShard(fv, n)
 	return v, nil
+}
+
+// overflows reports whether integer type t cannot hold n.
+func overflows(t reflect.Type, n int) bool {
+	z := reflect.New(t).Elem()
+	if z.CanInt() {
+		return z.OverflowInt(int64(n))
+	}
+	return z.OverflowUint(uint64(n))
 }
 
 // shardNumber reads an integer shard field; ok is false for a negative one.

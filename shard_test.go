@@ -150,3 +150,32 @@ func TestBucketLayouts(t *testing.T) {
 		assert.NoError(t, e.Pattern("One"+layout).SortPrefix().Err(), layout)
 	}
 }
+
+// A shard field too narrow for the shard numbers would wrap (uint8 shard
+// 256 is 0), so that reads fan out over one shard twice and return its
+// items twice: Define refuses it, as it does a padding too narrow.
+func TestShardsFieldTooNarrow(t *testing.T) {
+	type narrow struct {
+		ID string
+		U8 uint8
+		I8 int8
+	}
+	tbl := st.MustTable("ShardNarrow")
+	for name, opts := range map[string][]st.EntityOption{
+		"uint8, 257 shards":           {st.Key("A#{ID}#{U8}", "X"), st.Shards("U8", 257)},
+		"int8, 129 shards":            {st.Key("A#{ID}#{I8}", "X"), st.Shards("I8", 129)},
+		"uint8, previously 300":       {st.Key("A#{ID}#{U8}", "X"), st.Shards("U8", 10).Previously(300)},
+		"int8, 200 shards, by a hash": {st.Key("A#{ID}#{I8}", "X"), st.Shards("I8", 200).By("ID")},
+	} {
+		_, err := st.Define[narrow](tbl, "Narrow", opts...)
+		require.ErrorIs(t, err, st.ErrInvalidModel, name)
+		assert.Contains(t, err.Error(), "cannot hold shard", name)
+	}
+	for name, opts := range map[string][]st.EntityOption{
+		"uint8, 256 shards": {st.Key("A#{ID}#{U8}", "X"), st.Shards("U8", 256)},
+		"int8, 128 shards":  {st.Key("A#{ID}#{I8}", "X"), st.Shards("I8", 128).By("ID")},
+	} {
+		_, err := st.Define[narrow](tbl, "Fits"+name[:2], opts...)
+		assert.NoError(t, err, name)
+	}
+}

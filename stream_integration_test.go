@@ -9,6 +9,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -213,4 +214,54 @@ func TestIntegrationEnsureTableStream(t *testing.T) {
 	require.True(t, errors.As(err, &mismatch), "got %v", err)
 	assert.Contains(t, mismatch.Differences[0], "NEW_IMAGE")
 	require.NoError(t, db.EnsureTable(ctx), "a model without a stream leaves the table's alone")
+}
+
+// lease expires by the real clock: DynamoDB Local deletes it within seconds.
+type lease struct {
+	ID    string    `dynamodbav:"id"`
+	Until time.Time `dynamodbav:"ttl,unixtime"`
+}
+
+var (
+	leaseTable = st.MustTable("Leases", st.WithTTL("ttl"), st.WithStream(st.StreamNewAndOldImages))
+	leases     = st.MustDefine[lease](leaseTable, "Lease", st.Key("LEASE#{ID}", "LEASE"))
+)
+
+// DynamoDB Local (3.3.0) deletes expired items by the real clock, and its
+// stream then carries a record the library cannot take for a TTL removal:
+// event "UNKNOWN_TO_SDK_VERSION", no user identity (the service sends
+// REMOVE with the principal dynamodb.amazonaws.com). ReadStream reports
+// that record, with its position, and reads on to the records after it.
+func TestIntegrationStreamLocalTTLRemoval(t *testing.T) {
+	ctx := context.Background()
+	db := singletabletest.LocalDB(t, leaseTable)
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	require.NoError(t, leases.Put(ctx, db, lease{ID: "gone#%", Until: past}))
+	require.Eventually(t, func() bool {
+		_, err := leases.Get(ctx, db, lease{ID: "gone#%"}, st.IncludeExpired())
+		return errors.Is(err, st.ErrNotFound)
+	}, 2*time.Minute, 500*time.Millisecond, "DynamoDB Local deletes the expired item")
+	require.NoError(t, leases.Put(ctx, db, lease{ID: "after", Until: time.Now().Add(time.Hour)}))
+
+	arn, err := db.StreamARN(ctx)
+	require.NoError(t, err)
+	sc, err := ddblocal.StreamsClient(ctx)
+	require.NoError(t, err)
+	var events []string
+	var refused st.Record
+	for rec, err := range st.ReadStream(ctx, sc, arn) {
+		if err != nil {
+			require.ErrorIs(t, err, st.ErrInvalidInput)
+			refused = rec
+			events = append(events, "error")
+			continue
+		}
+		got, err := leases.Change(rec)
+		require.NoError(t, err)
+		events = append(events, string(rec.Event)+" "+got.New.ID)
+	}
+	assert.Equal(t, []string{"INSERT gone#%", "error", "INSERT after"}, events)
+	assert.False(t, refused.Expired, "Local sends no user identity")
+	assert.NotEmpty(t, refused.SequenceNumber, "the refused record says where it is")
+	assert.Equal(t, "gone#%", refused.OldImage["id"].(*types.AttributeValueMemberS).Value)
 }

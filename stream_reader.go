@@ -46,7 +46,13 @@ func (db *DB) StreamARN(ctx context.Context) (string, error) {
 // its end, an open one until a read returns no records: ReadStream is for
 // development, tests and tools that catch up with a stream (on DynamoDB
 // Local, say), not a consumer that follows it forever (use Lambda, or the
-// Kinesis adapter, for that). The iteration stops at the first error.
+// Kinesis adapter, for that). A request that fails ends the iteration
+// with its error. A record that cannot be converted (see StreamsRecord) is
+// yielded with its error and as much of it as was read (its EventID and
+// SequenceNumber at least, when it has them), and the iteration goes on to
+// the records after it unless the caller stops: one record must not hide
+// the rest of the stream (DynamoDB Local's TTL deletions are such records,
+// see docs/streams.md).
 func ReadStream(ctx context.Context, client StreamsClient, streamARN string) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		shards, err := streamShards(ctx, client, streamARN)
@@ -69,8 +75,7 @@ func ReadStream(ctx context.Context, client StreamsClient, streamARN string) ite
 					return
 				}
 				for _, r := range out.Records {
-					rec, err := StreamsRecord(r)
-					if !yield(rec, err) || err != nil {
+					if !yield(StreamsRecord(r)) {
 						return
 					}
 				}

@@ -74,7 +74,9 @@ func LambdaRecord(r events.DynamoDBEventRecord) (Record, error) {
 }
 
 // StreamsRecord converts a record of the DynamoDB Streams API (GetRecords)
-// into a Record.
+// into a Record. With an error, the Record holds what was read before it
+// (EventID, SequenceNumber, Time), so that the caller can say which record
+// it refused.
 func StreamsRecord(r streamtypes.Record) (Record, error) {
 	rec := Record{EventID: aws.ToString(r.EventID), Event: EventType(r.EventName)}
 	if u := r.UserIdentity; u != nil {
@@ -85,13 +87,13 @@ func StreamsRecord(r streamtypes.Record) (Record, error) {
 		rec.Time = aws.ToTime(d.ApproximateCreationDateTime)
 		var err error
 		if rec.Keys, err = fromStreamsMap(d.Keys); err != nil {
-			return Record{}, fmt.Errorf("singletable: stream record %s: Keys: %w", rec.EventID, err)
+			return rec, fmt.Errorf("singletable: stream record %s: Keys: %w", rec.EventID, err)
 		}
 		if rec.OldImage, err = fromStreamsMap(d.OldImage); err != nil {
-			return Record{}, fmt.Errorf("singletable: stream record %s: OldImage: %w", rec.EventID, err)
+			return rec, fmt.Errorf("singletable: stream record %s: OldImage: %w", rec.EventID, err)
 		}
 		if rec.NewImage, err = fromStreamsMap(d.NewImage); err != nil {
-			return Record{}, fmt.Errorf("singletable: stream record %s: NewImage: %w", rec.EventID, err)
+			return rec, fmt.Errorf("singletable: stream record %s: NewImage: %w", rec.EventID, err)
 		}
 	}
 	return rec, rec.check()

@@ -380,3 +380,18 @@ func TestSheetShowsExpiry(t *testing.T) {
 	assert.Contains(t, sheet, "Invite (expires: Expires)")
 	assert.Contains(t, sheet, "time to live in `ttl`")
 }
+
+// A pattern over an index that does not project the TTL attribute, of an
+// entity with an expiry, is refused on every call without IncludeExpired
+// or FetchFull: Lint says so before the first call.
+func TestLintExpiryNotProjected(t *testing.T) {
+	var found []string
+	for _, issue := range ttlTable.Lint() {
+		if strings.Contains(issue.Message, "TTL attribute") {
+			found = append(found, issue.Subject)
+			assert.Equal(t, st.LintWarning, issue.Severity)
+			assert.Contains(t, issue.Message, "KeysIdx")
+		}
+	}
+	assert.Equal(t, []string{"pattern SessionsByDeviceKeys"}, found, "the ALL index and the table need no warning")
+}

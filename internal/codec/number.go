@@ -239,3 +239,79 @@ func canonicalNumber(s string) string {
 	b = fmt.Appendf(b, "%d", n.lo)
 	return string(b)
 }
+
+// CompareNumbers orders two number strings by value, exactly, as DynamoDB
+// sorts number keys: -1, 0 or +1. No float64 conversion, so integers past
+// 2^53 and 38-digit decimals keep their order. A string that is not a
+// number sorts before every number (DynamoDB stores none).
+func CompareNumbers(a, b string) int {
+	x, errA := parseNumber(a)
+	y, errB := parseNumber(b)
+	switch {
+	case errA != nil || errB != nil:
+		return boolCompare(errA == nil, errB == nil)
+	case x.zero || y.zero || x.neg != y.neg:
+		return boolCompare(x.sign() > y.sign(), x.sign() < y.sign())
+	}
+	c := compareMagnitude(a, x, b, y)
+	if x.neg {
+		return -c
+	}
+	return c
+}
+
+func (n number) sign() int {
+	switch {
+	case n.zero:
+		return 0
+	case n.neg:
+		return -1
+	}
+	return 1
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// compareMagnitude orders two non-zero numbers by absolute value: by the
+// position of their first digit, then digit by digit (a missing digit is a
+// zero).
+func compareMagnitude(a string, x number, b string, y number) int {
+	if x.hi != y.hi {
+		return boolCompare(x.hi > y.hi, x.hi < y.hi)
+	}
+	var da, db [maxNumberDigits]byte
+	na, nb := 0, 0
+	sigDigits(a, x, func(c byte) {
+		if na < len(da) {
+			da[na] = c
+		}
+		na++
+	})
+	sigDigits(b, y, func(c byte) {
+		if nb < len(db) {
+			db[nb] = c
+		}
+		nb++
+	})
+	for i := range max(min(na, len(da)), min(nb, len(db))) {
+		ca, cb := byte('0'), byte('0')
+		if i < na && i < len(da) {
+			ca = da[i]
+		}
+		if i < nb && i < len(db) {
+			cb = db[i]
+		}
+		if ca != cb {
+			return boolCompare(ca > cb, ca < cb)
+		}
+	}
+	return 0
+}

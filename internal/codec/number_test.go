@@ -1,6 +1,10 @@
 package codec
 
 import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -54,5 +58,52 @@ func TestCheckedSizeDoesNotAllocate(t *testing.T) {
 	}}
 	if n := testing.AllocsPerRun(100, func() { _, _ = CheckedSize(av) }); n != 0 {
 		t.Errorf("CheckedSize allocates %v times", n)
+	}
+}
+
+// Number keys sort by exact value: float64 would tie integers past 2^53
+// and 38-digit decimals that differ in their last digits.
+func TestCompareNumbers(t *testing.T) {
+	sorted := []string{"-1E+125", "-9007199254740993", "-9007199254740992", "-1.0000000000000000000000000000000000001",
+		"-1", "-0.5", "-1E-130", "0", "1E-130", "0.1", "1", "1.0000000000000000000000000000000000001",
+		"1.0000000000000000000000000000000000002", "9007199254740992", "9007199254740993", "9007199254740994",
+		"12345678901234567890123456789012345678", "12345678901234567890123456789012345679", "1E+125"}
+	for i, a := range sorted {
+		for j, b := range sorted {
+			want := boolCompare(i > j, i < j)
+			if got := CompareNumbers(a, b); got != want {
+				t.Errorf("CompareNumbers(%s, %s) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+	for _, same := range [][2]string{{"1", "1.0"}, {"100", "1E2"}, {"0", "-0.000"}, {"-12.50", "-1.25e1"}, {".5", "5E-1"}} {
+		if CompareNumbers(same[0], same[1]) != 0 {
+			t.Errorf("CompareNumbers(%s, %s) != 0", same[0], same[1])
+		}
+	}
+	// Against math/big on random numbers of up to 38 digits.
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func() string {
+		var sb strings.Builder
+		if rng.IntN(2) == 0 {
+			sb.WriteByte('-')
+		}
+		n := 1 + rng.IntN(38)
+		for range n {
+			sb.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		s := sb.String()
+		if rng.IntN(2) == 0 {
+			s = fmt.Sprintf("%sE%d", s, rng.IntN(40)-20)
+		}
+		return s
+	}
+	for range 5000 {
+		a, b := random(), random()
+		x, _ := new(big.Rat).SetString(a)
+		y, _ := new(big.Rat).SetString(b)
+		if got, want := CompareNumbers(a, b), x.Cmp(y); got != want {
+			t.Fatalf("CompareNumbers(%s, %s) = %d, math/big says %d", a, b, got, want)
+		}
 	}
 }
