@@ -126,6 +126,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		return fail("", "", "%v", err)
 	}
 	fields := plan.Fields()
+	if len(fields.Hidden) > 0 {
+		return fail("", "", "%s, so neither is stored: rename one with a dynamodbav tag, or tag one `dynamodbav:\"-\"`", fields.Hidden[0])
+	}
 	var spec entitySpec
 	for _, o := range opts {
 		if o == nil {

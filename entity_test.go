@@ -217,3 +217,37 @@ func TestKeyOnUnstoredField(t *testing.T) {
 	assert.Contains(t, err.Error(), "not stored")
 	assert.NotContains(t, err.Error(), "no such field")
 }
+
+// Fields that claim one attribute equally are not stored at all (as in
+// attributevalue): Define refuses them rather than lose their values.
+func TestDefineRefusesFieldsHidingEachOther(t *testing.T) {
+	type twoTagged struct {
+		ID    string `dynamodbav:"id"`
+		Name  string `dynamodbav:"name"`
+		Label string `dynamodbav:"name"`
+	}
+	_, err := st.Define[twoTagged](st.MustTable("Hidden"), "Thing", st.Key("T#{ID}", "T"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.Contains(t, err.Error(), `fields Name and Label both store attribute "name", so neither is stored`)
+
+	type audit struct{ Note string }
+	type meta struct{ Note string }
+	type embedded struct {
+		ID string
+		audit
+		meta
+	}
+	_, err = st.Define[embedded](st.MustTable("Hidden2"), "Thing", st.Key("T#{ID}", "T"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.Contains(t, err.Error(), `attribute "Note"`)
+
+	// A shallower field wins over embedded ones, as in encoding/json: fine.
+	type shadowing struct {
+		ID   string
+		Note string
+		audit
+		meta
+	}
+	_, err = st.Define[shadowing](st.MustTable("Hidden3"), "Thing", st.Key("T#{ID}", "T"))
+	require.NoError(t, err)
+}

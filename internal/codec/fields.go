@@ -97,7 +97,11 @@ type Field struct {
 // Fields lists the stored fields of struct type t in declaration order,
 // applying Go's visibility rules for embedded structs as attributevalue does.
 type Fields struct {
-	List   []Field
+	List []Field
+	// Hidden names the attributes that several equally dominant fields
+	// claim ("A and B both store X"): attributevalue (like encoding/json)
+	// stores none of them, and so does the codec; Define refuses them.
+	Hidden []string
 	typ    reflect.Type
 	byGo   map[string]int
 	byAttr map[string]int
@@ -134,8 +138,8 @@ func FieldsOf(t reflect.Type) (*Fields, error) {
 	if c, ok := fieldCache.Load(t); ok {
 		return c.(*Fields), nil
 	}
-	list := visible(enumerate(t))
-	fs := &Fields{List: list, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}}
+	list, hidden := visible(enumerate(t))
+	fs := &Fields{List: list, Hidden: hidden, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}}
 	for i, f := range list {
 		fs.byAttr[f.Attr] = i
 		if _, dup := fs.byGo[f.GoName]; !dup {
@@ -220,8 +224,9 @@ func enumerate(t reflect.Type) []candidate {
 	return out
 }
 
-// visible keeps, for each attribute name, the one dominant field.
-func visible(all []candidate) []Field {
+// visible keeps, for each attribute name, the one dominant field; hidden
+// describes the attributes no field wins.
+func visible(all []candidate) (out []Field, hidden []string) {
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.Attr != b.Attr {
@@ -232,7 +237,6 @@ func visible(all []candidate) []Field {
 		}
 		return a.tagged && !b.tagged
 	})
-	var out []Field
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].Attr == all[i].Attr {
@@ -258,7 +262,9 @@ func visible(all []candidate) []Field {
 		}
 		if top[0].tagged && !top[1].tagged {
 			out = append(out, top[0].Field)
+			continue
 		}
+		hidden = append(hidden, fmt.Sprintf("fields %s and %s both store attribute %q", top[0].GoName, top[1].GoName, top[0].Attr))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].Index, out[j].Index
@@ -269,5 +275,5 @@ func visible(all []candidate) []Field {
 		}
 		return len(a) < len(b)
 	})
-	return out
+	return out, hidden
 }
