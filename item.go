@@ -174,7 +174,18 @@ func itemSize(item map[string]types.AttributeValue) int {
 // AttributeValue passes as is. Either way the value must be one DynamoDB
 // takes (codec.CheckedSize): the error names the field.
 func (m *entityModel) encodeValue(path string, v any, element bool) (types.AttributeValue, error) {
-	av, err := m.encodePath(path, v, element)
+	return m.encodeAt(nil, path, v, element)
+}
+
+// encodeField is encodeValue for top-level field f, resolved already.
+func (m *entityModel) encodeField(f *codec.Field, v any, element bool) (types.AttributeValue, error) {
+	return m.encodeAt(f, f.GoName, v, element)
+}
+
+// encodeAt is encodeValue at path, or at top-level field top when it is
+// not nil (path is then its name).
+func (m *entityModel) encodeAt(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
+	av, err := m.encodePath(top, path, v, element)
 	if err != nil {
 		return nil, err
 	}
@@ -184,13 +195,18 @@ func (m *entityModel) encodeValue(path string, v any, element bool) (types.Attri
 	return av, nil
 }
 
-func (m *entityModel) encodePath(path string, v any, element bool) (types.AttributeValue, error) {
+func (m *entityModel) encodePath(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
 	if av, ok := v.(types.AttributeValue); ok {
 		return av, nil
 	}
-	t, err := walkPath(m, path, nil)
-	if err != nil {
-		return nil, err
+	t := pathTarget{field: top}
+	if top != nil {
+		t.typ, t.tag = top.Type, top.Tag
+	} else {
+		var err error
+		if t, err = walkPath(m, path, nil); err != nil {
+			return nil, err
+		}
 	}
 	rv := reflect.ValueOf(v)
 	typ, tag := t.typ, t.tag
