@@ -18,15 +18,16 @@ const maxItemBytes = 400 * 1024
 
 // key renders the primary key attributes of struct value v.
 func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
-	key, _, err := m.keyFacts(v)
+	key, _, err := m.keyFacts(v, nil)
 	return key, err
 }
 
 // keyFacts renders the primary key attributes of struct value v, with the
-// key's facts (its itemID and size).
-func (m *entityModel) keyFacts(v reflect.Value) (map[string]types.AttributeValue, itemFacts, error) {
+// key's facts (its itemID and size); their values are room's when it has
+// room for them (see addKeys).
+func (m *entityModel) keyFacts(v reflect.Value, room []types.AttributeValueMemberS) (map[string]types.AttributeValue, itemFacts, error) {
 	key := make(map[string]types.AttributeValue, 2)
-	facts, err := m.addKeys(key, v, false)
+	facts, err := m.addKeys(key, v, false, room)
 	if err != nil {
 		return nil, facts, err
 	}
@@ -110,7 +111,7 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
-	if facts, err = m.addKeys(item, v, true); err != nil {
+	if facts, err = m.addKeys(item, v, true, nil); err != nil {
 		return nil, facts, err
 	}
 	facts.size += fieldBytes

@@ -34,8 +34,10 @@ type itemFacts struct {
 
 // addKeys renders the primary key of struct value v into dst and, with
 // full, the entity type and the key of every index v belongs to (see
-// indexKey). The facts' size is what they add to the item's itemSize.
-func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) (facts itemFacts, err error) {
+// indexKey). The facts' size is what they add to the item's itemSize. The
+// attribute values are room's when it has room for them (a caller that
+// allocates them with something else), else allocated together.
+func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool, room []types.AttributeValueMemberS) (facts itemFacts, err error) {
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
@@ -102,7 +104,12 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	if full {
 		n++
 	}
-	values := make([]types.AttributeValueMemberS, n)
+	values := room[:0:0]
+	if cap(room) >= n {
+		values = room[:n]
+	} else {
+		values = make([]types.AttributeValueMemberS, n)
+	}
 	for i, sp := range spans {
 		values[i].Value = text[sp.start:sp.end]
 		dst[sp.attr] = &values[i]

@@ -364,8 +364,12 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 type updateAction struct {
 	action
 	s settings
-	// keys hold the index key values the update sets (see keyValue).
-	keys [4]types.AttributeValueMemberS
+	// keys hold the index key values the update sets (see keyValue),
+	// primary its table key's.
+	keys    [4]types.AttributeValueMemberS
+	primary [2]types.AttributeValueMemberS
+	// acts is room for the plan of an Update, this action alone.
+	acts [1]*action
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -385,14 +389,14 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, err
 		}
 	}
-	k, kf, err := m.keyFacts(key)
-	if err != nil {
-		return nil, err
-	}
-	// The action, its settings and room for its index key values in one
+	// The action, its settings and room for its key values in one
 	// allocation (the caller's settings then stay on its stack); the
 	// builder is recycled (see updateCache).
 	u := &updateAction{s: *given}
+	k, kf, err := m.keyFacts(key, u.primary[:])
+	if err != nil {
+		return nil, err
+	}
 	s := &u.s
 	b := m.updates.builder()
 	a := &u.action
@@ -451,6 +455,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
+	}
+	if dst == nil {
+		dst = u.acts[:0]
 	}
 	acts, err := w.finish(dst, s.cond, b)
 	if err != nil {
