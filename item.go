@@ -73,12 +73,26 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 	if ei.when != nil && !ei.when(v) {
 		return "", "", false, nil
 	}
+	return m.renderIndexKey(ei, v, nil, nil)
+}
+
+// indexKeyFrom is indexKey of an index without a When condition, on an
+// entity without shards, from the values of the placeholders of its
+// partition key (pkVals) and sort key (skVals); see
+// keys.Template.AppendKeyFrom.
+func (m *entityModel) indexKeyFrom(ei *entityIndex, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
+	return m.renderIndexKey(ei, reflect.Value{}, pkVals, skVals)
+}
+
+// renderIndexKey renders index ei's key from struct value v, or from the
+// values of its placeholders when they are given (see appendKey).
+func (m *entityModel) renderIndexKey(ei *entityIndex, v reflect.Value, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
 	// Both keys into one buffer on the stack, copied out as one string.
 	var bufArray [256]byte
-	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v, pkVals)
 	split := len(buf)
 	if err == nil && ei.sk != nil {
-		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
+		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v, skVals)
 	}
 	switch {
 	case missing: // a key field is empty: the item is not in the index

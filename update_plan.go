@@ -329,6 +329,29 @@ func (p *updatePlan) nextValue() reflect.Value {
 	return next
 }
 
+// indexKey is the key of index is.ei that the item has after the update
+// (see entityModel.indexKey): rendered from the values the update gives
+// when their sources are known, else from nextValue.
+func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
+	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
+		return p.m.indexKey(is.ei, p.nextValue())
+	}
+	var room [8]reflect.Value
+	vals := room[:len(is.sources)]
+	for i, src := range is.sources {
+		f := src.field
+		switch {
+		case src.from == fromKey:
+			vals[i] = fieldValue(f, p.key)
+		case src.from == fromZero || p.changes[src.from].op == changeRemove:
+			vals[i] = reflect.Zero(f.Type)
+		default:
+			vals[i] = setValue(p.changes[src.from].value, f)
+		}
+	}
+	return p.m.indexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
+}
+
 // releaseNext recycles the value nextValue built, once the plan is done
 // with it (planUpdate's last step).
 func (p *updatePlan) releaseNext() {
@@ -487,7 +510,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			need = need.add(ei, is.missing)
 			continue
 		}
-		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
+		pk, sk, ok, err := plan.indexKey(&is)
 		if err != nil {
 			return err
 		}

@@ -35,6 +35,54 @@ type indexShape struct {
 	// missing are the fields the index reads that the update neither
 	// gives nor knows, sorted; shared, never modified.
 	missing []string
+	// sources tell, for an index without a When condition on an entity
+	// without shards (nil for others), where each placeholder of its key
+	// (the partition key's, then the sort key's) takes its value from in
+	// an update that read nothing: what nextValue would hold, without
+	// building it. npk is how many are the partition key's.
+	sources []placeholderSource
+	npk     int
+}
+
+// placeholderSource is where a placeholder of an index key takes its
+// value: change from (its index in the changes), the key (fromKey), or
+// nowhere (fromZero: the field's zero value).
+type placeholderSource struct {
+	field *codec.Field
+	from  int
+}
+
+const (
+	fromKey  = -1
+	fromZero = -2
+)
+
+// placeholderSources works out indexShape.sources for index ei.
+func (m *entityModel) placeholderSources(ei *entityIndex, s *settings, sh *changeShape) (out []placeholderSource, npk int) {
+	if ei.when != nil || m.shard != nil {
+		return nil, 0
+	}
+	phs := ei.pk.Placeholders()
+	npk = len(phs)
+	if ei.sk != nil {
+		phs = append(phs, ei.sk.Placeholders()...)
+	}
+	out = make([]placeholderSource, len(phs))
+	for i, ph := range phs {
+		out[i] = placeholderSource{ph.Field, fromZero}
+		if m.keyFields[ph.Field.GoName] && m.settable(ph.Field) {
+			out[i].from = fromKey
+		}
+		for j, c := range s.changes {
+			f := sh.fields[j]
+			if _, raw := c.value.(types.AttributeValue); sh.nested[j] || raw || f.GoName != ph.Field.GoName ||
+				(c.op != changeSet && c.op != changeRemove) || !m.settable(f) {
+				continue
+			}
+			out[i].from = j
+		}
+	}
+	return out, npk
 }
 
 // shapeKey is the key of an update's shape in the cache: whether it is an
@@ -159,7 +207,9 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 			}
 		}
 		slices.Sort(missing)
-		sh.indexes = append(sh.indexes, indexShape{ei: ei, affected: affected, missing: missing})
+		is := indexShape{ei: ei, affected: affected, missing: missing}
+		is.sources, is.npk = m.placeholderSources(ei, s, sh)
+		sh.indexes = append(sh.indexes, is)
 	}
 	return sh, nil
 }
