@@ -41,6 +41,14 @@ func (t *Table[V]) Load(key []byte) (V, bool) {
 	return zero, false
 }
 
+// Len is how many keys the table holds.
+func (t *Table[V]) Len() int {
+	if m := t.m.Load(); m != nil {
+		return len(*m)
+	}
+	return 0
+}
+
 // Store adds key's value, unless the table is full.
 func (t *Table[V]) Store(key string, v V) {
 	t.mu.Lock()
