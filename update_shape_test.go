@@ -3,6 +3,7 @@ package singletable_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,4 +247,71 @@ func TestUpdateShapeBranches(t *testing.T) {
 		assert.Contains(t, describeResult(in), "GSI1PK")
 	}
 	assert.Equal(t, updates[0], updates[1])
+}
+
+// A Changes is a value: Changes extended from one base (one after
+// another, or at once from many goroutines) each hold the base's changes
+// and their own, never another's. Run it under the race detector too.
+func TestChangesExtendedFromOneBase(t *testing.T) {
+	e, db := shapeModel()
+	key := shapeDoc{Tenant: "t", ID: "d"}
+	names := func(ch st.Changes) map[string]bool {
+		in, err := e.UpdateInput(db, key, ch)
+		require.NoError(t, err)
+		out := map[string]bool{}
+		for _, n := range in.ExpressionAttributeNames {
+			out[n] = true
+		}
+		return out
+	}
+	for _, base := range []st.Changes{st.Set("Note", "n"), st.Set("Note", "n").Increment("Count", 1), st.Set("Note", "n").Increment("Count", 1).Append("Log", "x")} {
+		fields := []string{"Owner", "Addr"}
+		extended := []st.Changes{base.Set("Owner", "o"), base.Set("Addr", shapeAddr{Zip: "z"})}
+		extended = append(extended, extended[0].Remove("Tags"), extended[1].Remove("Tags"))
+		fields = append(fields, "Owner", "Addr")
+		baseNames := names(base)
+		for i, ch := range extended {
+			got := names(ch)
+			for n := range baseNames {
+				assert.True(t, got[n], "%d: base field %s", i, n)
+			}
+			assert.Equal(t, fields[i] == "Owner", got["owner"], "%d", i)
+			assert.Equal(t, fields[i] == "Addr", got["addr"], "%d", i)
+			assert.Equal(t, i >= 2, got["tags"], "%d", i)
+		}
+		assert.Equal(t, baseNames, names(base), "the base unchanged")
+
+		var wg sync.WaitGroup
+		results := make([]st.Changes, 16)
+		for g := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if g%2 == 0 {
+					results[g] = base.Set("Owner", fmt.Sprint("o", g))
+				} else {
+					results[g] = base.Set("Status", fmt.Sprint("s", g)).Set("Rank", g)
+				}
+			}()
+		}
+		wg.Wait()
+		for g, ch := range results {
+			in, err := e.UpdateInput(db, key, ch)
+			require.NoError(t, err)
+			want := fmt.Sprint("o", g)
+			if g%2 == 1 {
+				want = fmt.Sprint("s", g)
+			}
+			found := false
+			for _, v := range in.ExpressionAttributeValues {
+				if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == want {
+					found = true
+				}
+			}
+			assert.True(t, found, "goroutine %d's own value", g)
+			got := names(ch)
+			assert.Equal(t, g%2 == 0, got["owner"], "%d", g)
+			assert.Equal(t, g%2 == 1, got["status"], "%d", g)
+		}
+	}
 }
