@@ -104,7 +104,7 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err := m.managed.onDelete(&w); err != nil {
 		return nil, err
 	}
-	k, kf, err := m.keyFacts(key)
+	k, kf, err := m.keyFacts(key, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,46 @@
 package singletable
 
+import (
+	"fmt"
+	"reflect"
+)
+
 // UpdateCacheLen is how many expression strings and names maps an entity's
 // updates share (exported for the external test package only).
 func UpdateCacheLen[T any](e *Entity[T]) (strs, names int) { return e.m.updates.shared.Len() }
+
+// UpdateIndexKeysBothWays plans Update of key with ch as Update does and,
+// for every index key the plan renders from the values the update gives,
+// renders it from a struct built for it too (nextValue): the two lists
+// must be equal (exported for the external test package only).
+func UpdateIndexKeysBothWays[T any](e *Entity[T], db *DB, key T, ch Changes, opts ...UpdateOption) (fromValues, fromStruct []string, err error) {
+	m, op := e.m, e.m.ops.update
+	s, err := updateSettings(op, ch, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	kv := reflect.ValueOf(&key).Elem()
+	b := m.updates.builder()
+	defer m.updates.releaseBuilder(b)
+	var plan updatePlan
+	w := write{a: &action{m: m, op: op}, now: m.managed.clock(db), s: &s, b: b, key: kv, old: kv}
+	m.managed.beforeUpdate(&w, &plan)
+	if err := m.planChanges(op, kv, w.s, b, &plan); err != nil {
+		return nil, nil, err
+	}
+	defer plan.releaseNext()
+	for i := range plan.shape.indexes {
+		is := &plan.shape.indexes[i]
+		if len(is.missing) > 0 || is.sources == nil || !plan.created.IsZero() {
+			continue
+		}
+		pk, sk, ok, err := plan.indexKey(is)
+		fromValues = append(fromValues, fmt.Sprint(pk, "|", sk, "|", ok, "|", err))
+		pk, sk, ok, err = m.indexKey(is.ei, plan.nextValue())
+		fromStruct = append(fromStruct, fmt.Sprint(pk, "|", sk, "|", ok, "|", err))
+	}
+	return fromValues, fromStruct, nil
+}
+
+// UpdateShapes is how many update shapes an entity holds resolved.
+func UpdateShapes[T any](e *Entity[T]) int { return e.m.updates.shapes.Len() }

@@ -18,15 +18,16 @@ const maxItemBytes = 400 * 1024
 
 // key renders the primary key attributes of struct value v.
 func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
-	key, _, err := m.keyFacts(v)
+	key, _, err := m.keyFacts(v, nil)
 	return key, err
 }
 
 // keyFacts renders the primary key attributes of struct value v, with the
-// key's facts (its itemID and size).
-func (m *entityModel) keyFacts(v reflect.Value) (map[string]types.AttributeValue, itemFacts, error) {
+// key's facts (its itemID and size); their values are room's when it has
+// room for them (see addKeys).
+func (m *entityModel) keyFacts(v reflect.Value, room []types.AttributeValueMemberS) (map[string]types.AttributeValue, itemFacts, error) {
 	key := make(map[string]types.AttributeValue, 2)
-	facts, err := m.addKeys(key, v, false)
+	facts, err := m.addKeys(key, v, false, room)
 	if err != nil {
 		return nil, facts, err
 	}
@@ -72,12 +73,26 @@ func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string,
 	if ei.when != nil && !ei.when(v) {
 		return "", "", false, nil
 	}
+	return m.renderIndexKey(ei, v, nil, nil)
+}
+
+// indexKeyFrom is indexKey of an index without a When condition, on an
+// entity without shards, from the values of the placeholders of its
+// partition key (pkVals) and sort key (skVals); see
+// keys.Template.AppendKeyFrom.
+func (m *entityModel) indexKeyFrom(ei *entityIndex, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
+	return m.renderIndexKey(ei, reflect.Value{}, pkVals, skVals)
+}
+
+// renderIndexKey renders index ei's key from struct value v, or from the
+// values of its placeholders when they are given (see appendKey).
+func (m *entityModel) renderIndexKey(ei *entityIndex, v reflect.Value, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
 	// Both keys into one buffer on the stack, copied out as one string.
 	var bufArray [256]byte
-	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v, pkVals)
 	split := len(buf)
 	if err == nil && ei.sk != nil {
-		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
+		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v, skVals)
 	}
 	switch {
 	case missing: // a key field is empty: the item is not in the index
@@ -110,7 +125,7 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
-	if facts, err = m.addKeys(item, v, true); err != nil {
+	if facts, err = m.addKeys(item, v, true, nil); err != nil {
 		return nil, facts, err
 	}
 	facts.size += fieldBytes
@@ -174,7 +189,18 @@ func itemSize(item map[string]types.AttributeValue) int {
 // AttributeValue passes as is. Either way the value must be one DynamoDB
 // takes (codec.CheckedSize): the error names the field.
 func (m *entityModel) encodeValue(path string, v any, element bool) (types.AttributeValue, error) {
-	av, err := m.encodePath(path, v, element)
+	return m.encodeAt(nil, path, v, element)
+}
+
+// encodeField is encodeValue for top-level field f, resolved already.
+func (m *entityModel) encodeField(f *codec.Field, v any, element bool) (types.AttributeValue, error) {
+	return m.encodeAt(f, f.GoName, v, element)
+}
+
+// encodeAt is encodeValue at path, or at top-level field top when it is
+// not nil (path is then its name).
+func (m *entityModel) encodeAt(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
+	av, err := m.encodePath(top, path, v, element)
 	if err != nil {
 		return nil, err
 	}
@@ -184,13 +210,18 @@ func (m *entityModel) encodeValue(path string, v any, element bool) (types.Attri
 	return av, nil
 }
 
-func (m *entityModel) encodePath(path string, v any, element bool) (types.AttributeValue, error) {
+func (m *entityModel) encodePath(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
 	if av, ok := v.(types.AttributeValue); ok {
 		return av, nil
 	}
-	t, err := walkPath(m, path, nil)
-	if err != nil {
-		return nil, err
+	t := pathTarget{field: top}
+	if top != nil {
+		t.typ, t.tag = top.Type, top.Tag
+	} else {
+		var err error
+		if t, err = walkPath(m, path, nil); err != nil {
+			return nil, err
+		}
 	}
 	rv := reflect.ValueOf(v)
 	typ, tag := t.typ, t.tag

@@ -42,7 +42,7 @@ func TestItemSizeMatchesItemSize(t *testing.T) {
 		if want := m.table.idOf(item); facts.id != want {
 			t.Errorf("%+v: id %v, idOf %v", v, facts.id, want)
 		}
-		k, kf, err := m.keyFacts(rv)
+		k, kf, err := m.keyFacts(rv, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,8 +34,10 @@ type itemFacts struct {
 
 // addKeys renders the primary key of struct value v into dst and, with
 // full, the entity type and the key of every index v belongs to (see
-// indexKey). The facts' size is what they add to the item's itemSize.
-func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool) (facts itemFacts, err error) {
+// indexKey). The facts' size is what they add to the item's itemSize. The
+// attribute values are room's when it has room for them (a caller that
+// allocates them with something else), else allocated together.
+func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool, room []types.AttributeValueMemberS) (facts itemFacts, err error) {
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
@@ -50,7 +52,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	}
 
 	start := len(buf)
-	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v)
+	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v, nil)
 	if err != nil {
 		return facts, err
 	}
@@ -61,7 +63,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	spans = append(spans, keySpan{t.pk, start, len(buf)})
 	if m.sk != nil {
 		start = len(buf)
-		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v); err != nil {
+		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v, nil); err != nil {
 			return facts, err
 		}
 		spans = append(spans, keySpan{t.sk, start, len(buf)})
@@ -79,14 +81,14 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 		keyStart, keySpans := len(buf), len(spans)
 		var missing bool
 		if ei.pkFrom == keyOwn {
-			buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v)
+			buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v, nil)
 			if err == nil {
 				spans = append(spans, keySpan{ei.index.pk, keyStart, len(buf)})
 			}
 		}
 		if err == nil && ei.sk != nil && ei.skFrom == keyOwn {
 			start = len(buf)
-			buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v)
+			buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v, nil)
 			spans = append(spans, keySpan{ei.index.sk, start, len(buf)})
 		}
 		switch {
@@ -102,7 +104,12 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	if full {
 		n++
 	}
-	values := make([]types.AttributeValueMemberS, n)
+	values := room[:0:0]
+	if cap(room) >= n {
+		values = room[:n]
+	} else {
+		values = make([]types.AttributeValueMemberS, n)
+	}
 	for i, sp := range spans {
 		values[i].Value = text[sp.start:sp.end]
 		dst[sp.attr] = &values[i]
@@ -122,13 +129,18 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	return facts, nil
 }
 
-// appendKey appends the key tpl renders from v, for attribute attr, to buf.
+// appendKey appends the key tpl renders from v (or from the values of its
+// placeholders, vals, when not nil), for attribute attr, to buf.
 // On failure buf comes back as it was, with a *KeyError; missing reports
 // that the failure is an empty key field (an error for a table key; for an
 // index key, the item is not in the index).
-func (m *entityModel) appendKey(buf []byte, tpl *keys.Template, attr string, limit int, v reflect.Value) (out []byte, missing bool, err error) {
+func (m *entityModel) appendKey(buf []byte, tpl *keys.Template, attr string, limit int, v reflect.Value, vals []reflect.Value) (out []byte, missing bool, err error) {
 	start := len(buf)
-	out, err = tpl.AppendKey(buf, v)
+	if vals != nil {
+		out, err = tpl.AppendKeyFrom(buf, vals)
+	} else {
+		out, err = tpl.AppendKey(buf, v)
+	}
 	if err != nil {
 		return buf[:start], errors.As(err, new(keys.MissingError)), m.keyError(tpl, attr, err)
 	}

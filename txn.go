@@ -74,7 +74,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if c.IsZero() {
 		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
 	}
-	k, kf, err := m.keyFacts(key)
+	k, kf, err := m.keyFacts(key, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -54,13 +55,37 @@ type change struct {
 // reads, since the request could not recompute what depends on it: use Set.
 type Changes struct {
 	list []change
+	blk  *changeBlock // where list lives while it fits in one (see with)
 	cond Cond
 }
 
-// with is c plus one change. The list is copied, never appended to in
-// place, so that two Changes extended from one do not share a change.
+// changeBlock holds the first changes of a chain: a chain of a few
+// changes (the usual update) costs one allocation, not one per change.
+// used counts the slots taken: a Changes extends its list in place only
+// by taking the next free slot, so that two Changes extended from one
+// never share a change.
+type changeBlock struct {
+	used  atomic.Int32
+	items [2]change
+}
+
+// with is c plus one change, c left as it was.
 func (c Changes) with(op changeOp, field string, v any) Changes {
-	c.list = append(c.list[:len(c.list):len(c.list)], change{op, field, v})
+	n := len(c.list)
+	ch := change{op, field, v}
+	switch {
+	case c.blk != nil && n < len(c.blk.items) && c.blk.used.CompareAndSwap(int32(n), int32(n+1)):
+		c.blk.items[n] = ch
+		c.list = c.blk.items[:n+1]
+	case n < len(changeBlock{}.items):
+		blk := &changeBlock{}
+		blk.used.Store(int32(n + 1))
+		copy(blk.items[:], c.list)
+		blk.items[n] = ch
+		c.list, c.blk = blk.items[:n+1], blk
+	default:
+		c.list, c.blk = append(c.list[:n:n], ch), nil
+	}
 	return c
 }
 
@@ -364,8 +389,12 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 type updateAction struct {
 	action
 	s settings
-	// keys hold the index key values the update sets (see keyValue).
-	keys [4]types.AttributeValueMemberS
+	// keys hold the index key values the update sets (see keyValue),
+	// primary its table key's.
+	keys    [4]types.AttributeValueMemberS
+	primary [2]types.AttributeValueMemberS
+	// acts is room for the plan of an Update, this action alone.
+	acts [1]*action
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -385,14 +414,14 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, err
 		}
 	}
-	k, kf, err := m.keyFacts(key)
-	if err != nil {
-		return nil, err
-	}
-	// The action, its settings and room for its index key values in one
+	// The action, its settings and room for its key values in one
 	// allocation (the caller's settings then stay on its stack); the
 	// builder is recycled (see updateCache).
 	u := &updateAction{s: *given}
+	k, kf, err := m.keyFacts(key, u.primary[:])
+	if err != nil {
+		return nil, err
+	}
 	s := &u.s
 	b := m.updates.builder()
 	a := &u.action
@@ -451,6 +480,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
+	}
+	if dst == nil {
+		dst = u.acts[:0]
 	}
 	acts, err := w.finish(dst, s.cond, b)
 	if err != nil {

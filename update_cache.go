@@ -19,6 +19,8 @@ import (
 //     that becomes a REMOVE, a sparse index left, a When condition), so no
 //     value-dependent shape can be served a wrong plan. It is bounded
 //     (expr.MaxShared) and lock-free to read.
+//   - shapes holds what planChanges works out from an update's shape
+//     alone (see changeShape), keyed by that shape; bounded like shared.
 //   - values recycles the struct values updatePlan.nextValue builds to
 //     recompute index keys, for entities whose indexes have no When
 //     predicate (which could keep the pointer it is given).
@@ -29,6 +31,7 @@ import (
 // The zero value is ready to use; it is safe for concurrent use.
 type updateCache struct {
 	shared   expr.Shared
+	shapes   expr.Table[*changeShape]
 	values   sync.Pool // of *T, zero when put back
 	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
 }

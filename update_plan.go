@@ -29,6 +29,7 @@ type updatePlan struct {
 	m       *entityModel
 	key     reflect.Value // the key value the update was given
 	changes []change
+	shape   *changeShape  // what the changes' shape decides (see changeShape)
 	next    reflect.Value // see nextValue; invalid until then
 	nextPtr any           // what releaseNext recycles (see entityModel.newValue)
 	// read is what Update read of the stored item before planning; nil
@@ -304,11 +305,11 @@ func (p *updatePlan) nextValue() reflect.Value {
 	} else {
 		p.m.baseValue(next, p.key, p.created)
 	}
-	for _, c := range p.changes {
-		if c.field != topField(c.field) || (c.op != changeSet && c.op != changeRemove) {
+	for i, c := range p.changes {
+		if p.shape.nested[i] || (c.op != changeSet && c.op != changeRemove) {
 			continue
 		}
-		f, _ := p.m.fields.ByGoName(c.field)
+		f := p.shape.fields[i]
 		// Reached as for any Set, allocating embedded pointers on the way;
 		// planChanges refused the fields that cannot be set.
 		fv, ok := settableField(next, f.Index)
@@ -326,6 +327,29 @@ func (p *updatePlan) nextValue() reflect.Value {
 	}
 	p.next = next
 	return next
+}
+
+// indexKey is the key of index is.ei that the item has after the update
+// (see entityModel.indexKey): rendered from the values the update gives
+// when their sources are known, else from nextValue.
+func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
+	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
+		return p.m.indexKey(is.ei, p.nextValue())
+	}
+	var room [8]reflect.Value
+	vals := room[:len(is.sources)]
+	for i, src := range is.sources {
+		f := src.field
+		switch {
+		case src.from == fromKey:
+			vals[i] = fieldValue(f, p.key)
+		case src.from == fromZero || p.changes[src.from].op == changeRemove:
+			vals[i] = reflect.Zero(f.Type)
+		default:
+			vals[i] = setValue(p.changes[src.from].value, f)
+		}
+	}
+	return p.m.indexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
 }
 
 // releaseNext recycles the value nextValue built, once the plan is done
@@ -410,73 +434,48 @@ func setValue(v any, f *codec.Field) reflect.Value {
 
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
+// What the shape of the changes decides is checked once per shape (see
+// changeShape); what their values decide, on every call.
 func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
-	fail := func(format string, args ...any) error {
-		return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
-	}
 	plan.m, plan.key, plan.changes = m, keyValue, s.changes
+	sh, err := m.shapeOf(op, s, plan)
+	if err != nil {
+		return err
+	}
+	plan.shape = sh
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
 		o := &operators[c.op]
-		top := topField(c.field)
-		nested := top != c.field
-		f, ok := m.fields.ByGoName(top)
-		if !ok {
-			if top == "" {
-				return fail("%s(%q): empty field name", o.name, c.field)
-			}
-			return fail("%s(%q): no such field: %v", o.name, c.field, r.unknownField(top))
-		}
-		if m.keyFields[top] {
-			return fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.name, c.field, m.primaryTemplates())
-		}
-		if m.shardDerived(top) {
-			return fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
-		}
-		if m.managed.version != nil && top == m.managed.version.GoName {
-			return fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
-		}
-		for _, prev := range s.changes[:i] {
-			if p := prev.field; overlaps(p, c.field) {
-				if p == c.field {
-					return fail("field %s is changed twice in one update", c.field)
-				}
-				return fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
-			}
-		}
-		if nested && o.topLevel {
-			return fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
-		}
+		f, nested := sh.fields[i], sh.nested[i]
 		if o.skipOmittedZero && m.omitsZero(c.field, c.value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
 			// SetIfNotExists from storing a real value.
 			continue
 		}
-		p, _, err := r.path(c.field)
+		p, err := changePath(r, f, nested, c.field)
 		if err != nil {
-			return fail("%s(%q): %v", o.name, c.field, err)
+			return inputError(op, "%s(%q): %v", o.name, c.field, err)
 		}
 		var av types.AttributeValue
 		if o.value != noValue {
 			if c.value == nil && !nested && !nillable(f.Type) {
 				// A NULL in place of a string or a number would read back as
 				// its zero value, and match no condition on it (nor a guard).
-				return fail("%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
+				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
 			}
 			// By the field's own rules, at any depth.
-			if av, err = m.encodeValue(c.field, c.value, o.value == elementValue); err != nil {
-				return fail("%s(%q): %v", o.name, c.field, err)
+			if av, err = m.encodeChange(f, nested, c, o.value == elementValue); err != nil {
+				return inputError(op, "%s(%q): %v", o.name, c.field, err)
 			}
 		}
 		// A raw AttributeValue tells nothing the model could check.
 		if _, raw := c.value.(types.AttributeValue); o.settable && !nested && !raw && !m.settable(f) {
-			return fail("%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
+			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
 		}
 		if o.check != nil {
 			if av, err = o.check(m, c, f, av); err != nil {
-				return fail("%s(%q): %v", o.name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.name, c.field, err)
 			}
 			if av == nil {
 				plan.update.Act(expr.ClauseRemove, p) // what Put leaves out
@@ -485,53 +484,20 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 		plan.render(o, b, p, av)
 	}
-	for _, c := range s.changes {
-		_, raw := c.value.(types.AttributeValue)
-		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
-			return fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				operators[c.op].name, c.field, top)
-		}
-	}
 
 	var need *readNeeded
-	for _, ei := range m.indexes {
-		if !ei.writes() {
-			continue // its keys are the table's or fields': nothing to recompute
-		}
-		affected := false
-		for _, c := range s.changes {
-			top := topField(c.field)
-			if !ei.dependsOn(top) {
-				continue
-			}
-			if c.unknown() {
-				return fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					operators[c.op].name, c.field, ei.index.name, top)
-			}
-			affected = true
-		}
-		if !affected && !s.upsert {
-			continue
-		}
-		if !affected && plan.read != nil && plan.read.found {
-			continue // an existing item keeps the keys its stored fields give
-		}
-		var missing []string
-		for _, f := range ei.inputs {
-			if !plan.known(f) {
-				missing = append(missing, f)
-			}
-		}
-		if len(missing) > 0 {
+	for _, is := range sh.indexes {
+		ei := is.ei
+		if len(is.missing) > 0 {
 			switch {
-			case affected && plan.leaves(ei):
+			case is.affected && plan.leaves(ei):
 				// The item leaves the index whatever the other fields hold.
 				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.pk))
 				if ei.index.sk != "" {
 					plan.update.Act(expr.ClauseRemove, b.Name(ei.index.sk))
 				}
 				continue
-			case !affected:
+			case !is.affected:
 				// An upsert: an existing item keeps its keys, and a new one
 				// gets the keys its zero values give, if any.
 				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
@@ -541,10 +507,10 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 					continue
 				}
 			}
-			need = need.add(ei, missing)
+			need = need.add(ei, is.missing)
 			continue
 		}
-		pk, sk, ok, err := m.indexKey(ei, plan.nextValue())
+		pk, sk, ok, err := plan.indexKey(&is)
 		if err != nil {
 			return err
 		}
@@ -571,6 +537,30 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		plan.need = need
 	}
 	return nil
+}
+
+// changePath is the placeholder path of a change to path, below
+// top-level field f when nested.
+func changePath(r resolver, f *codec.Field, nested bool, path string) (string, error) {
+	if !nested {
+		return r.b.Name(f.Attr), nil
+	}
+	p, _, err := r.path(path)
+	return p, err
+}
+
+// encodeChange encodes the value of change c to a path below top-level
+// field f when nested, else to f itself.
+func (m *entityModel) encodeChange(f *codec.Field, nested bool, c change, element bool) (types.AttributeValue, error) {
+	if nested {
+		return m.encodeValue(c.field, c.value, element)
+	}
+	return m.encodeField(f, c.value, element)
+}
+
+// inputError is an *InputError of op, its reason formatted.
+func inputError(op, format string, args ...any) error {
+	return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 }
 
 // leaves reports whether the update takes the item out of sparse index ei
@@ -602,9 +592,8 @@ func (r *readNeeded) Error() string {
 	return r.explain("Set them too (to their current values if they do not change)").Error()
 }
 
-// add records that index ei needs fields missing.
+// add records that index ei needs fields missing (sorted, not modified).
 func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
-	slices.Sort(missing)
 	if r == nil {
 		r = &readNeeded{first: ei, missing: missing}
 	}

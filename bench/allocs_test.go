@@ -22,7 +22,7 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 15, "Get": 7, "Query25": 19, "Update": 19, "TxWrite3": 43,
+		"Put": 15, "Get": 7, "Query25": 19, "Update": 16, "TxWrite3": 42,
 		"BatchWrite100": 1300, "BatchGet100": 420,
 		"PutWide": 33, "GetWide": 20, "QueryWide25": 344,
 	}

@@ -38,6 +38,13 @@ var writers = sync.Pool{New: func() any { return &writer{buf: make([]byte, 0, 12
 // DynamoDB's limit is the caller's to refuse. A Builder given ShareNames
 // also shares the expression string (see Shared.Intern).
 func Render(n Node, r Resolver, b *Builder) (string, error) {
+	if f, ok := n.(funcNode); ok && f.rawAttr && f.unary && b.shared != nil {
+		// The library's own condition of most writes (attribute_exists of
+		// the key), as funcNode.render writes it, without a writer.
+		var buf [96]byte
+		text := append(append(append(append(buf[:0], f.fn...), '('), b.Name(f.path)...), ')')
+		return b.shared.Intern(text), nil
+	}
 	if b.shared != nil {
 		w := writers.Get().(*writer)
 		defer func() {

@@ -95,3 +95,23 @@ func TestRenderErrors(t *testing.T) {
 		assert.EqualError(t, err, c.want)
 	}
 }
+
+// A condition of the library's own on a raw attribute renders alike with a
+// shared builder (its fast path) and without, beside names already taken.
+func TestRenderUnaryAttrShared(t *testing.T) {
+	var shared Shared
+	for _, n := range []Node{UnaryAttr("attribute_exists", "PK"), UnaryAttr("attribute_not_exists", "weird #name")} {
+		var plainB, sharedB Builder
+		sharedB.ShareNames(&shared)
+		for _, b := range []*Builder{&plainB, &sharedB} {
+			b.Name("status")
+		}
+		want, err := Render(n, plain{}, &plainB)
+		require.NoError(t, err)
+		got, err := Render(n, plain{}, &sharedB)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Equal(t, plainB.Names, sharedB.NameMap())
+		assert.Contains(t, got, "(#n1)")
+	}
+}

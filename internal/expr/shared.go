@@ -19,17 +19,20 @@ const MaxShared = 256
 // take no lock (copy-on-write maps behind atomic pointers). What it hands
 // out is shared: never modify it.
 type Shared struct {
-	strs  table[string]
-	names table[map[string]string]
+	strs  Table[string]
+	names Table[map[string]string]
 }
 
-// table is a bounded copy-on-write map from string keys.
-type table[V any] struct {
+// Table is a bounded (MaxShared entries) copy-on-write map from string
+// keys: lookups take no lock and, keyed by bytes, allocate nothing. The
+// zero value is ready to use and safe for concurrent use.
+type Table[V any] struct {
 	mu sync.Mutex
 	m  atomic.Pointer[map[string]V]
 }
 
-func (t *table[V]) load(key []byte) (V, bool) {
+// Load returns key's value.
+func (t *Table[V]) Load(key []byte) (V, bool) {
 	if m := t.m.Load(); m != nil {
 		v, ok := (*m)[string(key)] // no allocation for the lookup
 		return v, ok
@@ -38,8 +41,16 @@ func (t *table[V]) load(key []byte) (V, bool) {
 	return zero, false
 }
 
-// store adds key's value, unless the table is full.
-func (t *table[V]) store(key string, v V) {
+// Len is how many keys the table holds.
+func (t *Table[V]) Len() int {
+	if m := t.m.Load(); m != nil {
+		return len(*m)
+	}
+	return 0
+}
+
+// Store adds key's value, unless the table is full.
+func (t *Table[V]) Store(key string, v V) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var next map[string]V
@@ -73,11 +84,11 @@ func (s *Shared) Len() (strs, names int) {
 // the same text before, so that a request of a known shape allocates no
 // expression string.
 func (s *Shared) Intern(text []byte) string {
-	if v, ok := s.strs.load(text); ok {
+	if v, ok := s.strs.Load(text); ok {
 		return v
 	}
 	v := string(text)
-	s.strs.store(v, v)
+	s.strs.Store(v, v)
 	return v
 }
 
@@ -103,14 +114,14 @@ func (b *Builder) NameMap() map[string]string {
 		key = binary.AppendUvarint(key, uint64(len(a)))
 		key = append(key, a...)
 	}
-	if m, ok := b.shared.names.load(key); ok {
+	if m, ok := b.shared.names.Load(key); ok {
 		return m
 	}
 	m := make(map[string]string, b.names)
 	for i := range b.names {
 		m[placeholder(namePlaceholders, "#n", i)] = b.name(i)
 	}
-	b.shared.names.store(string(key), m)
+	b.shared.names.Store(string(key), m)
 	return m
 }
 

@@ -1,0 +1,215 @@
+package singletable
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// changeShape is what planChanges works out from the shape of an update
+// alone, checked once per shape and then shared by the updates of that
+// shape (see entityModel.shapeOf): which field each change names, that
+// the changes are allowed on them, and what each index needs. What depends
+// on the values (an omitempty zero, an empty key field, a When condition,
+// encoding errors) is never part of it: planChanges decides that on every
+// call.
+type changeShape struct {
+	// fields are the top-level fields of the changes, in order; nested
+	// tells whether a change is below its field ("Address.City").
+	fields []*codec.Field
+	nested []bool
+	// indexes are the indexes whose keys the update recomputes or removes.
+	indexes []indexShape
+}
+
+// indexShape is what an update does to one index, as far as its shape
+// tells.
+type indexShape struct {
+	ei *entityIndex
+	// affected: a change is to a field the index key or its When reads
+	// (else the update is an upsert giving a new item its keys).
+	affected bool
+	// missing are the fields the index reads that the update neither
+	// gives nor knows, sorted; shared, never modified.
+	missing []string
+	// sources tell, for an index without a When condition on an entity
+	// without shards (nil for others), where each placeholder of its key
+	// (the partition key's, then the sort key's) takes its value from in
+	// an update that read nothing: what nextValue would hold, without
+	// building it. npk is how many are the partition key's.
+	sources []placeholderSource
+	npk     int
+}
+
+// placeholderSource is where a placeholder of an index key takes its
+// value: change from (its index in the changes), the key (fromKey), or
+// nowhere (fromZero: the field's zero value).
+type placeholderSource struct {
+	field *codec.Field
+	from  int
+}
+
+const (
+	fromKey  = -1
+	fromZero = -2
+)
+
+// placeholderSources works out indexShape.sources for index ei.
+func (m *entityModel) placeholderSources(ei *entityIndex, s *settings, sh *changeShape) (out []placeholderSource, npk int) {
+	if ei.when != nil || m.shard != nil {
+		return nil, 0
+	}
+	phs := ei.pk.Placeholders()
+	npk = len(phs)
+	if ei.sk != nil {
+		phs = append(phs, ei.sk.Placeholders()...)
+	}
+	out = make([]placeholderSource, len(phs))
+	for i, ph := range phs {
+		out[i] = placeholderSource{ph.Field, fromZero}
+		if m.keyFields[ph.Field.GoName] && m.settable(ph.Field) {
+			out[i].from = fromKey
+		}
+		for j, c := range s.changes {
+			f := sh.fields[j]
+			if _, raw := c.value.(types.AttributeValue); sh.nested[j] || raw || f.GoName != ph.Field.GoName ||
+				(c.op != changeSet && c.op != changeRemove) || !m.settable(f) {
+				continue
+			}
+			out[i].from = j
+		}
+	}
+	return out, npk
+}
+
+// shapeKey is the key of an update's shape in the cache: whether it is an
+// upsert and, per change, its operator, whether its value is nil or a raw
+// AttributeValue, and its field path. Nothing else planChanges checks once
+// per shape depends on the call (a read changes what is known: such plans
+// are not cached).
+func shapeKey(buf []byte, s *settings) []byte {
+	var flags byte
+	if s.upsert {
+		flags = 1
+	}
+	buf = append(buf, flags)
+	for _, c := range s.changes {
+		k := byte(c.op) << 2
+		if _, raw := c.value.(types.AttributeValue); raw {
+			k |= 1
+		}
+		if c.value == nil {
+			k |= 2
+		}
+		buf = append(buf, k)
+		buf = binary.AppendUvarint(buf, uint64(len(c.field)))
+		buf = append(buf, c.field...)
+	}
+	return buf
+}
+
+// shapeOf returns the shape of the update plan is for: from the cache for
+// an update that read nothing, else worked out (and then cached) by
+// resolveShape. An update whose shape is wrong (an unknown field, a key
+// field changed, ...) is an error, every time.
+func (m *entityModel) shapeOf(op string, s *settings, plan *updatePlan) (*changeShape, error) {
+	if plan.read != nil {
+		return m.resolveShape(op, s, plan)
+	}
+	var buf [256]byte
+	key := shapeKey(buf[:0], s)
+	if sh, ok := m.updates.shapes.Load(key); ok {
+		return sh, nil
+	}
+	sh, err := m.resolveShape(op, s, plan)
+	if err != nil {
+		return nil, err
+	}
+	m.updates.shapes.Store(string(key), sh)
+	return sh, nil
+}
+
+// resolveShape checks the changes against the model and works out what
+// each index needs (see changeShape).
+func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*changeShape, error) {
+	fail := func(format string, args ...any) error { return inputError(op, format, args...) }
+	sh := &changeShape{fields: make([]*codec.Field, len(s.changes)), nested: make([]bool, len(s.changes))}
+	for i, c := range s.changes {
+		o := &operators[c.op]
+		top := topField(c.field)
+		nested := top != c.field
+		f, ok := m.fields.ByGoName(top)
+		if !ok {
+			if top == "" {
+				return nil, fail("%s(%q): empty field name", o.name, c.field)
+			}
+			return nil, fail("%s(%q): no such field: %v", o.name, c.field, resolver{m: m}.unknownField(top))
+		}
+		if m.keyFields[top] {
+			return nil, fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
+				o.name, c.field, m.primaryTemplates())
+		}
+		if m.shardDerived(top) {
+			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
+		}
+		if m.managed.version != nil && top == m.managed.version.GoName {
+			return nil, fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
+		}
+		for _, prev := range s.changes[:i] {
+			if p := prev.field; overlaps(p, c.field) {
+				if p == c.field {
+					return nil, fail("field %s is changed twice in one update", c.field)
+				}
+				return nil, fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
+			}
+		}
+		if nested && o.topLevel {
+			return nil, fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
+		}
+		sh.fields[i], sh.nested[i] = f, nested
+	}
+	for _, c := range s.changes {
+		_, raw := c.value.(types.AttributeValue)
+		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
+			return nil, fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
+				operators[c.op].name, c.field, top)
+		}
+	}
+	for _, ei := range m.indexes {
+		if !ei.writes() {
+			continue // its keys are the table's or fields': nothing to recompute
+		}
+		affected := false
+		for _, c := range s.changes {
+			top := topField(c.field)
+			if !ei.dependsOn(top) {
+				continue
+			}
+			if c.unknown() {
+				return nil, fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
+					operators[c.op].name, c.field, ei.index.name, top)
+			}
+			affected = true
+		}
+		if !affected && !s.upsert {
+			continue
+		}
+		if !affected && plan.read != nil && plan.read.found {
+			continue // an existing item keeps the keys its stored fields give
+		}
+		var missing []string
+		for _, f := range ei.inputs {
+			if !plan.known(f) {
+				missing = append(missing, f)
+			}
+		}
+		slices.Sort(missing)
+		is := indexShape{ei: ei, affected: affected, missing: missing}
+		is.sources, is.npk = m.placeholderSources(ei, s, sh)
+		sh.indexes = append(sh.indexes, is)
+	}
+	return sh, nil
+}
