@@ -259,8 +259,11 @@ running() {
 	is_ours "$pid" && answers "$PORT" && listens "$pid" "$PORT"
 }
 
+# print_env PORT: the environment of the instance on PORT. SINGLETABLE_DDB_PID
+# is its JVM, whose CPU time the fan-out benchmark reads (bench/fanout_test.go).
 print_env() {
 	printf 'export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:%s\n' "$1"
+	printf 'export SINGLETABLE_DDB_PID=%s\n' "$(<"$STATE_DIR/pid")"
 	printf 'export AWS_ACCESS_KEY_ID=local\n'
 	printf 'export AWS_SECRET_ACCESS_KEY=local\n'
 	printf 'export AWS_REGION=us-east-1\n'

@@ -96,3 +96,37 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+const fanSample = `BenchmarkFanOut/single-2         	     100	   8000000 ns/op	   4000000 cpu-ns/op	   5000000 server-cpu-ns/op	  948947 B/op	   13920 allocs/op
+BenchmarkFanOut/shards10-2       	     100	   9600000 ns/op	   5000000 cpu-ns/op	   6000000 server-cpu-ns/op	  983754 B/op	   14400 allocs/op
+BenchmarkFanOut/buckets24-2      	     100	  13600000 ns/op	  10000000 cpu-ns/op	  13000000 server-cpu-ns/op	 1464948 B/op	   20160 allocs/op
+BenchmarkFanOut/sdk-single-2     	     100	   8200000 ns/op	   4500000 cpu-ns/op	   5000000 server-cpu-ns/op	 1076997 B/op	   14842 allocs/op
+BenchmarkFanOut/sdk-shards10-2   	     100	   9840000 ns/op	   5500000 cpu-ns/op	   6000000 server-cpu-ns/op	 1100000 B/op	   15000 allocs/op
+BenchmarkFanOut/sdk-buckets24-2  	     100	  13940000 ns/op	  10700000 cpu-ns/op	  13300000 server-cpu-ns/op	 1545103 B/op	   20963 allocs/op
+`
+
+func TestWriteFanOut(t *testing.T) {
+	r := Results{}
+	if err := Parse(strings.NewReader(fanSample), r); err != nil {
+		t.Fatal(err)
+	}
+	rp := &Report{FanOut: r, SharedCores: 2}
+	if got, want := rp.fanFloor("BenchmarkFanOut/buckets24"), 11.5e6; got != want {
+		t.Errorf("floor = %v, want %v ((10 + 13 ms) / 2 cores)", got, want)
+	}
+	var b bytes.Buffer
+	rp.Write(&b)
+	md := b.String()
+	for _, want := range []string{
+		"fan-out wall time ≤ 1.50× one query of the same items (DynamoDB Local) | ❌ 1 of 2 ops over: buckets24 1.70× (this machine's floor 1.44×, hand-written 1.70×)",
+		"| 10 shards | 9.6 | 1.20× ✅ | 30 | 1.03× |",
+		"| 24 hour buckets | 13.6 | 1.70× ❌ | 42 | 1.45× |",
+		"share this machine's 2 cores",
+		"| single | 4 | 5 | 4.5 | 0.56× | 8.2 | 1.00× | 0.98× | 0.94× |",
+		"| 24 hour buckets | 10 | 13 | 11.5 | 1.44× | 13.9 | 1.70× | 0.98× | 0.96× |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
