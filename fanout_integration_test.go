@@ -118,6 +118,13 @@ func TestIntegrationFanOutBucketEdges(t *testing.T) {
 				return deviceReadings.QueryBetween(ctx, db, from, to, st.After(c))
 			})
 			assert.Equal(t, want, got, "pages without a limit")
+			var wantSum float64
+			for _, r := range want {
+				wantSum += r.Value
+			}
+			sum, err := st.SumBetween(ctx, db, latestReadings, from, to, func(r reading) float64 { return r.Value })
+			require.NoError(t, err)
+			assert.Equal(t, wantSum, sum, "SumBetween")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -336,8 +337,23 @@ type Number interface {
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
 func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
+	return sum(p.All(ctx, db, params, opts...), value)
+}
+
+// SumBetween adds up value over every item a SortBetween pattern reads
+// from from to to (AllBetween, with its options): over every time bucket
+// and shard the range touches, such as the readings of the last 24 hours.
+//
+//	total, err := singletable.SumBetween(ctx, db, ReadingsBetween,
+//		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
+//		func(r Reading) float64 { return r.Value })
+func SumBetween[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
+	return sum(p.AllBetween(ctx, db, from, to, opts...), value)
+}
+
+func sum[T any, N Number](items iter.Seq2[T, error], value func(T) N) (N, error) {
 	var total N
-	for v, err := range p.All(ctx, db, params, opts...) {
+	for v, err := range items {
 		if err != nil {
 			return 0, err
 		}

@@ -139,6 +139,18 @@ func run(ctx context.Context) error {
 		want := inRange(rs, from, to)
 		fmt.Printf("  device %s: %d readings over %d hour buckets\n", device, len(got), 25)
 		c.Equal("device "+device+": the last 24 hours, in order, none missed or repeated", want, got)
+		// An aggregate over the same range: every bucket, one call.
+		total, err := st.SumBetween(ctx, db, ReadingsBetween, Reading{DeviceID: device, At: from}, Reading{At: to},
+			func(r Reading) float64 { return r.Celsius })
+		if err != nil {
+			return err
+		}
+		var wantTotal float64
+		for _, r := range want {
+			wantTotal += r.Celsius
+		}
+		fmt.Printf("  device %s: mean %.2f °C\n", device, total/float64(len(got)))
+		c.Equal("device "+device+": SumBetween adds up the same readings", wantTotal, total)
 	}
 
 	fmt.Println("\n3. The last 10 readings of device 123: the newest bucket first, stopping when it has them")
