@@ -203,13 +203,13 @@ type write struct {
 	held   []Cond
 	guards []pendingGuard
 
-	// An update's settings and expression builder (its plan is an
-	// argument of the update steps: held here, it would escape with the
-	// conditions), the key given, and the value holding the unique values
-	// the item has now.
-	s        *settings
+	// An update's expression builder (its plan and settings are
+	// arguments of the update steps: held here, they would escape with
+	// the conditions), the key given, and the value holding the unique
+	// values the item has now.
 	b        *expr.Builder
 	key, old reflect.Value
+	upsert   bool // the update is an upsert
 }
 
 // pendingGuard is a guard item a hook asks for, made once the item's key

@@ -384,11 +384,10 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	tx.add(acts, nil)
 }
 
-// updateAction is an Update's action with its settings and room for its
-// index key values.
+// updateAction is an Update's action with room for its key values. It
+// holds no settings: the caller's stay on its stack (see planUpdate).
 type updateAction struct {
 	action
-	s settings
 	// keys hold the index key values the update sets (see keyValue),
 	// primary its table key's.
 	keys    [4]types.AttributeValueMemberS
@@ -414,15 +413,15 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, err
 		}
 	}
-	// The action, its settings and room for its key values in one
-	// allocation (the caller's settings then stay on its stack); the
-	// builder is recycled (see updateCache).
-	u := &updateAction{s: *given}
+	// The action and room for its key values in one allocation; the
+	// settings are the caller's, on its stack (nothing the plan keeps
+	// points to them); the builder is recycled (see updateCache).
+	u := &updateAction{}
 	k, kf, err := m.keyFacts(key, u.primary[:])
 	if err != nil {
 		return nil, err
 	}
-	s := &u.s
+	s := given
 	b := m.updates.builder()
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
@@ -434,9 +433,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		plan.releaseNext()
 		m.updates.releaseBuilder(b)
 	}()
-	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
-	m.managed.beforeUpdate(&w, &plan)
-	s = w.s
+	w := write{a: a, now: m.managed.clock(db), b: b, key: key, old: old, upsert: given.upsert}
+	s = m.managed.beforeUpdate(&w, s, &plan)
 	newItem := read != nil && !read.found
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
