@@ -388,12 +388,30 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 // holds no settings: the caller's stay on its stack (see planUpdate).
 type updateAction struct {
 	action
-	// keys hold the index key values the update sets (see keyValue),
-	// primary its table key's.
-	keys    [4]types.AttributeValueMemberS
+	// primary holds its table key's values.
 	primary [2]types.AttributeValueMemberS
 	// acts is room for the plan of an Update, this action alone.
 	acts [1]*action
+}
+
+// indexedUpdateAction is the updateAction of an entity with index keys
+// to write, with room for the index key values the update sets (see
+// keyValue): the others need none.
+type indexedUpdateAction struct {
+	updateAction
+	keys [4]types.AttributeValueMemberS
+}
+
+// newUpdateAction allocates an update's action, with room for the index
+// key values when the entity writes index keys.
+func (m *entityModel) newUpdateAction() (*updateAction, []types.AttributeValueMemberS) {
+	for _, ei := range m.indexes {
+		if ei.writes() {
+			iu := new(indexedUpdateAction)
+			return &iu.updateAction, iu.keys[:0]
+		}
+	}
+	return new(updateAction), nil
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -416,7 +434,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	// The action and room for its key values in one allocation; the
 	// settings are the caller's, on its stack (nothing the plan keeps
 	// points to them); the builder is recycled (see updateCache).
-	u := &updateAction{}
+	u, keyVals := m.newUpdateAction()
 	k, kf, err := m.keyFacts(key, u.primary[:])
 	if err != nil {
 		return nil, err
@@ -428,7 +446,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
-	plan := updatePlan{read: read, keyVals: u.keys[:0]}
+	plan := updatePlan{read: read, keyVals: keyVals}
 	defer func() {
 		plan.releaseNext()
 		m.updates.releaseBuilder(b)
