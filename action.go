@@ -132,12 +132,12 @@ func condError(op string, err error) error {
 	return &InputError{Op: op, Reason: err.Error()}
 }
 
-// setCond renders c (over the entity's fields, or raw attribute names for
-// a guard) into the action's expression maps: into b's, or, with a nil b,
-// into a builder of its own, made only if there is a condition.
-func (a *action) setCond(c Cond, b *expr.Builder) error {
+// setCond renders And(c, and) (over the entity's fields, or raw attribute
+// names for a guard) into the action's expression maps: into b's, or, with
+// a nil b, into a builder of its own, made only if there is a condition.
+func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 	if b == nil {
-		if c.IsZero() {
+		if c.IsZero() && and.IsZero() {
 			return nil
 		}
 		b = new(expr.Builder)
@@ -146,7 +146,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 	if a.guard != nil {
 		m = nil
 	}
-	cond, err := renderCond(c, m, b)
+	cond, err := renderAnd(c, and, m, b)
 	if err != nil {
 		return condError(a.op, err)
 	}
@@ -172,7 +172,7 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
-	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
+	if err := g.setCond(m.ownedBy(owner), Cond{}, nil); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -249,11 +249,13 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 		guards = append(guards, g)
 	}
 	a.userCond = user
-	c := And(w.cond, user)
+	// And(And(w.cond, user), held...), its last And rendered without
+	// building it.
+	c, and := w.cond, user
 	for _, h := range w.held {
-		c = And(c, h)
+		c, and = And(c, and), h
 	}
-	if err := a.setCond(c, b); err != nil {
+	if err := a.setCond(c, and, b); err != nil {
 		return nil, err
 	}
 	return append(append(dst, a), guards...), nil

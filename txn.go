@@ -87,7 +87,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 		return nil, err
 	}
 	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
-	if err := a.setCond(c, nil); err != nil {
+	if err := a.setCond(c, Cond{}, nil); err != nil {
 		return nil, err
 	}
 	return a, nil
