@@ -359,6 +359,12 @@ func (r resolver) encode(field string, v any, element bool) (types.AttributeValu
 	if r.m == nil {
 		return marshalValue(field, v)
 	}
+	if topField(field) == field {
+		// A top-level field, the usual case: no path to walk.
+		if f, ok := r.m.fields.ByGoName(field); ok {
+			return r.m.encodeField(f, v, element)
+		}
+	}
 	return r.m.encodeValue(field, v, element)
 }
 

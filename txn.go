@@ -229,19 +229,15 @@ func (tx *Tx) check(op string) error {
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction has %d actions (guard items of unique values included); DynamoDB allows %d", n, maxTxActions)}
 	}
 	// At most 100 actions: a scan of the earlier ones finds a duplicate
-	// without a map, and the ids fit on the stack.
-	var idArray [maxTxActions]itemID
-	ids := idArray[:0]
+	// without a map.
 	size := 0
 	for i, a := range tx.actions {
-		id := a.id
-		for j, prev := range ids {
-			if prev == id {
+		for j, prev := range tx.actions[:i] {
+			if prev.id == a.id {
 				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
-					j, tx.actions[j].describe(), i, a.describe(), formatKey(a.keyAttrs()))}
+					j, prev.describe(), i, a.describe(), formatKey(a.keyAttrs()))}
 			}
 		}
-		ids = append(ids, id)
 		size += a.bytes
 	}
 	if size > maxTxBytes {

@@ -80,7 +80,9 @@ func (c Changes) with(op changeOp, field string, v any) Changes {
 	case n < len(changeBlock{}.items):
 		blk := &changeBlock{}
 		blk.used.Store(int32(n + 1))
-		copy(blk.items[:], c.list)
+		if n > 0 {
+			copy(blk.items[:], c.list)
+		}
 		blk.items[n] = ch
 		c.list, c.blk = blk.items[:n+1], blk
 	default:
