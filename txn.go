@@ -41,10 +41,12 @@ type Tx struct {
 	// The request is built in the Tx (see input): its table name, token
 	// and, in a small transaction, its items cost no allocation of their
 	// own.
-	in    dynamodb.TransactWriteItemsInput
-	name  string
-	tok   [32]byte
-	items [4]types.TransactWriteItem
+	in      dynamodb.TransactWriteItemsInput
+	name    string
+	tok     [32]byte
+	items   [4]types.TransactWriteItem
+	puts    [2]types.Put
+	updates [2]types.Update
 }
 
 // add records what planning an action gave: tx.actions with the planned
@@ -95,7 +97,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 
 // txRoom holds the Put, Update, Delete and ConditionCheck structs of a
 // request's items: one slice of each kind the request has, sized by its
-// count, rather than one allocation per item.
+// count (or the Tx's own room), rather than one allocation per item.
 type txRoom struct {
 	puts    []types.Put
 	updates []types.Update
@@ -103,17 +105,18 @@ type txRoom struct {
 	checks  []types.ConditionCheck
 }
 
-// newTxRoom makes the room for the items of acts.
-func newTxRoom(acts []*action) txRoom {
+// room makes the room for the items of the transaction's actions: the
+// Tx's own for a few puts and updates.
+func (tx *Tx) room() txRoom {
 	var n [actCheck + 1]int
-	for _, a := range acts {
+	for _, a := range tx.actions {
 		n[a.kind]++
 	}
-	var r txRoom
-	if n[actPut] > 0 {
+	r := txRoom{puts: tx.puts[:0], updates: tx.updates[:0]}
+	if n[actPut] > len(tx.puts) {
 		r.puts = make([]types.Put, 0, n[actPut])
 	}
-	if n[actUpdate] > 0 {
+	if n[actUpdate] > len(tx.updates) {
 		r.updates = make([]types.Update, 0, n[actUpdate])
 	}
 	if n[actDelete] > 0 {
@@ -286,7 +289,7 @@ func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, 
 		in.TransactItems = make([]types.TransactWriteItem, n)
 	}
 	tx.name = tx.db.name
-	room := newTxRoom(tx.actions)
+	room := tx.room()
 	for i, a := range tx.actions {
 		in.TransactItems[i] = a.transactItem(&tx.name, &room)
 	}
