@@ -275,7 +275,11 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 		}
 		if av != nil {
 			dst[fp.attr] = av
-			if sized {
+			if s, ok := av.(*types.AttributeValueMemberS); ok && sized {
+				// The most common value, whose size is its length, and
+				// which DynamoDB always takes.
+				size += len(fp.attr) + len(s.Value)
+			} else if sized {
 				n, err := CheckedSize(av)
 				if err != nil {
 					return 0, &FieldError{Field: fp.goName, Err: err}
