@@ -132,12 +132,12 @@ func condError(op string, err error) error {
 	return &InputError{Op: op, Reason: err.Error()}
 }
 
-// setCond renders c (over the entity's fields, or raw attribute names for
-// a guard) into the action's expression maps: into b's, or, with a nil b,
-// into a builder of its own, made only if there is a condition.
-func (a *action) setCond(c Cond, b *expr.Builder) error {
+// setCond renders And(c, and) (over the entity's fields, or raw attribute
+// names for a guard) into the action's expression maps: into b's, or, with
+// a nil b, into a builder of its own, made only if there is a condition.
+func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 	if b == nil {
-		if c.IsZero() {
+		if c.IsZero() && and.IsZero() {
 			return nil
 		}
 		b = new(expr.Builder)
@@ -146,7 +146,7 @@ func (a *action) setCond(c Cond, b *expr.Builder) error {
 	if a.guard != nil {
 		m = nil
 	}
-	cond, err := renderCond(c, m, b)
+	cond, err := renderAnd(c, and, m, b)
 	if err != nil {
 		return condError(a.op, err)
 	}
@@ -172,7 +172,7 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
-	if err := g.setCond(m.ownedBy(owner), nil); err != nil {
+	if err := g.setCond(m.ownedBy(owner), Cond{}, nil); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -203,13 +203,13 @@ type write struct {
 	held   []Cond
 	guards []pendingGuard
 
-	// An update's settings and expression builder (its plan is an
-	// argument of the update steps: held here, it would escape with the
-	// conditions), the key given, and the value holding the unique values
-	// the item has now.
-	s        *settings
+	// An update's expression builder (its plan and settings are
+	// arguments of the update steps: held here, they would escape with
+	// the conditions), the key given, and the value holding the unique
+	// values the item has now.
 	b        *expr.Builder
 	key, old reflect.Value
+	upsert   bool // the update is an upsert
 }
 
 // pendingGuard is a guard item a hook asks for, made once the item's key
@@ -249,11 +249,13 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 		guards = append(guards, g)
 	}
 	a.userCond = user
-	c := And(w.cond, user)
+	// And(And(w.cond, user), held...), its last And rendered without
+	// building it.
+	c, and := w.cond, user
 	for _, h := range w.held {
-		c = And(c, h)
+		c, and = And(c, and), h
 	}
-	if err := a.setCond(c, b); err != nil {
+	if err := a.setCond(c, and, b); err != nil {
 		return nil, err
 	}
 	return append(append(dst, a), guards...), nil

@@ -359,6 +359,12 @@ func (r resolver) encode(field string, v any, element bool) (types.AttributeValu
 	if r.m == nil {
 		return marshalValue(field, v)
 	}
+	if topField(field) == field {
+		// A top-level field, the usual case: no path to walk.
+		if f, ok := r.m.fields.ByGoName(field); ok {
+			return r.m.encodeField(f, v, element)
+		}
+	}
 	return r.m.encodeValue(field, v, element)
 }
 
@@ -387,10 +393,24 @@ func (m *condFields) Value(b *expr.Builder, path string, v any, element bool) (s
 // renderCond renders c for entity m into b. An empty condition renders "".
 // Expressions longer than the service's 4 KB limit are an error.
 func renderCond(c Cond, m *entityModel, b *expr.Builder) (string, error) {
-	if c.n == nil {
+	return renderAnd(c, Cond{}, m, b)
+}
+
+// renderAnd renders And(c, and) as renderCond would, without building the
+// junction when both are given.
+func renderAnd(c, and Cond, m *entityModel, b *expr.Builder) (string, error) {
+	var s string
+	var err error
+	switch {
+	case c.n == nil && and.n == nil:
 		return "", nil
+	case and.n == nil:
+		s, err = expr.Render(c.n, (*condFields)(m), b)
+	case c.n == nil:
+		s, err = expr.Render(and.n, (*condFields)(m), b)
+	default:
+		s, err = expr.RenderJoin("AND", c.n, and.n, (*condFields)(m), b)
 	}
-	s, err := expr.Render(c.n, (*condFields)(m), b)
 	if err != nil {
 		return "", err
 	}

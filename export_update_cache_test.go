@@ -23,9 +23,8 @@ func UpdateIndexKeysBothWays[T any](e *Entity[T], db *DB, key T, ch Changes, opt
 	b := m.updates.builder()
 	defer m.updates.releaseBuilder(b)
 	var plan updatePlan
-	w := write{a: &action{m: m, op: op}, now: m.managed.clock(db), s: &s, b: b, key: kv, old: kv}
-	m.managed.beforeUpdate(&w, &plan)
-	if err := m.planChanges(op, kv, w.s, b, &plan); err != nil {
+	w := write{a: &action{m: m, op: op}, now: m.managed.clock(db), b: b, key: kv, old: kv, upsert: s.upsert}
+	if err := m.planChanges(op, kv, m.managed.beforeUpdate(&w, &s, &plan), b, &plan); err != nil {
 		return nil, nil, err
 	}
 	defer plan.releaseNext()

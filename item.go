@@ -119,13 +119,15 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
 	// The sizes of what Encode and addKeys add make itemSize(item), without
 	// a walk of the map: the key and type attributes are never fields.
-	fieldBytes, err := m.plan.Encode(v, item)
+	// The key attributes' values come from the slab of the fields' values:
+	// the table key, the type and every index key the item may have.
+	fieldBytes, room, err := m.plan.EncodeRoom(v, item, 3+2*len(m.indexes))
 	if err != nil {
 		// A value the codec cannot encode, or that DynamoDB refuses (a
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
-	if facts, err = m.addKeys(item, v, true, nil); err != nil {
+	if facts, err = m.addKeys(item, v, true, room); err != nil {
 		return nil, facts, err
 	}
 	facts.size += fieldBytes

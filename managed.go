@@ -541,11 +541,13 @@ func (mf *managed) onPut(w *write, v reflect.Value) error {
 }
 
 // beforeUpdate applies the hooks to an update before its changes are
-// planned: what the changes and index keys must see (see planUpdate).
-func (mf *managed) beforeUpdate(w *write, plan *updatePlan) {
+// planned: what the changes and index keys must see (see planUpdate). It
+// returns the settings to plan with: s, or a copy with a change added.
+func (mf *managed) beforeUpdate(w *write, s *settings, plan *updatePlan) *settings {
 	for i := range mf.hooks {
-		mf.hooks[i].beforeUpdate(w, plan)
+		s = mf.hooks[i].beforeUpdate(w, s, plan)
 	}
+	return s
 }
 
 // onUpdate applies the hooks to an update once its changes are planned.
@@ -627,14 +629,14 @@ func (h *hook) refuseBatch(w *write) error {
 // updated timestamp that an index key reads is planned as a Set (so that
 // the key follows it), and an upsert's created timestamp is what the index
 // keys of a new item read.
-func (h *hook) beforeUpdate(w *write, plan *updatePlan) {
-	f, s := h.field, w.s
+func (h *hook) beforeUpdate(w *write, s *settings, plan *updatePlan) *settings {
+	f := h.field
 	switch h.kind {
 	case hookUpdated:
 		if h.indexed && !touches(s.changes, f.GoName) {
 			withStamp := *s
 			withStamp.changes = append(s.changes[:len(s.changes):len(s.changes)], change{changeSet, f.GoName, w.a.m.timestampGo(f, w.now)})
-			w.s = &withStamp
+			return &withStamp
 		}
 	case hookCreated:
 		if s.upsert && !touches(s.changes, f.GoName) {
@@ -644,6 +646,7 @@ func (h *hook) beforeUpdate(w *write, plan *updatePlan) {
 			}
 		}
 	}
+	return s
 }
 
 // onUpdate adds the hook's clauses, conditions and guard items to an

@@ -156,7 +156,7 @@ func (h *hook) onPutExpiry(w *write, v reflect.Value) {
 
 // onUpdateExpiry sets an upserted item's expiry when it has none.
 func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
-	if !w.s.upsert || plan.touches(h.field.GoName) {
+	if !w.upsert || plan.touches(h.field.GoName) {
 		return nil
 	}
 	m, f, b := w.a.m, h.field, w.b

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -37,6 +38,15 @@ type Tx struct {
 	// small holds the actions of a small transaction (most are), so that
 	// adding them costs no allocation.
 	small [8]*action
+	// The request is built in the Tx (see input): its table name, token
+	// and, in a small transaction, its items cost no allocation of their
+	// own.
+	in      dynamodb.TransactWriteItemsInput
+	name    string
+	tok     [32]byte
+	items   [4]types.TransactWriteItem
+	puts    [2]types.Put
+	updates [2]types.Update
 }
 
 // add records what planning an action gave: tx.actions with the planned
@@ -79,33 +89,70 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 		return nil, err
 	}
 	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
-	if err := a.setCond(c, nil); err != nil {
+	if err := a.setCond(c, Cond{}, nil); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
+// txRoom holds the Put, Update, Delete and ConditionCheck structs of a
+// request's items: one slice of each kind the request has, sized by its
+// count (or the Tx's own room), rather than one allocation per item.
+type txRoom struct {
+	puts    []types.Put
+	updates []types.Update
+	deletes []types.Delete
+	checks  []types.ConditionCheck
+}
+
+// room makes the room for the items of the transaction's actions: the
+// Tx's own for a few puts and updates.
+func (tx *Tx) room() txRoom {
+	var n [actCheck + 1]int
+	for _, a := range tx.actions {
+		n[a.kind]++
+	}
+	r := txRoom{puts: tx.puts[:0], updates: tx.updates[:0]}
+	if n[actPut] > len(tx.puts) {
+		r.puts = make([]types.Put, 0, n[actPut])
+	}
+	if n[actUpdate] > len(tx.updates) {
+		r.updates = make([]types.Update, 0, n[actUpdate])
+	}
+	if n[actDelete] > 0 {
+		r.deletes = make([]types.Delete, 0, n[actDelete])
+	}
+	if n[actCheck] > 0 {
+		r.checks = make([]types.ConditionCheck, 0, n[actCheck])
+	}
+	return r
+}
+
 // transactItem is the action as one item of a TransactWriteItems request,
 // on the table whose name name points to (one pointer serves all the
-// items of a request).
-func (a *action) transactItem(name *string) types.TransactWriteItem {
+// items of a request), its struct taken from r.
+func (a *action) transactItem(name *string, r *txRoom) types.TransactWriteItem {
 	switch a.kind {
 	case actPut:
-		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: a.item,
+		r.puts = append(r.puts, types.Put{TableName: name, Item: a.item,
 			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		return types.TransactWriteItem{Put: &r.puts[len(r.puts)-1]}
 	case actUpdate:
-		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: a.key, UpdateExpression: &a.update,
+		r.updates = append(r.updates, types.Update{TableName: name, Key: a.key, UpdateExpression: &a.update,
 			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		return types.TransactWriteItem{Update: &r.updates[len(r.updates)-1]}
 	case actDelete:
-		return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: a.key,
+		r.deletes = append(r.deletes, types.Delete{TableName: name, Key: a.key,
 			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()}}
+			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		return types.TransactWriteItem{Delete: &r.deletes[len(r.deletes)-1]}
 	default:
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: name, Key: a.key,
+		r.checks = append(r.checks, types.ConditionCheck{TableName: name, Key: a.key,
 			ConditionExpression: &a.cond, ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+		return types.TransactWriteItem{ConditionCheck: &r.checks[len(r.checks)-1]}
 	}
 }
 
@@ -185,19 +232,15 @@ func (tx *Tx) check(op string) error {
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction has %d actions (guard items of unique values included); DynamoDB allows %d", n, maxTxActions)}
 	}
 	// At most 100 actions: a scan of the earlier ones finds a duplicate
-	// without a map, and the ids fit on the stack.
-	var idArray [maxTxActions]itemID
-	ids := idArray[:0]
+	// without a map.
 	size := 0
 	for i, a := range tx.actions {
-		id := a.id
-		for j, prev := range ids {
-			if prev == id {
+		for j, prev := range tx.actions[:i] {
+			if prev.id == a.id {
 				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
-					j, tx.actions[j].describe(), i, a.describe(), formatKey(a.keyAttrs()))}
+					j, prev.describe(), i, a.describe(), formatKey(a.keyAttrs()))}
 			}
 		}
-		ids = append(ids, id)
 		size += a.bytes
 	}
 	if size > maxTxBytes {
@@ -214,33 +257,41 @@ func (a *action) describe() string {
 	return a.op
 }
 
-// newToken returns a fresh random idempotency token (32 hex digits). Every
-// call reads crypto/rand, rather than counting from a random start, so
-// that two copies of a process (a restored VM snapshot) never share tokens.
-func newToken() string {
+// newToken writes a fresh random idempotency token (32 hex digits) into
+// dst and returns it, a string over dst (which is never written again).
+// Every call reads crypto/rand, rather than counting from a random start,
+// so that two copies of a process (a restored VM snapshot) never share
+// tokens.
+func newToken(dst *[32]byte) string {
 	var b [16]byte
-	var h [32]byte
 	_, _ = rand.Read(b[:])
-	hex.Encode(h[:], b[:])
-	return string(h[:])
+	hex.Encode(dst[:], b[:])
+	return unsafe.String(&dst[0], len(dst))
 }
 
-// input checks the transaction and builds a fresh request for it.
+// input checks the transaction and builds its request, once: in the Tx
+// itself, which the request then keeps alive.
 func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, error) {
 	if err := tx.check(op); err != nil {
 		return nil, err
 	}
 	tx.token = s.write.token
 	if tx.token == "" {
-		tx.token = newToken()
+		tx.token = newToken(&tx.tok)
 	} else if len(tx.token) > 36 {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf("IdempotencyToken is %d characters; DynamoDB allows 1 to 36", len(tx.token))}
 	}
-	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: &tx.token}
-	in.TransactItems = make([]types.TransactWriteItem, len(tx.actions))
-	name := aws.String(tx.db.name)
+	in := &tx.in
+	*in = dynamodb.TransactWriteItemsInput{ClientRequestToken: &tx.token}
+	if n := len(tx.actions); n <= len(tx.items) {
+		in.TransactItems = tx.items[:n:n]
+	} else {
+		in.TransactItems = make([]types.TransactWriteItem, n)
+	}
+	tx.name = tx.db.name
+	room := tx.room()
 	for i, a := range tx.actions {
-		in.TransactItems[i] = a.transactItem(name)
+		in.TransactItems[i] = a.transactItem(&tx.name, &room)
 	}
 	return in, nil
 }

@@ -80,7 +80,9 @@ func (c Changes) with(op changeOp, field string, v any) Changes {
 	case n < len(changeBlock{}.items):
 		blk := &changeBlock{}
 		blk.used.Store(int32(n + 1))
-		copy(blk.items[:], c.list)
+		if n > 0 {
+			copy(blk.items[:], c.list)
+		}
 		blk.items[n] = ch
 		c.list, c.blk = blk.items[:n+1], blk
 	default:
@@ -384,17 +386,34 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	tx.add(acts, nil)
 }
 
-// updateAction is an Update's action with its settings and room for its
-// index key values.
+// updateAction is an Update's action with room for its key values. It
+// holds no settings: the caller's stay on its stack (see planUpdate).
 type updateAction struct {
 	action
-	s settings
-	// keys hold the index key values the update sets (see keyValue),
-	// primary its table key's.
-	keys    [4]types.AttributeValueMemberS
+	// primary holds its table key's values.
 	primary [2]types.AttributeValueMemberS
 	// acts is room for the plan of an Update, this action alone.
 	acts [1]*action
+}
+
+// indexedUpdateAction is the updateAction of an entity with index keys
+// to write, with room for the index key values the update sets (see
+// keyValue): the others need none.
+type indexedUpdateAction struct {
+	updateAction
+	keys [4]types.AttributeValueMemberS
+}
+
+// newUpdateAction allocates an update's action, with room for the index
+// key values when the entity writes index keys.
+func (m *entityModel) newUpdateAction() (*updateAction, []types.AttributeValueMemberS) {
+	for _, ei := range m.indexes {
+		if ei.writes() {
+			iu := new(indexedUpdateAction)
+			return &iu.updateAction, iu.keys[:0]
+		}
+	}
+	return new(updateAction), nil
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -414,29 +433,28 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, err
 		}
 	}
-	// The action, its settings and room for its key values in one
-	// allocation (the caller's settings then stay on its stack); the
-	// builder is recycled (see updateCache).
-	u := &updateAction{s: *given}
+	// The action and room for its key values in one allocation; the
+	// settings are the caller's, on its stack (nothing the plan keeps
+	// points to them); the builder is recycled (see updateCache).
+	u, keyVals := m.newUpdateAction()
 	k, kf, err := m.keyFacts(key, u.primary[:])
 	if err != nil {
 		return nil, err
 	}
-	s := &u.s
+	s := given
 	b := m.updates.builder()
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
-	plan := updatePlan{read: read, keyVals: u.keys[:0]}
+	plan := updatePlan{read: read, keyVals: keyVals}
 	defer func() {
 		plan.releaseNext()
 		m.updates.releaseBuilder(b)
 	}()
-	w := write{a: a, now: m.managed.clock(db), s: s, b: b, key: key, old: old}
-	m.managed.beforeUpdate(&w, &plan)
-	s = w.s
+	w := write{a: a, now: m.managed.clock(db), b: b, key: key, old: old, upsert: given.upsert}
+	s = m.managed.beforeUpdate(&w, s, &plan)
 	newItem := read != nil && !read.found
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err

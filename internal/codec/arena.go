@@ -96,6 +96,19 @@ func (a *arena) s(v string) types.AttributeValue {
 	return &a.ss[len(a.ss)-1]
 }
 
+// take returns n zero string values from the slab (a new one when it has
+// no room for them), for the caller to fill in. They count as used, so
+// that the next encoding's first slab has room for them too.
+func (a *arena) take(n int) []types.AttributeValueMemberS {
+	if cap(a.ss)-len(a.ss) < n {
+		a.ss = make([]types.AttributeValueMemberS, 0, max(n, slabSize(a.hint.s, a.used.s)))
+	}
+	a.used.s += int32(n)
+	start := len(a.ss)
+	a.ss = a.ss[:start+n]
+	return a.ss[start : start+n : start+n]
+}
+
 func (a *arena) n(v string) types.AttributeValue {
 	if a == nil {
 		return &types.AttributeValueMemberN{Value: v}

@@ -200,18 +200,34 @@ func (p *Plan) structValue(v reflect.Value) (reflect.Value, error) {
 // (possibly by promotion from an embedded field) is encoded as
 // attributevalue.MarshalMap encodes it, by its method.
 func (p *Plan) Encode(v reflect.Value, dst map[string]types.AttributeValue) (size int, err error) {
+	size, _, err = p.EncodeRoom(v, dst, 0)
+	return size, err
+}
+
+// EncodeRoom is Encode, and also returns room for n more string values
+// (zero, length n), taken from the slab the encoding's own values come
+// from: a caller adding string attributes to the item (its keys) then
+// allocates none of its own.
+func (p *Plan) EncodeRoom(v reflect.Value, dst map[string]types.AttributeValue, n int) (size int, room []types.AttributeValueMemberS, err error) {
 	v, err = p.structValue(v)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if p.marshals || (p.ptrMarshals && v.CanAddr()) {
-		return p.encodeMarshaler(v, dst)
+		size, err = p.encodeMarshaler(v, dst)
+		if err == nil && n > 0 {
+			room = make([]types.AttributeValueMemberS, n)
+		}
+		return size, room, err
 	}
 	a := newArena(p.sizes.get())
 	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
+	if err == nil && n > 0 {
+		room = a.take(n)
+	}
 	p.sizes.remember(a)
 	a.release()
-	return size, err
+	return size, room, err
 }
 
 // encodeMarshaler encodes struct v, whose type is a Marshaler, with
@@ -259,7 +275,11 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 		}
 		if av != nil {
 			dst[fp.attr] = av
-			if sized {
+			if s, ok := av.(*types.AttributeValueMemberS); ok && sized {
+				// The most common value, whose size is its length, and
+				// which DynamoDB always takes.
+				size += len(fp.attr) + len(s.Value)
+			} else if sized {
 				n, err := CheckedSize(av)
 				if err != nil {
 					return 0, &FieldError{Field: fp.goName, Err: err}

@@ -45,26 +45,49 @@ func Render(n Node, r Resolver, b *Builder) (string, error) {
 		text := append(append(append(append(buf[:0], f.fn...), '('), b.Name(f.path)...), ')')
 		return b.shared.Intern(text), nil
 	}
-	if b.shared != nil {
-		w := writers.Get().(*writer)
-		defer func() {
-			if cap(w.buf) <= 2*MaxExpressionBytes { // keep no giant buffer
-				w.buf = w.buf[:0]
-				writers.Put(w)
-			}
-		}()
-		if err := n.render(r, b, w); err != nil {
-			return "", err
-		}
-		return b.shared.Intern(w.buf), nil
-	}
-	// Most conditions fit: one allocation rather than growing from 8 bytes.
-	w := &writer{buf: make([]byte, 0, 64)}
+	w := b.writer()
 	if err := n.render(r, b, w); err != nil {
 		return "", err
 	}
-	// The buffer is never written again: the string can be it.
-	return unsafe.String(unsafe.SliceData(w.buf), len(w.buf)), nil
+	return b.text(w), nil
+}
+
+// RenderJoin renders the junction of x and y with op ("AND" or "OR") as
+// Render renders Join(op) of them, without building the junction: the
+// library's own condition joined with the caller's, on most writes.
+func RenderJoin(op string, x, y Node, r Resolver, b *Builder) (string, error) {
+	pair := [2]Node{x, y}
+	j := Junction{op: op, nodes: pair[:]}
+	w := b.writer()
+	if err := j.render(r, b, w); err != nil {
+		return "", err
+	}
+	return b.text(w), nil
+}
+
+// writer returns a writer for one condition: a recycled one when the
+// text is interned (and so copied), else one whose buffer becomes the
+// string (see text).
+func (b *Builder) writer() *writer {
+	if b.shared != nil {
+		return writers.Get().(*writer)
+	}
+	// Most conditions fit: one allocation rather than growing from 8 bytes.
+	return &writer{buf: make([]byte, 0, 64)}
+}
+
+// text is what w holds as a string: interned, w recycled, for a Builder
+// given ShareNames; else the buffer itself, never written again.
+func (b *Builder) text(w *writer) string {
+	if b.shared != nil {
+		s := b.shared.Intern(w.buf)
+		if cap(w.buf) <= 2*MaxExpressionBytes { // keep no giant buffer
+			w.buf = w.buf[:0]
+			writers.Put(w)
+		}
+		return s
+	}
+	return unsafe.String(unsafe.SliceData(w.buf), len(w.buf))
 }
 
 // writeAll writes the strings to w in order.

@@ -115,3 +115,63 @@ func TestRenderUnaryAttrShared(t *testing.T) {
 		assert.Contains(t, got, "(#n1)")
 	}
 }
+
+// RenderJoin renders what Render renders for Join(op) of the same two
+// nodes, with a shared builder and without: the text, the names and the
+// values, for every kind of node (and nested junctions, negations), and
+// the same error when a node fails.
+func TestRenderJoinIsJoin(t *testing.T) {
+	nested := Join("OR")
+	nested.Add(Compare("A.B", ">=", 2))
+	nested.Add(Not(Call("contains", "Tags", "x", true)))
+	nodes := []Node{
+		UnaryAttr("attribute_exists", "PK"),
+		Unary("attribute_not_exists", "A"),
+		Compare("A", ">=", 2),
+		Compare("A", "=", "two"),
+		Between("N", 1, 9),
+		In("S", []any{"x", "y"}),
+		Call("contains", "Tags", "x", true),
+		CallString("begins_with", "Name", "p"),
+		CallType("attribute_type", "A", "SS"),
+		Size("Tags", ">", 3),
+		Not(Unary("attribute_exists", "Gone")),
+		nested,
+	}
+	var shared Shared
+	for _, op := range []string{"AND", "OR"} {
+		for _, x := range nodes {
+			for _, y := range nodes {
+				j := Join(op)
+				j.Add(x)
+				j.Add(y)
+				for _, share := range []bool{false, true} {
+					var wantB, gotB Builder
+					if share {
+						wantB.ShareNames(&shared)
+						gotB.ShareNames(&shared)
+					}
+					wantB.Name("taken") // names handed out before count too
+					gotB.Name("taken")
+					want, err := Render(j, plain{}, &wantB)
+					require.NoError(t, err)
+					got, err := RenderJoin(op, x, y, plain{}, &gotB)
+					require.NoError(t, err)
+					assert.Equal(t, want, got)
+					assert.Equal(t, wantB.NameMap(), gotB.NameMap())
+					assert.Equal(t, wantB.Values, gotB.Values)
+				}
+			}
+		}
+	}
+	for _, bad := range []Node{Compare("Bad", "=", 1), In("A", nil)} {
+		j := Join("AND")
+		j.Add(Compare("A", "=", 1))
+		j.Add(bad)
+		var wantB, gotB Builder
+		_, want := Render(j, plain{}, &wantB)
+		_, got := RenderJoin("AND", Compare("A", "=", 1), bad, plain{}, &gotB)
+		require.Error(t, want)
+		assert.Equal(t, want, got)
+	}
+}
