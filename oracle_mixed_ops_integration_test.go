@@ -1,0 +1,530 @@
+//go:build integration
+
+package singletable_test
+
+// The mixed oracle's transactions, batches and reads (see
+// oracle_mixed_integration_test.go).
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
+)
+
+// transact sends 2 to 5 actions on distinct items, some designed to fail:
+// then the whole transaction must change nothing.
+func (x *mxRun) transact() {
+	used := map[string]bool{}
+	claim := func(id string) bool {
+		if used[id] {
+			return false
+		}
+		used[id] = true
+		return true
+	}
+	var acts []func(tx *st.Tx)
+	var applies []func()
+	ok := true
+	var touchedA []mxAccount
+	var touchedN []mxNote
+	for range 2 + x.r.IntN(4) {
+		switch x.r.IntN(6) {
+		case 0: // create an account, failing if it exists or its email is taken
+			a := x.randomAccount()
+			if !claim(fmt.Sprint("A", mxAK(a))) || !claim("G"+a.Email) && a.Email != "" {
+				continue
+			}
+			_, exists := x.accts[mxAK(a)]
+			ok = ok && !exists && !x.emailTaken(a.Email, mxAK(a))
+			acts = append(acts, func(tx *st.Tx) { x.m.accounts.TxCreate(tx, a) })
+			applies = append(applies, func() {
+				a.Version, a.Created, a.Updated = 1, x.now, x.now
+				x.accts[mxAK(a)] = a.norm()
+			})
+			touchedA = append(touchedA, a)
+		case 1: // a guarded increment, with the key's version checked or not
+			k := x.acctKey()
+			if !claim(fmt.Sprint("A", mxAK(k))) {
+				continue
+			}
+			cur, exists := x.accts[mxAK(k)]
+			if exists && x.r.IntN(3) == 0 {
+				k.Version = cur.Version + int64(x.r.IntN(2))
+			}
+			min := x.r.IntN(3)
+			ok = ok && exists && cur.Credits >= min && (k.Version == 0 || k.Version == cur.Version)
+			acts = append(acts, func(tx *st.Tx) {
+				x.m.accounts.TxUpdate(tx, k, st.Increment("Credits", 2).If(st.Ge("Credits", min)))
+			})
+			applies = append(applies, func() {
+				cur.Credits, cur.Version, cur.Updated = cur.Credits+2, cur.Version+1, x.now
+				x.accts[mxAK(k)] = cur.norm()
+			})
+			touchedA = append(touchedA, k)
+		case 2: // delete an account, its email guard with it
+			k := x.acctKey()
+			cur, exists := x.accts[mxAK(k)]
+			if !exists || !claim(fmt.Sprint("A", mxAK(k))) || cur.Email != "" && !claim("G"+cur.Email) {
+				continue
+			}
+			k.Email = cur.Email
+			acts = append(acts, func(tx *st.Tx) { x.m.accounts.TxDelete(tx, k) })
+			applies = append(applies, func() { delete(x.accts, mxAK(k)) })
+			touchedA = append(touchedA, k)
+		case 3: // check an account has a plan
+			k := x.acctKey()
+			if !claim(fmt.Sprint("A", mxAK(k))) {
+				continue
+			}
+			cur, exists := x.accts[mxAK(k)]
+			ok = ok && exists && cur.Plan != ""
+			acts = append(acts, func(tx *st.Tx) { x.m.accounts.TxCheck(tx, k, st.Exists("Plan")) })
+		case 4: // put or delete a note
+			n := x.randomNote()
+			if !claim(fmt.Sprint("N", mxNK(n))) {
+				continue
+			}
+			if x.r.IntN(2) == 0 {
+				acts = append(acts, func(tx *st.Tx) { x.m.notes.TxPut(tx, n) })
+				applies = append(applies, func() { x.notes[mxNK(n)] = n.norm() })
+			} else {
+				acts = append(acts, func(tx *st.Tx) { x.m.notes.TxDelete(tx, n) })
+				applies = append(applies, func() { delete(x.notes, mxNK(n)) })
+			}
+			touchedN = append(touchedN, n)
+		case 5: // create a note: over nothing or an expired one
+			n := x.randomNote()
+			if !claim(fmt.Sprint("N", mxNK(n))) {
+				continue
+			}
+			cur, exists := x.notes[mxNK(n)]
+			ok = ok && (!exists || x.expired(cur))
+			acts = append(acts, func(tx *st.Tx) { x.m.notes.TxCreate(tx, n) })
+			applies = append(applies, func() { x.notes[mxNK(n)] = n.norm() })
+			touchedN = append(touchedN, n)
+		}
+	}
+	if len(acts) == 0 {
+		return
+	}
+	err := x.db.Transact(x.ctx, func(tx *st.Tx) error {
+		for _, act := range acts {
+			act(tx)
+		}
+		return nil
+	})
+	if ok {
+		require.NoError(x.t, err, x.where)
+		x.seen["tx committed"]++
+		for _, apply := range applies {
+			apply()
+		}
+	} else {
+		require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where)
+		var txErr *st.TxError
+		require.ErrorAs(x.t, err, &txErr, x.where)
+		x.seen["tx cancelled"]++
+	}
+	for _, a := range touchedA {
+		x.checkAccount(a)
+	}
+	for _, n := range touchedN {
+		x.checkNote(n, true)
+	}
+}
+
+// batchWrite mixes puts and deletes of notes and events, more than one
+// request's 25, on distinct items.
+func (x *mxRun) batchWrite() {
+	var ops []st.BatchOp
+	used := map[string]bool{}
+	for len(ops) < 26+x.r.IntN(30) {
+		switch x.r.IntN(4) {
+		case 0, 1:
+			n := x.randomNote()
+			if used[fmt.Sprint(mxNK(n))] {
+				continue
+			}
+			used[fmt.Sprint(mxNK(n))] = true
+			if x.r.IntN(3) == 0 {
+				ops = append(ops, st.BatchDelete(x.m.notes, n))
+				delete(x.notes, mxNK(n))
+			} else {
+				ops = append(ops, st.BatchPut(x.m.notes, n))
+				x.notes[mxNK(n)] = n.norm()
+			}
+		default:
+			e := x.randomEvent()
+			if used[fmt.Sprint(mxEK(e))] {
+				continue
+			}
+			used[fmt.Sprint(mxEK(e))] = true
+			if x.r.IntN(3) == 0 {
+				ops = append(ops, st.BatchDelete(x.m.events, e))
+				delete(x.events, mxEK(e))
+			} else {
+				ops = append(ops, st.BatchPut(x.m.events, e))
+				x.events[mxEK(e)] = e.norm()
+			}
+		}
+	}
+	require.NoError(x.t, x.db.BatchWrite(x.ctx, ops, st.Concurrency(1+x.r.IntN(3))), x.where)
+}
+
+// Reads of single items.
+
+func (x *mxRun) checkAccount(k mxAccount) {
+	var opts []st.GetOption
+	if x.r.IntN(2) == 0 {
+		opts = append(opts, st.ConsistentRead())
+	}
+	got, err := x.m.accounts.Get(x.ctx, x.db, k, opts...)
+	if cur, ok := x.accts[mxAK(k)]; ok {
+		require.NoError(x.t, err, x.where)
+		require.Equal(x.t, cur, got.norm(), x.where)
+	} else {
+		require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
+	}
+}
+
+func (x *mxRun) checkNote(k mxNote, includeExpired bool) {
+	var opts []st.GetOption
+	if includeExpired {
+		opts = append(opts, st.IncludeExpired())
+	}
+	got, err := x.m.notes.Get(x.ctx, x.db, k, opts...)
+	if cur, ok := x.notes[mxNK(k)]; ok && (includeExpired || !x.expired(cur)) {
+		require.NoError(x.t, err, x.where)
+		require.Equal(x.t, cur, got.norm(), x.where)
+	} else {
+		require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
+		if ok {
+			x.seen["expired hidden"]++
+		}
+	}
+}
+
+func (x *mxRun) getAccount() { x.checkAccount(x.acctKey()) }
+func (x *mxRun) getNote()    { x.checkNote(x.noteKey(), x.r.IntN(3) == 0) }
+
+func (x *mxRun) getEvent() {
+	e := x.randomEvent()
+	if len(x.events) > 0 && x.r.IntN(3) != 0 {
+		e = pick(x.r, slices.SortedFunc(maps.Values(x.events), func(a, b mxEvent) int { return strings.Compare(mxEventSK(a)+a.Src, mxEventSK(b)+b.Src) }))
+	}
+	got, err := x.m.events.Get(x.ctx, x.db, mxEvent{Src: e.Src, At: e.At, ID: e.ID})
+	if cur, ok := x.events[mxEK(e)]; ok {
+		require.NoError(x.t, err, x.where)
+		require.Equal(x.t, cur, got.norm(), x.where)
+		require.True(x.t, got.Shard >= 0 && got.Shard < 3, x.where)
+	} else {
+		require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
+	}
+}
+
+// batchGet reads over 100 notes, existing, missing and expired; the same
+// key twice is refused before any request.
+func (x *mxRun) batchGet() {
+	var keys []mxNote
+	seen := map[mxNoteKey]bool{}
+	for range 101 + x.r.IntN(60) {
+		k := x.noteKey()
+		if !seen[mxNK(k)] {
+			seen[mxNK(k)] = true
+			keys = append(keys, k)
+		}
+	}
+	includeExpired := x.r.IntN(3) == 0
+	var opts []st.BatchGetOption
+	if includeExpired {
+		opts = append(opts, st.IncludeExpired())
+	}
+	if x.r.IntN(8) == 0 {
+		before := x.http.n.Load()
+		_, err := x.m.notes.BatchGet(x.ctx, x.db, append(keys, keys[x.r.IntN(len(keys))]), opts...)
+		require.ErrorIs(x.t, err, st.ErrInvalidInput, x.where)
+		require.Equal(x.t, before, x.http.n.Load(), x.where)
+		x.seen["batch get duplicate"]++
+		return
+	}
+	got, err := x.m.notes.BatchGet(x.ctx, x.db, keys, opts...)
+	require.NoError(x.t, err, x.where)
+	require.Len(x.t, got, len(keys), x.where)
+	for i, k := range keys {
+		if cur, ok := x.notes[mxNK(k)]; ok && (includeExpired || !x.expired(cur)) {
+			require.NotNil(x.t, got[i], "%s: key %d %v", x.where, i, k)
+			require.Equal(x.t, cur, got[i].norm(), x.where)
+		} else {
+			require.Nil(x.t, got[i], "%s: key %d %v", x.where, i, k)
+		}
+	}
+}
+
+func (x *mxRun) txGet() {
+	tg := x.db.TransactGet()
+	type read struct {
+		check func()
+	}
+	var reads []read
+	seen := map[string]bool{}
+	for range 1 + x.r.IntN(8) {
+		if x.r.IntN(2) == 0 {
+			k := x.acctKey()
+			if seen[fmt.Sprint(mxAK(k))] {
+				continue
+			}
+			seen[fmt.Sprint(mxAK(k))] = true
+			v := x.m.accounts.TxGet(tg, k)
+			reads = append(reads, read{func() {
+				cur, ok := x.accts[mxAK(k)]
+				require.Equal(x.t, ok, v.Found(), x.where)
+				if ok {
+					require.Equal(x.t, cur, v.Value().norm(), x.where)
+				}
+			}})
+			continue
+		}
+		k := x.noteKey()
+		if seen[fmt.Sprint(mxNK(k))] {
+			continue
+		}
+		seen[fmt.Sprint(mxNK(k))] = true
+		incl := x.r.IntN(2) == 0
+		var opts []st.GetOption
+		if incl {
+			opts = append(opts, st.IncludeExpired())
+		}
+		v := x.m.notes.TxGet(tg, k, opts...)
+		reads = append(reads, read{func() {
+			cur, ok := x.notes[mxNK(k)]
+			ok = ok && (incl || !x.expired(cur))
+			require.Equal(x.t, ok, v.Found(), x.where)
+			if _, err := v.Get(); !ok {
+				require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
+			} else {
+				require.Equal(x.t, cur, v.Value().norm(), x.where)
+			}
+		}})
+	}
+	require.NoError(x.t, tg.Run(x.ctx), x.where)
+	for _, rd := range reads {
+		rd.check()
+	}
+}
+
+// Queries, collections and scans.
+
+func (x *mxRun) liveNotes(match func(mxNote) bool) []mxNote {
+	var out []mxNote
+	for _, n := range x.notes {
+		if !x.expired(n) && match(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (x *mxRun) accounts(match func(mxAccount) bool) []mxAccount {
+	var out []mxAccount
+	for _, a := range x.accts {
+		if match(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (x *mxRun) readOrg() {
+	o := pick(x.r, mxOrgs)
+	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Org == o }), mxAcctSK, same)
+	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
+		return x.m.acctsByOrg.Query(x.ctx, x.db, mxAccount{Org: o}, opts...)
+	})
+	require.Equal(x.t, want, got, x.where+": accounts of "+o)
+}
+
+func (x *mxRun) readNotesOfAccount() {
+	k := x.noteKey()
+	want := sortedBy(x.liveNotes(func(n mxNote) bool { return n.Org == k.Org && n.Acct == k.Acct }), mxNoteSK, same)
+	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
+		return x.m.notes.Query(x.ctx, x.db, mxNote{Org: k.Org, Acct: k.Acct}, append(opts, st.SortFields(1))...)
+	})
+	require.Equal(x.t, want, got, x.where+": notes of an account")
+}
+
+// readCollection reads an organisation's accounts and live notes, in sort
+// key order, each as its own type.
+func (x *mxRun) readCollection() {
+	o := pick(x.r, mxOrgs)
+	var want []any
+	for _, a := range sortedBy(x.accounts(func(a mxAccount) bool { return a.Org == o }), mxAcctSK, same) {
+		want = append(want, a)
+	}
+	for _, n := range sortedBy(x.liveNotes(func(n mxNote) bool { return n.Org == o }), mxNoteSK, same) {
+		want = append(want, n)
+	}
+	norm := func(v any) any {
+		switch v := v.(type) {
+		case mxAccount:
+			return v.norm()
+		case mxNote:
+			return v.norm()
+		}
+		return v
+	}
+	got := mxPages(x.t, x.r, norm, func(opts ...st.QueryOption) (*st.Page[any], error) {
+		res, err := x.m.org.Query(x.ctx, x.db, st.Values{"Org": o}, opts...)
+		if err != nil {
+			return nil, err
+		}
+		require.Empty(x.t, res.Unknown, x.where)
+		return &res.Page, nil
+	})
+	if want == nil {
+		want = []any{}
+	}
+	require.Equal(x.t, want, got, x.where+": collection of "+o)
+}
+
+func (x *mxRun) readPlan() {
+	p := pick(x.r, mxPlans[1:])
+	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Plan == p }), mxAcctGSI, same)
+	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
+		return x.m.acctsByPlan.Query(x.ctx, x.db, mxAccount{Plan: p}, opts...)
+	})
+	require.Equal(x.t, want, got, x.where+": plan "+p)
+}
+
+// readStatus reads the keys-only index: only key fields come back.
+func (x *mxRun) readStatus() {
+	s := pick(x.r, mxStatus[1:])
+	keysOnly := func(a mxAccount) mxAccount { return mxAccount{Org: a.Org, ID: a.ID, Status: a.Status}.norm() }
+	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Status == s }), mxAcctGSI, keysOnly)
+	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
+		return x.m.acctsByStatus.Query(x.ctx, x.db, mxAccount{Status: s}, opts...)
+	})
+	require.Equal(x.t, want, got, x.where+": status "+s)
+}
+
+func (x *mxRun) readTag() {
+	tag := pick(x.r, mxTags[1:])
+	want := sortedBy(x.liveNotes(func(n mxNote) bool { return n.Tag == tag }), mxNoteGSI1, same)
+	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
+		return x.m.notesByTag.Query(x.ctx, x.db, mxNote{Tag: tag}, opts...)
+	})
+	require.Equal(x.t, want, got, x.where+": tag "+tag)
+}
+
+// readPinned reads the INCLUDE index: keys, body and expiry come back.
+func (x *mxRun) readPinned() {
+	o := pick(x.r, mxOrgs)
+	view := func(n mxNote) mxNote {
+		return mxNote{Org: n.Org, Acct: n.Acct, Seq: n.Seq, Body: n.Body, Exp: n.Exp}.norm()
+	}
+	want := sortedBy(x.liveNotes(func(n mxNote) bool { return n.Org == o && n.Pinned }), mxNoteGSI2, view)
+	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
+		return x.m.pinned.Query(x.ctx, x.db, mxNote{Org: o}, opts...)
+	})
+	require.Equal(x.t, want, got, x.where+": pinned notes of "+o)
+}
+
+// readEvents reads a random time range of a source's events, across day
+// buckets and shards, in either direction, by pages or with AllBetween.
+func (x *mxRun) readEvents() {
+	src := pick(x.r, mxSrcs)
+	lo := mxBase.Add(time.Duration(x.r.IntN(110)-55) * time.Hour)
+	if x.r.IntN(3) == 0 {
+		lo = lo.Truncate(24 * time.Hour)
+	}
+	hi := lo.Add(time.Duration(x.r.IntN(60)) * time.Hour)
+	if x.r.IntN(3) == 0 {
+		hi = hi.Truncate(24 * time.Hour).Add(-time.Second)
+	}
+	if hi.Before(lo) {
+		hi = lo
+	}
+	var in []mxEvent
+	for _, e := range x.events {
+		if e.Src == src && !e.At.Before(lo) && !e.At.After(hi) {
+			in = append(in, e)
+		}
+	}
+	want := sortedBy(in, mxEventSK, same)
+	var opts []st.QueryOption
+	if x.r.IntN(2) == 0 {
+		slices.Reverse(want)
+		opts = append(opts, st.Descending())
+	}
+	from, to := mxEvent{Src: src, At: lo}, mxEvent{At: hi}
+	var got []mxEvent
+	if x.r.IntN(4) == 0 {
+		got = []mxEvent{}
+		for e, err := range x.m.eventsBetween.AllBetween(x.ctx, x.db, from, to, opts...) {
+			require.NoError(x.t, err, x.where)
+			got = append(got, e.norm())
+		}
+	} else {
+		got = mxPages(x.t, x.r, mxEvent.norm, func(more ...st.QueryOption) (*st.Page[mxEvent], error) {
+			return x.m.eventsBetween.QueryBetween(x.ctx, x.db, from, to, append(slices.Clone(opts), more...)...)
+		})
+	}
+	require.Equal(x.t, want, got, "%s: events of %.10s from %v to %v", x.where, src, lo, hi)
+}
+
+// scan reads each entity with parallel segments: every item once, expired
+// notes included (a scan is for maintenance: it reads what the table holds).
+func (x *mxRun) scan() {
+	segs := st.Segments(1 + x.r.IntN(4))
+	var accts []mxAccount
+	for a, err := range x.m.accounts.Scan(x.ctx, x.db, segs) {
+		require.NoError(x.t, err, x.where)
+		accts = append(accts, a.norm())
+	}
+	require.Equal(x.t, sortedBy(slices.Collect(maps.Values(x.accts)), mxAcctKeyString, same), sortedBy(accts, mxAcctKeyString, same), x.where+": account scan")
+	var notes []mxNote
+	for n, err := range x.m.notes.Scan(x.ctx, x.db, segs) {
+		require.NoError(x.t, err, x.where)
+		notes = append(notes, n.norm())
+	}
+	require.Equal(x.t, sortedBy(slices.Collect(maps.Values(x.notes)), mxNoteKeyString, same), sortedBy(notes, mxNoteKeyString, same), x.where+": note scan")
+	n := 0
+	for e, err := range x.m.events.Scan(x.ctx, x.db, segs) {
+		require.NoError(x.t, err, x.where)
+		require.Equal(x.t, x.events[mxEK(e)], e.norm(), x.where)
+		n++
+	}
+	require.Equal(x.t, len(x.events), n, x.where+": event scan")
+}
+
+func mxAcctKeyString(a mxAccount) string { return fmt.Sprint(mxAK(a)) }
+func mxNoteKeyString(n mxNote) string    { return fmt.Sprint(mxNK(n)) }
+
+// checkGuards: exactly one guard item per email held, none left behind.
+func (x *mxRun) checkGuards() {
+	var guards []string
+	for it, err := range x.db.Scan(x.ctx) {
+		require.NoError(x.t, err)
+		if it.Entity == "_unique" {
+			pk, ok := it.Item["PK"].(*types.AttributeValueMemberS)
+			require.True(x.t, ok)
+			guards = append(guards, pk.Value)
+		}
+	}
+	var emails []string
+	for _, a := range x.accts {
+		if a.Email != "" {
+			emails = append(emails, a.Email)
+		}
+	}
+	require.Len(x.t, guards, len(emails), "guards %v for emails %v", guards, emails)
+	for _, e := range emails {
+		require.True(x.t, slices.ContainsFunc(guards, func(g string) bool { return strings.Contains(g, e) || strings.Contains(g, esc(e)) }), "no guard for %q in %v", e, guards)
+	}
+}
