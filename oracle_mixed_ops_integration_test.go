@@ -343,9 +343,16 @@ func (x *mxRun) accounts(match func(mxAccount) bool) []mxAccount {
 
 func (x *mxRun) readOrg() {
 	o := pick(x.r, mxOrgs)
-	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Org == o }), mxAcctSK, same)
+	view, more := same[mxAccount], []st.QueryOption{}
+	if x.r.IntN(3) == 0 { // a projection: key fields come back from the keys
+		view = func(a mxAccount) mxAccount {
+			return mxAccount{Org: a.Org, ID: a.ID, Credits: a.Credits, Labels: a.Labels}.norm()
+		}
+		more = append(more, st.Project("Credits", "Labels"))
+	}
+	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Org == o }), mxAcctSK, view)
 	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
-		return x.m.acctsByOrg.Query(x.ctx, x.db, mxAccount{Org: o}, opts...)
+		return x.m.acctsByOrg.Query(x.ctx, x.db, mxAccount{Org: o}, append(opts, more...)...)
 	})
 	require.Equal(x.t, want, got, x.where+": accounts of "+o)
 }
@@ -450,14 +457,19 @@ func (x *mxRun) readEvents() {
 	if hi.Before(lo) {
 		hi = lo
 	}
+	minN := 0
+	var opts []st.QueryOption
+	if x.r.IntN(3) == 0 { // a filter drops items after the read: pages still lose nothing
+		minN = 1 + x.r.IntN(2)
+		opts = append(opts, st.Filter(st.Ge("N", minN)))
+	}
 	var in []mxEvent
 	for _, e := range x.events {
-		if e.Src == src && !e.At.Before(lo) && !e.At.After(hi) {
+		if e.Src == src && !e.At.Before(lo) && !e.At.After(hi) && e.N >= minN {
 			in = append(in, e)
 		}
 	}
 	want := sortedBy(in, mxEventSK, same)
-	var opts []st.QueryOption
 	if x.r.IntN(2) == 0 {
 		slices.Reverse(want)
 		opts = append(opts, st.Descending())
