@@ -225,10 +225,18 @@ func (x *mxRun) updateAccount() {
 	var ch st.Changes
 	var opts []st.UpdateOption
 	condOK := true
-	switch x.r.IntN(8) {
+	switch x.r.IntN(9) {
 	case 0:
 		plan, status := pick(x.r, mxPlans), pick(x.r, mxStatus)
 		ch, next.Plan, next.Status = st.Set("Plan", plan).Set("Status", status), plan, status
+	case 8: // one field of GSI1's key: Update reads the other, conditioned on it
+		if x.r.IntN(2) == 0 {
+			plan := pick(x.r, mxPlans)
+			ch, next.Plan = st.Set("Plan", plan), plan
+		} else {
+			status := pick(x.r, mxStatus)
+			ch, next.Status = st.Set("Status", status), status
+		}
 	case 1:
 		ch, next.Status = st.Remove("Status"), ""
 	case 2: // a guarded increment

@@ -78,8 +78,8 @@ func newMixedModel() *mxModel {
 		st.WithGSI("GSI2", st.Include("body", "exp")), st.WithGSI("GSI3", st.KeysOnly()))
 	m.accounts = st.MustDefine[mxAccount](m.table, "Account",
 		st.Key("ORG#{Org}", "ACCT#{ID}"),
-		st.Index("GSI1", "PLAN#{Plan}", "{Org}#{ID}"),     // sparse by absence
-		st.Index("GSI3", "STATUS#{Status}", "{Org}#{ID}"), // keys only, sparse by absence
+		st.Index("GSI1", "PLAN#{Plan}", "{Status}#{Org}#{ID}"), // sparse by absence; a Set of Plan or Status alone reads the other
+		st.Index("GSI3", "STATUS#{Status}", "{Org}#{ID}"),      // keys only, sparse by absence
 		st.Version("Version"), st.Timestamps("Created", "Updated"), st.Unique("Email"))
 	m.notes = st.MustDefine[mxNote](m.table, "Note",
 		st.Key("ORG#{Org}", "NOTE#{Acct}#{Seq:3}"),
@@ -116,13 +116,12 @@ var (
 	mxBase    = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 )
 
-func mxAcctSK(a mxAccount) string { return "ACCT#" + esc(a.ID) }
-func mxNoteSK(n mxNote) string    { return fmt.Sprintf("NOTE#%s#%03d", esc(n.Acct), n.Seq) }
-func mxAcctGSI(a mxAccount) string {
-	return esc(a.Org) + "#" + esc(a.ID)
-}
-func mxNoteGSI1(n mxNote) string { return esc(n.Org) + "#" + mxNoteGSI2(n) }
-func mxNoteGSI2(n mxNote) string { return fmt.Sprintf("%s#%03d", esc(n.Acct), n.Seq) }
+func mxAcctSK(a mxAccount) string     { return "ACCT#" + esc(a.ID) }
+func mxNoteSK(n mxNote) string        { return fmt.Sprintf("NOTE#%s#%03d", esc(n.Acct), n.Seq) }
+func mxAcctGSI(a mxAccount) string    { return esc(a.Org) + "#" + esc(a.ID) }
+func mxAcctByPlan(a mxAccount) string { return esc(a.Status) + "#" + mxAcctGSI(a) }
+func mxNoteGSI1(n mxNote) string      { return esc(n.Org) + "#" + mxNoteGSI2(n) }
+func mxNoteGSI2(n mxNote) string      { return fmt.Sprintf("%s#%03d", esc(n.Acct), n.Seq) }
 func mxEventSK(e mxEvent) string {
 	return e.At.UTC().Format("2006-01-02T15:04:05.000000000Z07:00") + "#" + esc(e.ID)
 }

@@ -402,7 +402,7 @@ func (x *mxRun) readCollection() {
 
 func (x *mxRun) readPlan() {
 	p := pick(x.r, mxPlans[1:])
-	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Plan == p }), mxAcctGSI, same)
+	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Plan == p && a.Status != "" }), mxAcctByPlan, same)
 	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
 		return x.m.acctsByPlan.Query(x.ctx, x.db, mxAccount{Plan: p}, opts...)
 	})
