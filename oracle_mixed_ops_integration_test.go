@@ -359,9 +359,21 @@ func (x *mxRun) readOrg() {
 
 func (x *mxRun) readNotesOfAccount() {
 	k := x.noteKey()
-	want := sortedBy(x.liveNotes(func(n mxNote) bool { return n.Org == k.Org && n.Acct == k.Acct }), mxNoteSK, same)
+	match := func(n mxNote) bool { return n.Org == k.Org && n.Acct == k.Acct }
+	want := sortedBy(x.liveNotes(match), mxNoteSK, same)
+	more := []st.QueryOption{st.SortFields(1)}
+	if x.r.IntN(3) == 0 {
+		var all []mxNote
+		for _, n := range x.notes {
+			if match(n) {
+				all = append(all, n)
+			}
+		}
+		want = sortedBy(all, mxNoteSK, same)
+		more = append(more, st.IncludeExpired())
+	}
 	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
-		return x.m.notes.Query(x.ctx, x.db, mxNote{Org: k.Org, Acct: k.Acct}, append(opts, st.SortFields(1))...)
+		return x.m.notes.Query(x.ctx, x.db, mxNote{Org: k.Org, Acct: k.Acct}, append(opts, more...)...)
 	})
 	require.Equal(x.t, want, got, x.where+": notes of an account")
 }
