@@ -32,7 +32,7 @@ import (
 
 func TestIntegrationMixedOracle(t *testing.T) {
 	seen := map[string]int{}
-	for _, seed := range []uint64{11, 12, 13, 14} {
+	for _, seed := range []uint64{11, 12, 13, 14, 15} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { runMixedOracle(t, seed, 400, seen) })
 	}
 	// The generator must reach every outcome it was written for, or the
@@ -76,7 +76,7 @@ func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
 	t.Cleanup(func() { _ = x.db.DeleteTable(context.Background()) })
 
 	ops := []func(){
-		x.createAccount, x.putAccount, x.updateAccount, x.updateAccount, x.deleteAccount,
+		x.createAccount, x.createAccount, x.putAccount, x.updateAccount, x.updateAccount, x.deleteAccount,
 		x.putNote, x.createNote, x.updateNote, x.deleteNote, x.tick,
 		x.putEvent, x.deleteEvent, x.transact, x.transact, x.batchWrite, x.keyLimits,
 		x.getAccount, x.getNote, x.getEvent, x.batchGet, x.txGet,
@@ -306,7 +306,17 @@ func (x *mxRun) deleteAccount() {
 
 func (x *mxRun) putNote() {
 	n := x.randomNote()
-	require.NoError(x.t, x.m.notes.Put(x.ctx, x.db, n), x.where)
+	if x.r.IntN(3) == 0 { // only over a pinned note
+		err := x.m.notes.Put(x.ctx, x.db, n, st.If(st.Eq("Pinned", true)))
+		if cur, ok := x.notes[mxNK(n)]; !ok || !cur.Pinned {
+			require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where)
+			x.seen["condition failed"]++
+			return
+		}
+		require.NoError(x.t, err, x.where)
+	} else {
+		require.NoError(x.t, x.m.notes.Put(x.ctx, x.db, n), x.where)
+	}
 	x.notes[mxNK(n)] = n.norm()
 }
 
@@ -354,7 +364,17 @@ func (x *mxRun) updateNote() {
 
 func (x *mxRun) deleteNote() {
 	k := x.noteKey()
-	require.NoError(x.t, x.m.notes.Delete(x.ctx, x.db, k), x.where)
+	if x.r.IntN(3) == 0 { // only a note of this tag
+		tag := pick(x.r, mxTags)
+		err := x.m.notes.Delete(x.ctx, x.db, k, st.If(st.Eq("Tag", tag)))
+		if cur, ok := x.notes[mxNK(k)]; !ok || cur.Tag != tag || tag == "" {
+			require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where)
+			return
+		}
+		require.NoError(x.t, err, x.where)
+	} else {
+		require.NoError(x.t, x.m.notes.Delete(x.ctx, x.db, k), x.where)
+	}
 	delete(x.notes, mxNK(k))
 }
 

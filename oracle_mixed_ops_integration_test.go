@@ -351,9 +351,17 @@ func (x *mxRun) readOrg() {
 		more = append(more, st.Project("Credits", "Labels"))
 	}
 	want := sortedBy(x.accounts(func(a mxAccount) bool { return a.Org == o }), mxAcctSK, view)
-	got := mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
-		return x.m.acctsByOrg.Query(x.ctx, x.db, mxAccount{Org: o}, append(opts, more...)...)
-	})
+	got := []mxAccount{}
+	if x.r.IntN(4) == 0 { // the iterator
+		for a, err := range x.m.acctsByOrg.All(x.ctx, x.db, mxAccount{Org: o}, more...) {
+			require.NoError(x.t, err, x.where)
+			got = append(got, a.norm())
+		}
+	} else {
+		got = mxPages(x.t, x.r, mxAccount.norm, func(opts ...st.QueryOption) (*st.Page[mxAccount], error) {
+			return x.m.acctsByOrg.Query(x.ctx, x.db, mxAccount{Org: o}, append(opts, more...)...)
+		})
+	}
 	require.Equal(x.t, want, got, x.where+": accounts of "+o)
 }
 
@@ -397,6 +405,16 @@ func (x *mxRun) readCollection() {
 			return v.norm()
 		}
 		return v
+	}
+	if x.r.IntN(4) == 0 { // the iterator; Limit caps the total
+		limit := 1 + x.r.IntN(5)
+		got := []any{}
+		for v, err := range x.m.org.All(x.ctx, x.db, st.Values{"Org": o}, st.Limit(limit)) {
+			require.NoError(x.t, err, x.where)
+			got = append(got, norm(v))
+		}
+		require.Equal(x.t, append([]any{}, want[:min(limit, len(want))]...), got, x.where+": collection of "+o)
+		return
 	}
 	got := mxPages(x.t, x.r, norm, func(opts ...st.QueryOption) (*st.Page[any], error) {
 		res, err := x.m.org.Query(x.ctx, x.db, st.Values{"Org": o}, opts...)
