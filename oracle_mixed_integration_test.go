@@ -80,7 +80,7 @@ func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
 		x.putNote, x.createNote, x.updateNote, x.deleteNote, x.tick,
 		x.putEvent, x.deleteEvent, x.transact, x.transact, x.batchWrite, x.keyLimits,
 		x.getAccount, x.getNote, x.getEvent, x.batchGet, x.txGet,
-		x.readOrg, x.readCollection, x.readPlan, x.readStatus, x.readTag, x.readPinned,
+		x.readOrg, x.readCollection, x.readPlan, x.readStatus, x.readTag, x.readPinned, x.readBody,
 		x.readNotesOfAccount, x.readEvents, x.readEvents, x.scan,
 	}
 	for step := range steps {

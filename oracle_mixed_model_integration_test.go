@@ -67,7 +67,7 @@ type mxModel struct {
 	events   *st.Entity[mxEvent]
 
 	acctsByOrg, acctsByPlan, acctsByStatus *st.Pattern[mxAccount]
-	notesByTag, pinned                     *st.Pattern[mxNote]
+	notesByTag, pinned, notesByBody        *st.Pattern[mxNote]
 	eventsBetween                          *st.Pattern[mxEvent]
 	org                                    *st.Collection
 }
@@ -85,6 +85,7 @@ func newMixedModel() *mxModel {
 		st.Key("ORG#{Org}", "NOTE#{Acct}#{Seq:3}"),
 		st.Index("GSI1", "TAG#{Tag}", "{Org}#{Acct}#{Seq:3}"),
 		st.Index("GSI2", "PINNED#{Org}", "{Acct}#{Seq:3}").When(func(n *mxNote) bool { return n.Pinned }, "Pinned"),
+		st.Index("GSI3", "BODY#{Body}", "{Org}#{Acct}#{Seq:3}"), // keys only: read with FetchFull
 		st.Expires("Exp"))
 	m.events = st.MustDefine[mxEvent](m.table, "Event",
 		st.Key("EV#{Src}#{At:2006-01-02}#{Shard}", "{At}#{ID}"), st.Shards("Shard", 3).By("ID"))
@@ -92,6 +93,7 @@ func newMixedModel() *mxModel {
 	m.acctsByPlan = m.accounts.Pattern("AccountsByPlan").On("GSI1").Partition("PLAN#{Plan}").Must()
 	m.acctsByStatus = m.accounts.Pattern("AccountsByStatus").On("GSI3").Partition("STATUS#{Status}").Must()
 	m.notesByTag = m.notes.Pattern("NotesByTag").On("GSI1").Partition("TAG#{Tag}").Must()
+	m.notesByBody = m.notes.Pattern("NotesByBody").On("GSI3").Partition("BODY#{Body}").Must()
 	m.pinned = m.notes.Pattern("PinnedNotes").On("GSI2").Partition("PINNED#{Org}").Must()
 	m.eventsBetween = m.events.Pattern("EventsBetween").SortBetween().Must()
 	m.org = m.table.Collection("Organisation", m.accounts, m.notes).Partition("ORG#{Org}").Must()
@@ -109,11 +111,11 @@ var (
 	mxStatus  = []string{"", "ACTIVE", "LOCKED"}
 	mxTags    = []string{"", "t", "t#2", "%"}
 	mxSeqs    = []int{0, 1, 42, 999}
-	mxLongSrc = strings.Repeat("s", 2048-len("EV#")-len("#2026-03-10#0"))
-	mxLongID  = strings.Repeat("#", (1024-len("2026-03-10T00:00:00.000000000Z#"))/3)
+	mxLongSrc = strings.Repeat("s", 2048-len("EV#")-len("#2099-03-10#0"))
+	mxLongID  = strings.Repeat("#", (1024-len("2099-03-10T00:00:00.000000000Z#"))/3)
 	mxSrcs    = []string{"s1", "s#2", mxLongSrc}
 	mxEvIDs   = []string{"e1", "e#2", "%", "é$", mxLongID}
-	mxBase    = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	mxBase    = time.Date(2099, 3, 10, 12, 0, 0, 0, time.UTC) // DynamoDB Local deletes items expired by the real clock
 )
 
 func mxAcctSK(a mxAccount) string     { return "ACCT#" + esc(a.ID) }

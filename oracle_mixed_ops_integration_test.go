@@ -459,6 +459,19 @@ func (x *mxRun) readTag() {
 	require.Equal(x.t, want, got, x.where+": tag "+tag)
 }
 
+// readBody reads the keys-only index with FetchFull: whole items, expired
+// ones left out after the fetch, pages still exact.
+func (x *mxRun) readBody() {
+	body := pick(x.r, []string{"hi", "#%$", "kept"})
+	want := sortedBy(x.liveNotes(func(n mxNote) bool { return n.Body == body }), mxNoteGSI1, same)
+	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
+		return x.m.notesByBody.Query(x.ctx, x.db, mxNote{Body: body}, append(opts, st.FetchFull())...)
+	})
+	require.Equal(x.t, want, got, x.where+": body "+body)
+	_, err := x.m.notesByBody.Query(x.ctx, x.db, mxNote{Body: body})
+	require.ErrorIs(x.t, err, st.ErrInvalidInput, x.where+": a keys-only read cannot tell expired notes")
+}
+
 // readPinned reads the INCLUDE index: keys, body and expiry come back.
 func (x *mxRun) readPinned() {
 	o := pick(x.r, mxOrgs)
