@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
@@ -28,6 +29,12 @@ func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeVal
 	switch av.(type) {
 	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 		return av, nil
+	}
+	if t := f.Type; t.Kind() == reflect.Map && !t.Implements(marshalerType) && !reflect.PointerTo(t).Implements(marshalerType) {
+		// A Go set type, but attributevalue (and Put) store a map as M
+		// whatever its tag (unless it marshals itself), and ADD and
+		// DELETE do not take an M.
+		return nil, fmt.Errorf("field %s is stored as a map (M), which DynamoDB's ADD and DELETE do not take (attributevalue ignores `stringset` on a map): declare it a slice tagged stringset, numberset or binaryset", f.GoName)
 	}
 	if t := f.Type; t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 {
 		if _, raw := c.value.(types.AttributeValue); !raw {
@@ -48,6 +55,8 @@ func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeVal
 	}
 	return av, nil
 }
+
+var marshalerType = reflect.TypeFor[attributevalue.Marshaler]()
 
 func isNumberAV(av types.AttributeValue) bool {
 	_, ok := av.(*types.AttributeValueMemberN)

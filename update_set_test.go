@@ -5,6 +5,8 @@ package singletable_test
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -17,6 +19,23 @@ import (
 
 type setColor string
 
+// memberSet is a map that marshals itself as a string set.
+type memberSet map[string]struct{}
+
+func (m memberSet) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return &types.AttributeValueMemberSS{Value: slices.Sorted(maps.Keys(m))}, nil
+}
+
+func (m *memberSet) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	*m = memberSet{}
+	if ss, ok := av.(*types.AttributeValueMemberSS); ok {
+		for _, s := range ss.Value {
+			(*m)[s] = struct{}{}
+		}
+	}
+	return nil
+}
+
 type setHolder struct {
 	ID     string     `dynamodbav:"id"`
 	Tags   []string   `dynamodbav:"tags,stringset,omitempty"`
@@ -25,6 +44,9 @@ type setHolder struct {
 	Bins   [][]byte   `dynamodbav:"bins,omitempty"`
 	List   []string   `dynamodbav:"list,omitempty"`
 	Count  int        `dynamodbav:"count"`
+	// Stored as a map (M) whatever its tag, as attributevalue stores it.
+	Labels  map[string]struct{} `dynamodbav:"labels,stringset,omitempty"`
+	Members memberSet           `dynamodbav:"members,omitempty"`
 }
 
 var (
@@ -69,6 +91,8 @@ func TestUpdateSetOperandShapes(t *testing.T) {
 		{"one int", st.DeleteFromSet("Nums", 4), ns("4")},
 		{"one []byte into [][]byte", st.Add("Bins", []byte("ab")), &types.AttributeValueMemberBS{Value: [][]byte{[]byte("ab")}}},
 		{"a number", st.Add("Count", 2), &types.AttributeValueMemberN{Value: "2"}},
+		{"a map that marshals itself as a set", st.Add("Members", memberSet{"b": {}, "a": {}}), ss("a", "b")},
+		{"one element of it", st.DeleteFromSet("Members", "a"), ss("a")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +120,8 @@ func TestUpdateSetOperandRefused(t *testing.T) {
 		{"a map of strings", st.Add("Tags", map[string]string{"a": "b"}), "takes a number or a set"},
 		{"a string for a number", st.Add("Count", "x"), "takes a number or a set"},
 		{"a set for a number", st.DeleteFromSet("Count", []int{1}), "takes a set"},
+		{"a map field", st.Add("Labels", []string{"a"}), "stored as a map"},
+		{"a map field, given a map", st.DeleteFromSet("Labels", map[string]struct{}{"a": {}}), "declare it a slice"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
