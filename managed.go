@@ -282,6 +282,11 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 	if err := m.resolveExpiry(names["expires"], spec); err != nil {
 		return err
 	}
+	if exp := m.managed.expires; exp != nil && len(m.managed.unique) > 0 {
+		// Guards do not expire with their item, and Create over an
+		// expired item cannot free values it has not read.
+		return fail(m.managed.unique[0].GoName, "a unique field of an entity that expires (field %s): DynamoDB's time to live deletes the item but not its unique-value guard, so the value would stay taken for good; keep unique values on an entity that does not expire", exp.GoName)
+	}
 	m.managed.build(m.indexes)
 	return nil
 }

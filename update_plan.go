@@ -173,29 +173,13 @@ func checkSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue)
 
 // checkAdd takes a number or a set (a single element of a set field is a
 // one-element set).
-func checkAdd(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
-	return setOperand(c, f, av, true)
+func checkAdd(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	return m.setOperand(c, f, av, true)
 }
 
 // checkDeleteFromSet takes a set (or a single element of a set field).
-func checkDeleteFromSet(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
-	return setOperand(c, f, av, false)
-}
-
-func setOperand(c change, f *codec.Field, av types.AttributeValue, number bool) (types.AttributeValue, error) {
-	if set := asSet(av, f.Type); set != nil {
-		av = set
-	}
-	switch av.(type) {
-	case *types.AttributeValueMemberN:
-		if !number {
-			return nil, errors.New("takes a set or a set element, got a number")
-		}
-	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
-	default:
-		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
-	}
-	return av, nil
+func checkDeleteFromSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	return m.setOperand(c, f, av, false)
 }
 
 // checkList takes a list, or a single element as a one-element list.

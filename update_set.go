@@ -1,0 +1,131 @@
+package singletable
+
+// The operand of Add and DeleteFromSet: DynamoDB's ADD takes a number or a
+// set, DELETE a set, and both refuse an empty set and any other attribute
+// type, so the operand is made a set by the field's own rules, or refused.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// setOperand is the operand of Add (number: a number is allowed too) or
+// DeleteFromSet on top-level field f, av being the change's value encoded
+// as the field or one of its elements. When the field is a slice, any Go
+// shape of a set of its elements (one element, a slice or an array, a
+// map[K]struct{} or map[K]bool of members) is converted to the field's type
+// and encoded as Put encodes the field, which must give a set: a field
+// stored as a list would make DynamoDB refuse the request, or store a set
+// where the list belongs.
+func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeValue, number bool) (types.AttributeValue, error) {
+	switch av.(type) {
+	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+		return av, nil
+	}
+	if t := f.Type; t.Kind() == reflect.Map && !t.Implements(marshalerType) && !reflect.PointerTo(t).Implements(marshalerType) {
+		// A Go set type, but attributevalue (and Put) store a map as M
+		// whatever its tag (unless it marshals itself), and ADD and
+		// DELETE do not take an M.
+		return nil, fmt.Errorf("field %s is stored as a map (M), which DynamoDB's ADD and DELETE do not take (attributevalue ignores `stringset` on a map): declare it a slice tagged stringset, numberset or binaryset", f.GoName)
+	}
+	if t := f.Type; t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 {
+		if _, raw := c.value.(types.AttributeValue); !raw {
+			return m.fieldSet(c, f)
+		}
+	}
+	if set := asSet(av, f.Type); set != nil {
+		return set, nil // one element of an array or a [][]byte field
+	}
+	switch {
+	case !number:
+		if _, isNumber := av.(*types.AttributeValueMemberN); isNumber {
+			return nil, errors.New("takes a set or a set element, got a number")
+		}
+		return nil, fmt.Errorf("takes a set, got %T", c.value)
+	case !isNumberAV(av):
+		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
+	}
+	return av, nil
+}
+
+var marshalerType = reflect.TypeFor[attributevalue.Marshaler]()
+
+func isNumberAV(av types.AttributeValue) bool {
+	_, ok := av.(*types.AttributeValueMemberN)
+	return ok
+}
+
+// fieldSet is change c's value as a value of slice field f, encoded: it
+// must be a non-empty set.
+func (m *entityModel) fieldSet(c change, f *codec.Field) (types.AttributeValue, error) {
+	elems, err := setElements(c.value, f.Type.Elem())
+	if err != nil {
+		return nil, err
+	}
+	v := reflect.MakeSlice(f.Type, 0, len(elems))
+	v = reflect.Append(v, elems...)
+	av, err := m.encodeField(f, v.Interface(), false)
+	if err != nil {
+		return nil, err
+	}
+	switch av.(type) {
+	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+		return av, nil
+	case *types.AttributeValueMemberNULL:
+		return nil, errors.New("an empty set, which DynamoDB refuses (and which would change nothing)")
+	case *types.AttributeValueMemberL:
+		return nil, fmt.Errorf("field %s is stored as a list, which DynamoDB's ADD and DELETE do not take: tag it stringset, numberset or binaryset to store a set, or use Append for a list", f.GoName)
+	}
+	return nil, fmt.Errorf("field %s is stored as a %T, not a set", f.GoName, av)
+}
+
+// setElements are the members of v, a Go set of elements of type elem or
+// a single one, converted to elem as Set converts a value (without loss);
+// a map's keys are sorted, so that requests are deterministic.
+func setElements(v any, elem reflect.Type) ([]reflect.Value, error) {
+	rv := reflect.ValueOf(v)
+	var members []reflect.Value
+	switch {
+	case !rv.IsValid():
+	case rv.Type().AssignableTo(elem) || convertible(rv, elem):
+		members = []reflect.Value{rv}
+	case rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array:
+		for i := range rv.Len() {
+			members = append(members, rv.Index(i))
+		}
+	case rv.Kind() == reflect.Map && (rv.Type().Elem().Kind() == reflect.Bool || rv.Type().Elem() == reflect.TypeFor[struct{}]()):
+		iter := rv.MapRange()
+		for iter.Next() {
+			if iter.Value().Kind() != reflect.Bool || iter.Value().Bool() {
+				members = append(members, iter.Key())
+			}
+		}
+		slices.SortFunc(members, func(a, b reflect.Value) int {
+			return cmp.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
+		})
+	default:
+		return nil, fmt.Errorf("takes a number or a set, got %T", v)
+	}
+	for i, e := range members {
+		if e.Kind() == reflect.Interface && !e.IsNil() {
+			e = e.Elem()
+		}
+		switch {
+		case e.Kind() != reflect.Interface && e.Type().AssignableTo(elem):
+		case e.Kind() != reflect.Interface && convertible(e, elem):
+			e = e.Convert(elem)
+		default:
+			return nil, fmt.Errorf("element %d (%v) is not a %s", i, e, elem)
+		}
+		members[i] = e
+	}
+	return members, nil
+}
