@@ -157,6 +157,9 @@ type scanReq struct {
 	// onPage is called after a segment finished a page, with mu held; an
 	// error stops the scan.
 	onPage func(ScanProgress) error
+	// expiry leaves expired items out of Entity.Scan and DB.Scan, as of
+	// every read (ttl.go).
+	expiry expiryCheck
 
 	mu    sync.Mutex
 	segs  []segState
@@ -193,6 +196,13 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	}
 	if r.w.concurrency == 0 {
 		r.w.concurrency = min(r.total, defaultScanConcurrency)
+	}
+	if m != nil {
+		r.expiry = db.expiryFor(s, m)
+	} else if db.table.ttlAttr != "" && !s.read.includeExpired {
+		// The whole table's items by the TTL attribute, whatever their
+		// type: DynamoDB deletes them all by it.
+		r.expiry = expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix()}
 	}
 	in := &r.in
 	in.TableName = aws.String(db.name)
@@ -380,7 +390,9 @@ func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // Scan filtered on the entity type, which reads (and pays for) every item
 // of the table, so it is for maintenance, exports and migrations, not for
 // serving requests (declare a Pattern for those). Items come in no
-// particular order; with Segments, the segments' pages interleave. An
+// particular order; with Segments, the segments' pages interleave. Expired
+// items are left out, as by every read (see Expires; IncludeExpired keeps
+// them); migrations see every stored item. An
 // error ends the iteration (a decoding error yields the error and goes on
 // if the loop does); breaking out of the loop stops every segment.
 func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
@@ -392,6 +404,9 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 			return
 		}
 		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+			if r.expiry.expired(item) {
+				return true
+			}
 			var v T
 			if err := e.m.decode(item, reflect.ValueOf(&v).Elem()); err != nil {
 				return yield(zero, err)
@@ -426,8 +441,9 @@ func (db *DB) tableScan(opts []ScanOption) (*scanReq, error) {
 // type of the entity its type attribute names. An item of a type the
 // model does not register (a unique-value guard, "_unique", or another
 // application's) is yielded too, with a nil Value and its raw Item, never
-// dropped. A Filter names attributes as stored. Otherwise it works as
-// Entity.Scan.
+// dropped. Items whose TTL attribute has passed are left out, whatever
+// their type (IncludeExpired keeps them). A Filter names attributes as
+// stored. Otherwise it works as Entity.Scan.
 func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedItem, error] {
 	return func(yield func(ScannedItem, error) bool) {
 		r, err := db.tableScan(opts)
@@ -436,6 +452,9 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			return
 		}
 		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+			if r.expiry.expired(item) {
+				return true
+			}
 			v, m, err := db.table.decodeItem(r.op, item)
 			var unknown *UnknownEntityError
 			if errors.As(err, &unknown) {

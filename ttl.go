@@ -27,7 +27,8 @@ import (
 // already deleted: Entity.Get and Pattern.Get return ErrNotFound, queries
 // (patterns, Entity.Query, collections) and their iterators skip them,
 // BatchGet returns nil in their place, a transactional read reports them
-// not found. An item is expired when its expiry is at or before the DB's
+// not found, scans (Entity.Scan, DB.Scan) skip them; migrations, which
+// rewrite what is stored, see them. An item is expired when its expiry is at or before the DB's
 // clock (WithClock), to the second: AWS's guide filters "where the TTL time
 // is equal to or less than the current time"
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html).
@@ -74,7 +75,7 @@ func ExpiresAfter(d time.Duration) EntityOption {
 
 // IncludeExpired makes a read return items whose expiry has passed but
 // which DynamoDB has not deleted yet. It applies to every read: Get,
-// queries, BatchGet and TxGet.
+// queries, BatchGet, TxGet and scans.
 func IncludeExpired() ReadOption { return ReadOption{setIncludeExpired} }
 
 func setIncludeExpired(s *settings) { s.read.includeExpired = true }

@@ -395,3 +395,51 @@ func TestLintExpiryNotProjected(t *testing.T) {
 	}
 	assert.Equal(t, []string{"pattern SessionsByDeviceKeys"}, found, "the ALL index and the table need no warning")
 }
+
+// Scans leave expired items out as every read does: Entity.Scan by the
+// entity's expiry, DB.Scan by the TTL attribute whatever the item's type.
+func TestScanLeavesOutExpired(t *testing.T) {
+	c := &singletabletest.Client{}
+	unknown := map[string]types.AttributeValue{"PK": s("X#1"), "SK": s("X"), "_type": s("Other"), "ttl": nAttr(ttlNow.Unix() - 60)}
+	unknownLive := map[string]types.AttributeValue{"PK": s("X#2"), "SK": s("X"), "_type": s("Other")}
+	c.ScanFunc = func(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		items := []map[string]types.AttributeValue{
+			ttlItem("past", nAttr(ttlNow.Unix()-1)),
+			ttlItem("now", nAttr(ttlNow.Unix())), // expired: at the clock
+			ttlItem("later", nAttr(ttlNow.Unix()+1)),
+			ttlItem("never", nil),
+		}
+		if in.FilterExpression == nil { // the whole table, not the sessions'
+			items = append(items, unknown, unknownLive)
+		}
+		return &dynamodb.ScanOutput{Items: items}, nil
+	}
+	db := ttlDB(c)
+	ids := func(opts ...st.ScanOption) []string {
+		var out []string
+		for v, err := range ttlSessions.Scan(ctx, db, opts...) {
+			require.NoError(t, err)
+			out = append(out, v.ID)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"later", "never"}, ids())
+	assert.Equal(t, []string{"past", "now", "later", "never"}, ids(st.IncludeExpired()))
+
+	keys := func(opts ...st.ScanOption) []string {
+		var out []string
+		for v, err := range db.Scan(ctx, opts...) {
+			require.NoError(t, err)
+			out = append(out, v.Entity+" "+v.Item["PK"].(*types.AttributeValueMemberS).Value+" "+v.Item["SK"].(*types.AttributeValueMemberS).Value)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Session USER#u1 SESSION#later", "Session USER#u1 SESSION#never", "Other X#2 X"}, keys())
+	assert.Len(t, keys(st.IncludeExpired()), 6)
+	// The requests do not change: the check is on what comes back.
+	in, err := ttlSessions.ScanInput(db)
+	require.NoError(t, err)
+	inAll, err := ttlSessions.ScanInput(db, st.IncludeExpired())
+	require.NoError(t, err)
+	assert.Equal(t, in, inAll)
+}
