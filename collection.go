@@ -270,9 +270,10 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Q
 
 // All iterates over every member item of the collection across pages,
 // each a value of its entity's Go type, reading a page only when the loop
-// gets there. An item of an unknown type is yielded as an error wrapping
-// ErrWrongEntity (with a nil value), and the iteration goes on if the loop
-// does.
+// gets there; breaking out of the loop stops the reads. Options are
+// Query's; Limit caps the total and After starts from a cursor. An item of
+// an unknown type is yielded as an error wrapping ErrWrongEntity (with a
+// nil value), and the iteration goes on if the loop does.
 func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...QueryOption) iter.Seq2[any, error] {
 	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, opts) }, decodeMembers, c.notMember)
 }

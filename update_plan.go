@@ -201,10 +201,17 @@ func checkSetIfNotExists(m *entityModel, c change, _ *codec.Field, av types.Attr
 
 // checkNumber takes a number.
 func checkNumber(_ *entityModel, c change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
-	if _, ok := av.(*types.AttributeValueMemberN); !ok {
-		return nil, fmt.Errorf("takes a number, got %T", c.value)
+	if _, ok := av.(*types.AttributeValueMemberN); ok {
+		return av, nil
 	}
-	return av, nil
+	if _, str := av.(*types.AttributeValueMemberS); str && isNumberKind(reflect.ValueOf(c.value).Kind()) {
+		return nil, fmt.Errorf("the field stores its number as a string (a `,string` tag), and DynamoDB adds to numbers only: Set the new value instead")
+	}
+	return nil, fmt.Errorf("takes a number, got %T", c.value)
+}
+
+func isNumberKind(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Float64
 }
 
 // render adds operator o's action on path p with value av.

@@ -386,3 +386,28 @@ func TestUpdateGolden(t *testing.T) {
 	golden.Request(t, "update/remove_email", must(testmodel.ShopUsers.UpdateInput(db, testmodel.ShopUser{ID: "u123"}, st.Remove("Email"))))
 	golden.Request(t, "update/upsert", must(testmodel.ShopProducts.UpdateInput(db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())))
 }
+
+// A number stored as a string (`,string`) takes no arithmetic: the error
+// says why and what to do, before anything is sent; Set still works.
+func TestIncrementNumberStoredAsString(t *testing.T) {
+	type counter struct {
+		ID string `dynamodbav:"id"`
+		N  int64  `dynamodbav:"n,string"`
+	}
+	table := st.MustTable("StringNumbers")
+	counters := st.MustDefine[counter](table, "Counter", st.Key("C#{ID}", "C"))
+	mock := &singletabletest.Client{}
+	db := st.New(mock, table)
+	for _, ch := range []st.Changes{st.Increment("N", 1), st.Decrement("N", int8(2))} {
+		_, err := counters.Update(context.Background(), db, counter{ID: "c"}, ch)
+		require.ErrorIs(t, err, st.ErrInvalidInput)
+		assert.Contains(t, err.Error(), "stores its number as a string")
+	}
+	_, err := counters.Update(context.Background(), db, counter{ID: "c"}, st.Increment("N", "1"))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "field N is a int64; got a string")
+	assert.Empty(t, mock.Calls(), "nothing may be sent")
+	in, err := counters.UpdateInput(db, counter{ID: "c"}, st.Set("N", 5))
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "5"}, in.ExpressionAttributeValues[":v0"])
+}
