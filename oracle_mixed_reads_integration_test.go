@@ -233,7 +233,7 @@ func (x *mxRun) readEvents() {
 }
 
 // scan reads each entity with parallel segments: every item once, expired
-// notes included (a scan is for maintenance: it reads what the table holds).
+// notes left out as by every read unless IncludeExpired.
 func (x *mxRun) scan() {
 	segs := st.Segments(1 + x.r.IntN(4))
 	var accts []mxAccount
@@ -242,12 +242,23 @@ func (x *mxRun) scan() {
 		accts = append(accts, a.norm())
 	}
 	require.Equal(x.t, sortedBy(slices.Collect(maps.Values(x.accts)), mxAcctKeyString, same), sortedBy(accts, mxAcctKeyString, same), x.where+": account scan")
-	var notes []mxNote
-	for n, err := range x.m.notes.Scan(x.ctx, x.db, segs) {
-		require.NoError(x.t, err, x.where)
-		notes = append(notes, n.norm())
+	for _, includeExpired := range []bool{false, true} {
+		noteOpts := []st.ScanOption{segs}
+		if includeExpired {
+			noteOpts = append(noteOpts, st.IncludeExpired())
+		}
+		var notes, wantNotes []mxNote
+		for n, err := range x.m.notes.Scan(x.ctx, x.db, noteOpts...) {
+			require.NoError(x.t, err, x.where)
+			notes = append(notes, n.norm())
+		}
+		for _, n := range x.notes {
+			if includeExpired || !x.expired(n) {
+				wantNotes = append(wantNotes, n)
+			}
+		}
+		require.Equal(x.t, sortedBy(wantNotes, mxNoteKeyString, same), sortedBy(notes, mxNoteKeyString, same), "%s: note scan (IncludeExpired %v)", x.where, includeExpired)
 	}
-	require.Equal(x.t, sortedBy(slices.Collect(maps.Values(x.notes)), mxNoteKeyString, same), sortedBy(notes, mxNoteKeyString, same), x.where+": note scan")
 	n := 0
 	for e, err := range x.m.events.Scan(x.ctx, x.db, segs) {
 		require.NoError(x.t, err, x.where)
