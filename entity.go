@@ -149,7 +149,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			return fail(f.GoName, "", "stored as attribute %q, which is %s; rename it with a dynamodbav tag", f.Attr, what)
 		}
 		if f.Attr == t.ttlAttr && !isTTLField(f) {
-			return fail(f.GoName, "", "stored as the TTL attribute %q, so it must be an integer or a time.Time tagged `dynamodbav:\",unixtime\"`", f.Attr)
+			return fail(f.GoName, "", "stored as the TTL attribute %q, so it must be an integer or a time.Time tagged `dynamodbav:\",unixtime\"` (or a pointer to either)", f.Attr)
 		}
 	}
 
@@ -344,12 +344,16 @@ func checkSources(ei *entityIndex) error {
 }
 
 func isTTLField(f codec.Field) bool {
-	switch f.Type.Kind() {
+	t := f.Type
+	if t.Kind() == reflect.Pointer { // nil: no expiry
+		t = t.Elem()
+	}
+	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return !f.Tag.AsString
 	}
-	return f.Type == reflect.TypeFor[time.Time]() && f.Tag.AsUnixTime
+	return t == reflect.TypeFor[time.Time]() && f.Tag.AsUnixTime
 }
 
 // Name is the entity name, stored in every item's type attribute.

@@ -401,12 +401,20 @@ func (mf *managed) storedVersion(item map[string]types.AttributeValue) int64 {
 
 // setTimestamp stores now into a timestamp field of struct value v.
 func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
-	fv, ok := settableField(v, f.Index)
-	if !ok {
-		return
+	if fv, ok := settableField(v, f.Index); ok {
+		setTime(fv, now)
 	}
+}
+
+// setTime stores now into fv: a time.Time, an integer of epoch seconds, or
+// (an expiry field) a pointer to either, pointed at a new value.
+func setTime(fv reflect.Value, now time.Time) {
 	switch {
-	case f.Type == timeType:
+	case fv.Kind() == reflect.Pointer:
+		p := reflect.New(fv.Type().Elem())
+		setTime(p.Elem(), now)
+		fv.Set(p)
+	case fv.Type() == timeType:
 		fv.Set(reflect.ValueOf(now))
 	case fv.CanInt():
 		fv.SetInt(now.Unix())

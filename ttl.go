@@ -18,7 +18,8 @@ import (
 // live reads: seconds since the Unix epoch, after which the service deletes
 // the item, lazily (typically within a couple of days). An entity's expiry
 // field is the field stored under that attribute: a time.Time tagged
-// `dynamodbav:"ttl,unixtime"` or an integer of epoch seconds. Declare it
+// `dynamodbav:"ttl,unixtime"` or an integer of epoch seconds, or a pointer
+// to either (nil: no expiry). Declare it
 // with Expires (or the tag `singletable:"expires"`); a field stored under
 // the TTL attribute is the entity's expiry even undeclared, since DynamoDB
 // deletes by the attribute either way.
@@ -52,7 +53,8 @@ import (
 // Expires declares the entity's expiry field, as the tag
 // `singletable:"expires"` does. The field must be stored under the table's
 // TTL attribute (see WithTTL) as epoch seconds: an integer, or a time.Time
-// tagged `dynamodbav:"<ttl>,unixtime"`. A table with no TTL attribute, a
+// tagged `dynamodbav:"<ttl>,unixtime"`, or a pointer to either (nil: no
+// expiry). A table with no TTL attribute, a
 // field stored under another attribute, or one that is also a key, version
 // or timestamp field is a *ModelError. Reads leave out expired items (see
 // IncludeExpired).

@@ -27,8 +27,9 @@ func (c *ttlClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.
 func (c *ttlClock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 
 // ttlLocalDB binds the TTL model to a fresh DynamoDB Local table, whose
-// time to live EnsureTable enables. DynamoDB Local never deletes expired
-// items, so every expired item stays in the table for the reads to skip.
+// time to live EnsureTable enables. DynamoDB Local deletes items expired
+// by the real clock; the tests' items expire in 2100 (ttlNow), so every
+// expired item stays in the table for the reads to skip.
 func ttlLocalDB(t *testing.T, clock *ttlClock) *st.DB {
 	t.Helper()
 	client, err := ddblocal.Client(ctx)
@@ -249,4 +250,46 @@ func TestIntegrationTTLUpdate(t *testing.T) {
 		Key: map[string]types.AttributeValue{"PK": s("USER#u2"), "SK": s("SESSION#s1")}})
 	require.NoError(t, err)
 	assert.NotContains(t, out.Item, "ttl")
+}
+
+// A pointer expiry round-trips: nil becomes the ExpiresAfter expiry on
+// Put, a Set moves it, Remove makes the item live for good (nil again),
+// and a read leaves the item out once the clock passes it.
+func TestIntegrationTTLPointerExpiry(t *testing.T) {
+	type invite struct {
+		Code    string     `dynamodbav:"code"`
+		Expires *time.Time `dynamodbav:"ttl,unixtime"`
+	}
+	table := st.MustTable("PtrTTL", st.WithTTL("ttl"))
+	invites := st.MustDefine[invite](table, "Invite", st.Key("INVITE#{Code}", "INVITE"), st.ExpiresAfter(time.Hour))
+	client, err := ddblocal.Client(ctx)
+	require.NoError(t, err)
+	clock := &ttlClock{now: ttlNow}
+	db := st.New(client, table, st.WithTableName(ddblocal.UniqueName("ptrttl")), st.WithClock(clock.Now))
+	require.NoError(t, db.EnsureTable(ctx))
+	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
+
+	require.NoError(t, invites.Put(ctx, db, invite{Code: "a#1"}))
+	got, err := invites.Get(ctx, db, invite{Code: "a#1"})
+	require.NoError(t, err)
+	require.NotNil(t, got.Expires)
+	assert.Equal(t, ttlNow.Add(time.Hour).Unix(), got.Expires.Unix())
+
+	later := ttlNow.Add(2 * time.Hour)
+	got, err = invites.Update(ctx, db, invite{Code: "a#1"}, st.Set("Expires", &later))
+	require.NoError(t, err)
+	assert.Equal(t, later.Unix(), got.Expires.Unix())
+	clock.Set(later)
+	_, err = invites.Get(ctx, db, invite{Code: "a#1"})
+	require.ErrorIs(t, err, st.ErrNotFound, "expired at the clock")
+	for range invites.Scan(ctx, db) {
+		t.Fatal("a scan leaves the expired invite out")
+	}
+
+	got, err = invites.Update(ctx, db, invite{Code: "a#1"}, st.Remove("Expires"))
+	require.NoError(t, err)
+	assert.Nil(t, got.Expires)
+	got, err = invites.Get(ctx, db, invite{Code: "a#1"})
+	require.NoError(t, err, "no expiry: live for good")
+	assert.Nil(t, got.Expires)
 }

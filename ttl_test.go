@@ -3,6 +3,8 @@ package singletable_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -442,4 +444,73 @@ func TestScanLeavesOutExpired(t *testing.T) {
 	inAll, err := ttlSessions.ScanInput(db, st.IncludeExpired())
 	require.NoError(t, err)
 	assert.Equal(t, in, inAll)
+}
+
+// An expiry may be a pointer (nil: none): ExpiresAfter points a new item
+// at its expiry, a value given is kept, an upsert sets it where the item
+// has none, and a read decodes it and leaves the item out once it passes.
+func TestPointerExpiry(t *testing.T) {
+	type invite struct {
+		Code    string     `dynamodbav:"code"`
+		Note    string     `dynamodbav:"note"`
+		Expires *time.Time `dynamodbav:"ttl,unixtime"`
+	}
+	type ticket struct {
+		Code    string `dynamodbav:"code"`
+		Expires *int64 `dynamodbav:"ttl"`
+	}
+	table := st.MustTable("PtrTTL", st.WithTTL("ttl"))
+	invites := st.MustDefine[invite](table, "Invite", st.Key("INVITE#{Code}", "INVITE"), st.ExpiresAfter(time.Hour))
+	tickets := st.MustDefine[ticket](table, "Ticket", st.Key("TICKET#{Code}", "TICKET"), st.Expires("Expires"))
+	c := &singletabletest.Client{}
+	db := st.New(c, table, st.WithClock(func() time.Time { return ttlNow }))
+
+	in, err := invites.PutInput(db, invite{Code: "a"})
+	require.NoError(t, err)
+	assert.Equal(t, nAttr(ttlNow.Unix()+3600), in.Item["ttl"], "nil: ExpiresAfter sets it")
+	given := ttlNow.Add(time.Minute)
+	in, err = invites.PutInput(db, invite{Code: "a", Expires: &given})
+	require.NoError(t, err)
+	assert.Equal(t, nAttr(given.Unix()), in.Item["ttl"], "a value given is kept")
+	up, err := invites.UpdateInput(db, invite{Code: "a"}, st.Set("Note", "hi"), st.Upsert())
+	require.NoError(t, err)
+	assert.Contains(t, *up.UpdateExpression, "if_not_exists")
+	assert.Contains(t, slices.Collect(maps.Values(up.ExpressionAttributeValues)), nAttr(ttlNow.Unix()+3600), "an upsert sets it where the item has none")
+	up, err = invites.UpdateInput(db, invite{Code: "a"}, st.Set("Expires", &given))
+	require.NoError(t, err)
+	assert.Contains(t, slices.Collect(maps.Values(up.ExpressionAttributeValues)), nAttr(given.Unix()))
+	up, err = invites.UpdateInput(db, invite{Code: "a"}, st.Remove("Expires"))
+	require.NoError(t, err)
+	assert.Contains(t, *up.UpdateExpression, "REMOVE")
+
+	in, err = tickets.PutInput(db, ticket{Code: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberNULL{Value: true}, in.Item["ttl"], "nil without ExpiresAfter: no expiry")
+
+	stored := map[string]types.AttributeValue{"PK": s("INVITE#a"), "SK": s("INVITE"), "_type": s("Invite"), "code": s("a")}
+	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{Item: stored}, nil
+	}
+	for _, tc := range []struct {
+		ttl   types.AttributeValue
+		found bool
+	}{
+		{nAttr(ttlNow.Unix() + 1), true},
+		{nAttr(ttlNow.Unix()), false},
+		{&types.AttributeValueMemberNULL{Value: true}, true},
+	} {
+		stored["ttl"] = tc.ttl
+		got, err := invites.Get(ctx, db, invite{Code: "a"})
+		if !tc.found {
+			require.ErrorIs(t, err, st.ErrNotFound)
+			continue
+		}
+		require.NoError(t, err)
+		if n, ok := tc.ttl.(*types.AttributeValueMemberN); ok {
+			require.NotNil(t, got.Expires)
+			assert.Equal(t, n.Value, strconv.FormatInt(got.Expires.Unix(), 10))
+		} else {
+			assert.Nil(t, got.Expires)
+		}
+	}
 }
