@@ -38,7 +38,7 @@ func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeVal
 	}
 	if t := f.Type; t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 {
 		if _, raw := c.value.(types.AttributeValue); !raw {
-			return m.fieldSet(c, f)
+			return m.fieldSet(c, f, number)
 		}
 	}
 	if set := asSet(av, f.Type); set != nil {
@@ -64,11 +64,16 @@ func isNumberAV(av types.AttributeValue) bool {
 }
 
 // fieldSet is change c's value as a value of slice field f, encoded: it
-// must be a non-empty set.
-func (m *entityModel) fieldSet(c change, f *codec.Field) (types.AttributeValue, error) {
-	elems, err := setElements(c.value, f.Type.Elem())
-	if err != nil {
+// must be a non-empty set (number: for Add, whose error names numbers too).
+func (m *entityModel) fieldSet(c change, f *codec.Field, number bool) (types.AttributeValue, error) {
+	elems, ok, err := setElements(c.value, f.Type.Elem())
+	switch {
+	case err != nil:
 		return nil, err
+	case !ok && number:
+		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
+	case !ok:
+		return nil, fmt.Errorf("takes a set, got %T", c.value)
 	}
 	v := reflect.MakeSlice(f.Type, 0, len(elems))
 	v = reflect.Append(v, elems...)
@@ -89,8 +94,9 @@ func (m *entityModel) fieldSet(c change, f *codec.Field) (types.AttributeValue, 
 
 // setElements are the members of v, a Go set of elements of type elem or
 // a single one, converted to elem as Set converts a value (without loss);
-// a map's keys are sorted, so that requests are deterministic.
-func setElements(v any, elem reflect.Type) ([]reflect.Value, error) {
+// a map's keys are sorted, so that requests are deterministic. ok is false
+// when v is no shape of a set.
+func setElements(v any, elem reflect.Type) (_ []reflect.Value, ok bool, _ error) {
 	rv := reflect.ValueOf(v)
 	var members []reflect.Value
 	switch {
@@ -112,7 +118,7 @@ func setElements(v any, elem reflect.Type) ([]reflect.Value, error) {
 			return cmp.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
 		})
 	default:
-		return nil, fmt.Errorf("takes a number or a set, got %T", v)
+		return nil, false, nil
 	}
 	for i, e := range members {
 		if e.Kind() == reflect.Interface && !e.IsNil() {
@@ -123,9 +129,9 @@ func setElements(v any, elem reflect.Type) ([]reflect.Value, error) {
 		case e.Kind() != reflect.Interface && convertible(e, elem):
 			e = e.Convert(elem)
 		default:
-			return nil, fmt.Errorf("element %d (%v) is not a %s", i, e, elem)
+			return nil, true, fmt.Errorf("element %d (%v) is not a %s", i, e, elem)
 		}
 		members[i] = e
 	}
-	return members, nil
+	return members, true, nil
 }

@@ -118,6 +118,7 @@ func TestUpdateSetOperandRefused(t *testing.T) {
 		{"numbers for a string set", st.Add("Tags", []int{1}), "element 0"},
 		{"a fraction for an int set", st.Add("Nums", []float64{1.5}), "element 0"},
 		{"a map of strings", st.Add("Tags", map[string]string{"a": "b"}), "takes a number or a set"},
+		{"a map of strings to delete", st.DeleteFromSet("Tags", map[string]string{"a": "b"}), "takes a set, got map[string]string"},
 		{"a string for a number", st.Add("Count", "x"), "takes a number or a set"},
 		{"a set for a number", st.DeleteFromSet("Count", []int{1}), "takes a set"},
 		{"a map field", st.Add("Labels", []string{"a"}), "stored as a map"},
