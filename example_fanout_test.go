@@ -111,3 +111,44 @@ func ExamplePattern_QueryBetween_timeBuckets() {
 	// 14:10 10
 	// 1 request
 }
+
+// SumBetween adds up a field over a SortBetween range: the readings of
+// the last 24 hours, over every hour bucket the range touches.
+func ExampleSumBetween() {
+	type Reading struct {
+		DeviceID string    `dynamodbav:"deviceId"`
+		At       time.Time `dynamodbav:"at"`
+		Value    float64   `dynamodbav:"value"`
+	}
+	tbl := singletable.MustTable("IoT")
+	readings := singletable.MustDefine[Reading](tbl, "Reading",
+		singletable.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At}"))
+	between := readings.Pattern("ReadingsBetween").SortBetween().Must()
+
+	// A mock table where each hour bucket holds one reading of 1.5, at
+	// half past; it answers the key condition (BETWEEN :v1 AND :v2).
+	client := &singletabletest.Client{QueryFunc: func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		str := func(name string) string { return in.ExpressionAttributeValues[name].(*types.AttributeValueMemberS).Value }
+		pk := str(":v0")
+		at := pk[len(pk)-13:len(pk)-3] + "T" + pk[len(pk)-2:] + ":30:00.000000000Z"
+		if at < str(":v1") || at > str(":v2") {
+			return &dynamodb.QueryOutput{}, nil
+		}
+		item := map[string]types.AttributeValue{"PK": in.ExpressionAttributeValues[":v0"], "SK": &types.AttributeValueMemberS{Value: at},
+			"_type": &types.AttributeValueMemberS{Value: "Reading"}, "deviceId": &types.AttributeValueMemberS{Value: "d1"},
+			"at": &types.AttributeValueMemberS{Value: at}, "value": &types.AttributeValueMemberN{Value: "1.5"}}
+		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{item}, Count: 1, ScannedCount: 1}, nil
+	}}
+	db := singletable.New(client, tbl)
+
+	now := time.Date(2024, 3, 15, 14, 0, 0, 0, time.UTC)
+	total, err := singletable.SumBetween(context.Background(), db, between,
+		Reading{DeviceID: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
+		func(r Reading) float64 { return r.Value })
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(total, "over", len(client.Calls()), "hour buckets")
+	// Output:
+	// 36 over 25 hour buckets
+}
