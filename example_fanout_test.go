@@ -128,7 +128,9 @@ func ExampleSumBetween() {
 	// A mock table where each hour bucket holds one reading of 1.5, at
 	// half past; it answers the key condition (BETWEEN :v1 AND :v2).
 	client := &singletabletest.Client{QueryFunc: func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		str := func(name string) string { return in.ExpressionAttributeValues[name].(*types.AttributeValueMemberS).Value }
+		str := func(name string) string {
+			return in.ExpressionAttributeValues[name].(*types.AttributeValueMemberS).Value
+		}
 		pk := str(":v0")
 		at := pk[len(pk)-13:len(pk)-3] + "T" + pk[len(pk)-2:] + ":30:00.000000000Z"
 		if at < str(":v1") || at > str(":v2") {
