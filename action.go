@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -159,8 +160,10 @@ func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 // guardAction is the Put or Delete of the guard item for value of unique
 // field f, for the item whose key is owner. The guard must be absent or
 // already belong to owner, so a write never takes another item's value nor
-// removes its guard.
-func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue) (*action, error) {
+// removes its guard. A put guard of an item that expires carries its
+// expiry, ttl (an epoch number; anything else is none), so that DynamoDB
+// deletes the two together.
+func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue, ttl types.AttributeValue) (*action, error) {
 	key, err := m.guardKey(f, value)
 	if err != nil {
 		return nil, err
@@ -169,6 +172,9 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		key: key, whenExists: failUnique}
 	if kind == actPut {
 		g.item = m.guardItem(key, owner)
+		if n, ok := ttl.(*types.AttributeValueMemberN); ok && m.managed.expires != nil && !strings.HasPrefix(n.Value, "-") && n.Value != "0" {
+			g.item[m.table.ttlAttr] = ttl // a zero or negative expiry is none
+		}
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
@@ -210,6 +216,10 @@ type write struct {
 	b        *expr.Builder
 	key, old reflect.Value
 	upsert   bool // the update is an upsert
+	// guardTTL is the expiry an update's guard items carry, once
+	// hasGuardTTL (see guardExpiry); a put's come from its item.
+	guardTTL    types.AttributeValue
+	hasGuardTTL bool
 }
 
 // pendingGuard is a guard item a hook asks for, made once the item's key
@@ -241,8 +251,12 @@ func (w *write) guard(kind actionKind, f *codec.Field, value string) {
 func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, error) {
 	a := w.a
 	var guards []*action
+	ttl := w.guardTTL
+	if a.item != nil && a.m.managed.expires != nil {
+		ttl = a.item[a.m.table.ttlAttr] // a put's guards expire with its item
+	}
 	for _, pg := range w.guards {
-		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs())
+		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl)
 		if err != nil {
 			return nil, err
 		}

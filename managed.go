@@ -152,6 +152,12 @@ func Timestamps(created, updated string) EntityOption {
 //   - Delete removes the item and its guards in one transaction; like Update
 //     it reads the item first to learn the values.
 //
+// On an entity that expires (see Expires), the guards carry the item's
+// expiry, so that DynamoDB's time to live deletes them with it: Update of
+// a unique value or of the expiry rewrites them with the expiry the item
+// has after it, and TxUpdate of either is an ErrInvalidInput (a
+// transaction cannot read the expiry). See docs/ttl.md.
+//
 // Zero values (an empty string, 0) are not guarded: any number of items may
 // lack the value. Values are compared exactly; normalise them (for example
 // lower-case emails) before writing. BatchWrite refuses entities with unique
@@ -281,11 +287,6 @@ func (m *entityModel) resolveWrite(spec *writeSpec) error {
 	}
 	if err := m.resolveExpiry(names["expires"], spec); err != nil {
 		return err
-	}
-	if exp := m.managed.expires; exp != nil && len(m.managed.unique) > 0 {
-		// Guards do not expire with their item, and Create over an
-		// expired item cannot free values it has not read.
-		return fail(m.managed.unique[0].GoName, "a unique field of an entity that expires (field %s): DynamoDB's time to live deletes the item but not its unique-value guard, so the value would stay taken for good; keep unique values on an entity that does not expire", exp.GoName)
 	}
 	m.managed.build(m.indexes)
 	return nil
@@ -691,8 +692,16 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	case hookUnique:
-		if !plan.touches(f.GoName) {
+		exp := a.m.managed.expires
+		expiryChanges := exp != nil && plan.touches(exp.GoName)
+		if !plan.touches(f.GoName) && !expiryChanges {
 			return nil
+		}
+		if exp != nil {
+			// The guards carry the item's expiry (see guardExpiry).
+			if err := h.guardExpiry(w, plan); err != nil {
+				return err
+			}
 		}
 		held, err := a.m.heldValue(f, w.old)
 		if err != nil {
@@ -700,9 +709,12 @@ func (h *hook) onUpdate(w *write, plan *updatePlan) error {
 		}
 		w.hold(held)
 		a.value, a.uniqueRel = w.old, uniqueHeld
-		if was, now := uniqueValue(f, w.old), uniqueValue(f, plan.nextValue()); was != now {
+		switch was, now := uniqueValue(f, w.old), uniqueValue(f, plan.nextValue()); {
+		case was != now:
 			w.guard(actDelete, f, was)
 			w.guard(actPut, f, now)
+		case expiryChanges:
+			w.guard(actPut, f, now) // the same value, its guard's new expiry
 		}
 	case hookExpires:
 		return h.onUpdateExpiry(w, plan)

@@ -268,3 +268,43 @@ func expiryNote(m *entityModel) string {
 	}
 	return " (expires: " + f.GoName + ")"
 }
+
+// guardExpiry sets the expiry the update's guard items carry (w.guardTTL):
+// the item's after the update, which Update knows from the item it read
+// first (see changedUnique); an expiry that may have changed since is
+// held, so that the guards never outlive or predate their item. TxUpdate
+// reads nothing, and refuses such an update; the plan Update makes before
+// reading (to check the input) carries none.
+func (h *hook) guardExpiry(w *write, plan *updatePlan) error {
+	r := plan.read
+	if w.hasGuardTTL || r == nil { // once for all the unique fields
+		return nil
+	}
+	a, m := w.a, w.a.m
+	exp := m.managed.expires
+	for _, c := range plan.changes {
+		if topField(c.field) == exp.GoName && c.op != changeSet && c.op != changeRemove {
+			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", operators[c.op].name, c.field, m.name)}
+		}
+	}
+	v := plan.nextValue()
+	switch {
+	case plan.touches(exp.GoName):
+	case !r.found && m.managed.expiresAfter > 0:
+		// An upsert creating the item: ExpiresAfter's expiry.
+		v = reflect.New(m.typ).Elem()
+		setExpiry(exp, v, w.now.Add(m.managed.expiresAfter))
+	case r.found:
+		if stored, ok := r.attrs[exp.Attr]; ok {
+			w.hold(Eq(exp.GoName, stored))
+		} else {
+			w.hold(NotExists(exp.GoName))
+		}
+	}
+	av, err := m.encodeValue(exp.GoName, fieldValue(exp, v).Interface(), false)
+	if err != nil {
+		return &InputError{Op: a.op, Reason: err.Error()}
+	}
+	w.guardTTL, w.hasGuardTTL = av, true
+	return nil
+}

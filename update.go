@@ -206,7 +206,11 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	}
 	kv := reflect.ValueOf(&key).Elem()
 	if f := e.m.changedUnique(s); f != "" {
-		return nil, &InputError{Op: op, Reason: "the update changes unique field " + f + ", so Update reads the item and sends a transaction; build it with TxUpdate and DB.TransactInput"}
+		how := "build it with TxUpdate and DB.TransactInput"
+		if e.m.managed.expires != nil {
+			how = "the guards carry the expiry it reads"
+		}
+		return nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if err != nil {
@@ -369,6 +373,11 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	s := &sv
 	if err != nil {
 		tx.add(nil, err)
+		return
+	}
+	if f := e.m.changedUnique(s); f != "" && e.m.managed.expires != nil {
+		// The guards carry the item's expiry, which only a read tells.
+		tx.add(nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + " of an entity that expires, whose guard items carry the item's expiry: use Update, which reads the item first (a transaction cannot)"})
 		return
 	}
 	kv := reflect.ValueOf(&key).Elem()
@@ -579,6 +588,12 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 		for _, f := range m.managed.unique {
 			if v, ok := res.Item[f.Attr]; ok && full {
 				r.check[f.Attr] = v
+			}
+		}
+		if exp := m.managed.expires; exp != nil && full {
+			// The guards carry the expiry read (guardExpiry).
+			if v, ok := res.Item[exp.Attr]; ok {
+				r.attrs[exp.Attr], r.check[exp.Attr] = v, v
 			}
 		}
 	}

@@ -632,14 +632,26 @@ func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
 	return nil
 }
 
-// changedUnique names a unique field the update changes; "" if none.
+// changedUnique names a unique field the update changes, or the expiry
+// field of an entity with unique fields (whose guards carry the expiry);
+// "" if none.
 func (m *entityModel) changedUnique(s *settings) string {
+	exp := m.managed.expires
 	for _, c := range s.changes {
-		if top := topField(c.field); m.managed.isUnique(top) {
+		top := topField(c.field)
+		if m.managed.isUnique(top) || (exp != nil && top == exp.GoName && len(m.managed.unique) > 0) {
 			return top
 		}
 	}
 	return ""
+}
+
+// describeGuarded names what changedUnique returned, for messages.
+func (m *entityModel) describeGuarded(field string) string {
+	if m.managed.isUnique(field) {
+		return "unique field " + field
+	}
+	return "the expiry " + field + " of an entity with unique fields"
 }
 
 // primaryTemplates describes the primary key templates for messages.
