@@ -12,18 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 )
 
 // On DynamoDB Local: an expiring invite's unique email is guarded by an
 // item that carries the invite's expiry through every write.
 func TestIntegrationUniqueGuardsCarryTheExpiry(t *testing.T) {
-	client, err := ddblocal.Client(ctx)
-	require.NoError(t, err)
-	clock := &ttlClock{now: ttlNow}
-	db := st.New(client, uqTable, st.WithTableName(ddblocal.UniqueName("uqttl")), st.WithClock(clock.Now))
-	require.NoError(t, db.EnsureTable(ctx))
-	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
+	db := clockedLocalDB(t, uqTable, &ttlClock{now: ttlNow})
 
 	// guards lists the guard items by value, with their expiry (0: none).
 	guards := func() map[string]int64 {
@@ -46,7 +40,7 @@ func TestIntegrationUniqueGuardsCarryTheExpiry(t *testing.T) {
 
 	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t#1", Code: "a", Email: "x@e#1"}))
 	assert.Equal(t, map[string]int64{gx: ttlNow.Add(24 * time.Hour).Unix()}, guards(), "ExpiresAfter's expiry")
-	err = uqInvites.Create(ctx, db, uqInvite{Team: "t#1", Code: "b", Email: "x@e#1"})
+	err := uqInvites.Create(ctx, db, uqInvite{Team: "t#1", Code: "b", Email: "x@e#1"})
 	require.ErrorIs(t, err, st.ErrUniqueViolation)
 
 	later := ttlNow.Add(72 * time.Hour)

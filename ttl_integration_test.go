@@ -30,11 +30,14 @@ func (c *ttlClock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 // time to live EnsureTable enables. DynamoDB Local deletes items expired
 // by the real clock; the tests' items expire in 2100 (ttlNow), so every
 // expired item stays in the table for the reads to skip.
-func ttlLocalDB(t *testing.T, clock *ttlClock) *st.DB {
+func ttlLocalDB(t *testing.T, clock *ttlClock) *st.DB { return clockedLocalDB(t, ttlTable, clock) }
+
+// clockedLocalDB binds table to a fresh DynamoDB Local table read by clock.
+func clockedLocalDB(t *testing.T, table *st.Table, clock *ttlClock) *st.DB {
 	t.Helper()
 	client, err := ddblocal.Client(ctx)
 	require.NoError(t, err)
-	db := st.New(client, ttlTable, st.WithTableName(ddblocal.UniqueName("ttl")), st.WithClock(clock.Now))
+	db := st.New(client, table, st.WithTableName(ddblocal.UniqueName("ttl")), st.WithClock(clock.Now))
 	require.NoError(t, db.EnsureTable(ctx))
 	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
 	return db
@@ -262,12 +265,8 @@ func TestIntegrationTTLPointerExpiry(t *testing.T) {
 	}
 	table := st.MustTable("PtrTTL", st.WithTTL("ttl"))
 	invites := st.MustDefine[invite](table, "Invite", st.Key("INVITE#{Code}", "INVITE"), st.ExpiresAfter(time.Hour))
-	client, err := ddblocal.Client(ctx)
-	require.NoError(t, err)
 	clock := &ttlClock{now: ttlNow}
-	db := st.New(client, table, st.WithTableName(ddblocal.UniqueName("ptrttl")), st.WithClock(clock.Now))
-	require.NoError(t, db.EnsureTable(ctx))
-	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
+	db := clockedLocalDB(t, table, clock)
 
 	require.NoError(t, invites.Put(ctx, db, invite{Code: "a#1"}))
 	got, err := invites.Get(ctx, db, invite{Code: "a#1"})
