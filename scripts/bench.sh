@@ -8,13 +8,14 @@
 #                              with `go tool pprof -top` summaries, in bench/profiles/
 #
 # `make bench` runs the first. Settings (environment):
-#   BENCH_ROUNDS=6       in-process rounds (every variant of an op once per round, interleaved)
+#   BENCH_ROUNDS=12      in-process rounds (every variant of an op once per round, interleaved;
+#                        12, not 6: a ratio near 1.00× moved by ±0.06 between runs of 6)
 #   BENCH_TIME=0.5s      -benchtime of each in-process run
 #   BENCH_HTTP_ROUNDS=3  rounds through the SDK's HTTP stack (BenchmarkOverheadHTTP; 0 skips it)
 #   BENCH_E2E_ROUNDS=8   end-to-end rounds against DynamoDB Local (0 skips them)
 #   BENCH_E2E_TIME=1s    -benchtime of each end-to-end run
 #   BENCH_PROFILE_TIME=3s  -benchtime of each profiled run
-# About 6-7 minutes on 2 cores with the defaults (most of it end to end).
+# About 10 minutes on 2 cores with the defaults.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,7 +27,7 @@ if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
 fi
 GO=${GO:-go}
 
-ROUNDS=${BENCH_ROUNDS:-6}
+ROUNDS=${BENCH_ROUNDS:-12}
 TIME=${BENCH_TIME:-0.5s}
 HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
