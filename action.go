@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -172,8 +171,8 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		key: key, whenExists: failUnique}
 	if kind == actPut {
 		g.item = m.guardItem(key, owner)
-		if n, ok := ttl.(*types.AttributeValueMemberN); ok && m.managed.expires != nil && !strings.HasPrefix(n.Value, "-") && n.Value != "0" {
-			g.item[m.table.ttlAttr] = ttl // a zero or negative expiry is none
+		if _, ok := expiryAt(ttl); ok && m.managed.expires != nil {
+			g.item[m.table.ttlAttr] = ttl
 		}
 		g.bytes = itemSize(g.item)
 	}
@@ -252,7 +251,7 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 	a := w.a
 	var guards []*action
 	ttl := w.guardTTL
-	if a.item != nil && a.m.managed.expires != nil {
+	if len(w.guards) > 0 && a.item != nil && a.m.managed.expires != nil {
 		ttl = a.item[a.m.table.ttlAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {

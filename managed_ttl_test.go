@@ -6,6 +6,8 @@ package singletable_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -121,6 +123,16 @@ func TestUniqueGuardsFollowUpdates(t *testing.T) {
 		}
 		assert.Len(t, deletes, 1)
 		assert.Contains(t, in.TransactItems[0].Update.ExpressionAttributeValues, ":v2", "the stored expiry is held")
+		up := in.TransactItems[0].Update
+		var ttlName string
+		for n, attr := range up.ExpressionAttributeNames {
+			if attr == "ttl" {
+				ttlName = n
+			}
+		}
+		require.NotEmpty(t, ttlName, "the update names the expiry")
+		assert.Contains(t, *up.ConditionExpression, ttlName+" = ", "the condition holds the stored expiry")
+		assert.Contains(t, slices.Collect(maps.Values(up.ExpressionAttributeValues)), epoch(ttlNow.Add(time.Hour)))
 	})
 	t.Run("a new expiry refreshes the guard", func(t *testing.T) {
 		in, err := run(t, st.Set("Exp", later))

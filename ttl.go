@@ -200,20 +200,24 @@ func (c expiryCheck) expired(item map[string]types.AttributeValue) bool {
 	if c.attr == "" {
 		return false
 	}
-	n, ok := item[c.attr].(*types.AttributeValueMemberN)
-	if !ok {
-		return false
+	at, ok := expiryAt(item[c.attr])
+	return ok && at <= float64(c.now)
+}
+
+// expiryAt reads a TTL attribute's value: the epoch seconds DynamoDB
+// expires the item at; ok is false when it has none (absent, not a
+// number, zero or negative).
+func expiryAt(av types.AttributeValue) (at float64, ok bool) {
+	n, isN := av.(*types.AttributeValueMemberN)
+	if !isN {
+		return 0, false
 	}
-	at, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
-		// A number written by other code: DynamoDB reads it all the same.
-		f, ferr := strconv.ParseFloat(n.Value, 64)
-		if ferr != nil {
-			return false
-		}
-		return f > 0 && f <= float64(c.now)
+	if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+		return float64(i), i > 0
 	}
-	return at > 0 && at <= c.now
+	// A number written by other code: DynamoDB reads it all the same.
+	f, err := strconv.ParseFloat(n.Value, 64)
+	return f, err == nil && f > 0
 }
 
 // expiryFor is the expiry check of a read of entities ms with settings s:

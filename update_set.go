@@ -44,24 +44,19 @@ func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeVal
 	if set := asSet(av, f.Type); set != nil {
 		return set, nil // one element of an array or a [][]byte field
 	}
+	_, isNumber := av.(*types.AttributeValueMemberN)
 	switch {
+	case !number && isNumber:
+		return nil, errors.New("takes a set or a set element, got a number")
 	case !number:
-		if _, isNumber := av.(*types.AttributeValueMemberN); isNumber {
-			return nil, errors.New("takes a set or a set element, got a number")
-		}
 		return nil, fmt.Errorf("takes a set, got %T", c.value)
-	case !isNumberAV(av):
+	case !isNumber:
 		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
 	}
 	return av, nil
 }
 
 var marshalerType = reflect.TypeFor[attributevalue.Marshaler]()
-
-func isNumberAV(av types.AttributeValue) bool {
-	_, ok := av.(*types.AttributeValueMemberN)
-	return ok
-}
 
 // fieldSet is change c's value as a value of slice field f, encoded: it
 // must be a non-empty set (number: for Add, whose error names numbers too).
