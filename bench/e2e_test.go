@@ -298,7 +298,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.Run(op.name, func(b *testing.B) {
 			variants := []e2eVariant{{"library", op.library}, {"sdk", op.sdk}}
 			for round := range benchRounds() {
-				for _, v := range rotate(variants, round) {
+				for _, v := range balancedOrder(variants, round) {
 					b.Run(v.name, func(b *testing.B) {
 						b.ReportAllocs()
 						e.warnings.take() // not this run's

@@ -267,7 +267,7 @@ func BenchmarkFanOut(b *testing.B) {
 		}
 	}
 	for round := range benchRounds() {
-		for _, v := range rotate(fanVariants, round) {
+		for _, v := range balancedOrder(fanVariants, round) {
 			b.Run(v.name, func(b *testing.B) {
 				b.ReportAllocs()
 				cpu0 := processCPU()

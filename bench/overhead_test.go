@@ -41,7 +41,7 @@ func runOps(b *testing.B, e *env) {
 		b.Run(op.name, func(b *testing.B) {
 			variants := []namedVariant{{"library", op.library}, {"sdk", op.sdk}, {"guregu", op.guregu}}
 			for round := range benchRounds() {
-				for _, v := range rotate(variants, round) {
+				for _, v := range balancedOrder(variants, round) {
 					if v.fn == nil {
 						continue
 					}
@@ -65,12 +65,12 @@ type namedVariant struct {
 }
 
 // roundsEnv sets how many rounds the benchmarks run (default 1). In each
-// round every variant of an op runs once, in an order that rotates from
-// round to round, so that the variants are measured interleaved, side by
-// side, and a load spike on a shared machine does not land on one variant
-// only (-count would run all the counts of one variant back to back). The
-// testing package names the repeats <Op>/<variant>#01, #02 ...;
-// cmd/benchreport takes the median over them.
+// round every variant of an op runs once, side by side, so that a load
+// spike on a shared machine does not land on one variant only (-count
+// would run all the counts of one variant back to back). The order changes
+// from round to round (see balancedOrder). The testing package names the
+// repeats <Op>/<variant>#01, #02 ...; cmd/benchreport takes the median
+// over them.
 const roundsEnv = "SINGLETABLE_BENCH_ROUNDS"
 
 func benchRounds() int {
@@ -81,10 +81,34 @@ func benchRounds() int {
 	return n
 }
 
-// rotate returns vs rotated left by r.
-func rotate[T any](vs []T, r int) []T {
-	r %= len(vs)
-	return append(append([]T(nil), vs[r:]...), vs[:r]...)
+// balancedOrder returns vs in round r's order of a Williams design: over
+// len(vs) rounds (twice that for an odd count) every variant runs once in
+// every position and right after every other variant equally often. A
+// variant's run inherits the heap and the runtime's background work
+// (sweeping, returning memory to the OS) that the run before it left; a
+// plain rotation would make each variant always follow the same one.
+func balancedOrder[T any](vs []T, r int) []T {
+	n := len(vs)
+	out := make([]T, n)
+	rows := n
+	if n%2 == 1 {
+		rows = 2 * n
+	}
+	r %= rows
+	for i := range n {
+		// The first row is 0, 1, n-1, 2, n-2 ...; row r adds r (mod n);
+		// for an odd n, rows n and later are the first n reversed.
+		j := i
+		if r >= n {
+			j = n - 1 - i
+		}
+		k := (j + 1) / 2
+		if j%2 == 0 {
+			k = (n - j/2) % n
+		}
+		out[i] = vs[(k+r)%n]
+	}
+	return out
 }
 
 // measure runs fn b.N times and reports, besides the usual ns/op, B/op and
@@ -109,4 +133,50 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestBalancedOrder checks the design's balance for every count of variants
+// the benchmarks use and more: over a full cycle of rounds every variant
+// holds every position, and follows every other variant, equally often.
+func TestBalancedOrder(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		vs := make([]int, n)
+		for i := range vs {
+			vs[i] = i
+		}
+		rows := n
+		if n%2 == 1 {
+			rows = 2 * n
+		}
+		position := make(map[[2]int]int)
+		follows := make(map[[2]int]int)
+		for r := range rows {
+			order := balancedOrder(vs, r)
+			seen := make(map[int]bool)
+			for i, v := range order {
+				if seen[v] {
+					t.Fatalf("n=%d round %d: %v repeats a variant", n, r, order)
+				}
+				seen[v] = true
+				position[[2]int{v, i}]++
+				if i > 0 {
+					follows[[2]int{order[i-1], v}]++
+				}
+			}
+		}
+		for v := range n {
+			for i := range n {
+				if got := position[[2]int{v, i}]; got != rows/n {
+					t.Errorf("n=%d: variant %d in position %d %d times, want %d", n, v, i, got, rows/n)
+				}
+				if v == i {
+					continue
+				}
+				// rows rounds of n-1 neighbours over n(n-1) ordered pairs
+				if got := follows[[2]int{v, i}]; got != rows/n {
+					t.Errorf("n=%d: variant %d follows %d %d times, want %d", n, i, v, got, rows/n)
+				}
+			}
+		}
+	}
 }

@@ -545,7 +545,7 @@ func (rp *Report) writeMethod(p func(string, ...any)) {
 	if rp.BenchtimeOverhead != "" || rp.E2ETime != "" {
 		p("- Settings: %s.\n", strings.Join(nonEmpty(rp.BenchtimeOverhead, rp.E2ETime), "; "))
 	}
-	p("- The variants of an op run interleaved, in an order that rotates each round, so a load spike on the machine does not land on one variant only; each absolute figure is the median of the rounds, each ratio the median of the per-round ratios (a round's variants ran next to each other, under the same load).\n")
+	p("- The variants of an op run interleaved, in an order that changes each round (a Williams design: over a cycle of rounds each variant runs in every position and right after every other variant equally often, so neither a load spike nor what the run before left behind — heap, garbage collection, memory returned to the OS — lands on one variant only); each absolute figure is the median of the rounds, each ratio the median of the per-round ratios (a round's variants ran next to each other, under the same load).\n")
 	p("- Reproduce: `make bench`; profiles of the library's variants: `scripts/bench.sh profile`. The raw `go test -bench` output of this run is in `bench/results/`.\n")
 }
 
