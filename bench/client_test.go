@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	cryptorand "crypto/rand"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	smithyrand "github.com/aws/smithy-go/rand"
 	"github.com/guregu/dynamo/v2/dynamodbiface"
 
 	st "github.com/singletable/singletable"
@@ -185,8 +187,23 @@ func (c *cannedClient) BatchWriteItem(_ context.Context, in *dynamodb.BatchWrite
 
 func (c *cannedClient) TransactWriteItems(_ context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.record("TransactWriteItems", in)
+	if in.ClientRequestToken == nil {
+		// What the SDK's idempotency-token middleware does for a request
+		// without a token (the SDK variant's and guregu's; the library sets
+		// its own), so that every variant pays for one token, as through a
+		// real *dynamodb.Client.
+		t, err := sdkTokens.GetIdempotencyToken()
+		if err != nil {
+			return nil, err
+		}
+		in.ClientRequestToken = &t
+	}
 	return c.out.tx, nil
 }
+
+// sdkTokens is the SDK's default idempotency token provider
+// (dynamodb.Options.IdempotencyTokenProvider).
+var sdkTokens dynamodb.IdempotencyTokenProvider = smithyrand.NewUUIDIdempotencyToken(cryptorand.Reader)
 
 func (c *cannedClient) TransactGetItems(_ context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
 	c.record("TransactGetItems", in)

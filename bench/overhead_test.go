@@ -27,9 +27,7 @@ func BenchmarkOverhead(b *testing.B) {
 // *dynamodb.Client whose HTTP transport answers with the canned responses
 // as JSON: the SDK's whole stack (serialization, signing, retry and
 // checksum middleware, deserialization) without a network. It shows the
-// library's cost against what every request costs anyway; and it is the
-// fair comparison for TxWrite3, where the library sets the idempotency
-// token that the SDK's middleware otherwise generates for the other two.
+// library's cost against what every request costs anyway.
 func BenchmarkOverheadHTTP(b *testing.B) {
 	e := newEnv(newHTTPClient(newCanned()), tableName)
 	runOps(b, e)
