@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -108,5 +109,61 @@ func TestExpressionLimitIsOneRule(t *testing.T) {
 		}
 		require.LessOrEqual(t, len(*in.FilterExpression), 4096)
 		require.Less(t, n, 1000)
+	}
+}
+
+// DynamoDB orders strings, numbers and binary values only, and refuses a
+// BETWEEN whose bounds are of two types or reversed (ValidationException):
+// each is refused before sending, whichever operation the condition is on.
+func TestConditionOrderingsDynamoDBRefusesFailBeforeSending(t *testing.T) {
+	type doc struct {
+		ID    string
+		Flag  bool
+		Tags  []string
+		Score float64
+		Name  string
+		Blob  []byte
+		Attrs map[string]any
+	}
+	table := st.MustTable("Orderings")
+	docs := st.MustDefine[doc](table, "Doc", st.Key("DOC#{ID}", "DOC"))
+	all := docs.Pattern("All")
+	mock := &singletabletest.Client{}
+	db := st.New(mock, table)
+	ctx := context.Background()
+	key := doc{ID: "d1"}
+	for _, tc := range []struct {
+		cond st.Cond
+		want string
+	}{
+		{st.Lt("Flag", true), `Lt("Flag"): DynamoDB orders strings, numbers and binary values only, and refuses < with a boolean (BOOL)`},
+		{st.Ge("Tags", []string{"a"}), `Ge("Tags"): DynamoDB orders strings, numbers and binary values only, and refuses >= with a list (L)`},
+		{st.Gt("Attrs", map[string]any{}), `Gt("Attrs")`},
+		{st.Le("Attrs.x", nil), `Le("Attrs.x")`},
+		{st.Between("Flag", false, true), `Between("Flag"): DynamoDB orders strings, numbers and binary values only, and refuses BETWEEN with a boolean (BOOL)`},
+		{st.Between("Score", 5, 1), `Between("Score"): the lower bound 5 is above the upper bound 1, which DynamoDB refuses`},
+		{st.Between("Score", &types.AttributeValueMemberN{Value: "1E2"}, 99), `the lower bound 1E2 is above the upper bound 99`},
+		{st.Between("Name", "b", "a"), `the lower bound "b" is above the upper bound "a"`},
+		{st.Between("Blob", []byte{2}, []byte{1}), `the lower bound 02 is above the upper bound 01`},
+		{st.Between("Attrs.x", 1, "5"), `Between("Attrs.x"): the bounds are a number (N) and a string (S); DynamoDB takes two of one type`},
+	} {
+		_, err := docs.Update(ctx, db, key, st.Set("Name", "x").If(tc.cond))
+		require.ErrorIs(t, err, st.ErrInvalidInput, "%v", tc.want)
+		assert.Contains(t, err.Error(), tc.want)
+		err = docs.Delete(ctx, db, key, st.If(tc.cond))
+		require.ErrorIs(t, err, st.ErrInvalidInput, "%v", tc.want)
+		_, err = all.Query(ctx, db, key, st.Filter(tc.cond))
+		require.ErrorIs(t, err, st.ErrInvalidInput, "%v", tc.want)
+	}
+	assert.Empty(t, mock.Calls())
+
+	// What DynamoDB takes still passes: equal bounds, numbers equal in value,
+	// a FieldRef bound (known only to the service), Eq on any type.
+	for _, c := range []st.Cond{
+		st.Between("Score", 1, 1), st.Between("Score", &types.AttributeValueMemberN{Value: "1.0"}, 1), st.Between("Score", st.FieldRef("Score"), 1),
+		st.Between("Name", "a", "b"), st.Eq("Flag", true), st.Ne("Tags", []string{"a"}), st.Lt("Blob", []byte{1}),
+	} {
+		_, err := docs.UpdateInput(db, key, st.Set("Name", "x").If(c))
+		require.NoError(t, err, "%v", c)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // Resolver resolves what a condition names, for one request: a field path
@@ -114,8 +116,49 @@ func (n cmpNode) render(r Resolver, b *Builder, w *writer) error {
 	if err != nil {
 		return err
 	}
+	if name := orderings[n.op]; name != "" {
+		if av := b.valueOf(v); av != nil && !codec.Ordered(av) {
+			return fmt.Errorf("%s(%q): DynamoDB orders strings, numbers and binary values only, and refuses %s with %s", name, n.path, n.op, typeName(av))
+		}
+	}
 	writeAll(w, a, " ", n.op, " ", v)
 	return nil
+}
+
+// orderings names the ordering comparisons, which DynamoDB takes on
+// strings, numbers and binary values only.
+var orderings = map[string]string{"<": "Lt", "<=": "Le", ">": "Gt", ">=": "Ge"}
+
+// valueOf is the value behind placeholder p, nil when p is no value
+// placeholder (a FieldRef's path).
+func (b *Builder) valueOf(p string) types.AttributeValue {
+	if len(p) == 0 || p[0] != ':' {
+		return nil
+	}
+	return b.Values[p]
+}
+
+// typeName is a value's DynamoDB type, for messages: "BOOL", "a list" ...
+func typeName(v types.AttributeValue) string {
+	switch v.(type) {
+	case *types.AttributeValueMemberBOOL:
+		return "a boolean (BOOL)"
+	case *types.AttributeValueMemberNULL:
+		return "a NULL"
+	case *types.AttributeValueMemberL:
+		return "a list (L)"
+	case *types.AttributeValueMemberM:
+		return "a map (M)"
+	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+		return "a set"
+	case *types.AttributeValueMemberS:
+		return "a string (S)"
+	case *types.AttributeValueMemberN:
+		return "a number (N)"
+	case *types.AttributeValueMemberB:
+		return "a binary value (B)"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // Between is "path BETWEEN lo AND hi".
@@ -139,8 +182,46 @@ func (n betweenNode) render(r Resolver, b *Builder, w *writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBetween(n.path, b.valueOf(lo), b.valueOf(hi)); err != nil {
+		return err
+	}
 	writeAll(w, a, " BETWEEN ", lo, " AND ", hi)
 	return nil
+}
+
+// checkBetween refuses the bounds DynamoDB refuses: of a type it does not
+// order, of two types, or the lower one above the upper one. A nil bound
+// is a FieldRef, known only to the service.
+func checkBetween(path string, lo, hi types.AttributeValue) error {
+	for _, v := range []types.AttributeValue{lo, hi} {
+		if v != nil && !codec.Ordered(v) {
+			return fmt.Errorf("Between(%q): DynamoDB orders strings, numbers and binary values only, and refuses BETWEEN with %s", path, typeName(v))
+		}
+	}
+	if lo == nil || hi == nil {
+		return nil
+	}
+	c, ok := codec.Compare(lo, hi)
+	switch {
+	case !ok:
+		return fmt.Errorf("Between(%q): the bounds are %s and %s; DynamoDB takes two of one type", path, typeName(lo), typeName(hi))
+	case c > 0:
+		return fmt.Errorf("Between(%q): the lower bound %s is above the upper bound %s, which DynamoDB refuses", path, formatBound(lo), formatBound(hi))
+	}
+	return nil
+}
+
+// formatBound shows a bound in a message.
+func formatBound(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return fmt.Sprintf("%q", v.Value)
+	case *types.AttributeValueMemberN:
+		return v.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("%x", v.Value)
+	}
+	return typeName(v)
 }
 
 // In is "path IN (v1, v2, ...)", with 1 to 100 values.

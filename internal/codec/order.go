@@ -1,0 +1,56 @@
+package codec
+
+import (
+	"bytes"
+	"math/big"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Ordered reports whether DynamoDB orders values of v's type: strings,
+// numbers and binary, the only operands it takes for <, <=, >, >= and
+// BETWEEN.
+func Ordered(v types.AttributeValue) bool {
+	switch v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberN, *types.AttributeValueMemberB:
+		return true
+	}
+	return false
+}
+
+// Compare orders a and b as DynamoDB does: strings by their UTF-8 bytes,
+// numbers by value, binary by bytes. ok is false when they are not both of
+// one of those types, or a number does not parse.
+func Compare(a, b types.AttributeValue) (c int, ok bool) {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		if b, isS := b.(*types.AttributeValueMemberS); isS {
+			return strings.Compare(a.Value, b.Value), true
+		}
+	case *types.AttributeValueMemberB:
+		if b, isB := b.(*types.AttributeValueMemberB); isB {
+			return bytes.Compare(a.Value, b.Value), true
+		}
+	case *types.AttributeValueMemberN:
+		if b, isN := b.(*types.AttributeValueMemberN); isN {
+			return compareNumbers(a.Value, b.Value)
+		}
+	}
+	return 0, false
+}
+
+// compareNumbers compares two number strings by value. 256 bits hold any
+// number DynamoDB stores (38 significant digits) exactly enough that two
+// different ones never compare equal.
+func compareNumbers(a, b string) (int, bool) {
+	if a == b {
+		return 0, true
+	}
+	x, _, errA := big.ParseFloat(a, 10, 256, big.ToNearestEven)
+	y, _, errB := big.ParseFloat(b, 10, 256, big.ToNearestEven)
+	if errA != nil || errB != nil {
+		return 0, false
+	}
+	return x.Cmp(y), true
+}
