@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"strings"
@@ -467,6 +468,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	newItem := read != nil && !read.found
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
+	}
+	if min := kf.keyBytes + plan.storedBytes; min > maxItemBytes {
+		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
 	}
 	if s.upsert {
 		if err := m.planZeroValues(&plan, b, s, newItem); err != nil {

@@ -44,6 +44,10 @@ type updatePlan struct {
 	// keyVals is room for the index key values the update sets, allocated
 	// with the action rather than one by one.
 	keyVals []types.AttributeValueMemberS
+	// storedBytes is what the values the item holds after the update add
+	// up to (names of top-level attributes included): with the key, a
+	// lower bound of the item's size.
+	storedBytes int
 }
 
 // keyValue is the string attribute value s, in keyVals while it has room.
@@ -107,6 +111,9 @@ type operator struct {
 	// promoted through an unexported embedded pointer), since the change
 	// gives its new value.
 	settable bool
+	// stored: the item holds the change's value afterwards, so its size
+	// counts toward the item's (see updatePlan.storedBytes).
+	stored bool
 	value    valueKind
 	// check checks (and adapts) the encoded value; a nil value and no
 	// error removes the attribute instead, as Put would leave it out.
@@ -131,7 +138,7 @@ const (
 )
 
 var operators = [...]operator{
-	changeSet: {name: "Set", settable: true, value: wholeValue, check: checkSet,
+	changeSet: {name: "Set", settable: true, stored: true, value: wholeValue, check: checkSet,
 		clause: expr.ClauseSet, action: []string{"$p", " = ", "$v"}},
 	changeRemove: {name: "Remove", settable: true,
 		clause: expr.ClauseRemove, action: []string{"$p"}},
@@ -139,9 +146,9 @@ var operators = [...]operator{
 		clause: expr.ClauseAdd, action: []string{"$p", " ", "$v"}},
 	changeDeleteFromSet: {name: "DeleteFromSet", computed: true, topLevel: true, value: elementValue, check: checkDeleteFromSet,
 		clause: expr.ClauseDelete, action: []string{"$p", " ", "$v"}},
-	changeAppend: {name: "Append", computed: true, value: elementValue, check: checkList, konst: emptyList,
+	changeAppend: {name: "Append", computed: true, stored: true, value: elementValue, check: checkList, konst: emptyList,
 		clause: expr.ClauseSet, action: []string{"$p", " = list_append(if_not_exists(", "$p", ", ", "$k", "), ", "$v", ")"}},
-	changePrepend: {name: "Prepend", computed: true, value: elementValue, check: checkList, konst: emptyList,
+	changePrepend: {name: "Prepend", computed: true, stored: true, value: elementValue, check: checkList, konst: emptyList,
 		clause: expr.ClauseSet, action: []string{"$p", " = list_append(", "$v", ", if_not_exists(", "$p", ", ", "$k", "))"}},
 	changeSetIfNotExists: {name: "SetIfNotExists", computed: true, skipOmittedZero: true, value: wholeValue, check: checkSetIfNotExists,
 		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$v", ")"}},
@@ -150,6 +157,10 @@ var operators = [...]operator{
 	changeDecrement: {name: "Decrement", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
 		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") - ", "$v"}},
 }
+
+// listOverhead is what a list adds to an item's size besides its elements
+// (see codec.Size).
+const listOverhead = 3
 
 func emptyList() types.AttributeValue {
 	return &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
@@ -474,6 +485,16 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 		}
 		plan.render(o, b, p, av)
+		if o.stored {
+			n := codec.Size(av)
+			if o.value == elementValue {
+				n -= listOverhead // elements joining a list, which has its own
+			}
+			if !nested {
+				n += len(f.Attr)
+			}
+			plan.storedBytes += n
+		}
 	}
 
 	var need *readNeeded

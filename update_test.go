@@ -3,6 +3,7 @@ package singletable_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -410,4 +411,60 @@ func TestIncrementNumberStoredAsString(t *testing.T) {
 	in, err := counters.UpdateInput(db, counter{ID: "c"}, st.Set("N", 5))
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "5"}, in.ExpressionAttributeValues[":v0"])
+}
+
+// An update whose stored values alone (with the key) make the item larger
+// than 400 KB is refused before sending, in Update and TxUpdate alike; one
+// exactly at the limit is sent (DynamoDB decides from the stored item).
+func TestUpdateOver400KBFailsBeforeSending(t *testing.T) {
+	type doc struct {
+		ID   string   `dynamodbav:"id"`
+		Body string   `dynamodbav:"body"`
+		Log  []string `dynamodbav:"log"`
+		In   struct {
+			Note string `dynamodbav:"note"`
+		} `dynamodbav:"in"`
+	}
+	table := st.MustTable("Sizes")
+	docs := st.MustDefine[doc](table, "Doc", st.Key("D#{ID}", "D"))
+	mock := &singletabletest.Client{}
+	db := st.New(mock, table)
+	ctx := context.Background()
+	key := doc{ID: "a"}
+	// PK "D#a" and SK "D": 2+3 + 2+1 bytes.
+	const keyBytes = 8
+	room := 400*1024 - keyBytes
+	for _, tc := range []struct {
+		name string
+		ch   st.Changes
+	}{
+		{"Set", st.Set("Body", strings.Repeat("x", room-len("body")+1))},
+		{"nested Set", st.Set("In.Note", strings.Repeat("x", room+1))},
+		{"two Sets", st.Set("Body", strings.Repeat("x", room/2)).Set("In.Note", strings.Repeat("x", room/2))},
+		// The appended elements count 1 byte each besides their text.
+		{"Append", st.Append("Log", []string{strings.Repeat("x", room-len("log")-1+1)})},
+	} {
+		_, err := docs.Update(ctx, db, key, tc.ch)
+		require.ErrorIs(t, err, st.ErrTooLarge, tc.name)
+		var le *st.LimitError
+		require.ErrorAs(t, err, &le, tc.name)
+		assert.Contains(t, err.Error(), "DynamoDB's limit is 400 KB (409600 bytes)", tc.name)
+		err = db.Transact(ctx, func(tx *st.Tx) error {
+			docs.TxUpdate(tx, key, tc.ch)
+			return nil
+		})
+		require.ErrorIs(t, err, st.ErrTooLarge, tc.name)
+	}
+	assert.Empty(t, mock.Calls(), "nothing may be sent")
+
+	// At the limit exactly, and values that do not grow the item by their
+	// size (SetIfNotExists, Add to a set), are DynamoDB's to judge.
+	for _, ch := range []st.Changes{
+		st.Set("Body", strings.Repeat("x", room-len("body"))),
+		st.Append("Log", []string{strings.Repeat("x", room-len("log")-1)}),
+		st.SetIfNotExists("Body", strings.Repeat("x", room)),
+	} {
+		_, err := docs.UpdateInput(db, key, ch)
+		require.NoError(t, err)
+	}
 }
