@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
@@ -75,6 +77,10 @@ type action struct {
 	value reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
+	// ranges are an update's changes to integer fields, whose room its
+	// condition checks (for messages); a pointer, as most actions have
+	// none and every byte here is allocated with each of them.
+	ranges *[]rangeCheck
 }
 
 // failKind is what a failed condition of an action means: the Kind of
@@ -432,6 +438,9 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	if existed {
 		ce.Reason = a.uniqueReason(item)
 	}
+	if ce.Reason == "" && (existed || a.whenMissing != failNotFound) {
+		ce.Reason = a.rangeReason(item)
+	}
 	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
 		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"
 		if !existed {
@@ -475,6 +484,12 @@ func (a *action) sendError(err error) error {
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return a.failure(ccf.Item, err)
+	}
+	var ae smithy.APIError
+	if a.kind == actUpdate && errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(ae.ErrorMessage(), "incorrect data type") {
+		// What DynamoDB says of a change computed from a value of another
+		// type, most often a NULL.
+		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.keyAttrs()), err, nullHint)
 	}
 	return opError(a.op, err)
 }

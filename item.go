@@ -235,6 +235,8 @@ func (m *entityModel) encodePath(top *codec.Field, path string, v any, element b
 	case rv.Type().AssignableTo(typ):
 	case convertible(rv, typ):
 		rv = rv.Convert(typ)
+	case pointsTo(rv, typ):
+		rv = pointerTo(rv, typ)
 	case element && elementOf(typ) != nil && (rv.Type().AssignableTo(elementOf(typ)) || convertible(rv, elementOf(typ))):
 		typ, tag = elementOf(typ), tag.Elem()
 		if rv.Type() != typ && !rv.Type().AssignableTo(typ) {
@@ -319,6 +321,20 @@ func convertible(v reflect.Value, to reflect.Type) bool {
 	}
 	back := v.Convert(to).Convert(from)
 	return back.Equal(v)
+}
+
+// pointsTo reports whether v is a value of what pointer type typ points
+// to (or converts to it without loss): Set(5) and Increment(1) of an *int
+// field.
+func pointsTo(v reflect.Value, typ reflect.Type) bool {
+	return typ.Kind() == reflect.Pointer && (v.Type().AssignableTo(typ.Elem()) || convertible(v, typ.Elem()))
+}
+
+// pointerTo is a new pointer of type typ to v (see pointsTo).
+func pointerTo(v reflect.Value, typ reflect.Type) reflect.Value {
+	p := reflect.New(typ.Elem())
+	p.Elem().Set(v.Convert(typ.Elem()))
+	return p
 }
 
 // marshalValue encodes a value for an attribute the library knows no Go

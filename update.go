@@ -469,6 +469,13 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if err := m.planChanges(op, key, s, b, &plan); err != nil {
 		return nil, err
 	}
+	if len(plan.ranges) > 0 {
+		for _, rc := range plan.ranges {
+			w.hold(rc.cond())
+		}
+		a.ranges = new([]rangeCheck)
+		*a.ranges = plan.ranges
+	}
 	if min := kf.keyBytes + plan.storedBytes; min > maxItemBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
 	}

@@ -44,6 +44,8 @@ type updatePlan struct {
 	// keyVals is room for the index key values the update sets, allocated
 	// with the action rather than one by one.
 	keyVals []types.AttributeValueMemberS
+	// ranges are the room the changes to integer fields need.
+	ranges []rangeCheck
 	// storedBytes is what the values the item holds after the update add
 	// up to (names of top-level attributes included): with the key, a
 	// lower bound of the item's size.
@@ -114,6 +116,9 @@ type operator struct {
 	// stored: the item holds the change's value afterwards, so its size
 	// counts toward the item's (see updatePlan.storedBytes).
 	stored bool
+	// sign: the change adds (1) or subtracts (-1) its number value, which
+	// must leave an integer field within its type's range (rangeCheck).
+	sign int
 	value    valueKind
 	// check checks (and adapts) the encoded value; a nil value and no
 	// error removes the attribute instead, as Put would leave it out.
@@ -142,7 +147,7 @@ var operators = [...]operator{
 		clause: expr.ClauseSet, action: []string{"$p", " = ", "$v"}},
 	changeRemove: {name: "Remove", settable: true,
 		clause: expr.ClauseRemove, action: []string{"$p"}},
-	changeAdd: {name: "Add", computed: true, topLevel: true, value: elementValue, check: checkAdd,
+	changeAdd: {name: "Add", computed: true, topLevel: true, sign: 1, value: elementValue, check: checkAdd,
 		clause: expr.ClauseAdd, action: []string{"$p", " ", "$v"}},
 	changeDeleteFromSet: {name: "DeleteFromSet", computed: true, topLevel: true, value: elementValue, check: checkDeleteFromSet,
 		clause: expr.ClauseDelete, action: []string{"$p", " ", "$v"}},
@@ -152,9 +157,9 @@ var operators = [...]operator{
 		clause: expr.ClauseSet, action: []string{"$p", " = list_append(", "$v", ", if_not_exists(", "$p", ", ", "$k", "))"}},
 	changeSetIfNotExists: {name: "SetIfNotExists", computed: true, skipOmittedZero: true, value: wholeValue, check: checkSetIfNotExists,
 		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$v", ")"}},
-	changeIncrement: {name: "Increment", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
+	changeIncrement: {name: "Increment", computed: true, sign: 1, value: wholeValue, check: checkNumber, konst: zeroNumber,
 		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") + ", "$v"}},
-	changeDecrement: {name: "Decrement", computed: true, value: wholeValue, check: checkNumber, konst: zeroNumber,
+	changeDecrement: {name: "Decrement", computed: true, sign: -1, value: wholeValue, check: checkNumber, konst: zeroNumber,
 		clause: expr.ClauseSet, action: []string{"$p", " = if_not_exists(", "$p", ", ", "$k", ") - ", "$v"}},
 }
 
@@ -430,6 +435,8 @@ func setValue(v any, f *codec.Field) reflect.Value {
 		fv := reflect.New(f.Type).Elem() // an interface field, or another named type
 		fv.Set(rv)
 		return fv
+	case pointsTo(rv, f.Type):
+		return pointerTo(rv, f.Type)
 	}
 	return rv.Convert(f.Type)
 }
@@ -494,6 +501,11 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				n += len(f.Attr)
 			}
 			plan.storedBytes += n
+		}
+		if o.sign != 0 {
+			if rc, ok := m.rangeCheckOf(o, c, f, nested, av); ok {
+				plan.ranges = append(plan.ranges, rc)
+			}
 		}
 	}
 

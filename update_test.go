@@ -468,3 +468,28 @@ func TestUpdateOver400KBFailsBeforeSending(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// A pointer field takes a value of what it points to (or one that converts
+// to it without loss): Set, Increment, conditions, and an index key that
+// reads it, as if the pointer to it were given.
+func TestPointerFieldTakesItsElement(t *testing.T) {
+	type hit struct {
+		ID    string  `dynamodbav:"id"`
+		Hits  *int32  `dynamodbav:"hits"`
+		Owner *string `dynamodbav:"owner,omitempty"`
+	}
+	table := st.MustTable("Pointers", st.WithGSI("GSI1"))
+	hits := st.MustDefine[hit](table, "Hit", st.Key("H#{ID}", "H"), st.Index("GSI1", "OWNER#{Owner}", "H#{ID}"))
+	db := st.New(&singletabletest.Client{}, table)
+	in, err := hits.UpdateInput(db, hit{ID: "a"}, st.Increment("Hits", 1).Set("Owner", "ann").If(st.Lt("Hits", 100)))
+	require.NoError(t, err)
+	assert.Equal(t, "SET #n0 = if_not_exists(#n0, :v0) + :v1, #n1 = :v2, #n2 = :v3, #n3 = :v4", *in.UpdateExpression)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, in.ExpressionAttributeValues[":v1"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "ann"}, in.ExpressionAttributeValues[":v2"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "OWNER#ann"}, in.ExpressionAttributeValues[":v3"], "the index key reads the value")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "100"}, in.ExpressionAttributeValues[":v5"])
+
+	_, err = hits.UpdateInput(db, hit{ID: "a"}, st.Set("Hits", int64(1)<<40))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "a value that does not fit is refused")
+	assert.Contains(t, err.Error(), "field Hits is a *int32")
+}
