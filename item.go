@@ -245,6 +245,10 @@ func (m *entityModel) encodePath(top *codec.Field, path string, v any, element b
 	case element:
 		return plainValue(path, v)
 	default:
+		if target := derefType(typ); isNumberKind(rv.Kind()) && isNumberKind(target.Kind()) {
+			// A number of another type that does not convert without loss.
+			return nil, fmt.Errorf("field %s is a %s, which cannot hold %v (a %T)", path, typ, v, v)
+		}
 		return nil, fmt.Errorf("field %s is a %s; got a %T", path, typ, v)
 	}
 	fv := rv // the value as the field holds it
@@ -321,6 +325,14 @@ func convertible(v reflect.Value, to reflect.Type) bool {
 	}
 	back := v.Convert(to).Convert(from)
 	return back.Equal(v)
+}
+
+// derefType is t without its pointers.
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 // pointsTo reports whether v is a value of what pointer type typ points

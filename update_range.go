@@ -84,9 +84,7 @@ func (m *entityModel) rangeCheckOf(o *operator, c change, f *codec.Field, nested
 // attribute value) times sign to the integer field of type t at path; ok
 // is false when t cannot leave its range by it.
 func rangeOf(op, path string, t reflect.Type, delta types.AttributeValue, sign int) (rangeCheck, bool) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = derefType(t)
 	n, isN := delta.(*types.AttributeValueMemberN)
 	if !isN {
 		return rangeCheck{}, false

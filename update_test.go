@@ -491,5 +491,5 @@ func TestPointerFieldTakesItsElement(t *testing.T) {
 
 	_, err = hits.UpdateInput(db, hit{ID: "a"}, st.Set("Hits", int64(1)<<40))
 	require.ErrorIs(t, err, st.ErrInvalidInput, "a value that does not fit is refused")
-	assert.Contains(t, err.Error(), "field Hits is a *int32")
+	assert.Contains(t, err.Error(), "field Hits is a *int32, which cannot hold 1099511627776 (a int64)")
 }
