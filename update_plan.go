@@ -118,8 +118,8 @@ type operator struct {
 	stored bool
 	// sign: the change adds (1) or subtracts (-1) its number value, which
 	// must leave an integer field within its type's range (rangeCheck).
-	sign int
-	value    valueKind
+	sign  int
+	value valueKind
 	// check checks (and adapts) the encoded value; a nil value and no
 	// error removes the attribute instead, as Put would leave it out.
 	check func(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error)
