@@ -1,6 +1,7 @@
 package singletable_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/internal/testmodel"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 func TestPutVersionAndTimestamps(t *testing.T) {
@@ -47,4 +49,42 @@ func TestPutGolden(t *testing.T) {
 	golden.Request(t, "put/if", must(testmodel.ShopOrders.PutInput(db, seedOrder, st.If(st.Eq("Status", "PENDING")))))
 	golden.Request(t, "put/create", must(testmodel.ShopUsers.CreateInput(db, seedUser)))
 	golden.Request(t, "put/session_ttl", must(testmodel.ShopSessions.PutInput(db, testmodel.ShopSession{ID: "s1", UserID: "u1", Expires: time.Unix(1700000000, 0)})))
+}
+
+// A string that is not valid UTF-8 cannot be stored as given (the SDK would
+// send its invalid bytes as U+FFFD, silently changing the value, and two
+// set elements could become one): every write and condition refuses it
+// before sending, wherever it is in the item.
+func TestInvalidUTF8FailsBeforeSending(t *testing.T) {
+	type note struct {
+		ID    string
+		Text  string
+		Tags  []string `dynamodbav:",stringset,omitempty"`
+		Attrs map[string]int
+		Lines []string
+	}
+	table := st.MustTable("UTF8")
+	notes := st.MustDefine[note](table, "Note", st.Key("N#{ID}", "N"))
+	mock := &singletabletest.Client{}
+	db := st.New(mock, table)
+	ctx := context.Background()
+	for _, n := range []note{
+		{ID: "a", Text: "bad\xc3"},
+		{ID: "a", Tags: []string{"\xff", "\xfe"}},
+		{ID: "a", Attrs: map[string]int{"k\xff": 1}},
+		{ID: "a", Lines: []string{"ok", "\xff"}},
+	} {
+		err := notes.Put(ctx, db, n)
+		require.ErrorIs(t, err, st.ErrInvalidInput)
+		assert.Contains(t, err.Error(), "not valid UTF-8")
+		err = db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(notes, n)})
+		require.ErrorIs(t, err, st.ErrInvalidInput)
+	}
+	_, err := notes.Update(ctx, db, note{ID: "a"}, st.Set("Text", "\xff"))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	_, err = notes.Update(ctx, db, note{ID: "a"}, st.Set("Text", "ok").If(st.Eq("Text", "\xff")))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, mock.Calls())
+
+	require.NoError(t, notes.Put(ctx, db, note{ID: "a", Text: "héllo ✓", Tags: []string{"é"}}), "valid UTF-8 passes")
 }

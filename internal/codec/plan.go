@@ -275,9 +275,9 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 		}
 		if av != nil {
 			dst[fp.attr] = av
-			if s, ok := av.(*types.AttributeValueMemberS); ok && sized {
+			if s, ok := av.(*types.AttributeValueMemberS); ok && sized && utf8.ValidString(s.Value) {
 				// The most common value, whose size is its length, and
-				// which DynamoDB always takes.
+				// which DynamoDB takes when it is UTF-8.
 				size += len(fp.attr) + len(s.Value)
 			} else if sized {
 				n, err := CheckedSize(av)

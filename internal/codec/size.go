@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -33,12 +34,19 @@ func CheckedSize(v types.AttributeValue) (int, error) {
 // for duplicates; larger ones are checked through a map.
 const maxQuadraticSet = 32
 
+// errInvalidUTF8 is a string DynamoDB cannot store as given: the SDK
+// would send its invalid bytes as U+FFFD, changing the value.
+var errInvalidUTF8 = errors.New("the string is not valid UTF-8, which DynamoDB stores strings as (sent, its invalid bytes would become U+FFFD, changing the value)")
+
 // errEmptySet is a set without elements, which DynamoDB refuses.
 var errEmptySet = errors.New("a set may not be empty: DynamoDB refuses empty sets")
 
 func size(v types.AttributeValue, check bool) (int, error) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
+		if check && !utf8.ValidString(v.Value) {
+			return len(v.Value), errInvalidUTF8
+		}
 		return len(v.Value), nil
 	case *types.AttributeValueMemberN:
 		n, err := parseNumber(v.Value)
@@ -64,6 +72,11 @@ func size(v types.AttributeValue, check bool) (int, error) {
 			n += len(s)
 		}
 		if check {
+			for _, s := range v.Value {
+				if !utf8.ValidString(s) {
+					return n, errInvalidUTF8
+				}
+			}
 			return n, checkSet(len(v.Value), func(i, j int) bool { return v.Value[i] == v.Value[j] },
 				func(i int) string { return v.Value[i] })
 		}
@@ -113,6 +126,9 @@ func size(v types.AttributeValue, check bool) (int, error) {
 		for k, e := range v.Value {
 			if check && k == "" {
 				return n, errors.New("a map may not have an empty key: DynamoDB refuses empty attribute names")
+			}
+			if check && !utf8.ValidString(k) {
+				return n, fmt.Errorf("key %q: %w", k, errInvalidUTF8)
 			}
 			s, err := size(e, check)
 			if err != nil {
