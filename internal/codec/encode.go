@@ -383,6 +383,11 @@ func encTime(t reflect.Type, tg Tag) encFn {
 		if unix {
 			return a.n(a.appendInt(tm.Unix())), nil
 		}
+		if y := tm.Year(); y < 0 || y > 9999 {
+			// RFC 3339 text holds four-digit years: stored, the value
+			// could not be read back (attributevalue writes it anyway).
+			return nil, fmt.Errorf("the time %s is in year %d; stored as RFC 3339 text, which holds the years 0000 to 9999, it could not be read back (tag the field unixtime to store seconds)", tm.Format(time.RFC3339), y)
+		}
 		return a.s(a.appendTime(tm)), nil
 	}
 }
