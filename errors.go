@@ -201,6 +201,17 @@ func (e *notFoundError) Error() string {
 
 func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// notUniqueError is a Get of a Query pattern that found more than one
+// item. It matches ErrNotUnique; its message names the read once (wrapping
+// the sentinel with %w repeated its "singletable:" prefix).
+type notUniqueError struct{ op string }
+
+func (e *notUniqueError) Error() string {
+	return "singletable: " + e.op + ": more than one item matches"
+}
+
+func (e *notUniqueError) Is(target error) bool { return target == ErrNotUnique }
+
 // ConditionError is a write whose condition did not hold. It matches
 // ErrConditionFailed and, where the condition was the library's own,
 // ErrAlreadyExists or ErrNotFound; it unwraps to the SDK's

@@ -506,7 +506,7 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryO
 	case len(found.Items) == 0:
 		return zero, &notFoundError{op: f.op, key: map[string]types.AttributeValue{p.d.pkAttr(): &types.AttributeValueMemberS{Value: f.legs[0].r.binding.partition}}}
 	case len(found.Items) > 1:
-		return zero, fmt.Errorf("singletable: %s: %w", f.op, ErrNotUnique)
+		return zero, &notUniqueError{op: f.op}
 	}
 	return found.Items[0], nil
 }

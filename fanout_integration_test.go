@@ -227,6 +227,7 @@ func TestIntegrationFanOutShards(t *testing.T) {
 	assert.Equal(t, "other", one.ID)
 	_, err = streamEvents.Get(ctx, db, event{Stream: "s#1"})
 	assert.ErrorIs(t, err, st.ErrNotUnique)
+	assert.Equal(t, 1, strings.Count(err.Error(), "singletable:"), "one prefix: %v", err)
 	_, err = streamEvents.Get(ctx, db, event{Stream: "none"})
 	assert.ErrorIs(t, err, st.ErrNotFound)
 }

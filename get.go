@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -106,7 +105,7 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOpt
 	case len(found.Items) == 0:
 		return zero, &notFoundError{op: r.op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.binding.partition)}}
 	case len(found.Items) > 1:
-		return zero, fmt.Errorf("singletable: %s: %w", r.op, ErrNotUnique)
+		return zero, &notUniqueError{op: r.op}
 	}
 	return found.Items[0], nil
 }

@@ -34,6 +34,8 @@ func TestGetOnQueryPattern(t *testing.T) {
 	answer = append(answer, user("u2"))
 	_, err = sh.UserByEmail.Get(t.Context(), db, testmodel.User{Email: "a@x"})
 	assert.ErrorIs(t, err, singletable.ErrNotUnique)
+	// One "singletable:" prefix: wrapping the sentinel repeated it.
+	assert.Equal(t, "singletable: UserByEmail: more than one item matches", err.Error())
 
 	client.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 		return &dynamodb.GetItemOutput{}, nil

@@ -122,18 +122,25 @@ func InIndex(index string) RelationOption {
 // mirror). Link, Unlink and Relation.Update write both in one transaction;
 // In queries the mirrors on the table. The edge entity may not have a
 // version or unique fields (the mirror is a copy, not checked on its own).
+//
+// Only the relation's own writes keep the mirror in step: a Put, Update,
+// Delete, batch or transaction action on the edge entity itself changes the
+// edge alone, leaving In to read a stale (or deleted edge's) mirror.
 func InMirror(name, pk, sk string) RelationOption {
 	return relationOpt(func(s *relationSpec) { s.mirror = &[3]string{name, pk, sk}; s.ways++ })
 }
 
 // CountOut keeps the from end's integer field field equal to its number of
-// out-edges, in the transaction of each Link and Unlink.
+// out-edges, in the transaction of each Link and Unlink. An edge created or
+// deleted by the edge entity's own writes (Put, Create, Delete, batches) is
+// not counted: link and unlink through the relation.
 func CountOut(field string) RelationOption {
 	return relationOpt(func(s *relationSpec) { s.countOut = field })
 }
 
 // CountIn keeps the to end's integer field field equal to its number of
-// in-edges, in the transaction of each Link and Unlink.
+// in-edges, in the transaction of each Link and Unlink. As with CountOut,
+// the edge entity's own writes are not counted.
 func CountIn(field string) RelationOption {
 	return relationOpt(func(s *relationSpec) { s.countIn = field })
 }

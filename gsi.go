@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -260,7 +261,19 @@ func (ei *entityIndex) dropAbsent(item map[string]types.AttributeValue) int {
 // travels in a string; see partitionValue).
 func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, error) {
 	if mem.ei == nil || !mem.ei.rawPK() || mem.partTpl.Constant() {
-		return mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
+		s, err := mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
+		if err == nil || mem.ei == nil {
+			return s, err
+		}
+		var missing keys.MissingError
+		if _, rerr := mem.partTpl.Render(v); errors.As(rerr, &missing) {
+			// An index key may be absent on an item (it is then not in
+			// the index), but a read of the index needs its value: not
+			// the table key's "every field needs one".
+			return "", &KeyError{Entity: mem.m.name, Attr: attr, Template: mem.partTpl.Raw, Field: missing.Field,
+				Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
+		}
+		return s, err
 	}
 	m, f := mem.m, mem.ei.pk.Lead().Field
 	av, ok, err := m.plan.EncodeFieldValue(f, v.FieldByIndex(f.Index))

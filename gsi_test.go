@@ -79,3 +79,34 @@ func TestIndexesOverExistingAttributesModel(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidModel)
 	assert.Contains(t, err.Error(), "age")
 }
+
+type ownedProject struct {
+	Tenant string  `dynamodbav:"tenant"`
+	ID     string  `dynamodbav:"id"`
+	Owner  *string `dynamodbav:"owner,omitempty"`
+}
+
+// A read of a sparse index without the index key's value is refused before
+// sending; the error used to give the table key's reason ("every field of
+// a table key needs one") for an index key, whose value items may lack.
+func TestIndexReadWithoutPartitionValueSaysIndex(t *testing.T) {
+	tbl := st.MustTable("OwnedProjects", st.WithGSI("GSI1"))
+	projects := st.MustDefine[ownedProject](tbl, "Project", st.Key("TENANT#{Tenant}", "PROJECT#{ID}"),
+		st.Index("GSI1", "OWNER#{Owner}", "PROJECT#{ID}"))
+	byOwner := projects.Pattern("ByOwner").On("GSI1").Partition("OWNER#{Owner}").Must()
+	db := st.New(nil, tbl)
+
+	empty := ""
+	for _, params := range []ownedProject{{}, {Owner: &empty}} {
+		_, err := byOwner.QueryInput(db, params)
+		var ke *st.KeyError
+		require.ErrorAs(t, err, &ke)
+		assert.Equal(t, "GSI1PK", ke.Attr)
+		assert.Equal(t, "Owner", ke.Field)
+		assert.NotContains(t, err.Error(), "table key")
+		assert.Contains(t, err.Error(), "the read needs one (an item with an empty value is not in the index)")
+	}
+	// The table's own key keeps its reason.
+	_, err := projects.QueryInput(db, ownedProject{})
+	assert.ErrorContains(t, err, "every field of a table key needs one")
+}

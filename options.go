@@ -281,6 +281,11 @@ func After(cursor string) QueryOption {
 // key or index. Limit still counts matching items: the query reads further
 // pages until it has them. Several Filter options must all hold. Given to
 // a scan, it filters the items scanned (see Entity.Scan and DB.Scan).
+//
+// On a collection, each member that has the fields c names applies it to
+// its own attributes (a field Name stored as "name" by one member and
+// "title" by another matches either); the items of members without those
+// fields are filtered out.
 func Filter(c Cond) FilterOption { return FilterOption{c} }
 
 // FilterOption is Filter's option: a QueryOption and a ScanOption.

@@ -207,7 +207,7 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 			add(f.Attr)
 		}
 		if !found {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): no such field", name)}
+			return nil, &InputError{Op: op, Reason: d.unknownProjection(name)}
 		}
 	}
 	if !fetch {
@@ -225,6 +225,31 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 		add(d.table.ttlAttr) // to leave expired items out (ttl.go)
 	}
 	return attrs, nil
+}
+
+// unknownProjection explains a Project name that no entity of the read
+// has as a field: a path (Project takes whole top-level fields), an
+// attribute name, or another case of a field's Go name.
+func (d *readDecl) unknownProjection(name string) string {
+	msg := fmt.Sprintf("Project(%q): no such field", name)
+	if i := strings.IndexAny(name, ".["); i > 0 {
+		for _, mem := range d.members {
+			if _, ok := mem.m.fields.ByGoName(name[:i]); ok {
+				return fmt.Sprintf("%s: Project takes whole top-level fields, not paths: Project(%q)", msg, name[:i])
+			}
+		}
+	}
+	for _, mem := range d.members {
+		if f, ok := mem.m.fields.ByAttr(name); ok {
+			return fmt.Sprintf("%s: %q is the attribute name of %s's field %s; Project names Go fields", msg, name, mem.m.name, f.GoName)
+		}
+		for _, f := range mem.m.fields.List {
+			if strings.EqualFold(f.GoName, name) {
+				return fmt.Sprintf("%s: did you mean %s?", msg, f.GoName)
+			}
+		}
+	}
+	return msg
 }
 
 // project renders the ProjectionExpression of a read of fields (Project)

@@ -82,3 +82,23 @@ func TestProjectAsksForFieldsAndKeys(t *testing.T) {
 	_, err = sh.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "u1"}, singletable.Project("Nope"))
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 }
+
+// Project of a name that is no field says what was meant: the attribute
+// name, another case, or a path (Project takes whole top-level fields). It
+// used to say only "no such field", though the field was there.
+func TestProjectUnknownFieldHints(t *testing.T) {
+	sh := testmodel.NewSeed()
+	db, _ := readMockDB(sh)
+	for name, hint := range map[string]string{
+		"shippingAddress": `"shippingAddress" is the attribute name of Order's field Address; Project names Go fields`,
+		"total":           `"total" is the attribute name of Order's field Total`,
+		"STATUS":          "did you mean Status?",
+		"Address.City":    `Project takes whole top-level fields, not paths: Project("Address")`,
+		"Status[0]":       `not paths: Project("Status")`,
+		"Nope":            `Project("Nope"): no such field`,
+	} {
+		_, err := sh.ListUserOrders.QueryInput(db, testmodel.Order{UserID: "u1"}, singletable.Project(name))
+		require.ErrorIs(t, err, singletable.ErrInvalidInput, name)
+		assert.Contains(t, err.Error(), hint, name)
+	}
+}

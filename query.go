@@ -6,6 +6,7 @@ import (
 	"iter"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -466,28 +467,69 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	return r, nil
 }
 
-// renderFor renders a condition over the fields of the read's entities: for
-// a collection, with the first member whose fields it names.
+// renderFor renders a condition over the fields of the read's entities.
+// For a collection, each member that has the fields it names renders it
+// with its own attribute names and encodings; when they all render the
+// same expression (the usual case: a field stored alike by every member)
+// that is the filter, else each member's is joined with its entity type,
+// ((type = A AND a's) OR (type = B AND b's)), so that a field stored as
+// "name" by one member and "title" by another matches both. Rendering it
+// with the first member alone dropped the others' matching items.
 func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error) {
 	if c.IsZero() {
 		return "", nil
 	}
 	var firstErr error
+	var members []*entityModel
+	var first expr.Builder
+	var firstExpr string
+	same := true
 	for _, m := range d.entities {
 		var scratch expr.Builder
-		if _, err := renderCond(c, m, &scratch); err != nil {
+		s, err := renderCond(c, m, &scratch)
+		if err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		s, err := renderCond(c, m, b)
+		if len(members) == 0 {
+			first, firstExpr = scratch, s
+		} else if same && (s != firstExpr || !reflect.DeepEqual(scratch.Names, first.Names) || !reflect.DeepEqual(scratch.Values, first.Values)) {
+			same = false
+		}
+		members = append(members, m)
+	}
+	if len(members) == 0 {
+		return "", filterError(op, firstErr)
+	}
+	if same {
+		s, err := renderCond(c, members[0], b)
 		if err != nil {
 			return "", filterError(op, err)
 		}
 		return s, nil
 	}
-	return "", filterError(op, firstErr)
+	if !d.projects(d.table.typeAttr) {
+		names := make([]string, len(members))
+		for i, m := range members {
+			names[i] = m.name
+		}
+		return "", &InputError{Op: op, Reason: fmt.Sprintf("Filter: the members %s store the fields it names under different attributes or encodings, and index %s does not carry the entity type (%s) that would tell their items apart; filter one entity's pattern, or store the field alike",
+			strings.Join(names, ", "), d.index.name, d.table.typeAttr)}
+	}
+	var out strings.Builder
+	for i, m := range members {
+		s, err := renderCond(c, m, b)
+		if err != nil {
+			return "", filterError(op, err)
+		}
+		if i > 0 {
+			out.WriteString(" OR ")
+		}
+		out.WriteString("(" + b.Name(d.table.typeAttr) + " = " + b.Value(expr.S(m.name)) + " AND (" + s + "))")
+	}
+	return out.String(), nil
 }
 
 // checkFilter refuses a filter on attributes the index does not carry: it

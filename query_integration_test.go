@@ -10,6 +10,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/testmodel"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 func TestIntegrationQueryAndCollection(t *testing.T) {
@@ -53,4 +54,26 @@ func TestIntegrationQueryAndCollection(t *testing.T) {
 	assert.Equal(t, want, testmodel.ShopOrders.From(res))
 	assert.Len(t, res.Items, 5)
 	assert.Empty(t, res.Unknown)
+}
+
+// A collection's filter on a field that its members store under different
+// attributes (Author.Name as authorName, Book.Name as title) returns every
+// member's matching items: it used to send authorName = "Go" alone and drop
+// the book titled Go.
+func TestIntegrationCollectionFilterEveryMember(t *testing.T) {
+	db := singletabletest.LocalDB(t, filterTable)
+	require.NoError(t, filterAuthors.Put(ctx, db, filterAuthor{ID: "a1", Name: "Go", Rank: 1}))
+	require.NoError(t, filterBooks.Put(ctx, db, filterBook{AuthorID: "a1", ISBN: "b1", Name: "Go", Rank: "1"}))
+	require.NoError(t, filterBooks.Put(ctx, db, filterBook{AuthorID: "a1", ISBN: "b2", Name: "Rust", Rank: "2"}))
+
+	res, err := filterShelf.Query(ctx, db, st.Values{"AuthorID": "a1"}, st.Filter(st.Eq("Name", "Go")))
+	require.NoError(t, err)
+	assert.Equal(t, []filterAuthor{{ID: "a1", Name: "Go", Rank: 1}}, filterAuthors.From(res))
+	assert.Equal(t, []filterBook{{AuthorID: "a1", ISBN: "b1", Name: "Go", Rank: "1"}}, filterBooks.From(res))
+	assert.Equal(t, 3, res.Scanned)
+
+	res, err = filterShelf.Query(ctx, db, st.Values{"AuthorID": "a1"}, st.Filter(st.Ne("Name", "Go")))
+	require.NoError(t, err)
+	assert.Empty(t, filterAuthors.From(res))
+	assert.Equal(t, []filterBook{{AuthorID: "a1", ISBN: "b2", Name: "Rust", Rank: "2"}}, filterBooks.From(res))
 }

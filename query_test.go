@@ -16,6 +16,7 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/internal/testmodel"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 // fakePartition answers Queries over one partition like DynamoDB does for
@@ -217,4 +218,95 @@ func TestQueryGolden(t *testing.T) {
 	must := mustInput(t)
 	golden.Request(t, "query/orders", must(testmodel.ShopOrders.QueryInput(db, testmodel.ShopOrder{UserID: "u123"}, st.Descending(), st.Limit(10))))
 	golden.Request(t, "query/order_prefix", must(testmodel.ShopOrders.QueryInput(db, testmodel.ShopOrder{UserID: "u123", ID: "2024-001"})))
+}
+
+// filterAuthor and filterBook both have a Go field Name, stored as
+// "authorName" and "title": a collection's filter on Name means each
+// member's own attribute.
+type filterAuthor struct {
+	ID   string `dynamodbav:"authorId"`
+	Name string `dynamodbav:"authorName"`
+	Rank int    `dynamodbav:"rank"`
+}
+
+type filterBook struct {
+	AuthorID string `dynamodbav:"authorId"`
+	ISBN     string `dynamodbav:"isbn"`
+	Name     string `dynamodbav:"title"`
+	Rank     string `dynamodbav:"rank"` // another encoding under the same name
+}
+
+var (
+	filterTable   = st.MustTable("FilterTable", st.WithGSI("GSI1", st.Include("authorName", "title", "rank")))
+	filterAuthors = st.MustDefine[filterAuthor](filterTable, "Author", st.Key("AUTHOR#{ID}", "#META"),
+		st.Index("GSI1", "SHELF#{ID}", "#META"))
+	filterBooks = st.MustDefine[filterBook](filterTable, "Book", st.Key("AUTHOR#{AuthorID}", "BOOK#{ISBN}"),
+		st.Index("GSI1", "SHELF#{AuthorID}", "BOOK#{ISBN}"))
+	filterShelf      = filterTable.Collection("FilterShelf", filterAuthors, filterBooks).Partition("AUTHOR#{AuthorID}").Must()
+	filterShelfIndex = filterTable.Collection("FilterShelfIndex", filterAuthors, filterBooks).On("GSI1").Partition("SHELF#{AuthorID}").Must()
+)
+
+// A collection's filter was rendered with the first member that has the
+// field, so Eq("Name", "Go") sent authorName = "Go" and dropped every book
+// titled Go. Each member now renders it, joined with its type when they
+// differ; members that render it alike still send one plain expression.
+func TestCollectionFilterMeansEachMembersField(t *testing.T) {
+	db := st.New(&singletabletest.Client{}, filterTable)
+	filter := func(c *st.Collection, cond st.Cond) (string, error) {
+		in, err := c.QueryInput(db, st.Values{"AuthorID": "a1"}, st.Filter(cond))
+		if err != nil {
+			return "", err
+		}
+		return readableFilter(in), nil
+	}
+	got, err := filter(filterShelf, st.Eq("Name", "Go"))
+	require.NoError(t, err)
+	assert.Equal(t, `(_type = "Author" AND (authorName = "Go")) OR (_type = "Book" AND (title = "Go"))`, got)
+
+	// A field both members store alike: one plain expression.
+	got, err = filter(filterShelf, st.Exists("AuthorID"))
+	require.NoError(t, err)
+	assert.Equal(t, `attribute_exists(authorId)`, got)
+	// A field only one member has (or only one member's type takes the
+	// value): that member's expression, as before.
+	got, err = filter(filterShelf, st.Eq("ISBN", "b1"))
+	require.NoError(t, err)
+	assert.Equal(t, `isbn = "b1"`, got)
+
+	// An index without the type attribute cannot tell the members apart:
+	// refused, naming them, before anything is sent.
+	_, err = filter(filterShelfIndex, st.Eq("Name", "Go"))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorContains(t, err, "Author, Book")
+	got, err = filter(filterShelfIndex, st.Eq("Rank", 1))
+	require.NoError(t, err, "only Author's Rank takes an int: nothing to tell apart")
+	assert.Equal(t, `rank = "1"`, got)
+}
+
+// readableFilter is a query's filter with its placeholders replaced by
+// the attribute names and the values (quoted) they stand for.
+func readableFilter(in *dynamodb.QueryInput) string {
+	out := *in.FilterExpression
+	// Longest placeholders first, so that #n1 does not replace part of #n10.
+	var phs []string
+	for ph := range in.ExpressionAttributeNames {
+		phs = append(phs, ph)
+	}
+	for ph := range in.ExpressionAttributeValues {
+		phs = append(phs, ph)
+	}
+	slices.SortFunc(phs, func(a, b string) int { return len(b) - len(a) })
+	for _, ph := range phs {
+		if name, ok := in.ExpressionAttributeNames[ph]; ok {
+			out = strings.ReplaceAll(out, ph, name)
+			continue
+		}
+		v := in.ExpressionAttributeValues[ph]
+		if n, ok := v.(*types.AttributeValueMemberN); ok {
+			out = strings.ReplaceAll(out, ph, fmt.Sprintf("%q", n.Value))
+			continue
+		}
+		out = strings.ReplaceAll(out, ph, fmt.Sprintf("%q", sv(v)))
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // StreamHandler dispatches the stream records of a table, each to the
@@ -17,9 +18,12 @@ import (
 // it is safe for concurrent use.
 //
 // Records of a defined entity with no function registered for their event
-// are skipped: that is the subscription. Records of no defined entity
-// (an unknown type attribute, or keys no entity's templates parse) fail,
-// unless an OnUnknown function takes them.
+// are skipped: that is the subscription. Records of the library's own
+// unique-value guard items (type "_unique", partition key "_unique#..."),
+// which every write of an entity with unique fields puts in the stream, are
+// skipped too. Records of no defined entity (an unknown type attribute, or
+// keys no entity's templates parse) fail, unless an OnUnknown function
+// takes them.
 type StreamHandler struct {
 	table     *Table
 	handlers  map[string][]streamFunc // by entity name
@@ -115,6 +119,12 @@ func (h *StreamHandler) handle(ctx context.Context, rec Record) *RecordError {
 	if err := rec.check(); err != nil {
 		return fail("", err)
 	}
+	if h.table.isGuardRecord(rec) {
+		// Written by the library beside an item with unique fields: not
+		// an entity's change, and failing it would stop the shard at every
+		// Create of such an item.
+		return nil
+	}
 	entity, err := h.table.EntityOf(rec.image())
 	if err != nil {
 		var unknown *UnknownEntityError
@@ -169,4 +179,19 @@ func (h *StreamHandler) reportFailure(ctx context.Context, err *RecordError) {
 		return
 	}
 	log.Print(fmt.Sprint(err, "; reported in BatchItemFailures for retry"))
+}
+
+// isGuardRecord reports whether a stream record is of a unique-value guard
+// item: its partition key is in the guard namespace (every view carries the
+// keys), or, for a record without keys, its image's type is the guard type.
+func (t *Table) isGuardRecord(rec Record) bool {
+	item := rec.Keys
+	if item == nil {
+		item = rec.image()
+	}
+	if pk, ok := item[t.pk].(*types.AttributeValueMemberS); ok {
+		return isGuardKey([]byte(pk.Value), t.delim)
+	}
+	typ, ok := item[t.typeAttr].(*types.AttributeValueMemberS)
+	return ok && typ.Value == guardType
 }

@@ -265,3 +265,38 @@ func TestIntegrationStreamLocalTTLRemoval(t *testing.T) {
 	assert.NotEmpty(t, refused.SequenceNumber, "the refused record says where it is")
 	assert.Equal(t, "gone#%", refused.OldImage["id"].(*types.AttributeValueMemberS).Value)
 }
+
+// handle is a stream user with a unique field: each Create, Update of it
+// and Delete also writes a guard item, whose records are in the stream.
+type handle struct {
+	ID   string `dynamodbav:"id"`
+	Name string `dynamodbav:"name" singletable:"unique"`
+}
+
+var (
+	handleTable = st.MustTable("Handles", st.WithStream(st.StreamNewAndOldImages))
+	handles     = st.MustDefine[handle](handleTable, "Handle", st.Key("HANDLE#{ID}", "HANDLE"))
+)
+
+// The live stream of a table with unique fields: the handler takes the
+// entity's records and skips the guard items' (it used to fail the first
+// one as an unknown entity, which stops a Lambda shard for good).
+func TestIntegrationStreamGuardItems(t *testing.T) {
+	ctx := context.Background()
+	db := singletabletest.LocalDB(t, handleTable)
+	require.NoError(t, handles.Create(ctx, db, handle{ID: "h1", Name: "ann"}))
+	_, err := handles.Update(ctx, db, handle{ID: "h1"}, st.Set("Name", "bob"))
+	require.NoError(t, err)
+	require.NoError(t, handles.Delete(ctx, db, handle{ID: "h1"}))
+	recs := readStream(t, db)
+	require.Equal(t, 7, len(recs), "3 item records, 4 guard records (ann put and deleted, bob put and deleted)")
+
+	var seen []st.EventType
+	h := st.NewStreamHandler(handleTable)
+	st.On(h, handles, func(_ context.Context, c st.Change[handle]) error {
+		seen = append(seen, c.Event)
+		return nil
+	})
+	assert.Nil(t, h.Process(ctx, recs))
+	assert.Equal(t, []st.EventType{st.EventInsert, st.EventModify, st.EventRemove}, seen)
+}

@@ -425,3 +425,47 @@ func TestStreamHandlerUnknown(t *testing.T) {
 	assert.Equal(t, []string{"Ghost@1"}, skipped)
 	assert.Equal(t, 1, notes)
 }
+
+// guardItem is a unique-value guard item as the library writes it beside
+// an item with unique fields.
+func guardItem(value string) map[string]types.AttributeValue {
+	key := "_unique#Note#body#" + value
+	return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: key}, "SK": &types.AttributeValueMemberS{Value: key},
+		"_type": &types.AttributeValueMemberS{Value: "_unique"}, "_ownerPK": &types.AttributeValueMemberS{Value: "NOTE#a"}}
+}
+
+// The stream of a table with unique fields carries the guard items' records
+// beside the entities': the handler skips them rather than failing them as
+// unknown (which stopped the shard at the first Create of such an item).
+func TestStreamHandlerSkipsGuardItems(t *testing.T) {
+	var seen []string
+	var failures []*st.RecordError
+	h := st.NewStreamHandler(kindsTable, st.OnFailure(func(_ context.Context, err *st.RecordError) { failures = append(failures, err) }),
+		st.OnUnknown(func(_ context.Context, rec st.Record, err error) error {
+			return fmt.Errorf("record %s reached OnUnknown: %w", rec.SequenceNumber, err)
+		}))
+	st.On(h, notesE, func(_ context.Context, c st.Change[StreamNote]) error {
+		seen = append(seen, c.SequenceNumber+":"+string(c.Event))
+		return nil
+	})
+	keysOnly := streamsRecord(t, "REMOVE", "4", guardItem("y"), nil) // a KEYS_ONLY view: keys alone
+	keysOnly.Dynamodb.OldImage = nil
+	ev := lambdaEvent(t,
+		streamsRecord(t, "INSERT", "1", nil, noteItem("a", "x")),
+		streamsRecord(t, "INSERT", "2", nil, guardItem("x")),
+		streamsRecord(t, "REMOVE", "3", guardItem("x"), nil),
+		keysOnly,
+		streamsRecord(t, "REMOVE", "5", noteItem("a", "x"), nil),
+	)
+	resp, err := h.HandleLambda(context.Background(), ev)
+	require.NoError(t, err)
+	assert.Empty(t, resp.BatchItemFailures)
+	assert.Empty(t, failures)
+	assert.Equal(t, []string{"1:INSERT", "5:REMOVE"}, seen)
+
+	// Process, and a Record without keys (built by hand): the type says so.
+	seen = nil
+	rec := st.Record{Event: st.EventInsert, SequenceNumber: "6", NewImage: guardItem("z")}
+	assert.Nil(t, h.Process(context.Background(), []st.Record{rec}))
+	assert.Empty(t, seen)
+}

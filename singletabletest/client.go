@@ -21,7 +21,12 @@ type Call struct {
 // Client implements singletable.Client for unit tests. Each method records
 // the call, then answers with its Func field if set, or else with an empty
 // output and no error (a Get finds nothing, a Query returns no items, a
-// write succeeds). It is safe for concurrent use.
+// Put, Delete, batch or transaction succeeds). It is safe for concurrent use.
+//
+// Entity.Update is the exception: it takes the updated item from
+// UpdateItem's answer (it asks for ReturnValues ALL_NEW, which DynamoDB
+// always honours), and the empty answer has none, so it fails. Set
+// UpdateItemFunc to answer with the item's Attributes.
 type Client struct {
 	GetItemFunc            func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
 	PutItemFunc            func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
