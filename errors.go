@@ -317,6 +317,10 @@ func (e *UniqueViolationError) Unwrap() []error {
 // Update with NoRead, TxUpdate (a transaction cannot read mid-way), and
 // UpdateInput (the dry run of a single request, which the read and its
 // condition would change). It matches ErrReadNeeded and ErrInvalidInput.
+//
+// An upsert of an entity with ExpiresAfter, which gives only a new item
+// its expiry, needs to know whether the item exists: Index and Fields are
+// then empty.
 type ReadNeededError struct {
 	Op     string   // e.g. "Order.Update"
 	Index  string   // the first index whose key needs them

@@ -65,10 +65,14 @@ func Expires(field string) EntityOption {
 // ExpiresAfter gives every new item of the entity an expiry d after it is
 // written, by the DB's clock: Put, Create, TxPut, TxCreate and BatchWrite
 // set the expiry field when it is zero (a value given is kept), and an
-// Update with Upsert sets it when the stored item has none (if_not_exists).
-// Update does not refresh it otherwise: an expiry that slides with use (a
-// session extended on each request) is an explicit change,
-// Set("ExpiresAt", now.Add(d)), so that a write never moves it by surprise.
+// Update with Upsert sets it when it creates the item: an existing item
+// keeps its expiry, none included (an item made live for good stays so),
+// so such an upsert reads first whether the item exists (TxUpdate and
+// UpdateInput, which cannot read, are a *ReadNeededError unless the update
+// Sets the expiry, or SetIfNotExists it). Update does not refresh it
+// otherwise: an expiry that slides with use (a session extended on each
+// request) is an explicit change, Set("ExpiresAt", now.Add(d)), so that a
+// write never moves it by surprise.
 // The entity needs an expiry field (Expires, or a field stored under the
 // table's TTL attribute) that no index key reads; d must be positive.
 func ExpiresAfter(d time.Duration) EntityOption {
@@ -157,9 +161,20 @@ func (h *hook) onPutExpiry(w *write, v reflect.Value) {
 	}
 }
 
-// onUpdateExpiry sets an upserted item's expiry when it has none.
+// onUpdateExpiry gives the item an upsert creates ExpiresAfter's expiry,
+// and leaves an existing item's expiry alone, none included (an item made
+// live for good stays so): whether the item exists takes a read, which
+// the update asks for (see readNeeded) unless it has read already, or it
+// sets the expiry itself.
 func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
 	if !w.upsert || plan.touches(h.field.GoName) {
+		return nil
+	}
+	if plan.read == nil {
+		plan.need = plan.need.needExists(h.field)
+		return nil
+	}
+	if plan.read.found {
 		return nil
 	}
 	m, f, b := w.a.m, h.field, w.b
@@ -169,8 +184,7 @@ func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
 	if err != nil {
 		return &InputError{Op: w.a.op, Reason: err.Error()}
 	}
-	n := b.Name(f.Attr)
-	plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+	plan.update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
 	return nil
 }
 

@@ -292,3 +292,41 @@ func TestIntegrationTTLPointerExpiry(t *testing.T) {
 	require.NoError(t, err, "no expiry: live for good")
 	assert.Nil(t, got.Expires)
 }
+
+// An item made "live for good" (Remove of its expiry, as docs/ttl.md
+// says) got ExpiresAfter's expiry back from the next Upsert Update, which
+// sets it with if_not_exists on existing items too: TTL then deleted an
+// item its owner had made permanent. ExpiresAfter is for new items; an
+// upsert that finds the item must leave its expiry (absent included) alone.
+// So an upsert reads whether the item exists first; a transaction, which
+// cannot, is refused unless the update sets the expiry itself.
+func TestIntegrationTTLUpsertKeepsAPermanentItemPermanent(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := ttlLocalDB(t, clock)
+	key := ttlSession{User: "u9", ID: "s9"}
+	_, err := ttlSessions.Update(ctx, db, key, st.Set("Device", "d1"), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, nAttr(ttlNow.Unix()+3600), rawItem(t, db, "USER#u9", "SESSION#s9")["ttl"], "upsert-created: an hour from the clock")
+
+	_, err = ttlSessions.Update(ctx, db, key, st.Remove("ExpiresAt"))
+	require.NoError(t, err)
+	require.NotContains(t, rawItem(t, db, "USER#u9", "SESSION#s9"), "ttl", "live for good")
+
+	clock.Set(ttlNow.Add(time.Minute))
+	got, err := ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, "d2", got.Device)
+	assert.NotContains(t, rawItem(t, db, "USER#u9", "SESSION#s9"), "ttl", "an upsert of an existing item leaves its (absent) expiry alone")
+
+	err = db.Transact(ctx, func(tx *st.Tx) error {
+		ttlSessions.TxUpdate(tx, key, st.Set("Device", "d3"), st.Upsert())
+		return nil
+	})
+	require.ErrorIs(t, err, st.ErrReadNeeded)
+	err = db.Transact(ctx, func(tx *st.Tx) error {
+		ttlSessions.TxUpdate(tx, ttlSession{User: "u9", ID: "s10"}, st.Set("Device", "d3").SetIfNotExists("ExpiresAt", clock.Now().Add(time.Hour)), st.Upsert())
+		return nil
+	})
+	require.NoError(t, err, "an upsert that gives the expiry itself needs no read")
+	assert.Equal(t, nAttr(clock.Now().Unix()+3600), rawItem(t, db, "USER#u9", "SESSION#s10")["ttl"])
+}

@@ -196,27 +196,61 @@ func TestCreateOverExpiredItem(t *testing.T) {
 	assert.NotContains(t, *in.ConditionExpression, "<=", "an entity with no expiry: plain not-exists")
 }
 
-// An upsert sets the expiry of an item that has none; a plain Update does
-// not touch it (a sliding expiry is an explicit Set).
+// An upsert gives the item it creates ExpiresAfter's expiry and leaves an
+// existing item's alone, none included (an item made live for good stays
+// so): it reads whether the item exists first, and the dry run, which
+// cannot, says so. A plain Update does not touch the expiry (a sliding
+// expiry is an explicit Set), nor does an upsert that sets it itself.
 func TestExpiresAfterOnUpdate(t *testing.T) {
-	db := ttlDB(&singletabletest.Client{})
-	in, err := ttlSessions.UpdateInput(db, ttlSession{User: "u1", ID: "s1"}, st.Set("Device", "d2"), st.Upsert())
-	require.NoError(t, err)
-	golden.Request(t, "update/upsert_expires_after", in)
-	assert.Contains(t, *in.UpdateExpression, "if_not_exists")
+	ctx := context.Background()
+	c := &singletabletest.Client{}
+	db := ttlDB(c)
+	key := ttlSession{User: "u1", ID: "s1"}
+	_, err := ttlSessions.UpdateInput(db, key, st.Set("Device", "d2"), st.Upsert())
+	require.ErrorIs(t, err, st.ErrReadNeeded)
+	assert.Contains(t, err.Error(), `whether the item exists needs a read (Update reads first); Set ExpiresAt, or SetIfNotExists("ExpiresAt", ...)`)
 
-	in, err = ttlSessions.UpdateInput(db, ttlSession{User: "u1", ID: "s1"}, st.Set("Device", "d2"))
+	var sent *dynamodb.UpdateItemInput
+	c.UpdateItemFunc = func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		sent = in
+		return &dynamodb.UpdateItemOutput{Attributes: ttlItem("s1", nil)}, nil
+	}
+	// No item: the update creates it, with the expiry, if it still does
+	// not exist.
+	_, err = ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
+	require.NoError(t, err)
+	require.Len(t, c.Calls(), 2)
+	assert.Equal(t, "GetItem", c.Calls()[0].Op, "the read of whether the item exists")
+	golden.Request(t, "update/upsert_expires_after", sent)
+	assert.Contains(t, slices.Collect(maps.Values(sent.ExpressionAttributeValues)), nAttr(ttlNow.Unix()+3600))
+	assert.Contains(t, *sent.ConditionExpression, "attribute_not_exists")
+
+	// An existing item (without an expiry): the update leaves the expiry
+	// alone, conditioned on the item existing.
+	c.Reset()
+	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{Item: ttlItem("s1", nil)}, nil
+	}
+	_, err = ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
+	require.NoError(t, err)
+	assert.NotContains(t, slices.Collect(maps.Values(sent.ExpressionAttributeNames)), "ttl", "an existing item keeps its expiry, none included")
+	assert.Contains(t, *sent.ConditionExpression, "attribute_exists")
+
+	in, err := ttlSessions.UpdateInput(db, key, st.Set("Device", "d2"))
 	require.NoError(t, err)
 	assert.NotContains(t, in.ExpressionAttributeNames, "ttl", "Update leaves the expiry alone")
 
-	in, err = ttlSessions.UpdateInput(db, ttlSession{User: "u1", ID: "s1"}, st.Set("ExpiresAt", ttlNow.Add(time.Hour)), st.Upsert())
-	require.NoError(t, err)
+	in, err = ttlSessions.UpdateInput(db, key, st.Set("ExpiresAt", ttlNow.Add(time.Hour)), st.Upsert())
+	require.NoError(t, err, "an upsert that sets the expiry needs no read")
 	for n, a := range in.ExpressionAttributeNames {
 		if a == "ttl" {
 			assert.Contains(t, *in.UpdateExpression, n+" = :", "a Set of the expiry wins")
 			assert.NotContains(t, *in.UpdateExpression, "if_not_exists("+n+",")
 		}
 	}
+	in, err = ttlSessions.UpdateInput(db, key, st.Set("Device", "d2").SetIfNotExists("ExpiresAt", ttlNow.Add(time.Hour)), st.Upsert())
+	require.NoError(t, err, "nor one that sets it where the item has none")
+	assert.Contains(t, *in.UpdateExpression, "if_not_exists")
 }
 
 // Get: an item whose expiry is at or before the clock is not found; one a
@@ -472,11 +506,9 @@ func TestPointerExpiry(t *testing.T) {
 	in, err = invites.PutInput(db, invite{Code: "a", Expires: &given})
 	require.NoError(t, err)
 	assert.Equal(t, nAttr(given.Unix()), in.Item["ttl"], "a value given is kept")
-	up, err := invites.UpdateInput(db, invite{Code: "a"}, st.Set("Note", "hi"), st.Upsert())
-	require.NoError(t, err)
-	assert.Contains(t, *up.UpdateExpression, "if_not_exists")
-	assert.Contains(t, slices.Collect(maps.Values(up.ExpressionAttributeValues)), nAttr(ttlNow.Unix()+3600), "an upsert sets it where the item has none")
-	up, err = invites.UpdateInput(db, invite{Code: "a"}, st.Set("Expires", &given))
+	_, err = invites.UpdateInput(db, invite{Code: "a"}, st.Set("Note", "hi"), st.Upsert())
+	require.ErrorIs(t, err, st.ErrReadNeeded, "an upsert reads whether the item exists (TestExpiresAfterOnUpdate)")
+	up, err := invites.UpdateInput(db, invite{Code: "a"}, st.Set("Expires", &given))
 	require.NoError(t, err)
 	assert.Contains(t, slices.Collect(maps.Values(up.ExpressionAttributeValues)), nAttr(given.Unix()))
 	up, err = invites.UpdateInput(db, invite{Code: "a"}, st.Remove("Expires"))

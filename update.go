@@ -355,6 +355,11 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) 
 	if err != nil {
 		return zero, a.sendError(err)
 	}
+	if len(res.Attributes) == 0 {
+		// DynamoDB always answers ReturnValues ALL_NEW with the item: a
+		// Client that does not (a mock, a wrapper) is at fault, not the item.
+		return zero, fmt.Errorf("singletable: %s %s: UpdateItem answered without the item (Update asks for ReturnValues ALL_NEW): a Client must return it, as DynamoDB does; with singletabletest.Client, set UpdateItemFunc", a.op, formatKey(a.keyAttrs()))
+	}
 	*into = zero
 	err = e.m.decode(res.Attributes, reflect.ValueOf(into).Elem())
 	return *into, err
@@ -527,6 +532,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	if plan.need != nil {
+		plan.need.op = op
 		return nil, plan.need
 	}
 	return acts, nil

@@ -610,10 +610,24 @@ type readNeeded struct {
 	first   *entityIndex // the first index that needs a read
 	missing []string     // what first needs, sorted
 	fields  []string     // what every such index needs, sorted
+	// expiry is the expiry field of an upsert that needs to know whether
+	// the item exists (ExpiresAfter gives only a new item its expiry),
+	// when no index needs a read.
+	expiry *codec.Field
 }
 
 func (r *readNeeded) Error() string {
 	return r.explain("Set them too (to their current values if they do not change)").Error()
+}
+
+// needExists records that the upsert needs to know whether the item
+// exists, to give a new one the expiry of field f (see onUpdateExpiry).
+func (r *readNeeded) needExists(f *codec.Field) *readNeeded {
+	if r == nil {
+		r = &readNeeded{}
+	}
+	r.expiry = f
+	return r
 }
 
 // add records that index ei needs fields missing (sorted, not modified).
@@ -633,6 +647,11 @@ func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
 // explain is the *ReadNeededError for a caller that cannot read, advice
 // saying what to do instead.
 func (r *readNeeded) explain(advice string) *ReadNeededError {
+	if r.first == nil {
+		f := r.expiry.GoName
+		return &ReadNeededError{Op: r.op,
+			Reason: fmt.Sprintf("the upsert gives a new item ExpiresAfter's expiry, and an existing one keeps its own (or none): whether the item exists needs a read (Update reads first); Set %s, or SetIfNotExists(%q, ...) for the expiry of an item that has none, to send it as one request", f, f)}
+	}
 	return &ReadNeededError{Op: r.op, Index: r.first.index.name, Fields: r.fields,
 		Reason: fmt.Sprintf("the change to index %s's key (%s) also needs %s: %s",
 			r.first.index.name, r.first.describe(), strings.Join(r.missing, ", "), advice)}

@@ -493,3 +493,21 @@ func TestPointerFieldTakesItsElement(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidInput, "a value that does not fit is refused")
 	assert.Contains(t, err.Error(), "field Hits is a *int32, which cannot hold 1099511627776 (a int64)")
 }
+
+// Update against a Client whose UpdateItem answers without Attributes (the
+// test kit's Client without UpdateItemFunc, a wrapper dropping them) says
+// so, rather than blaming the item: DynamoDB always returns the item for
+// ReturnValues ALL_NEW.
+func TestUpdateAnswerWithoutItem(t *testing.T) {
+	type note struct {
+		ID   string `dynamodbav:"id"`
+		Text string `dynamodbav:"text"`
+	}
+	tbl := st.MustTable("AnswerNotes")
+	notes := st.MustDefine[note](tbl, "Note", st.Key("NOTE#{ID}", "NOTE"))
+	db := st.New(&singletabletest.Client{}, tbl)
+	_, err := notes.Update(t.Context(), db, note{ID: "n1"}, st.Set("Text", "x"))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "no entity type attribute", "the item is not at fault: the answer had none")
+	assert.Contains(t, err.Error(), "Note.Update {PK=NOTE#n1 SK=NOTE}: UpdateItem answered without the item")
+}
