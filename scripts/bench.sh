@@ -8,9 +8,12 @@
 #                              with `go tool pprof -top` summaries, in bench/profiles/
 #
 # `make bench` runs the first. Settings (environment):
-#   BENCH_ROUNDS=12      in-process rounds (every variant of an op once per round, interleaved;
-#                        12, not 6: a ratio near 1.00× moved by ±0.06 between runs of 6)
-#   BENCH_TIME=0.5s      -benchtime of each in-process run
+#   BENCH_ROUNDS=24      in-process rounds (every variant of an op once per round, interleaved,
+#                        in a balanced order: a multiple of 6 for three variants); 24 short
+#                        rounds rather than 12 long ones: on 2 shared cores the per-round ratio
+#                        of an op near 1.00× spreads by ±0.1, and the median of more pairs,
+#                        each run closer in time, moves less between runs
+#   BENCH_TIME=0.25s     -benchtime of each in-process run
 #   BENCH_HTTP_ROUNDS=3  rounds through the SDK's HTTP stack (BenchmarkOverheadHTTP; 0 skips it)
 #   BENCH_E2E_ROUNDS=8   end-to-end rounds against DynamoDB Local (0 skips them)
 #   BENCH_E2E_TIME=1s    -benchtime of each end-to-end run
@@ -27,8 +30,8 @@ if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
 fi
 GO=${GO:-go}
 
-ROUNDS=${BENCH_ROUNDS:-12}
-TIME=${BENCH_TIME:-0.5s}
+ROUNDS=${BENCH_ROUNDS:-24}
+TIME=${BENCH_TIME:-0.25s}
 HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
 E2E_TIME=${BENCH_E2E_TIME:-1s}
