@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // Cursors
@@ -93,6 +95,24 @@ type cursorBinding struct {
 	sort       skCond // the sort-key condition
 	descending bool
 	keyAttrs   []string // the attributes an ExclusiveStartKey must have, sorted
+	// The read's key attributes and its partition's value, which a start
+	// key must hold, and meet the sort condition with.
+	pkAttr, skAttr string
+	pkValue        types.AttributeValue
+}
+
+// admits says why start key key cannot resume the read ("" when it can):
+// outside its partition, or its sort condition. A cursor sealed under a
+// key others can derive (the default one) may carry any key; DynamoDB
+// would refuse one outside the query with a ValidationException.
+func (b *cursorBinding) admits(key map[string]types.AttributeValue) string {
+	if b.pkValue != nil && !codec.Equal(key[b.pkAttr], b.pkValue) {
+		return fmt.Sprintf("its start key is not in partition %q", b.partition)
+	}
+	if sk, ok := key[b.skAttr].(*types.AttributeValueMemberS); ok && b.skAttr != "" && !b.sort.holds(sk.Value) {
+		return "its start key lies outside the read's sort bounds"
+	}
+	return ""
 }
 
 type cursorPayload struct {
@@ -191,6 +211,9 @@ func openCursor(keys [][]byte, b cursorBinding, cursor string) (map[string]types
 	key, err := decodeKey(p.Key, b.keyAttrs)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if reason := b.admits(key); reason != "" {
+		return fail("%s", reason)
 	}
 	return key, nil
 }

@@ -298,3 +298,83 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 	assert.Empty(t, client.Calls())
 }
+
+// A cursor whose start key lies outside the read it resumes (another
+// partition, or beyond the sort condition) is refused before sending, even
+// when its seal is good: the default cursor key is derived from the table,
+// so anyone who knows the model can seal one (here the Client hands the
+// library such a LastEvaluatedKey). DynamoDB would refuse it with a
+// ValidationException.
+func TestCursorStartKeyOutsideTheReadIsRefused(t *testing.T) {
+	sh := testmodel.NewSeed()
+	db, client := readMockDB(sh)
+	ctx := t.Context()
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	pending := s("STATUS#PENDING")
+	for _, tc := range []struct {
+		name   string
+		read   func(after string) (string, error)
+		last   map[string]types.AttributeValue
+		reason string
+	}{
+		{"another partition", func(after string) (string, error) {
+			p, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(1), singletable.After(after))
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}, map[string]types.AttributeValue{"PK": s("USER#u2"), "SK": s("ORDER#2024-01-01#o1")}, `its start key is not in partition "USER#u1"`},
+		{"outside the sort condition", func(after string) (string, error) {
+			p, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(1), singletable.After(after))
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}, map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("PROFILE")}, "outside the read's sort bounds"},
+		{"an index's partition", func(after string) (string, error) {
+			p, err := sh.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.Limit(1), singletable.After(after))
+			if err != nil {
+				return "", err
+			}
+			return p.Cursor, nil
+		}, map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#x"), "GSI1PK": s("STATUS#SHIPPED"), "GSI1SK": s("2024-01-01#o1")}, `not in partition "STATUS#PENDING"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+				// One item fills the page; the cursor is the key given.
+				return &dynamodb.QueryOutput{Items: mixedPartition(1)[:1], LastEvaluatedKey: tc.last}, nil
+			}
+			cursor, err := tc.read("")
+			require.NoError(t, err)
+			require.NotEmpty(t, cursor)
+			client.Reset()
+			_, err = tc.read(cursor)
+			require.ErrorIs(t, err, singletable.ErrInvalidCursor)
+			assert.Contains(t, err.Error(), tc.reason)
+			assert.Empty(t, client.Calls(), "nothing may be sent")
+		})
+	}
+	// A start key inside the read resumes it.
+	last := map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#2024-01-01#o1")}
+	client.QueryFunc = func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: mixedPartition(1)[:1], LastEvaluatedKey: last}, nil
+	}
+	p, err := sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(1))
+	require.NoError(t, err)
+	_, err = sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(1), singletable.After(p.Cursor))
+	require.NoError(t, err)
+	last = map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#2024-01-01#o1"), "GSI1PK": pending, "GSI1SK": s("ORDER#2024-01-01#o1")}
+	p, err = sh.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.Limit(1))
+	require.NoError(t, err)
+	_, err = sh.PendingOrders.Query(ctx, db, testmodel.Order{}, singletable.Limit(1), singletable.After(p.Cursor))
+	require.NoError(t, err)
+
+	// A Client that answers every Query with the key it was sent (a mock)
+	// ends the read with an error rather than keeping it going.
+	client.QueryFunc = func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{LastEvaluatedKey: map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("ORDER#2024-01-01#o1")}}, nil
+	}
+	_, err = sh.ListUserOrders.Query(ctx, db, testmodel.Order{UserID: "u1"}, singletable.Limit(1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the read would never end")
+}

@@ -131,6 +131,9 @@ func (f *fanReq) openCursor(cursor string) error {
 		if err != nil {
 			return fail("%v", err)
 		}
+		if reason := l.r.binding.admits(key); reason != "" {
+			return fail("%s", reason)
+		}
 		l.start = key
 	}
 	return nil

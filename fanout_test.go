@@ -157,8 +157,11 @@ func TestFanOutCursorRefused(t *testing.T) {
 		pk := in.ExpressionAttributeValues[":v0"]
 		item := map[string]types.AttributeValue{"PK": pk, "SK": &types.AttributeValueMemberS{Value: "COUNTER"},
 			"_type": &types.AttributeValueMemberS{Value: "PageView"}, "views": &types.AttributeValueMemberN{Value: "1"}}
-		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{item}, Count: 1, ScannedCount: 1,
-			LastEvaluatedKey: map[string]types.AttributeValue{"PK": pk, "SK": item["SK"]}}, nil
+		out := &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{item}, Count: 1, ScannedCount: 1}
+		if in.ExclusiveStartKey == nil {
+			out.LastEvaluatedKey = map[string]types.AttributeValue{"PK": pk, "SK": item["SK"]}
+		}
+		return out, nil
 	}
 	page, err := pageViewShards.Query(ctx, db, pageView{PageID: "p"}, st.Limit(3))
 	require.NoError(t, err)

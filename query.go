@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -304,6 +305,11 @@ func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, scann
 		if len(res.LastEvaluatedKey) == 0 {
 			return nil, nil
 		}
+		if in.ExclusiveStartKey != nil && codec.EqualItems(res.LastEvaluatedKey, in.ExclusiveStartKey) {
+			// DynamoDB never does this; a Client that does (a mock answering
+			// every call alike) would keep the read going for ever.
+			return nil, fmt.Errorf("singletable: %s: the Client answered a Query with the key it was sent as ExclusiveStartKey as its LastEvaluatedKey: the read would never end", r.op)
+		}
 		if onePage && want == 0 && pageCounted > 0 {
 			return res.LastEvaluatedKey, nil
 		}
@@ -373,9 +379,11 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		return nil, err
 	}
 	desc := (d.descending || s.descending) && !s.read.ascending
-	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs()}
+	pkAV := d.partitionValue(pk)
+	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs(),
+		pkAttr: d.pkAttr(), skAttr: d.skAttr(), pkValue: pkAV}
 	var b expr.Builder
-	pkName, pkValue := b.Name(d.pkAttr()), b.Value(d.partitionValue(pk))
+	pkName, pkValue := b.Name(d.pkAttr()), b.Value(pkAV)
 	var keyCond string // one concatenation either way
 	if c := sk.render(&b, d.skAttr()); c != "" {
 		keyCond = pkName + " = " + pkValue + " AND " + c

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
@@ -178,6 +179,30 @@ func (p TimePrecision) String() string {
 		return keys.Precision(p).String()
 	}
 	return fmt.Sprintf("TimePrecision(%d)", int(p))
+}
+
+// holds reports whether sort key value v meets the condition, comparing
+// strings by their bytes as DynamoDB compares UTF-8.
+func (c skCond) holds(v string) bool {
+	switch c.op {
+	case "":
+		return true
+	case "=":
+		return v == c.a
+	case "begins_with":
+		return strings.HasPrefix(v, c.a)
+	case "BETWEEN":
+		return c.a <= v && v <= c.b
+	case "<":
+		return v < c.a
+	case "<=":
+		return v <= c.a
+	case ">":
+		return v > c.a
+	case ">=":
+		return v >= c.a
+	}
+	return true
 }
 
 // renderSK writes a sort-key condition.

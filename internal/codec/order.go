@@ -2,7 +2,6 @@ package codec
 
 import (
 	"bytes"
-	"math/big"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -34,23 +33,14 @@ func Compare(a, b types.AttributeValue) (c int, ok bool) {
 		}
 	case *types.AttributeValueMemberN:
 		if b, isN := b.(*types.AttributeValueMemberN); isN {
-			return compareNumbers(a.Value, b.Value)
+			if _, err := parseNumber(a.Value); err != nil {
+				return 0, false
+			}
+			if _, err := parseNumber(b.Value); err != nil {
+				return 0, false
+			}
+			return CompareNumbers(a.Value, b.Value), true
 		}
 	}
 	return 0, false
-}
-
-// compareNumbers compares two number strings by value. 256 bits hold any
-// number DynamoDB stores (38 significant digits) exactly enough that two
-// different ones never compare equal.
-func compareNumbers(a, b string) (int, bool) {
-	if a == b {
-		return 0, true
-	}
-	x, _, errA := big.ParseFloat(a, 10, 256, big.ToNearestEven)
-	y, _, errB := big.ParseFloat(b, 10, 256, big.ToNearestEven)
-	if errA != nil || errB != nil {
-		return 0, false
-	}
-	return x.Cmp(y), true
 }
