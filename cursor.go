@@ -24,7 +24,8 @@ import (
 // HMAC-SHA256 under the DB's cursor key. It is an opaque base64url string,
 // safe to hand to a client. It is not encrypted: it reveals the key of the
 // last item read. A cursor that was altered, or comes from another pattern,
-// another partition, other sort bounds or the other direction, is a
+// another partition, other sort bounds or the other direction, or whose
+// start key lies outside the read's partition or sort bounds, is a
 // *CursorError matching ErrInvalidCursor, and no request is sent.
 //
 // The sort bounds are bound rather than checked against the cursor's key:
