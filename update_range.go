@@ -108,19 +108,20 @@ func rangeOf(op, path string, t reflect.Type, delta types.AttributeValue, sign i
 // than 64 bits.
 func intRange(k reflect.Kind) (lo, hi *big.Int, ok bool) {
 	var bits uint
-	signed := false
 	switch k {
-	case reflect.Int8, reflect.Int16, reflect.Int32:
-		bits, signed = uint([...]int{reflect.Int8: 8, reflect.Int16: 16, reflect.Int32: 32}[k]), true
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		bits = uint([...]int{reflect.Uint8: 8, reflect.Uint16: 16, reflect.Uint32: 32}[k])
+	case reflect.Int8, reflect.Uint8:
+		bits = 8
+	case reflect.Int16, reflect.Uint16:
+		bits = 16
+	case reflect.Int32, reflect.Uint32:
+		bits = 32
 	case reflect.Uint, reflect.Uint64, reflect.Uintptr:
 		bits = 64
 	default:
 		return nil, nil, false
 	}
 	one := big.NewInt(1)
-	if signed {
+	if k >= reflect.Int8 && k <= reflect.Int32 { // signed
 		hi = new(big.Int).Sub(new(big.Int).Lsh(one, bits-1), one)
 		lo = new(big.Int).Neg(new(big.Int).Lsh(one, bits-1))
 	} else {
