@@ -228,11 +228,13 @@ func TestExpiresAfterOnUpdate(t *testing.T) {
 	// An existing item (without an expiry): the update leaves the expiry
 	// alone, conditioned on the item existing.
 	c.Reset()
+	sent = nil
 	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 		return &dynamodb.GetItemOutput{Item: ttlItem("s1", nil)}, nil
 	}
 	_, err = ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
 	require.NoError(t, err)
+	require.NotNil(t, sent, "the update was sent")
 	assert.NotContains(t, slices.Collect(maps.Values(sent.ExpressionAttributeNames)), "ttl", "an existing item keeps its expiry, none included")
 	assert.Contains(t, *sent.ConditionExpression, "attribute_exists")
 

@@ -231,15 +231,17 @@ func isNumberKind(k reflect.Kind) bool {
 }
 
 // render adds operator o's action on path p with value av.
-func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.AttributeValue) {
+// It returns av's size (codec.Size).
+func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.AttributeValue) (size int) {
 	var k, v string
 	if o.konst != nil {
 		k = b.Value(o.konst())
 	}
 	if av != nil {
-		v = b.Value(av)
+		v, size = b.SizedValue(av)
 	}
 	p.update.Template(o.clause, o.action, path, v, k)
+	return size
 }
 
 // topField is the top-level Go field a change's path starts with:
@@ -491,9 +493,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				continue
 			}
 		}
-		plan.render(o, b, p, av)
+		size := plan.render(o, b, p, av)
 		if o.stored {
-			n := codec.Size(av)
+			n := size
 			if o.value == elementValue {
 				n -= listOverhead // elements joining a list, which has its own
 			}
@@ -556,8 +558,8 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	}
 	if need != nil {
 		// Returned by planUpdate once everything else is checked, so that
-		// no read is sent for an update that would fail anyway.
-		need.op = op
+		// no read is sent for an update that would fail anyway (which
+		// names the operation).
 		plan.need = need
 	}
 	return nil

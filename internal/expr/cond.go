@@ -116,7 +116,7 @@ func (n cmpNode) render(r Resolver, b *Builder, w *writer) error {
 	if err != nil {
 		return err
 	}
-	if name := orderings[n.op]; name != "" {
+	if name := ordering(n.op); name != "" {
 		if av := b.valueOf(v); av != nil && !codec.Ordered(av) {
 			return fmt.Errorf("%s(%q): DynamoDB orders strings, numbers and binary values only, and refuses %s with %s", name, n.path, n.op, typeName(av))
 		}
@@ -125,9 +125,22 @@ func (n cmpNode) render(r Resolver, b *Builder, w *writer) error {
 	return nil
 }
 
-// orderings names the ordering comparisons, which DynamoDB takes on
-// strings, numbers and binary values only.
-var orderings = map[string]string{"<": "Lt", "<=": "Le", ">": "Gt", ">=": "Ge"}
+// ordering names an ordering comparison, which DynamoDB takes on strings,
+// numbers and binary values only; "" for = and <>. (A switch: conditions
+// render on every write.)
+func ordering(op string) string {
+	switch op {
+	case "<":
+		return "Lt"
+	case "<=":
+		return "Le"
+	case ">":
+		return "Gt"
+	case ">=":
+		return "Ge"
+	}
+	return ""
+}
 
 // valueOf is the value behind placeholder p, nil when p is no value
 // placeholder (a FieldRef's path).

@@ -100,14 +100,22 @@ func (b *Builder) Name(attr string) string {
 
 // Value returns a new placeholder bound to v.
 func (b *Builder) Value(v types.AttributeValue) string {
+	p, _ := b.SizedValue(v)
+	return p
+}
+
+// SizedValue is Value, and v's size by codec.Size, which Bytes counts
+// anyway: for a caller that needs it too.
+func (b *Builder) SizedValue(v types.AttributeValue) (p string, size int) {
 	if b.Values == nil {
 		b.Values = make(map[string]types.AttributeValue, 4)
 	}
-	p := placeholder(valuePlaceholders, ":v", b.values)
+	p = placeholder(valuePlaceholders, ":v", b.values)
 	b.values++
 	b.Values[p] = v
-	b.bytes += len(p) + codec.Size(v)
-	return p
+	size = codec.Size(v)
+	b.bytes += len(p) + size
+	return p, size
 }
 
 // Bytes is the size of Names and Values as they count toward a request's
