@@ -45,7 +45,9 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 	if err != nil {
 		return err
 	}
-	kv := reflect.ValueOf(&key).Elem()
+	p := e.copyOf(&key)
+	defer e.recycle(p)
+	kv := reflect.ValueOf(p).Elem()
 	acts, err := e.m.planDelete(nil, db, op, kv, kv, writeOne, s) // checks everything before any read
 	if err != nil {
 		return err
@@ -82,8 +84,11 @@ func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
 		tx.add(nil, err)
 		return
 	}
-	kv := reflect.ValueOf(&key).Elem()
-	tx.add(e.m.planDelete(tx.actions, tx.db, op, kv, kv, writeOne, s))
+	p := e.copyOf(&key)
+	kv := reflect.ValueOf(p).Elem()
+	acts, err := e.m.planDelete(tx.actions, tx.db, op, kv, kv, writeOne, s)
+	e.recycle(p)
+	tx.add(acts, err)
 }
 
 // planDelete plans a delete of the item whose key fields are set in key:

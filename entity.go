@@ -48,6 +48,9 @@ type entityModel struct {
 	ops opNames
 	// updates is what its updates share between calls (update_cache.go).
 	updates updateCache
+	// values recycles struct values of the entity's type: the copies
+	// writes plan with and the values updates build (copies.go).
+	values values
 }
 
 // opNames are an entity's operation names as errors give them
@@ -317,6 +320,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	if err := t.register(m); err != nil {
 		return nil, err
 	}
+	m.values.built, m.values.copies = m.recycling()
 	return &Entity[T]{m: m, query: entityQuery[T](m)}, nil
 }
 

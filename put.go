@@ -65,13 +65,15 @@ func (e *Entity[T]) putInput(db *DB, v *T, mode writeMode, opts []PutOption) (*d
 	return a.putItemInput(db), nil
 }
 
-// put plans and sends a Put or Create (mode).
+// put plans and sends a Put or Create (mode) of a copy of *v.
 func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, mode writeMode, opts []PutOption) error {
 	op := e.m.ops.put
 	if mode == writeCreate {
 		op = e.m.ops.create
 	}
-	acts, s, err := e.planPut(nil, db, op, v, mode, opts)
+	p := e.copyOf(v)
+	defer e.recycle(p)
+	acts, s, err := e.planPut(nil, db, op, p, mode, opts)
 	if err != nil {
 		return err
 	}
@@ -90,14 +92,20 @@ func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, mode writeMo
 
 // TxPut adds Put of v to the transaction (see Put).
 func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
-	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.put, &v, writeOne, opts)
-	tx.add(acts, err)
+	e.txPut(tx, e.m.ops.put, &v, writeOne, opts)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
 // not exist.
 func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
-	acts, _, err := e.planPut(tx.actions, tx.db, e.m.ops.create, &v, writeCreate, opts)
+	e.txPut(tx, e.m.ops.create, &v, writeCreate, opts)
+}
+
+// txPut adds a Put or Create (mode) of a copy of *v to tx.
+func (e *Entity[T]) txPut(tx *Tx, op string, v *T, mode writeMode, opts []PutOption) {
+	p := e.copyOf(v)
+	acts, _, err := e.planPut(tx.actions, tx.db, op, p, mode, opts)
+	e.recycle(p)
 	tx.add(acts, err)
 }
 

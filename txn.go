@@ -37,16 +37,18 @@ type Tx struct {
 	token   string // the request's ClientRequestToken points here
 	// small holds the actions of a small transaction (most are), so that
 	// adding them costs no allocation.
-	small [8]*action
+	small [4]*action
 	// The request is built in the Tx (see input): its table name, token
 	// and, in a small transaction, its items cost no allocation of their
-	// own.
+	// own. The room is for the common shapes (a put or two beside an
+	// update, an update with a guard item), and no more: every byte of
+	// it is allocated with every Tx, used or not.
 	in      dynamodb.TransactWriteItemsInput
 	name    string
 	tok     [32]byte
-	items   [4]types.TransactWriteItem
+	items   [3]types.TransactWriteItem
 	puts    [2]types.Put
-	updates [2]types.Update
+	updates [1]types.Update
 }
 
 // add records what planning an action gave: tx.actions with the planned
@@ -67,7 +69,9 @@ func (tx *Tx) Len() int { return len(tx.actions) }
 // require that the item exists, check a field it always has, such as
 // Exists on one of its key fields.
 func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
-	a, err := e.m.planCheck(tx.db, e.m.ops.check, reflect.ValueOf(&key).Elem(), cond)
+	p := e.copyOf(&key)
+	a, err := e.m.planCheck(tx.db, e.m.ops.check, reflect.ValueOf(p).Elem(), cond)
+	e.recycle(p)
 	if err != nil {
 		tx.add(nil, err)
 		return

@@ -275,11 +275,13 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	if err != nil {
 		return out, err
 	}
-	kv := reflect.ValueOf(&key).Elem()
+	p := e.copyOf(&key)
+	defer e.recycle(p)
+	kv := reflect.ValueOf(p).Elem()
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if err == nil && !unique {
-		return e.sendUpdate(ctx, db, acts[0], &key)
+		return e.sendUpdate(ctx, db, acts[0], p)
 	}
 	return e.updateRead(ctx, db, key, kv, *s, unique, err)
 }
@@ -346,9 +348,9 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 }
 
 // sendUpdate sends an Update's single action and decodes the item after it
-// into *into, which it returns: the key's own storage, on the heap already
-// (reflection took its address) and of no more use once the update is
-// done, so that the result costs no allocation of its own.
+// into *into, which it returns: the key's copy (see copyOf), of no more
+// use once the update is done, so that the result costs no allocation of
+// its own.
 func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) (T, error) {
 	var zero T
 	res, err := db.client.UpdateItem(ctx, a.updateItemInput(db))
@@ -386,9 +388,11 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 		tx.add(nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + " of an entity that expires, whose guard items carry the item's expiry: use Update, which reads the item first (a transaction cannot)"})
 		return
 	}
-	kv := reflect.ValueOf(&key).Elem()
+	p := e.copyOf(&key)
+	kv := reflect.ValueOf(p).Elem()
 	n := len(tx.actions)
 	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	e.recycle(p)
 	if err != nil {
 		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
 		return

@@ -1,7 +1,6 @@
 package singletable
 
 import (
-	"reflect"
 	"sync"
 
 	"github.com/singletable/singletable/internal/expr"
@@ -21,9 +20,6 @@ import (
 //     (expr.MaxShared) and lock-free to read.
 //   - shapes holds what planChanges works out from an update's shape
 //     alone (see changeShape), keyed by that shape; bounded like shared.
-//   - values recycles the struct values updatePlan.nextValue builds to
-//     recompute index keys, for entities whose indexes have no When
-//     predicate (which could keep the pointer it is given).
 //   - builders recycles the expression builders of updates (a builder
 //     escapes to the heap, conditions rendering through interfaces); what
 //     a request keeps of one (its maps) is handed over, not recycled.
@@ -32,7 +28,6 @@ import (
 type updateCache struct {
 	shared   expr.Shared
 	shapes   expr.Table[*changeShape]
-	values   sync.Pool // of *T, zero when put back
 	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
 }
 
@@ -51,38 +46,4 @@ func (c *updateCache) builder() *expr.Builder {
 func (c *updateCache) releaseBuilder(b *expr.Builder) {
 	b.Reset()
 	c.builders.Put(b)
-}
-
-// newValue returns a zero struct value of the entity's type, addressable,
-// and what to hand back to releaseValue (nil: not recycled).
-func (m *entityModel) newValue() (reflect.Value, any) {
-	if !m.recyclesValues() {
-		return reflect.New(m.typ).Elem(), nil
-	}
-	p := m.updates.values.Get()
-	if p == nil {
-		p = reflect.New(m.typ).Interface()
-	}
-	return reflect.ValueOf(p).Elem(), p
-}
-
-// releaseValue zeroes v, which newValue returned with p, and recycles it.
-func (m *entityModel) releaseValue(v reflect.Value, p any) {
-	if p == nil {
-		return
-	}
-	v.SetZero() // drop what it points to, and hand out a zero value next time
-	m.updates.values.Put(p)
-}
-
-// recyclesValues reports whether nextValue's struct values can be
-// recycled: only code of this package sees them (no index has a When
-// predicate, which is handed the value).
-func (m *entityModel) recyclesValues() bool {
-	for _, ei := range m.indexes {
-		if ei.when != nil {
-			return false
-		}
-	}
-	return true
 }

@@ -62,6 +62,9 @@ type Plan struct {
 	// from an embedded field), which attributevalue uses instead of the
 	// fields: marshals for values, ptrMarshals for addressable values.
 	marshals, ptrMarshals, unmarshals bool
+	// lends is set when encoding an addressable value hands a Marshaler
+	// the address of memory inside it (see LendsAddress).
+	lends bool
 
 	// unmatched lists attribute names seen in decoded items that match no
 	// field, even ignoring case.
@@ -134,6 +137,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 		marshals:    t.Implements(marshalerType),
 		ptrMarshals: reflect.PointerTo(t).Implements(marshalerType),
 		unmarshals:  reflect.PointerTo(t).Implements(unmarshalerType),
+		lends:       lendsAddress(t),
 	}
 	b.building[t] = p
 	for i := range fs.List {
@@ -228,6 +232,37 @@ func (p *Plan) EncodeRoom(v reflect.Value, dst map[string]types.AttributeValue, 
 	p.sizes.remember(a)
 	a.release()
 	return size, room, err
+}
+
+// LendsAddress reports whether encoding an addressable value of the
+// plan's type may hand a Marshaler the address of memory inside the value,
+// which the attribute value it returns could keep (a slice of an array
+// field): then the value must outlive what the encoding made.
+func (p *Plan) LendsAddress() bool { return p.lends }
+
+// lendsAddress reports whether t, or a type t holds inline (a struct
+// field, an array element, at any depth), is a type whose pointer is a
+// Marshaler and whose value is not: encoded from an addressable value, its
+// marshaler is called on that address. Memory a value only points to (a
+// pointer, slice or map field) is not the value's own.
+func lendsAddress(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Array:
+	default:
+		return false
+	}
+	if !t.Implements(marshalerType) && reflect.PointerTo(t).Implements(marshalerType) {
+		return true
+	}
+	if t.Kind() == reflect.Array {
+		return t.Len() > 0 && lendsAddress(t.Elem())
+	}
+	for i := range t.NumField() {
+		if lendsAddress(t.Field(i).Type) {
+			return true
+		}
+	}
+	return false
 }
 
 // encodeMarshaler encodes struct v, whose type is a Marshaler, with
