@@ -38,8 +38,8 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 }
 
 // prepareGet renders the table key of each of keys, refusing bad and
-// duplicate ones; index maps each key's itemID to its place in keys.
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, map[itemID]int, error) {
+// duplicate ones; index finds each key's place in keys by its itemID.
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, *itemIndex, error) {
 	if err := db.checkTable(op, e.m); err != nil {
 		return nil, nil, err
 	}
@@ -47,18 +47,16 @@ func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.
 		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
-	index := make(map[itemID]int, len(keys))
+	index := db.table.keyIndex(ks)
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
 			return nil, nil, err
 		}
-		id := db.table.idOf(k)
-		if j, dup := index[id]; dup {
+		ks[i] = k
+		if j, dup := index.add(db.table.idOf(k), i); dup {
 			return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
 		}
-		index[id] = i
-		ks[i] = k
 	}
 	return ks, index, nil
 }
@@ -88,10 +86,9 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 
 // getItems reads the items at keys (distinct table keys) with
 // BatchGetItem through runBatch, calling found(i, item) for each item found
-// at keys[i], one call at a time. index maps each key's itemID to its place
-// in keys. left lists the keys still unread after the retry budget, and err
+// at keys[i], one call at a time. index finds each key's place in keys. left lists the keys still unread after the retry budget, and err
 // is what stopped the reads, if anything did.
-func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index map[itemID]int, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
+func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index *itemIndex, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
 	var mu sync.Mutex
 	send := func(ctx context.Context, idx []int) ([]int, error) {
 		part := make([]map[string]types.AttributeValue, len(idx))
@@ -105,14 +102,14 @@ func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeVal
 		mu.Lock()
 		defer mu.Unlock()
 		for _, item := range res.Responses[db.name] {
-			if i, ok := index[db.table.idOf(item)]; ok {
+			if i, ok := index.find(db.table.idOf(item)); ok {
 				found(i, item)
 			}
 		}
 		var left []int
 		for _, ka := range res.UnprocessedKeys {
 			for _, k := range ka.Keys {
-				if i, ok := index[db.table.idOf(k)]; ok {
+				if i, ok := index.find(db.table.idOf(k)); ok {
 					left = append(left, i)
 				}
 			}

@@ -14,13 +14,13 @@ import (
 // and no entity with unique fields), and checks them: entity and table,
 // keys, item size, duplicates. index gives each item's position by its
 // itemID.
-func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index map[itemID]int, err error) {
+func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *itemIndex, err error) {
 	n := 0
 	for _, g := range ops {
 		n += len(g.items)
 	}
 	items = make([]*action, 0, n)
-	index = make(map[itemID]int, n)
+	index = newItemIndex(n, func(i int) itemID { return items[i].id })
 	now := db.now()
 	for _, g := range ops {
 		for i := range g.items {
@@ -42,10 +42,9 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index map
 			}
 			p := items[len(items)-1]
 			p.value = it.value
-			if j, dup := index[p.id]; dup {
+			if j, dup := index.add(p.id, len(items)-1); dup {
 				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items)-1, formatKey(p.keyAttrs()))}
 			}
-			index[p.id] = len(items) - 1
 		}
 	}
 	if len(items) == 0 {
@@ -141,7 +140,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 				case r.DeleteRequest != nil:
 					key = r.DeleteRequest.Key
 				}
-				if i, ok := index[db.table.idOf(key)]; ok {
+				if i, ok := index.find(db.table.idOf(key)); ok {
 					left = append(left, i)
 				}
 			}

@@ -149,15 +149,13 @@ func keySkips(kts []struct {
 func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
 	t := r.d.table
 	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
-	seen := map[itemID]int{}
 	var keys []map[string]types.AttributeValue
+	seen := newItemIndex(len(raws), func(i int) itemID { return t.idOf(keys[i]) })
 	for i, raw := range raws {
 		k := keyOf(t, raw)
-		id := t.idOf(k)
-		j, dup := seen[id]
+		j, dup := seen.add(t.idOf(k), len(keys))
 		if !dup {
 			j = len(keys)
-			seen[id] = j
 			keys = append(keys, k)
 		}
 		pos[i] = j
