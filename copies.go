@@ -10,8 +10,9 @@ import (
 // works through reflection). Escaping to the heap, that copy would be an
 // allocation per write, and updates build struct values of their own to
 // recompute index keys (updatePlan.nextValue). Both are recycled through
-// the entity's pool once the plan made from them is built, where nothing
-// the plan keeps can point into them.
+// the entity's pool once the write is done with them (its plan built; a
+// single write's request sent), where nothing the plan keeps can point
+// into them.
 
 // values is an entity's pool of struct values and what its plans let it
 // recycle.

@@ -22,9 +22,9 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 15, "Get": 7, "Query25": 19, "Update": 16, "TxWrite3": 42,
-		"BatchWrite100": 1300, "BatchGet100": 420,
-		"PutWide": 33, "GetWide": 20, "QueryWide25": 344,
+		"Put": 13, "Get": 7, "Query25": 19, "Update": 15, "TxWrite3": 29,
+		"BatchWrite100": 1300, "BatchGet100": 422,
+		"PutWide": 31, "GetWide": 20, "QueryWide25": 344,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()
