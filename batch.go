@@ -24,9 +24,16 @@ const (
 // BatchOp is a group of puts or deletes of one entity for DB.BatchWrite:
 // build it with BatchPut or BatchDelete.
 type BatchOp struct {
-	// items are the puts and deletes asked for: actions not yet planned,
-	// holding their entity and the value given (see DB.prepareWrite).
-	items []action
+	items []batchEntry
+}
+
+// batchEntry is a put or delete a BatchOp asks for, not planned yet (see
+// DB.prepareWrite): its entity and the value given. (Not an action: a
+// batch of 100 would allocate 100 actions' room here for three fields.)
+type batchEntry struct {
+	kind  actionKind
+	m     *entityModel
+	value reflect.Value
 }
 
 // BatchPut puts items of entity e in a BatchWrite. BatchWriteItem takes no
@@ -36,9 +43,9 @@ type BatchOp struct {
 // need transactions). The BatchOp refers to the elements of vs, not copies:
 // what they hold when BatchWrite runs is what it writes.
 func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
-	op := BatchOp{items: make([]action, len(vs))}
+	op := BatchOp{items: make([]batchEntry, len(vs))}
 	for i := range vs {
-		op.items[i] = action{kind: actPut, m: e.m, value: reflect.ValueOf(&vs[i]).Elem()}
+		op.items[i] = batchEntry{kind: actPut, m: e.m, value: reflect.ValueOf(&vs[i]).Elem()}
 	}
 	return op
 }
@@ -46,9 +53,9 @@ func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
 // BatchDelete deletes the items of entity e whose primary key fields are
 // set in keys, in a BatchWrite. Deleting a missing item succeeds.
 func BatchDelete[T any](e *Entity[T], keys ...T) BatchOp {
-	op := BatchOp{items: make([]action, len(keys))}
+	op := BatchOp{items: make([]batchEntry, len(keys))}
 	for i := range keys {
-		op.items[i] = action{kind: actDelete, m: e.m, value: reflect.ValueOf(&keys[i]).Elem()}
+		op.items[i] = batchEntry{kind: actDelete, m: e.m, value: reflect.ValueOf(&keys[i]).Elem()}
 	}
 	return op
 }

@@ -515,9 +515,9 @@ func (e *BatchError) Unwrap() []error {
 // Ops returns the unprocessed puts and deletes as BatchOps, to send again
 // with BatchWrite.
 func (e *BatchError) Ops() []BatchOp {
-	var items []action
+	var items []batchEntry
 	for _, it := range e.items {
-		items = append(items, action{kind: it.kind, m: it.m, value: it.value})
+		items = append(items, batchEntry{kind: it.kind, m: it.m, value: it.value})
 	}
 	if len(items) == 0 {
 		return nil
