@@ -77,10 +77,32 @@ type action struct {
 	value reflect.Value
 	// userCond is the caller's own condition (If), for messages.
 	userCond Cond
+	// extra holds what only some actions need, for messages: a pointer,
+	// as every byte here is allocated with each action.
+	extra *actionExtra
+}
+
+// actionExtra is what only some actions need to explain a failure.
+type actionExtra struct {
 	// ranges are an update's changes to integer fields, whose room its
-	// condition checks (for messages); a pointer, as most actions have
-	// none and every byte here is allocated with each of them.
-	ranges *[]rangeCheck
+	// condition checks.
+	ranges []rangeCheck
+	// liveAt is set when the condition checks that the item has not
+	// expired by then (an upsert's: see planUpdate), in epoch seconds.
+	liveAt int64
+}
+
+// expiredReason says that an upsert failed on an expired item.
+func (a *action) expiredReason(item map[string]types.AttributeValue) string {
+	if a.extra == nil || a.extra.liveAt == 0 {
+		return ""
+	}
+	if !(expiryCheck{attr: a.m.table.ttlAttr, now: a.extra.liveAt}).expired(item) {
+		return ""
+	}
+	at, _ := expiryAt(item[a.m.table.ttlAttr])
+	return fmt.Sprintf("the item expired at %s and DynamoDB has not deleted it yet: to reads it is absent, so an upsert does not update it; Update replaces it, a transaction cannot (Delete it first, or Create over it)",
+		time.Unix(int64(at), 0).UTC().Format(time.RFC3339))
 }
 
 // failKind is what a failed condition of an action means: the Kind of
@@ -440,6 +462,9 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	}
 	if ce.Reason == "" && (existed || a.whenMissing != failNotFound) {
 		ce.Reason = a.rangeReason(item)
+	}
+	if ce.Reason == "" && existed {
+		ce.Reason = a.expiredReason(item)
 	}
 	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
 		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"

@@ -1,11 +1,15 @@
 package singletable
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
@@ -193,13 +197,45 @@ func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
 // Create (a session or an invite made again) must not fail on it while
 // DynamoDB has not deleted it yet.
 func (m *entityModel) absent(now time.Time) Cond {
-	f := m.managed.expires
-	if f == nil {
+	if m.managed.expires == nil {
 		return m.table.notExists
 	}
-	return Or(m.table.notExists, And(
+	return Or(m.table.notExists, m.expiredBy(now))
+}
+
+// expiredBy is the condition that the item has expired by now: its expiry
+// is in (0, now], as expiryCheck judges a read's items. A missing item has
+// not expired.
+func (m *entityModel) expiredBy(now time.Time) Cond {
+	f := m.managed.expires
+	return And(
 		Gt(f.GoName, &types.AttributeValueMemberN{Value: "0"}),
-		Le(f.GoName, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)})))
+		Le(f.GoName, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}))
+}
+
+// upsertsReplace reports whether an upsert of m treats an expired item as
+// absent: one that is not conditioned on it is live (planUpdate), and that
+// Update replaces by deleting it first (removeExpired). Not with unique
+// fields: the expired item's guards stay until DynamoDB deletes them, and
+// a new item's would conflict with them.
+func (m *entityModel) upsertsReplace() bool {
+	return m.managed.expires != nil && len(m.managed.unique) == 0
+}
+
+// removeExpired deletes the item an upsert found expired (err, its failed
+// condition, holds the item), on the condition that it still holds that
+// expiry, and reports whether the upsert may be sent again: the item is
+// gone, by this delete or another write.
+func (m *entityModel) removeExpired(ctx context.Context, db *DB, err error) bool {
+	var ce *ConditionError
+	if !m.upsertsReplace() || !errors.As(err, &ce) || !db.expiryFor(&noOptions, m).expired(ce.Item) {
+		return false
+	}
+	_, err = db.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(db.name), Key: ce.Key,
+		ConditionExpression:       aws.String("#ttl = :ttl"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": m.table.ttlAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":ttl": ce.Item[m.table.ttlAttr]}})
+	return err == nil || errors.As(err, new(*types.ConditionalCheckFailedException))
 }
 
 // expiryCheck tells a read's expired items: those whose attr holds epoch

@@ -330,3 +330,54 @@ func TestIntegrationTTLUpsertKeepsAPermanentItemPermanent(t *testing.T) {
 	require.NoError(t, err, "an upsert that gives the expiry itself needs no read")
 	assert.Equal(t, nAttr(clock.Now().Unix()+3600), rawItem(t, db, "USER#u9", "SESSION#s10")["ttl"])
 }
+
+// To every read an expired item is absent, so an upsert over one (DynamoDB
+// has not deleted it yet) makes a new item, as over no item: not the old
+// one with the changes (its stale attributes back, or still hidden behind
+// the past expiry). Update deletes it first; a transaction fails, saying
+// why.
+func TestIntegrationTTLUpsertReplacesAnExpiredItem(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := ttlLocalDB(t, clock)
+	for _, id := range []string{"s1", "s2", "s3"} {
+		require.NoError(t, ttlSessions.Put(ctx, db, ttlSession{User: "u5", ID: id, Device: "d1"}))
+	}
+	clock.Set(ttlNow.Add(2 * time.Hour)) // all three expired an hour ago
+	_, err := ttlSessions.Get(ctx, db, ttlSession{User: "u5", ID: "s1"})
+	require.ErrorIs(t, err, st.ErrNotFound)
+
+	// An upsert that sets the expiry itself reads nothing: its condition
+	// finds the item expired, Update deletes it and sends again.
+	later := clock.Now().Add(time.Hour)
+	got, err := ttlSessions.Update(ctx, db, ttlSession{User: "u5", ID: "s1"}, st.Set("ExpiresAt", later), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, ttlSession{User: "u5", ID: "s1", ExpiresAt: later}, got, "a new item: no device from the expired one")
+	raw := rawItem(t, db, "USER#u5", "SESSION#s1")
+	assert.Equal(t, nAttr(later.Unix()), raw["ttl"])
+	assert.NotContains(t, raw, "GSI1PK", "the expired item's index key is gone with it")
+	got, err = ttlSessions.Get(ctx, db, ttlSession{User: "u5", ID: "s1"})
+	require.NoError(t, err, "the upserted item is visible")
+	assert.Empty(t, got.Device)
+
+	// One that does not reads whether the item exists first: the expired
+	// item is deleted, and the new one gets ExpiresAfter's expiry.
+	got, err = ttlSessions.Update(ctx, db, ttlSession{User: "u5", ID: "s2"}, st.Set("Device", "d2"), st.Upsert())
+	require.NoError(t, err)
+	assert.Equal(t, "d2", got.Device)
+	assert.True(t, got.ExpiresAt.Equal(clock.Now().Add(time.Hour)), "a new item's expiry: %v", got.ExpiresAt)
+	assert.Equal(t, nAttr(clock.Now().Add(time.Hour).Unix()), rawItem(t, db, "USER#u5", "SESSION#s2")["ttl"])
+
+	// A transaction cannot delete first: it fails, and says why.
+	err = db.Transact(ctx, func(tx *st.Tx) error {
+		ttlSessions.TxUpdate(tx, ttlSession{User: "u5", ID: "s3"}, st.Set("Device", "d3").Set("ExpiresAt", later), st.Upsert())
+		return nil
+	})
+	require.ErrorIs(t, err, st.ErrConditionFailed)
+	assert.Contains(t, err.Error(), "expired at 2100-01-01T01:00:00Z and DynamoDB has not deleted it yet")
+	raw = rawItem(t, db, "USER#u5", "SESSION#s3")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "d1"}, raw["device"], "nothing written")
+
+	// A plain Update still finds the expired item (see docs/ttl.md).
+	_, err = ttlSessions.Update(ctx, db, ttlSession{User: "u5", ID: "s3"}, st.Set("Device", "d4"))
+	require.NoError(t, err)
+}

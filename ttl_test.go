@@ -235,7 +235,12 @@ func TestExpiresAfterOnUpdate(t *testing.T) {
 	_, err = ttlSessions.Update(ctx, db, key, st.Set("Device", "d2"), st.Upsert())
 	require.NoError(t, err)
 	require.NotNil(t, sent, "the update was sent")
-	assert.NotContains(t, slices.Collect(maps.Values(sent.ExpressionAttributeNames)), "ttl", "an existing item keeps its expiry, none included")
+	for n, a := range sent.ExpressionAttributeNames {
+		if a == "ttl" {
+			assert.NotContains(t, *sent.UpdateExpression, n, "an existing item keeps its expiry, none included")
+			assert.Contains(t, *sent.ConditionExpression, "NOT (("+n+" > ", "an expired item is not updated (see TestUpsertReplacesAnExpiredItem)")
+		}
+	}
 	assert.Contains(t, *sent.ConditionExpression, "attribute_exists")
 
 	in, err := ttlSessions.UpdateInput(db, key, st.Set("Device", "d2"))
@@ -547,4 +552,47 @@ func TestPointerExpiry(t *testing.T) {
 			assert.Nil(t, got.Expires)
 		}
 	}
+}
+
+// An upsert is conditioned on the item not having expired; when it has,
+// Update deletes it (on the condition that it still holds that expiry)
+// and sends the same request again, which makes a new item.
+func TestUpsertReplacesAnExpiredItem(t *testing.T) {
+	ctx := context.Background()
+	c := &singletabletest.Client{}
+	db := ttlDB(c)
+	expired := ttlItem("s1", nAttr(ttlNow.Unix()-60))
+	updates := 0
+	c.UpdateItemFunc = func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		if updates++; updates == 1 {
+			return nil, &types.ConditionalCheckFailedException{Message: strp("The conditional request failed"), Item: expired}
+		}
+		return &dynamodb.UpdateItemOutput{Attributes: ttlItem("s1", nAttr(ttlNow.Unix()+60))}, nil
+	}
+	_, err := ttlSessions.Update(ctx, db, ttlSession{User: "u1", ID: "s1"}, st.Set("ExpiresAt", ttlNow.Add(time.Minute)), st.Upsert())
+	require.NoError(t, err)
+
+	calls := c.Calls()
+	require.Len(t, calls, 3)
+	assert.Equal(t, []string{"UpdateItem", "DeleteItem", "UpdateItem"}, []string{calls[0].Op, calls[1].Op, calls[2].Op})
+	assert.Equal(t, calls[0].Input, calls[2].Input, "the same request, sent again")
+	update := calls[0].Input.(*dynamodb.UpdateItemInput)
+	assert.Contains(t, *update.ConditionExpression, "NOT (")
+	del := calls[1].Input.(*dynamodb.DeleteItemInput)
+	assert.Equal(t, "#ttl = :ttl", *del.ConditionExpression)
+	assert.Equal(t, map[string]string{"#ttl": "ttl"}, del.ExpressionAttributeNames)
+	assert.Equal(t, expired["ttl"], del.ExpressionAttributeValues[":ttl"], "deleted only if it still holds the expiry found")
+	assert.Equal(t, map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("SESSION#s1")}, del.Key)
+
+	// A live item that fails the condition is not deleted.
+	c.Reset()
+	updates = 0
+	live := ttlItem("s1", nAttr(ttlNow.Unix()+60))
+	c.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		return nil, &types.ConditionalCheckFailedException{Message: strp("The conditional request failed"), Item: live}
+	}
+	_, err = ttlSessions.Update(ctx, db, ttlSession{User: "u1", ID: "s1"},
+		st.Set("ExpiresAt", ttlNow.Add(time.Minute)).If(st.Eq("Device", "other")), st.Upsert())
+	require.ErrorIs(t, err, st.ErrConditionFailed)
+	assert.Len(t, c.Calls(), 1, "no delete, no second update")
 }

@@ -260,7 +260,9 @@ func noReadError(err error, s *settings, advice string) error {
 // would store: every attribute, every index key its values give (reading
 // first whether the item exists when a new item's index key reads fields
 // the update does not give), the version and the timestamps; an existing
-// item keeps the index keys its stored fields give.
+// item keeps the index keys its stored fields give. An item that has
+// expired (see Expires) is absent to an upsert as to every read: Update
+// deletes it and makes a new one (a TxUpdate upsert fails on it).
 //
 // On an entity with a version field, a key whose version is non-zero must
 // match the stored one (else a *VersionConflictError), and the stored
@@ -281,7 +283,13 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if err == nil && !unique {
-		return e.sendUpdate(ctx, db, acts[0], p)
+		out, err := e.sendUpdate(ctx, db, acts[0], p)
+		if s.upsert && e.m.removeExpired(ctx, db, err) {
+			// It found an expired item, now deleted: the same request
+			// makes a new one.
+			return e.sendUpdate(ctx, db, acts[0], p)
+		}
+		return out, err
 	}
 	return e.updateRead(ctx, db, key, kv, *s, unique, err)
 }
@@ -333,10 +341,12 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 		if !errors.Is(err, ErrConditionFailed) {
 			return out, err
 		}
-		// Was it the fields read that changed? Read again to know, and
-		// to plan the next attempt.
+		// Was it the fields read that changed, or an expired item that
+		// an upsert deleted? Read again to know, and to plan the next
+		// attempt.
+		removed := s.upsert && e.m.removeExpired(ctx, db, err)
 		again, rerr := e.m.readStored(ctx, db, op, kv, fields, unique)
-		if rerr != nil || again.same(rd) {
+		if rerr != nil || (again.same(rd) && !removed) {
 			return out, err
 		}
 		if attempt == maxUpdateAttempts {
@@ -482,8 +492,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		for _, rc := range plan.ranges {
 			w.hold(rc.cond())
 		}
-		a.ranges = new([]rangeCheck)
-		*a.ranges = plan.ranges
+		a.extra = &actionExtra{ranges: plan.ranges}
 	}
 	if min := kf.keyBytes + plan.storedBytes; min > maxItemBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
@@ -507,6 +516,17 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		w.cond = m.table.notExists
 	case !s.upsert || read != nil:
 		w.cond = m.table.exists
+	}
+	if s.upsert && !newItem && m.upsertsReplace() {
+		// To every read an expired item is absent, so an upsert does not
+		// update it (its stale attributes would come back, or stay hidden
+		// behind the past expiry): Update deletes it first and sends again
+		// (removeExpired); a transaction fails.
+		w.check(Not(m.expiredBy(w.now)))
+		if a.extra == nil {
+			a.extra = new(actionExtra)
+		}
+		a.extra.liveAt = w.now.Unix()
 	}
 	if read != nil && read.found {
 		// The fields read must still hold what the plan was made from.

@@ -155,10 +155,10 @@ func (r rangeCheck) inRange(n *big.Int) bool { return n.Cmp(r.lo) >= 0 && n.Cmp(
 // left its field's range, given the item as it was (nil when there was
 // none); "" when none would have.
 func (a *action) rangeReason(item map[string]types.AttributeValue) string {
-	if a.ranges == nil {
+	if a.extra == nil {
 		return ""
 	}
-	for _, r := range *a.ranges {
+	for _, r := range a.extra.ranges {
 		stored := new(big.Int)
 		held := "there is no value, which counts as 0"
 		switch v := lookup(item, r.at).(type) {
