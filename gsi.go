@@ -227,32 +227,85 @@ func absentKeyValue(av types.AttributeValue) bool {
 // key attribute of one of the entity's indexes: an empty value of it must
 // be absent (see absentKeyValue).
 func (m *entityModel) indexedField(goName string) bool {
-	for _, ei := range m.indexes {
-		if (ei.pkFrom == keyField && ei.pk.Uses(goName)) || (ei.sk != nil && ei.skFrom == keyField && ei.sk.Uses(goName)) {
-			return true
-		}
-	}
-	return false
+	_, _, ok := m.indexOfField(goName)
+	return ok
 }
 
-// dropAbsent removes from item the field attributes this index is keyed on
-// whose values DynamoDB would refuse in an index key (absentKeyValue),
-// returning the bytes removed from the item's size.
-func (ei *entityIndex) dropAbsent(item map[string]types.AttributeValue) int {
-	n := 0
+// indexOfField finds the index keyed on the attribute of field goName (top
+// level), and which of its keys that is: at most one, as an attribute is
+// one index's key.
+func (m *entityModel) indexOfField(goName string) (ei *entityIndex, sort bool, ok bool) {
+	for _, ei := range m.indexes {
+		switch {
+		case ei.pkFrom == keyField && ei.pk.Uses(goName):
+			return ei, false, true
+		case ei.sk != nil && ei.skFrom == keyField && ei.sk.Uses(goName):
+			return ei, true, true
+		}
+	}
+	return nil, false, false
+}
+
+// checkIndexedSet refuses a value Set gives field goName (top level) when
+// the field is stored under an index key attribute and the value is too
+// long for that key.
+func (m *entityModel) checkIndexedSet(goName string, av types.AttributeValue) error {
+	ei, sort, ok := m.indexOfField(goName)
+	if !ok {
+		return nil
+	}
+	attr, tpl, limit := ei.index.pk, ei.pk, maxPartitionKeyBytes
+	if sort {
+		attr, tpl, limit = ei.index.sk, ei.sk, maxSortKeyBytes
+	}
+	return m.checkFieldKey(ei.index, goName, attr, tpl.Raw, av, limit)
+}
+
+// fieldKeys checks the field attributes this index is keyed on, as the
+// item holds them: a value DynamoDB would refuse in an index key for its
+// type (absentKeyValue) is removed, the item then not in the index, and
+// the bytes removed from the item's size returned; a value too long for
+// the key it is, which DynamoDB would refuse, is a *KeyError.
+func (ei *entityIndex) fieldKeys(m *entityModel, item map[string]types.AttributeValue) (removed int, err error) {
 	for _, p := range [2]struct {
-		attr string
-		from keySource
-	}{{ei.index.pk, ei.pkFrom}, {ei.index.sk, ei.skFrom}} {
+		attr  string
+		from  keySource
+		tpl   *keys.Template
+		limit int
+	}{{ei.index.pk, ei.pkFrom, ei.pk, maxPartitionKeyBytes}, {ei.index.sk, ei.skFrom, ei.sk, maxSortKeyBytes}} {
 		if p.from != keyField {
 			continue
 		}
-		if av, ok := item[p.attr]; ok && absentKeyValue(av) {
-			n += len(p.attr) + codec.Size(av)
+		av, ok := item[p.attr]
+		switch {
+		case !ok:
+		case absentKeyValue(av):
+			removed += len(p.attr) + codec.Size(av)
 			delete(item, p.attr)
+		default:
+			if err := m.checkFieldKey(ei.index, p.tpl.Lead().Field.GoName, p.attr, p.tpl.Raw, av, p.limit); err != nil {
+				return 0, err
+			}
 		}
 	}
-	return n
+	return removed, nil
+}
+
+// checkFieldKey refuses the value of field goName, stored under attr, a
+// key attribute of index ix, when it is longer than that key's limit.
+func (m *entityModel) checkFieldKey(ix *GSI, goName, attr, template string, av types.AttributeValue, limit int) error {
+	n := 0
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		n = len(v.Value)
+	case *types.AttributeValueMemberB:
+		n = len(v.Value)
+	}
+	if n <= limit {
+		return nil
+	}
+	return &KeyError{Entity: m.name, Attr: attr, Template: template, Field: goName,
+		Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a key of index %s", n, limit, ix.name)}
 }
 
 // renderPartition renders the partition value a read of mem sends, from

@@ -52,7 +52,7 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	}
 
 	start := len(buf)
-	buf, _, err = m.appendKey(buf, m.pk, t.pk, maxPartitionKeyBytes, v, nil)
+	buf, _, err = m.appendKey(buf, m.pk, t.pk, t.pkLimit, v, nil)
 	if err != nil {
 		return facts, err
 	}
@@ -72,7 +72,11 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	for i := 0; full && i < len(m.indexes); i++ {
 		ei := m.indexes[i]
 		if !ei.writes() { // keys the item has anyway: nothing to write
-			facts.size -= ei.dropAbsent(dst)
+			removed, err := ei.fieldKeys(m, dst)
+			if err != nil {
+				return facts, err
+			}
+			facts.size -= removed
 			continue
 		}
 		if ei.when != nil && !ei.when(v) {

@@ -466,7 +466,7 @@ func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.A
 	t := m.table
 	d := string(t.delim)
 	k := guardType + d + keys.Escape(m.name, t.delim) + d + keys.Escape(f.Attr, t.delim) + d + keys.Escape(value, t.delim)
-	attr, limit := t.pk, maxPartitionKeyBytes
+	attr, limit := t.pk, t.pkLimit
 	if t.sk != "" {
 		attr, limit = t.sk, maxSortKeyBytes
 	}

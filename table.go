@@ -45,6 +45,10 @@ type Table struct {
 	// library's own conditions on whether an item exists, built once (a
 	// Cond is immutable).
 	exists, notExists Cond
+	// pkLimit is the most bytes a partition key may have: 2048, or 1024
+	// when an index's sort key is the table's partition key (an inverted
+	// index), as DynamoDB limits a value by every key it is.
+	pkLimit int
 
 	mu          sync.RWMutex
 	entities    map[string]*entityModel
@@ -200,6 +204,12 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 		}
 	}
 	t.exists, t.notExists = attrExists(t.pk), attrNotExists(t.pk)
+	t.pkLimit = maxPartitionKeyBytes
+	for _, ix := range t.gsis {
+		if ix.sk == t.pk {
+			t.pkLimit = maxSortKeyBytes
+		}
+	}
 	return t, nil
 }
 

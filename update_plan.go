@@ -183,6 +183,8 @@ func checkSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue)
 		}
 	} else if _, raw := c.value.(types.AttributeValue); !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() || m.indexedField(top) && absentKeyValue(av) {
 		return nil, nil
+	} else if err := m.checkIndexedSet(top, av); err != nil {
+		return nil, err
 	}
 	return av, nil
 }
@@ -198,8 +200,13 @@ func checkDeleteFromSet(m *entityModel, c change, f *codec.Field, av types.Attri
 	return m.setOperand(c, f, av, false)
 }
 
-// checkList takes a list, or a single element as a one-element list.
-func checkList(_ *entityModel, _ change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+// checkList takes a list, or a single element as a one-element list, for
+// a field stored as a list: a set has no order to add to (Put stores a
+// set-tagged field, or a [][]byte, as one).
+func checkList(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
+	if topField(c.field) == c.field && (f.Tag.AsStrSet || f.Tag.AsNumSet || f.Tag.AsBinSet || f.Type == reflect.TypeFor[[][]byte]()) {
+		return nil, errors.New("the field is stored as a set, which has no order: use Add (and DeleteFromSet)")
+	}
 	if _, isList := av.(*types.AttributeValueMemberL); !isList {
 		av = &types.AttributeValueMemberL{Value: []types.AttributeValue{av}}
 	}
@@ -486,6 +493,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 		if o.check != nil {
 			if av, err = o.check(m, c, f, av); err != nil {
+				if ke := (*KeyError)(nil); errors.As(err, &ke) {
+					return err // an index key the value would break, as Put says
+				}
 				return inputError(op, "%s(%q): %v", o.name, c.field, err)
 			}
 			if av == nil {
