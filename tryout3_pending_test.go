@@ -90,3 +90,36 @@ func TestPendingFieldAttributeIndexKeyLimit(t *testing.T) {
 	_, err := members.Update(ctx, db, t3Member{ID: "m"}, st.Set("Nick", longNick.Nick))
 	requireKeyError(t, c, err, "nick")
 }
+
+type t3Tagged struct {
+	ID     string   `dynamodbav:"id"`
+	Labels []string `dynamodbav:"labels,stringset,omitempty"`
+	Ports  []int    `dynamodbav:"ports,numberset,omitempty"`
+}
+
+// Append and Prepend are list operations (list_append), but a field tagged
+// stringset / numberset / binaryset is stored as a set: on an item without
+// the attribute, Append("Labels", "x") stored a List ["x"] where Put
+// stores a String Set (so a later Add or DeleteFromSet failed, and
+// Contains on it meant something else); on an item with the set, DynamoDB
+// refused it ("An operand in the update expression has an incorrect data
+// type", which the library explains as a NULL). Checked on DynamoDB Local.
+//
+// Proposed fix (update_plan.go, where Append/Prepend check their field):
+// refuse them on a field whose tag makes it a set (codec.Tag AsStrSet,
+// AsNumSet, AsBinSet, or a [][]byte) with an *InputError such as
+// `Append("Labels"): the field is stored as a set, which has no order: use
+// Add (and DeleteFromSet)`.
+func TestPendingAppendToASetFieldFailsBeforeSending(t *testing.T) {
+	tbl := st.MustTable("T3Sets")
+	things := st.MustDefine[t3Tagged](tbl, "Thing", st.Key("T#{ID}", "T"))
+	db := st.New(&singletabletest.Client{}, tbl)
+	key := t3Tagged{ID: "t"}
+	for name, ch := range map[string]st.Changes{`Append("Labels")`: st.Append("Labels", "x"),
+		`Prepend("Labels")`: st.Prepend("Labels", []string{"x"}), `Append("Ports")`: st.Append("Ports", 1)} {
+		_, err := things.UpdateInput(db, key, ch)
+		require.ErrorIs(t, err, st.ErrInvalidInput, name)
+	}
+	_, err := things.UpdateInput(db, key, st.Add("Labels", "x"))
+	require.NoError(t, err, "Add is the set's operation")
+}
