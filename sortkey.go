@@ -219,3 +219,22 @@ func (c skCond) render(b *expr.Builder, attr string) string {
 	}
 	return n + " " + c.op + " " + b.Value(expr.S(c.a))
 }
+
+// checkRangeOrder refuses a range condition (Between, <, <=, >, >=) over a
+// sort template that renders an integer without zero padding: DynamoDB
+// compares the rendered keys as text, where 10 comes before 9 and -1 after
+// -5, so the range would silently return the wrong items. A field's own
+// attribute (a number, not a rendered key) sorts as a number.
+func (d *readDecl) checkRangeOrder() error {
+	mem := d.members[0]
+	if mem.sk == nil || (mem.ei != nil && mem.ei.skFrom == keyField) {
+		return nil
+	}
+	for _, ph := range mem.sk.Placeholders() {
+		if (ph.Kind == keys.KindInt || ph.Kind == keys.KindUint) && ph.Width == 0 {
+			return d.fail("%s over %s %q: {%s} is an integer without zero padding, which sorts as text (10 before 9, -1 after -5), so the range would return the wrong items; pad it ({%s:N} holds 0 to 10^N-1)",
+				sortOpNames[d.sort], d.skAttr(), mem.sk.Raw, ph.Field.GoName, ph.Field.GoName)
+		}
+	}
+	return nil
+}
