@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,4 +42,29 @@ func TestRangeOverUnpaddedIntegerIsRefused(t *testing.T) {
 	require.NoError(t, readings.Pattern("Prefix").On("ByTemp").Partition("TEMP#{Device}").SortPrefix().Err())
 	require.NoError(t, readings.Pattern("Padded").SortBetween().Err())
 	require.NoError(t, readings.Pattern("Numeric").On("BySeq").Partition("{Device}").SortBetween().Err())
+}
+
+type rangeEvent struct {
+	Stream string
+	At     time.Time
+	ID     string
+}
+
+// The same for a time layout whose text is not in time order: a range
+// over "02-01-2006" read 05-01-2026 as before 06-12-2025.
+func TestRangeOverUnorderedTimeLayoutIsRefused(t *testing.T) {
+	tbl := singletable.MustTable("RangeTimes")
+	for i, layout := range []string{"02-01-2006", "Jan 2 2006", "15:04 2006-01-02", "03:04PM 2006-01-02"} {
+		name := string(rune('A' + i))
+		events := singletable.MustDefine[rangeEvent](tbl, "Bad"+name, singletable.Key("S#{Stream}", name+"#{At:"+layout+"}#{ID}"))
+		err := events.Pattern("Bad" + name).SortBetween().Err()
+		require.ErrorIs(t, err, singletable.ErrInvalidModel, layout)
+		assert.Contains(t, err.Error(), "does not sort in time order", layout)
+		require.NoError(t, events.Pattern("Prefix"+name).SortPrefix().Err(), layout)
+	}
+	for i, layout := range []string{"2006-01-02", "2006-01-02T15:04:05Z07:00", "2006-01-02 15:04:05.999", "060102", singletable.DefaultTimeLayout} {
+		name := string(rune('a' + i))
+		events := singletable.MustDefine[rangeEvent](tbl, "Good"+name, singletable.Key("S#{Stream}", name+"#{At:"+layout+"}#{ID}"))
+		require.NoError(t, events.Pattern("Good"+name).SortGreaterThan().Err(), layout)
+	}
 }
