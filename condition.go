@@ -264,6 +264,12 @@ func walkPath(m *entityModel, path string, part func(attr string, index int)) (t
 		for typ != nil && typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
+		if why := partless(typ, t.tag); why != "" {
+			// DynamoDB would refuse an update there, and a condition or
+			// filter there would silently never hold.
+			whole := path[:len(path)-len(rest)]
+			return t, fmt.Errorf("field path %q: %s (%s) %s, which has no parts a path can name; use %s whole", path, whole, typ, why, whole)
+		}
 		if rest[0] == '[' {
 			end := strings.IndexByte(rest, ']')
 			if end < 0 {
@@ -324,6 +330,26 @@ func walkPath(m *entityModel, path string, part func(attr string, index int)) (t
 	}
 	t.typ = typ
 	return t, nil
+}
+
+// partless says how a value of type typ, encoded with tag tg, is stored
+// when that is as something other than a map or a list, the only values
+// whose parts a document path can name: a value that encodes itself (an
+// attributevalue.Marshaler, whatever it returns), a binary or a set. It is
+// "" otherwise, and for an unknown type (nil).
+func partless(typ reflect.Type, tg codec.Tag) string {
+	switch {
+	case typ == nil:
+		return ""
+	case typ.Implements(marshalerType) || reflect.PointerTo(typ).Implements(marshalerType):
+		return "encodes itself (attributevalue.Marshaler)"
+	case (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && typ.Elem().Kind() == reflect.Uint8:
+		return "is stored as a binary"
+	case (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && (tg.AsStrSet || tg.AsNumSet || tg.AsBinSet),
+		typ == reflect.TypeFor[[][]byte]():
+		return "is stored as a set"
+	}
+	return ""
 }
 
 // unknownField explains a field name the entity does not have, suggesting

@@ -167,3 +167,49 @@ func TestConditionOrderingsDynamoDBRefusesFailBeforeSending(t *testing.T) {
 		require.NoError(t, err, "%v", c)
 	}
 }
+
+// selfEncoded stores itself as one string ("1.2"): DynamoDB sees no parts.
+type selfEncoded struct{ Major, Minor int }
+
+func (v selfEncoded) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return &types.AttributeValueMemberS{Value: fmt.Sprintf("%d.%d", v.Major, v.Minor)}, nil
+}
+
+type partlessDevice struct {
+	ID       string      `dynamodbav:"id"`
+	Firmware selfEncoded `dynamodbav:"fw"`
+	Secret   []byte      `dynamodbav:"secret"`
+	Labels   []string    `dynamodbav:"labels,stringset"`
+	Ports    []int       `dynamodbav:"ports,numberset"`
+	Keys     [][]byte    `dynamodbav:"keys"`
+	Tags     []string    `dynamodbav:"tags"`
+	Meta     map[string]selfEncoded
+	Note     string
+}
+
+// A path below a value stored as neither a map nor a list (a Marshaler's
+// own encoding, a binary, a set) names nothing: a filter or condition
+// there silently never held (a filter returned no items, a condition
+// failed as "does not hold") and DynamoDB refused an update there ("The
+// document path provided in the update expression is invalid"). It is an
+// ErrInvalidInput before sending; paths into lists and maps still work.
+func TestConditionPathBelowPartlessValueFailsBeforeSending(t *testing.T) {
+	tbl := st.MustTable("Partless")
+	devices := st.MustDefine[partlessDevice](tbl, "Device", st.Key("D#{ID}", "D"))
+	mock := &singletabletest.Client{}
+	db := st.New(mock, tbl)
+	key := partlessDevice{ID: "d1"}
+	for _, path := range []string{"Firmware.Major", "Secret[0]", "Labels[0]", "Ports[1]", "Keys[0]", "Meta.a.Major"} {
+		_, err := devices.Query(ctx, db, key, st.Filter(st.Eq(path, 1)))
+		require.ErrorIs(t, err, st.ErrInvalidInput, path)
+		assert.Contains(t, err.Error(), "has no parts a path can name", path)
+		_, err = devices.Update(ctx, db, key, st.Set("Note", "x").If(st.Exists(path)))
+		require.ErrorIs(t, err, st.ErrInvalidInput, path)
+		_, err = devices.Update(ctx, db, key, st.Set(path, 1))
+		require.ErrorIs(t, err, st.ErrInvalidInput, path)
+	}
+	assert.Empty(t, mock.Calls())
+
+	_, err := devices.QueryInput(db, key, st.Filter(st.And(st.Eq("Tags[0]", "a"), st.Exists("Meta.a"))))
+	require.NoError(t, err, "a list's element and a map's value are parts")
+}

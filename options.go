@@ -256,7 +256,9 @@ func ConsistentRead() ReadOption { return ReadOption{setConsistent} }
 
 func setConsistent(s *settings) { s.consistent = true }
 
-// Limit caps the number of items a query returns.
+// Limit caps the number of items a query returns (All: in all). Limit(0)
+// is no cap, as if Limit were not given; a negative n is an
+// ErrInvalidInput.
 func Limit(n int) QueryOption { return queryOpt{func(s *settings) { s.limit = n }} }
 
 // Descending returns query results in descending sort-key order.

@@ -489,6 +489,9 @@ func (d *readDecl) checkSort() error {
 		if d.collection {
 			return d.fail("%s takes its bounds from one entity's fields: a collection takes SortBeginsWith only", sortOpNames[d.sort])
 		}
+		if d.sort != sortEquals && d.sort != sortPrefix {
+			return d.checkRangeOrder()
+		}
 		return nil
 	}
 	if d.sortLit == "" {

@@ -310,3 +310,16 @@ func readableFilter(in *dynamodb.QueryInput) string {
 	}
 	return out
 }
+
+// Limit(0) is no cap (its godoc says so): the request is the one sent
+// without Limit, not a Limit DynamoDB would refuse.
+func TestLimitZeroIsNoCap(t *testing.T) {
+	_, db := mockDB()
+	params := testmodel.ShopOrder{UserID: "u123"}
+	without, err := testmodel.ShopOrders.QueryInput(db, params)
+	require.NoError(t, err)
+	zero, err := testmodel.ShopOrders.QueryInput(db, params, st.Limit(0))
+	require.NoError(t, err)
+	assert.Nil(t, zero.Limit)
+	assert.Equal(t, without, zero)
+}

@@ -80,9 +80,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		head = append(head, t.sk)
 	}
 	for _, ix := range t.gsis {
-		head = append(head, ix.pk)
+		head = append(head, indexColumn(head, ix, ix.pk))
 		if ix.sk != "" {
-			head = append(head, ix.sk)
+			head = append(head, indexColumn(head, ix, ix.sk))
 		}
 	}
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
@@ -153,4 +153,15 @@ func code(s string) string {
 		return ""
 	}
 	return "`" + cell(s) + "`"
+}
+
+// indexColumn heads the layout's column of index ix's key attribute attr:
+// the attribute, or "index: attribute" when a column before already has
+// that name (an index over the table's own keys reads PK and SK), so that
+// every column says which index it is.
+func indexColumn(head []string, ix *GSI, attr string) string {
+	if slices.Contains(head, attr) {
+		return ix.name + ": " + attr
+	}
+	return attr
 }

@@ -105,4 +105,7 @@ func TestSheetShowsDerivedIndexKeys(t *testing.T) {
 	st.MustDefine[idxMember](tbl, "M", st.Key("USER#{UserID}", "GROUP#{GroupID}"))
 	sheet := tbl.Sheet()
 	assert.Contains(t, sheet, "`GROUP#{GroupID}` (table key) | `USER#{UserID}` (table key) | `{Email}` (field's attribute)")
+	// The inverted index's columns are the table's key attributes again:
+	// their heads name the index, not a second "SK | PK".
+	assert.Contains(t, sheet, "| Entity | PK | SK | Inverted: SK | Inverted: PK | email |")
 }

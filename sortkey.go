@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
@@ -218,4 +219,69 @@ func (c skCond) render(b *expr.Builder, attr string) string {
 		return n + " BETWEEN " + b.Value(expr.S(c.a)) + " AND " + b.Value(expr.S(c.b))
 	}
 	return n + " " + c.op + " " + b.Value(expr.S(c.a))
+}
+
+// checkRangeOrder refuses a range condition (Between, <, <=, >, >=) over a
+// sort template whose rendered text does not sort like its values:
+// DynamoDB compares the keys as text, so the range would silently return
+// the wrong items. That is an integer without zero padding (10 comes before
+// 9, -1 after -5), or a time layout whose text is not in time order
+// ("02-01-2006", "Jan 2"). A field's own attribute (a number, not a
+// rendered key) sorts as a number.
+func (d *readDecl) checkRangeOrder() error {
+	mem := d.members[0]
+	if mem.sk == nil || (mem.ei != nil && mem.ei.skFrom == keyField) {
+		return nil
+	}
+	for _, ph := range mem.sk.Placeholders() {
+		var why string
+		switch {
+		case (ph.Kind == keys.KindInt || ph.Kind == keys.KindUint) && ph.Width == 0:
+			why = "is an integer without zero padding, which sorts as text (10 before 9, -1 after -5); pad it ({" + ph.Field.GoName + ":N} holds 0 to 10^N-1)"
+		case ph.Kind == keys.KindTime && !chronological(ph.Layout, d.table.delim):
+			why = fmt.Sprintf("has the layout %q, whose text does not sort in time order; use one that runs from the year down at a fixed width, such as %q", ph.Layout, "2006-01-02T15:04")
+		default:
+			continue
+		}
+		return d.fail("%s over %s %q: {%s} %s, or the range would return the wrong items", sortOpNames[d.sort], d.skAttr(), mem.sk.Raw, ph.Field.GoName, why)
+	}
+	return nil
+}
+
+// chronologySamples are times in ascending order, each next one later by
+// a unit a layout may render (with one and two digits, across noon),
+// within 2000-2099 so that a two-digit year passes.
+var chronologySamples = []time.Time{
+	time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 1, 0, 0, 0, 500000000, time.UTC),
+	time.Date(2000, 1, 1, 0, 0, 9, 0, time.UTC),
+	time.Date(2000, 1, 1, 0, 0, 10, 0, time.UTC),
+	time.Date(2000, 1, 1, 0, 9, 0, 0, time.UTC),
+	time.Date(2000, 1, 1, 0, 10, 0, 0, time.UTC),
+	time.Date(2000, 1, 1, 9, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 1, 10, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 1, 13, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 9, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 10, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 1, 31, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 2, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 9, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2000, 10, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2099, 12, 31, 23, 59, 59, 999999999, time.UTC),
+}
+
+// chronological reports whether the keys layout renders (escaped, as in a
+// key) never sort before those of earlier times.
+func chronological(layout string, delim byte) bool {
+	var prev, cur []byte
+	for i, t := range chronologySamples {
+		cur = keys.AppendEscaped(cur[:0], t.Format(layout), delim)
+		if i > 0 && string(cur) < string(prev) {
+			return false
+		}
+		prev, cur = cur, prev
+	}
+	return true
 }

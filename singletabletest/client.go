@@ -27,6 +27,18 @@ type Call struct {
 // UpdateItem's answer (it asks for ReturnValues ALL_NEW, which DynamoDB
 // always honours), and the empty answer has none, so it fails. Set
 // UpdateItemFunc to answer with the item's Attributes.
+//
+// A failed condition is a *types.ConditionalCheckFailedException. Writes
+// ask DynamoDB for the item as it was (ReturnValuesOnConditionCheckFailure
+// ALL_OLD) and tell from it what failed, so a scripted one says the same
+// only with Item set as the service would: the stored item for "it exists"
+// (Create's ErrAlreadyExists, a *VersionConflictError with the stored
+// version), nil for "there is no such item" (Update's and MustExist's
+// ErrNotFound). Entity.PutInput(db, v).Item is such an item.
+//
+// A Func must not modify the request it is given, as no singletable.Client
+// may: parts of it (an update's ExpressionAttributeNames) are shared with
+// every later request of the same shape, which would carry the change.
 type Client struct {
 	GetItemFunc            func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
 	PutItemFunc            func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)
