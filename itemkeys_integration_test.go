@@ -2,10 +2,6 @@
 
 package singletable_test
 
-// Integration regression tests of the third try-out whose fixes belong to
-// files under performance work: failing until the lead merges them with
-// the fix each one proposes (see tryout3_pending_test.go).
-
 import (
 	"strings"
 	"testing"
@@ -20,7 +16,7 @@ import (
 // *KeyError, never the service's "Size limit exceeded": the table's
 // partition key where an inverted index makes it a sort key (1024), and a
 // field's attribute as an index's partition (2048) or sort key (1024).
-func TestPendingIndexKeyLimitsOnLocal(t *testing.T) {
+func TestIntegrationIndexKeyLimits(t *testing.T) {
 	inv := st.MustTable("T3InvLocal", st.WithGSI("Inverted", st.IndexKeys("SK", "PK"), st.KeysOnly()))
 	invMembers := st.MustDefine[t3Member](inv, "Member", st.Key("M#{ID}", "PROFILE"))
 	db := singletabletest.LocalDB(t, inv)
