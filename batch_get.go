@@ -47,7 +47,7 @@ func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.
 		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]map[string]types.AttributeValue, len(keys))
-	index := db.table.keyIndex(ks)
+	index := newItemIndex(len(ks), func(i int) itemID { return db.table.idOf(ks[i]) })
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
@@ -86,8 +86,9 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 
 // getItems reads the items at keys (distinct table keys) with
 // BatchGetItem through runBatch, calling found(i, item) for each item found
-// at keys[i], one call at a time. index finds each key's place in keys. left lists the keys still unread after the retry budget, and err
-// is what stopped the reads, if anything did.
+// at keys[i], one call at a time. index finds each key's place in keys.
+// left lists the keys still unread after the retry budget, and err is what
+// stopped the reads, if anything did.
 func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index *itemIndex, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
 	var mu sync.Mutex
 	send := func(ctx context.Context, idx []int) ([]int, error) {

@@ -345,11 +345,17 @@ func partless(typ reflect.Type, tg codec.Tag) string {
 		return "encodes itself (attributevalue.Marshaler)"
 	case (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && typ.Elem().Kind() == reflect.Uint8:
 		return "is stored as a binary"
-	case (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && (tg.AsStrSet || tg.AsNumSet || tg.AsBinSet),
-		typ == reflect.TypeFor[[][]byte]():
+	case storedAsSet(typ, tg):
 		return "is stored as a set"
 	}
 	return ""
+}
+
+// storedAsSet reports whether a value of type typ, encoded with tag tg, is
+// stored as a set: a slice or array tagged as one, or a [][]byte.
+func storedAsSet(typ reflect.Type, tg codec.Tag) bool {
+	return (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && (tg.AsStrSet || tg.AsNumSet || tg.AsBinSet) ||
+		typ == reflect.TypeFor[[][]byte]()
 }
 
 // unknownField explains a field name the entity does not have, suggesting

@@ -246,19 +246,13 @@ func (m *entityModel) indexOfField(goName string) (ei *entityIndex, sort bool, o
 	return nil, false, false
 }
 
-// checkIndexedSet refuses a value Set gives field goName (top level) when
-// the field is stored under an index key attribute and the value is too
-// long for that key.
-func (m *entityModel) checkIndexedSet(goName string, av types.AttributeValue) error {
-	ei, sort, ok := m.indexOfField(goName)
-	if !ok {
-		return nil
-	}
-	attr, tpl, limit := ei.index.pk, ei.pk, maxPartitionKeyBytes
+// fieldKey is the index's partition key, or with sort its sort key: the
+// attribute, its template and DynamoDB's limit on its values.
+func (ei *entityIndex) fieldKey(sort bool) (attr string, tpl *keys.Template, limit int) {
 	if sort {
-		attr, tpl, limit = ei.index.sk, ei.sk, maxSortKeyBytes
+		return ei.index.sk, ei.sk, maxSortKeyBytes
 	}
-	return m.checkFieldKey(ei.index, goName, attr, tpl.Raw, av, limit)
+	return ei.index.pk, ei.pk, maxPartitionKeyBytes
 }
 
 // fieldKeys checks the field attributes this index is keyed on, as the
@@ -267,23 +261,23 @@ func (m *entityModel) checkIndexedSet(goName string, av types.AttributeValue) er
 // the bytes removed from the item's size returned; a value too long for
 // the key it is, which DynamoDB would refuse, is a *KeyError.
 func (ei *entityIndex) fieldKeys(m *entityModel, item map[string]types.AttributeValue) (removed int, err error) {
-	for _, p := range [2]struct {
-		attr  string
-		from  keySource
-		tpl   *keys.Template
-		limit int
-	}{{ei.index.pk, ei.pkFrom, ei.pk, maxPartitionKeyBytes}, {ei.index.sk, ei.skFrom, ei.sk, maxSortKeyBytes}} {
-		if p.from != keyField {
+	for _, sort := range [2]bool{false, true} {
+		from := ei.pkFrom
+		if sort {
+			from = ei.skFrom
+		}
+		if from != keyField {
 			continue
 		}
-		av, ok := item[p.attr]
+		attr, tpl, limit := ei.fieldKey(sort)
+		av, ok := item[attr]
 		switch {
 		case !ok:
 		case absentKeyValue(av):
-			removed += len(p.attr) + codec.Size(av)
-			delete(item, p.attr)
+			removed += len(attr) + codec.Size(av)
+			delete(item, attr)
 		default:
-			if err := m.checkFieldKey(ei.index, p.tpl.Lead().Field.GoName, p.attr, p.tpl.Raw, av, p.limit); err != nil {
+			if err := m.checkFieldKey(ei.index, tpl.Lead().Field.GoName, attr, tpl.Raw, av, limit); err != nil {
 				return 0, err
 			}
 		}

@@ -29,14 +29,10 @@ type itemIndex struct {
 	idAt   func(i int) itemID
 }
 
+// newItemIndex makes an itemIndex for about n items, whose ids idAt reads
+// when it checks a place (so an item must be there once added).
 func newItemIndex(n int, idAt func(i int) itemID) *itemIndex {
 	return &itemIndex{seed: maphash.MakeSeed(), places: make(map[uint64]int32, n), idAt: idAt}
-}
-
-// keyIndex is an itemIndex of keys, which it reads when it checks a place
-// (so they must be there by then).
-func (t *Table) keyIndex(keys []map[string]types.AttributeValue) *itemIndex {
-	return newItemIndex(len(keys), func(i int) itemID { return t.idOf(keys[i]) })
 }
 
 func (x *itemIndex) hash(id itemID) uint64 {

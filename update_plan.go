@@ -181,10 +181,16 @@ func checkSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue)
 		if m.omitsZero(c.field, c.value) {
 			return nil, nil
 		}
-	} else if _, raw := c.value.(types.AttributeValue); !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() || m.indexedField(top) && absentKeyValue(av) {
+	} else if _, raw := c.value.(types.AttributeValue); !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() {
 		return nil, nil
-	} else if err := m.checkIndexedSet(top, av); err != nil {
-		return nil, err
+	} else if ei, sort, ok := m.indexOfField(top); ok {
+		if absentKeyValue(av) {
+			return nil, nil
+		}
+		attr, tpl, limit := ei.fieldKey(sort)
+		if err := m.checkFieldKey(ei.index, top, attr, tpl.Raw, av, limit); err != nil {
+			return nil, err
+		}
 	}
 	return av, nil
 }
@@ -204,7 +210,7 @@ func checkDeleteFromSet(m *entityModel, c change, f *codec.Field, av types.Attri
 // a field stored as a list: a set has no order to add to (Put stores a
 // set-tagged field, or a [][]byte, as one).
 func checkList(_ *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
-	if topField(c.field) == c.field && (f.Tag.AsStrSet || f.Tag.AsNumSet || f.Tag.AsBinSet || f.Type == reflect.TypeFor[[][]byte]()) {
+	if topField(c.field) == c.field && storedAsSet(f.Type, f.Tag) {
 		return nil, errors.New("the field is stored as a set, which has no order: use Add (and DeleteFromSet)")
 	}
 	if _, isList := av.(*types.AttributeValueMemberL); !isList {
