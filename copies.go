@@ -24,18 +24,12 @@ type values struct {
 	copies bool
 }
 
-// recycling works out what m's plans let it recycle:
-//   - nothing, when an index has a When predicate: a func(*T) bool is
-//     handed the value's address, which it could keep;
-//   - no copies, when the entity has unique fields (an action keeps the
-//     value, for its condition's messages), or when encoding hands a
-//     Marshaler the address of part of the value (codec.Plan.LendsAddress).
+// recycling works out what m's plans let it recycle: no copies when the
+// entity has unique fields (an action keeps the value, for its condition's
+// messages), or when encoding hands a Marshaler the address of part of the
+// value (codec.Plan.LendsAddress). (A When condition is the library's own,
+// evaluated on the value without keeping it.)
 func (m *entityModel) recycling() (built, copies bool) {
-	for _, ei := range m.indexes {
-		if ei.when != nil {
-			return false, false
-		}
-	}
 	return true, len(m.managed.unique) == 0 && !m.plan.LendsAddress()
 }
 

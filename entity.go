@@ -270,21 +270,12 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 		if err := checkSources(ei); err != nil {
 			return fail("", ik.pk, "%v", err)
 		}
-		if ei.when, err = compilePredicate[T](ik.when); err != nil {
+		if ei.when, ei.whenFields, err = m.compileWhen(ik.when); err != nil {
 			return fail("", ik.pk, "index %s: %v", ix.name, err)
 		}
-		if ik.when != nil && len(ik.whenFields) == 0 {
-			return fail("", ik.pk, "index %s: When needs the names of the fields the condition reads", ix.name)
-		}
-		if ik.when != nil && !ei.writes() {
+		if ei.when != nil && !ei.writes() {
 			return fail("", ik.pk, "index %s: When cannot apply, as the index writes no key of its own (its keys are attributes the item has anyway)", ix.name)
 		}
-		for _, f := range ik.whenFields {
-			if _, ok := fields.ByGoName(f); !ok {
-				return fail(f, ik.pk, "index %s: When names a field the struct does not have", ix.name)
-			}
-		}
-		ei.whenFields = ik.whenFields
 		m.indexes = append(m.indexes, ei)
 	}
 	// An index whose keys are all attributes the item has anyway (the

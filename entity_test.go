@@ -89,16 +89,36 @@ func TestDefineChecksTheModel(t *testing.T) {
 			_, err := st.Define[string](tb, "E", st.Key("E", "X"))
 			return err
 		}, []string{"not a struct"}},
-		{"When without fields", func(tb *st.Table) error {
+		{"When with an operator it cannot evaluate", func(tb *st.Table) error {
 			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
-				st.Index("GSI1", "A", "{ID}").When(func(p *pk) bool { return true }))
+				st.Index("GSI1", "A", "{ID}").When(st.And(st.Exists("ID"), st.Contains("ID", "x"))))
 			return err
-		}, []string{"When needs the names of the fields"}},
-		{"When of the wrong type", func(tb *st.Table) error {
+		}, []string{"index GSI1", "When takes Eq", "not Contains"}},
+		{"When with Size", func(tb *st.Table) error {
 			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
-				st.Index("GSI1", "A", "{ID}").When(func(s string) bool { return true }, "ID"))
+				st.Index("GSI1", "A", "{ID}").When(st.Size("ID").Gt(1)))
 			return err
-		}, []string{"When needs a func(*"}},
+		}, []string{"not Size"}},
+		{"When with a FieldRef", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(st.Eq("ID", st.FieldRef("ID"))))
+			return err
+		}, []string{"not FieldRef"}},
+		{"When over an unknown field", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(st.Exists("Email")))
+			return err
+		}, []string{"has no field \"Email\""}},
+		{"When over a nested path", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(st.Exists("ID.X")))
+			return err
+		}, []string{"top-level fields only"}},
+		{"When with a value of the wrong type", func(tb *st.Table) error {
+			_, err := st.Define[pk](tb, "E", st.Key("E#{ID}", "X"),
+				st.Index("GSI1", "A", "{ID}").When(st.Eq("ID", 5)))
+			return err
+		}, []string{"field ID is a string"}},
 		{"ambiguous placeholders", func(tb *st.Table) error {
 			_, err := st.Define[struct{ A, B string }](tb, "E", st.Key("E#{A}{B}", "X"))
 			return err

@@ -26,7 +26,7 @@ func exampleModel() (*singletable.Table, *singletable.Entity[testmodel.Order], *
 	orders := singletable.MustDefine[testmodel.Order](tbl, "Order",
 		singletable.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
 		singletable.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}").
-			When(func(o *testmodel.Order) bool { return o.Status == "PENDING" }, "Status"),
+			When(singletable.Eq("Status", "PENDING")),
 	)
 	return tbl, orders, users
 }

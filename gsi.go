@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
 )
 
@@ -71,10 +72,9 @@ func IndexThroughput(readUnits, writeUnits int64) IndexOption {
 // IndexKey declares the key templates an entity writes into a table's GSI.
 // Build it with Index and pass it to Define.
 type IndexKey struct {
-	index      string
-	pk, sk     string
-	when       any
-	whenFields []string
+	index  string
+	pk, sk string
+	when   Cond
 }
 
 // Index declares that an entity writes partition template pk and sort
@@ -86,13 +86,19 @@ func Index(index, pk, sk string) IndexKey {
 }
 
 // When makes the index sparse by a condition: an item is in the index only
-// while pred holds. pred is a func(*T) bool or func(T) bool for the entity's
-// struct T, and fields names every Go field it reads, so that an Update that
-// changes any of them can re-evaluate it (the update must then give values
-// for all of them). When the condition stops holding, the item's index key
-// attributes are removed and it leaves the index.
-func (k IndexKey) When(pred any, fields ...string) IndexKey {
-	k.when, k.whenFields = pred, slices.Clone(fields)
+// while c holds. c is built with the library's condition builders over
+// top-level fields: Eq, Ne, Lt, Le, Gt, Ge, Between, In, BeginsWith, Exists,
+// NotExists, And, Or and Not (When(st.Exists("Email")),
+// When(st.Eq("Status", "PENDING"))). It holds or not as DynamoDB would
+// evaluate it on the item Put stores: a field is absent when Put leaves it
+// out (a nil pointer, an omitempty zero). The fields it reads follow from
+// it, so an Update that changes any of them re-evaluates it (reading what
+// it needs, see Update). Define refuses other operators (Contains, IsType,
+// Size, FieldRef values), unknown fields, paths below a field and values of
+// the wrong type with a *ModelError. When the condition stops holding, the
+// item's index key attributes are removed and it leaves the index.
+func (k IndexKey) When(c Cond) IndexKey {
+	k.when = c
 	return k
 }
 
@@ -159,26 +165,61 @@ func (ei *entityIndex) listInputs() []string {
 	return out
 }
 
-// compilePredicate turns a When predicate into a function of the struct
-// value, checking its type against the entity's struct T.
-func compilePredicate[T any](pred any) (func(reflect.Value) bool, error) {
-	switch p := pred.(type) {
-	case nil:
-		return nil, nil
-	case func(*T) bool:
-		return func(v reflect.Value) bool {
-			if v.CanAddr() {
-				return p(v.Addr().Interface().(*T))
-			}
-			c := v.Interface().(T)
-			return p(&c)
-		}, nil
-	case func(T) bool:
-		return func(v reflect.Value) bool { return p(v.Interface().(T)) }, nil
-	default:
-		var zero T
-		return nil, fmt.Errorf("When needs a func(*%[1]T) bool or func(%[1]T) bool, got %[2]T", zero, pred)
+// compileWhen compiles an index's When condition for evaluation in
+// process (see expr.Compile) over the struct value, as Put would store
+// it, and lists the top-level fields it reads. A refused condition is an
+// error saying why, for Define's *ModelError.
+func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, error) {
+	if c.IsZero() {
+		return nil, nil, nil
 	}
+	fields := map[string]*codec.Field{}
+	enc := func(path string, v any) (types.AttributeValue, error) {
+		if _, ref := v.(FieldRef); ref {
+			return nil, &expr.UnsupportedError{Operator: "FieldRef"}
+		}
+		f, ok := m.fields.ByGoName(path)
+		if !ok {
+			if topField(path) != path {
+				return nil, fmt.Errorf("field path %q: When reads top-level fields only", path)
+			}
+			return nil, resolver{m: m}.unknownField(path)
+		}
+		fields[path] = f
+		return m.encodeField(f, v, false)
+	}
+	pred, err := expr.Compile(c.n, enc)
+	if err != nil {
+		var unsup *expr.UnsupportedError
+		if errors.As(err, &unsup) {
+			return nil, nil, fmt.Errorf("When takes Eq, Ne, Lt, Le, Gt, Ge, Between, In, BeginsWith, Exists, NotExists, And, Or and Not over fields with values, not %s", unsup.Operator)
+		}
+		return nil, nil, err
+	}
+	paths := pred.Paths()
+	for _, p := range paths {
+		if _, ok := fields[p]; ok {
+			continue
+		}
+		// Exists, NotExists and BeginsWith encode no value: check the
+		// field here.
+		f, ok := m.fields.ByGoName(p)
+		if !ok {
+			if topField(p) != p {
+				return nil, nil, fmt.Errorf("field path %q: When reads top-level fields only", p)
+			}
+			return nil, nil, resolver{m: m}.unknownField(p)
+		}
+		fields[p] = f
+	}
+	eval := func(v reflect.Value) bool {
+		return pred.Eval(func(path string) (types.AttributeValue, bool) {
+			f := fields[path]
+			av, ok, err := m.plan.EncodeFieldValue(f, fieldValue(f, v))
+			return av, ok && err == nil
+		})
+	}
+	return eval, slices.Clone(paths), nil
 }
 
 // fieldAttrType is the scalar type field f is stored as, when it can be an

@@ -45,7 +45,7 @@ func TestIndexesOverExistingAttributesModel(t *testing.T) {
 	assert.Contains(t, err.Error(), "table's sort key")
 	// When on an index that writes nothing cannot apply.
 	_, err = st.Define[idxMember](inv(), "M", key,
-		st.Index("Inverted", "GROUP#{GroupID}", "USER#{UserID}").When(func(*idxMember) bool { return true }, "Joined"))
+		st.Index("Inverted", "GROUP#{GroupID}", "USER#{UserID}").When(st.Exists("Joined")))
 	require.ErrorIs(t, err, st.ErrInvalidModel)
 	// The mixed index needs its own sort template declared.
 	_, err = st.Define[idxMember](inv(), "M", key, st.Index("Mixed", "GROUP#{GroupID}", "J#{Joined}"))

@@ -170,7 +170,7 @@ func TestSheetAndLintOnAbsentIndexValues(t *testing.T) {
 	singletable.MustDefine[ev](tbl, "Ev", singletable.Key("EV#{ID}", "EV"),
 		singletable.Index("GSI1", "AT", "{At}#{ID}"),
 		singletable.Index("GSI2", "DUE", "{Due}#{Email}"),
-		singletable.Index("GSI3", "CLOSED", "{Closed}").When(func(e *ev) bool { return !e.Closed.IsZero() }, "Closed"))
+		singletable.Index("GSI3", "CLOSED", "{Closed}").When(singletable.Gt("Closed", time.Time{})))
 	sheet := tbl.Sheet()
 	assert.Contains(t, sheet, "`AT` sparse by absence of At |")
 	assert.Contains(t, sheet, "`DUE` sparse by absence of Due, Email |")

@@ -64,7 +64,7 @@ type WOrder struct {
 
 var WOrders = MustDefine[WOrder](WShop, "Order",
 	Key("USER#{UserID}", "ORDER#{ID}"),
-	Index("GSI1", "STATUS#{Status}", "{Date}#{ID}").When(func(o *WOrder) bool { return o.Status == "PENDING" }, "Status"),
+	Index("GSI1", "STATUS#{Status}", "{Date}#{ID}").When(Eq("Status", "PENDING")),
 )
 
 type WOrderItem struct {

@@ -55,7 +55,7 @@ func newOracleModel(t *testing.T) *oracleModel {
 		singletable.Key("PROJ#{Project}", "TICKET#{Num:4}#{ID}"),
 		singletable.Index("GSI1", "ASSIGNEE#{Assignee}", "PRIO#{Prio:2}#{Project}#{Num:4}#{ID}"), // sparse: no assignee, no entry
 		singletable.Index("GSI2", "STATUS#{Status}", "{Project}#{Num:4}#{ID}").
-			When(func(t *Ticket) bool { return t.Status != "CLOSED" }, "Status"),
+			When(singletable.Ne("Status", "CLOSED")),
 	)
 	m.byProject = m.tickets.Pattern("TicketsByProject").Partition("PROJ#{Project}").Must()
 	m.byAssignee = m.tickets.Pattern("TicketsByAssignee").On("GSI1").Partition("ASSIGNEE#{Assignee}").Must()

@@ -84,7 +84,7 @@ func newMixedModel() *mxModel {
 	m.notes = st.MustDefine[mxNote](m.table, "Note",
 		st.Key("ORG#{Org}", "NOTE#{Acct}#{Seq:3}"),
 		st.Index("GSI1", "TAG#{Tag}", "{Org}#{Acct}#{Seq:3}"),
-		st.Index("GSI2", "PINNED#{Org}", "{Acct}#{Seq:3}").When(func(n *mxNote) bool { return n.Pinned }, "Pinned"),
+		st.Index("GSI2", "PINNED#{Org}", "{Acct}#{Seq:3}").When(st.Eq("Pinned", true)),
 		st.Index("GSI3", "BODY#{Body}", "{Org}#{Acct}#{Seq:3}"), // keys only: read with FetchFull
 		st.Expires("Exp"))
 	m.events = st.MustDefine[mxEvent](m.table, "Event",

@@ -53,7 +53,7 @@ func shapeModel() (*st.Entity[shapeDoc], *st.DB) {
 		st.Key("T#{Tenant}", "D#{ID}"),
 		st.Index("GSI1", "STATUS#{Status}", "{Rank}#{ID}"),
 		st.Index("GSI2", "OWNER#{Owner}", "D#{ID}"),
-		st.Index("GSI3", "HOT#{Tenant}", "{Rank}#{ID}").When(func(d *shapeDoc) bool { return d.Status == "HOT" }, "Status"),
+		st.Index("GSI3", "HOT#{Tenant}", "{Rank}#{ID}").When(st.Eq("Status", "HOT")),
 		st.Index("GSI4", "RECENT#{Tenant}", "{Updated}"),
 		st.Version("Ver"), st.Timestamps("Created", "Updated"),
 	)

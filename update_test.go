@@ -250,7 +250,7 @@ var urOrders = st.MustDefine[urOrder](urTable, "Order",
 	st.Key("USER#{UserID}", "ORDER#{ID}"),
 	st.Index("GSI1", "USER#{UserID}", "STATUS#{Status}#{Date}"),
 	st.Index("GSI2", "PRIO", "P#{Prio:4}#{ID}"),
-	st.Index("GSI3", "OPEN#{UserID}", "{Created}").When(func(o *urOrder) bool { return o.Status != "CLOSED" }, "Status"),
+	st.Index("GSI3", "OPEN#{UserID}", "{Created}").When(st.Ne("Status", "CLOSED")),
 )
 
 // urMemo has nothing the library manages: an update may change nothing.
@@ -270,7 +270,7 @@ type urTicket struct {
 
 var urTickets = st.MustDefine[urTicket](urTable, "Ticket",
 	st.Key("TICKET#{ID}", "TICKET"),
-	st.Index("GSI1", "OPEN#{Owner}", "T#{ID}").When(func(t *urTicket) bool { return t.Status == "OPEN" }, "Status"),
+	st.Index("GSI1", "OPEN#{Owner}", "T#{ID}").When(st.Eq("Status", "OPEN")),
 )
 
 // typed answers an UpdateItem with an item of the entity.

@@ -74,7 +74,7 @@ var (
 	Orders = st.MustDefine[Order](Shop, "Order",
 		st.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
 		st.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}").
-			When(func(o *Order) bool { return o.Status == "PENDING" }, "Status"), // sparse
+			When(st.Eq("Status", "PENDING")), // sparse
 	)
 	OrderDetails = st.MustDefine[OrderDetail](Shop, "OrderDetail",
 		st.Key("ORDER#{OrderID}", "#METADATA#{OrderID}"),

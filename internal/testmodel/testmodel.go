@@ -94,7 +94,7 @@ type Seed struct {
 }
 
 // IsPending is the condition of the sparse PendingOrders index.
-func IsPending(o *Order) bool { return o.Status == "PENDING" }
+var IsPending = st.Eq("Status", "PENDING")
 
 // NewSeed declares the seed model on a new table model (each call its own,
 // so that a test may add patterns to it).
@@ -110,7 +110,7 @@ func NewSeed() *Seed {
 	)
 	s.Orders = st.MustDefine[Order](s.Table, "Order",
 		st.Key("USER#{UserID}", "ORDER#{Date}#{ID}"),
-		st.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}").When(IsPending, "Status"),
+		st.Index("GSI1", "STATUS#{Status}", "ORDER#{Date}#{ID}").When(IsPending),
 	)
 	s.OrderDetails = st.MustDefine[OrderDetail](s.Table, "OrderDetail",
 		st.Key("ORDER#{OrderID}", "#METADATA#{OrderID}"),
@@ -260,7 +260,7 @@ var (
 	ShopOrders = st.MustDefine[ShopOrder](Shop, "Order",
 		st.Key("USER#{UserID}", "ORDER#{ID}"),
 		st.Index("GSI1", "STATUS#{Status}", "{Date}#{ID}"),
-		st.Index("GSI2", "FLAGGED", "{Date}#{ID}").When(func(o *ShopOrder) bool { return o.Status == "FLAGGED" }, "Status"),
+		st.Index("GSI2", "FLAGGED", "{Date}#{ID}").When(st.Eq("Status", "FLAGGED")),
 	)
 	ShopOrderItems = st.MustDefine[ShopOrderItem](Shop, "OrderItem",
 		st.Key("ORDER#{OrderID}", "ITEM#{ProductID}"),
