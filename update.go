@@ -283,6 +283,9 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if err == nil && !unique {
+		if s.upsert && e.m.upsertFills(s) {
+			return e.upsertTwice(ctx, db, p, kv, s)
+		}
 		out, err := e.sendUpdate(ctx, db, acts[0], p)
 		if s.upsert && e.m.removeExpired(ctx, db, err) {
 			// It found an expired item, now deleted: the same request
@@ -292,6 +295,60 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 		return out, err
 	}
 	return e.updateRead(ctx, db, key, kv, *s, unique, err)
+}
+
+// upsertFills reports whether an item the upsert creates gets attributes
+// the update does not name (zero values Put stores): then the forms for an
+// existing item and for a new one differ (see upsertTwice).
+func (m *entityModel) upsertFills(s *settings) bool {
+	fills, err := m.zeroFills(s)
+	return err != nil || len(fills) > 0
+}
+
+// upsertTwice is Update of an upsert whose forms differ: first the update
+// of an existing item (conditioned on it existing, no zero values), and
+// only when the item turns out absent (the failed condition returns no
+// item) the creation of a new one (conditioned on it still being absent,
+// with every zero value Put stores). An existing item, the common case,
+// costs one request, a new one two. A writer that creates or deletes the
+// item in between makes the other form fail likewise: it alternates, up to
+// maxUpdateAttempts writes of each, then returns a *ReadChangedError.
+func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Value, s *settings) (T, error) {
+	var out T
+	op := e.m.ops.update
+	for attempt := 1; ; attempt++ {
+		for _, exists := range [2]bool{true, false} {
+			rd := &storedRead{found: exists, value: reflect.New(e.m.typ).Elem(),
+				attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
+			e.m.baseValue(rd.value, kv, time.Time{})
+			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)
+			if err != nil {
+				return out, noReadError(err, s, "")
+			}
+			if out, err = e.sendUpdate(ctx, db, acts[0], p); err == nil {
+				return out, nil
+			}
+			var ce *ConditionError
+			if !errors.As(err, &ce) {
+				return out, err
+			}
+			switch {
+			case exists && len(ce.Item) == 0:
+				// Absent: create it.
+			case exists && e.m.removeExpired(ctx, db, err):
+				// Expired, now deleted: create it anew.
+			case !exists && len(ce.Item) > 0:
+				// Created meanwhile: update it.
+				if attempt == maxUpdateAttempts {
+					k, _ := e.m.key(kv)
+					return out, &ReadChangedError{Op: op, Key: k, Attempts: attempt, Err: err}
+				}
+			default:
+				// The caller's condition, the version ...: as it is.
+				return out, err
+			}
+		}
+	}
 }
 
 // updateRead is Update for an update that reads the item first: its plan
@@ -498,8 +555,16 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
 	}
 	if s.upsert {
-		if err := m.planZeroValues(&plan, b, s, newItem); err != nil {
-			return nil, &InputError{Op: op, Reason: err.Error()}
+		if newItem {
+			// Zero values fill only an item the upsert creates: on one that
+			// exists they would bring back attributes nobody named.
+			fills, err := m.zeroFills(s)
+			if err != nil {
+				return nil, &InputError{Op: op, Reason: err.Error()}
+			}
+			for _, f := range fills {
+				plan.update.Act(expr.ClauseSet, b.Name(f.attr), " = ", b.Value(f.av))
+			}
 		}
 		// A new item must still decode as this entity, and carry its key fields.
 		plan.update.Act(expr.ClauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
@@ -562,30 +627,32 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	return acts, nil
 }
 
-// planZeroValues plans, for an upsert, the attributes Put stores for the
-// fields the update does not touch (their zero values; Put leaves out the
-// omitempty ones): set outright on an item known to be new, else only where
-// the item has none (if_not_exists), which leaves an existing item's values
-// alone and gives a new item what Put would.
-func (m *entityModel) planZeroValues(plan *updatePlan, b *expr.Builder, s *settings, newItem bool) error {
+// zeroFill is an attribute Put stores for a field an upsert does not
+// touch: its zero value.
+type zeroFill struct {
+	attr string
+	av   types.AttributeValue
+}
+
+// zeroFills lists, for an upsert, the attributes Put stores for the fields
+// the update does not touch (their zero values; Put leaves out the
+// omitempty ones): what an item the upsert creates gets besides what the
+// update names. Key fields and managed fields are not among them.
+func (m *entityModel) zeroFills(s *settings) ([]zeroFill, error) {
 	zero := make(map[string]types.AttributeValue, len(m.fields.List))
 	if _, err := m.plan.Encode(reflect.New(m.typ).Elem(), zero); err != nil {
-		return err
+		return nil, err
 	}
+	var out []zeroFill
 	for i := range m.fields.List {
 		f := &m.fields.List[i]
 		av, ok := zero[f.Attr]
 		if !ok || m.keyFields[f.GoName] || m.managed.manages(f) || touches(s.changes, f.GoName) {
 			continue
 		}
-		n := b.Name(f.Attr)
-		if newItem {
-			plan.update.Act(expr.ClauseSet, n, " = ", b.Value(av))
-		} else {
-			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
-		}
+		out = append(out, zeroFill{f.Attr, av})
 	}
-	return nil
+	return out, nil
 }
 
 // readStored reads what Update needs of the stored item (strongly
