@@ -260,7 +260,12 @@ func noReadError(err error, s *settings, advice string) error {
 // would store: every attribute, every index key its values give (reading
 // first whether the item exists when a new item's index key reads fields
 // the update does not give), the version and the timestamps; an existing
-// item keeps the index keys its stored fields give. An item that has
+// item changes only in what the update names, and keeps the index keys its
+// stored fields give. Where the two differ (zero values to fill), Update
+// sends the update of an existing item first and, when the item is absent,
+// the creation: one request for an existing item, two for a new one (see
+// docs/rules.md, Upserts). TxUpdate and UpdateInput send once: an upsert
+// there sets no zero values. An item that has
 // expired (see Expires) is absent to an upsert as to every read: Update
 // deletes it and makes a new one (a TxUpdate upsert fails on it).
 //
