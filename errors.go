@@ -349,8 +349,12 @@ type ReadChangedError struct {
 }
 
 func (e *ReadChangedError) Error() string {
+	what := strings.Join(e.Fields, ", ")
+	if what == "" { // an upsert's: whether the item exists (see upsertTwice)
+		what = "whether the item exists"
+	}
 	return fmt.Sprintf("singletable: %s: %s changed under each of %d attempts to update the item (%s): %v",
-		e.Op, strings.Join(e.Fields, ", "), e.Attempts, formatKey(e.Key), e.Err)
+		e.Op, what, e.Attempts, formatKey(e.Key), e.Err)
 }
 
 // Is makes errors.Is(err, ErrReadChanged) true.

@@ -93,3 +93,22 @@ func TestTxUpsertSetsNoZeroValues(t *testing.T) {
 	}
 	assert.Nil(t, u.ConditionExpression, "an upsert: no condition on existence")
 }
+
+// A writer that keeps creating and deleting the item between the two forms
+// makes the upsert give up with a *ReadChangedError, after 4 of each.
+func TestUpsertAlternatesThenGivesUp(t *testing.T) {
+	ctx := context.Background()
+	c, db := mockDB()
+	product := map[string]types.AttributeValue{"_type": s("Product"), "productId": s("p1")}
+	c.UpdateItemFunc = func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		var item map[string]types.AttributeValue
+		if *in.ConditionExpression != "attribute_exists(#n3)" {
+			item = product // the creation finds the item, the update does not
+		}
+		return nil, &types.ConditionalCheckFailedException{Message: strp("The conditional request failed"), Item: item}
+	}
+	_, err := testmodel.ShopProducts.Update(ctx, db, testmodel.ShopProduct{ID: "p1"}, st.Add("Inventory", -2), st.Upsert())
+	require.ErrorIs(t, err, st.ErrReadChanged)
+	assert.Contains(t, err.Error(), "whether the item exists changed")
+	assert.Len(t, c.Calls(), 8)
+}
