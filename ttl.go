@@ -207,10 +207,15 @@ func (m *entityModel) absent(now time.Time) Cond {
 // is in (0, now], as expiryCheck judges a read's items. A missing item has
 // not expired.
 func (m *entityModel) expiredBy(now time.Time) Cond {
-	f := m.managed.expires
+	return expiredAt(m.managed.expires.GoName, now)
+}
+
+// expiredAt is the condition that name (a field, or a guard item's TTL
+// attribute) holds an expiry in (0, now].
+func expiredAt(name string, now time.Time) Cond {
 	return And(
-		Gt(f.GoName, &types.AttributeValueMemberN{Value: "0"}),
-		Le(f.GoName, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}))
+		Gt(name, &types.AttributeValueMemberN{Value: "0"}),
+		Le(name, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}))
 }
 
 // upsertsReplace reports whether an upsert of m treats an expired item as
