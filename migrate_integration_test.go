@@ -337,8 +337,8 @@ func addUnknown(t *testing.T, ctx context.Context, db *st.DB, pk, sk string) {
 		i++
 	}
 	_, err := db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.TableName()),
-		Key:       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+		TableName:        aws.String(db.TableName()),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
 		UpdateExpression: aws.String("SET " + strings.Join(sets, ", ")), ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	})
