@@ -189,8 +189,13 @@ func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 // already belong to owner, so a write never takes another item's value nor
 // removes its guard. A put guard of an item that expires carries its
 // expiry, ttl (an epoch number; anything else is none), so that DynamoDB
-// deletes the two together.
-func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue, ttl types.AttributeValue) (*action, error) {
+// deletes the two together; and the guard of an item that expires may be
+// claimed once its own expiry has passed by now (expiry == now included,
+// as reads judge items), so that a value is free as soon as its item is
+// absent to reads: the condition reads the stored expiry, so a live
+// guard is never taken, and of several claims of one expired guard the
+// first wins (its guard then carries the new item's expiry).
+func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue, ttl types.AttributeValue, now time.Time) (*action, error) {
 	key, err := m.guardKey(f, value)
 	if err != nil {
 		return nil, err
@@ -205,7 +210,11 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
-	if err := g.setCond(m.ownedBy(owner), Cond{}, nil); err != nil {
+	cond := m.ownedBy(owner)
+	if kind == actPut && m.managed.expires != nil {
+		cond = Or(cond, expiredAt(m.table.ttlAttr, now)) // a guard's names are its attributes
+	}
+	if err := g.setCond(cond, Cond{}, nil); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -283,7 +292,7 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 		ttl = a.item[a.m.table.ttlAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {
-		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl)
+		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl, w.now)
 		if err != nil {
 			return nil, err
 		}

@@ -356,3 +356,82 @@ func TestIntegrationGraphBlocksThroughGSI(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []gBlock{{Blocker: "b", Blocked: "m#1"}}, p.Items)
 }
+
+// The expiring-edge model: likes that expire, counted on the post.
+type xPost struct {
+	ID    string `dynamodbav:"postId"`
+	Likes int    `dynamodbav:"likes"`
+}
+
+type xLike struct {
+	User    string    `dynamodbav:"user"`
+	Post    string    `dynamodbav:"post"`
+	Expires time.Time `dynamodbav:"ttl,unixtime"`
+}
+
+var (
+	xTable = st.MustTable("ExpiringGraph", st.WithTTL("ttl"),
+		st.WithGSI("Inverted", st.IndexKeys("SK", "PK"), st.KeysOnly()))
+	xPosts     = st.MustDefine[xPost](xTable, "Post", st.Key("POST#{ID}", "POST#{ID}"))
+	xUsers     = st.MustDefine[gUser](xTable, "User", st.Key("USER#{ID}", "USER#{ID}"))
+	xLikeEdges = st.MustDefine[xLike](xTable, "Like", st.Key("USER#{User}", "POST#{Post}"), st.Expires("Expires"))
+	xLikes     = st.MustRelate("Likes", xUsers, xLikeEdges, xPosts,
+		st.FromField("User", "ID"), st.ToField("Post", "ID"), st.InIndex("Inverted"), st.CountIn("Likes"))
+)
+
+// TestIntegrationGraphCountsWithExpiredEdges: linking again an edge that
+// has expired (still stored) replaces it without counting it twice, and
+// Unlink then brings the count back to the edges there are.
+func TestIntegrationGraphCountsWithExpiredEdges(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := clockedLocalDB(t, xTable, clock)
+	require.NoError(t, xUsers.Put(ctx, db, gUser{ID: "u1"}))
+	require.NoError(t, xPosts.Put(ctx, db, xPost{ID: "p1"}))
+	likes := func() int {
+		p, err := xPosts.Get(ctx, db, xPost{ID: "p1"})
+		require.NoError(t, err)
+		return p.Likes
+	}
+	edge := func(exp time.Time) xLike { return xLike{User: "u1", Post: "p1", Expires: exp} }
+
+	ok, err := xLikes.Link(ctx, db, edge(ttlNow.Add(10*time.Second)))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, 1, likes())
+	ok, err = xLikes.Link(ctx, db, edge(ttlNow.Add(time.Hour)))
+	require.NoError(t, err)
+	assert.False(t, ok, "a live edge is not linked again")
+	assert.Equal(t, 1, likes())
+
+	clock.Set(ttlNow.Add(10 * time.Second)) // expiry == clock: expired
+	_, err = xLikeEdges.Get(ctx, db, edge(time.Time{}))
+	require.ErrorIs(t, err, st.ErrNotFound)
+	ok, err = xLikes.Link(ctx, db, edge(ttlNow.Add(time.Hour)))
+	require.NoError(t, err)
+	assert.True(t, ok, "the expired edge is replaced")
+	assert.Equal(t, 1, likes(), "one edge, counted once")
+	got, err := xLikeEdges.Get(ctx, db, edge(time.Time{}))
+	require.NoError(t, err)
+	assert.True(t, got.Expires.Equal(ttlNow.Add(time.Hour)))
+
+	ok, err = xLikes.Unlink(ctx, db, edge(time.Time{}))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, 0, likes(), "no edge, no count")
+	ok, err = xLikes.Unlink(ctx, db, edge(time.Time{}))
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Equal(t, 0, likes())
+
+	// Expired, then unlinked: the stored edge goes, and its count with it.
+	ok, err = xLikes.Link(ctx, db, edge(clock.Now().Add(5*time.Second)))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, 1, likes())
+	clock.Set(clock.Now().Add(5 * time.Second))
+	ok, err = xLikes.Unlink(ctx, db, edge(time.Time{}))
+	require.NoError(t, err)
+	assert.True(t, ok, "the stored (expired) edge is deleted")
+	assert.Equal(t, 0, likes())
+	assert.Empty(t, rawItem(t, db, "USER#u1", "POST#p1"))
+}

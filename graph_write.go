@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // The writes of a Relation: Link and Unlink plan the edge's own Create or
@@ -17,14 +19,18 @@ import (
 // them. linked is false, and nothing is written, when the edge already
 // exists: a repeated Link does not count twice. Managed fields of the edge
 // (a created timestamp) are set as Create sets them. An end with a count
-// must exist: else the Link fails (ErrNotFound) and writes nothing.
+// must exist: else the Link fails (ErrNotFound) and writes nothing. An
+// edge that has expired (see Expires) but is still stored is replaced,
+// with its mirror, and not counted again: it was counted when it was
+// linked.
 func (r *Relation[F, E, T]) Link(ctx context.Context, db *DB, e E) (linked bool, err error) {
 	return r.write(ctx, db, e, true)
 }
 
 // Unlink deletes edge e (its key fields set), with its mirror and its
 // counts in one transaction when the relation has them. unlinked is false,
-// and nothing is written, when there is no such edge.
+// and nothing is written, when there is no such edge. An expired edge
+// still stored is deleted and uncounted like a live one.
 func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *DB, e E) (unlinked bool, err error) {
 	return r.write(ctx, db, e, false)
 }
@@ -32,7 +38,8 @@ func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *DB, e E) (unlinked b
 // TxLink adds Link of edge e to a transaction: the edge's Create, its
 // mirror's Put and the counts' updates. Inside a transaction of the
 // caller's, an edge that already exists cancels the whole transaction
-// (ErrAlreadyExists).
+// (ErrAlreadyExists), an expired one too (a transaction cannot tell
+// whether to count it: Link replaces it).
 func (r *Relation[F, E, T]) TxLink(tx *Tx, e E) { r.plan(tx, e, true) }
 
 // TxUnlink adds Unlink of edge e to a transaction; an edge that does not
@@ -77,25 +84,55 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *DB, e E, link bool) (
 	if link {
 		op = r.name + ".Link"
 	}
-	tx := &Tx{db: db}
-	tx.actions = tx.small[:0]
-	r.plan(tx, e, link)
-	if len(tx.errs) > 0 {
-		return false, errors.Join(tx.errs...)
-	}
-	err := tx.send(ctx, op, &noOptions)
-	var te *TxError
-	// The edge is action 0: when its condition alone failed, it was there
-	// already (Link: the Create's only condition) or not at all (Unlink,
-	// unless a version it was given did not match), and nothing was to be
-	// done.
-	if errors.As(err, &te) && len(te.Actions) == 1 {
-		f := te.Actions[0]
-		if f.Index == 0 && f.Code == "ConditionalCheckFailed" && (link || errors.Is(f.Err, noop)) {
-			return false, nil
+	var expired map[string]types.AttributeValue // the expired edge a Link replaces
+	for attempt := 0; ; attempt++ {
+		tx := &Tx{db: db}
+		tx.actions = tx.small[:0]
+		if expired == nil {
+			r.plan(tx, e, link)
+		} else {
+			r.planReplace(tx, e, expired)
 		}
+		if len(tx.errs) > 0 {
+			return false, errors.Join(tx.errs...)
+		}
+		err := tx.send(ctx, op, &noOptions)
+		var te *TxError
+		// The edge is action 0: when its condition alone failed, it was
+		// there already (Link: the Create's only condition) or not at all
+		// (Unlink, unless a version it was given did not match), and
+		// nothing was to be done; unless, for a Link, the edge there has
+		// expired: it is replaced, and was counted already.
+		if errors.As(err, &te) && len(te.Actions) == 1 {
+			f := te.Actions[0]
+			if f.Index == 0 && f.Code == "ConditionalCheckFailed" && (link || errors.Is(f.Err, noop)) {
+				if link && attempt < maxLinkAttempts && db.expiryFor(&noOptions, r.edge.m).expired(f.Item) {
+					expired = f.Item
+					continue
+				}
+				return false, nil
+			}
+		}
+		return err == nil, err
 	}
-	return err == nil, err
+}
+
+// maxLinkAttempts bounds the retries of a Link that meets an expired edge
+// another writer keeps changing.
+const maxLinkAttempts = 3
+
+// planReplace adds to tx the Link of e over the expired edge stored as
+// old: the edge's put, conditioned on it still holding old's expiry, and
+// its mirror's; no count changes, as old was counted when it was linked.
+func (r *Relation[F, E, T]) planReplace(tx *Tx, e E, old map[string]types.AttributeValue) {
+	db, m := tx.db, r.edge.m
+	v := reflect.ValueOf(&e).Elem()
+	now := m.managed.clock(db)
+	s := &settings{cond: Eq(m.managed.expires.GoName, old[m.table.ttlAttr])}
+	tx.add(m.planPut(tx.actions, db, m.ops.create, v, writeCreate, now, s))
+	if r.mirror != nil {
+		tx.add(r.mirror.m.planPut(tx.actions, db, r.mirror.m.ops.put, v, writeOne, now, &noOptions))
+	}
 }
 
 // plan adds the actions of Link (link) or Unlink of e to tx: the edge's
@@ -109,7 +146,14 @@ func (r *Relation[F, E, T]) plan(tx *Tx, e E, link bool) {
 		// One clock reading for both items, so that the mirror's timestamps
 		// are the edge's: the edge's put stamps v, and the mirror stores it.
 		now := r.edge.m.managed.clock(db)
-		tx.add(r.edge.m.planPut(tx.actions, db, r.edge.m.ops.create, v, writeCreate, now, &noOptions))
+		// The edge must not exist, expired or not: an expired edge was
+		// counted when it was linked, and linking it again must not count
+		// it twice (Link replaces it: planReplace).
+		s := &noOptions
+		if r.edge.m.managed.expires != nil {
+			s = &settings{cond: r.edge.m.table.notExists}
+		}
+		tx.add(r.edge.m.planPut(tx.actions, db, r.edge.m.ops.create, v, writeCreate, now, s))
 		if r.mirror != nil {
 			tx.add(r.mirror.m.planPut(tx.actions, db, r.mirror.m.ops.put, v, writeOne, now, &noOptions))
 		}

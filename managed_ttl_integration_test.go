@@ -3,7 +3,11 @@
 package singletable_test
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,4 +66,81 @@ func TestIntegrationUniqueGuardsCarryTheExpiry(t *testing.T) {
 
 	require.NoError(t, uqInvites.Delete(ctx, db, uqInvite{Team: "t#1", Code: "a"}))
 	assert.Empty(t, guards())
+}
+
+// On DynamoDB Local: a unique value whose item has expired is free, from
+// the second of the expiry on (expiry == clock is expired); a live one
+// is not; an expired item revived after another took its value fails
+// with the unique violation, and one whose value is still its own comes
+// back.
+func TestIntegrationUniqueValueOfExpiredItemIsFree(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := clockedLocalDB(t, uqTable, clock)
+	exp := ttlNow.Add(10 * time.Second)
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "a", Email: "x@e", Exp: exp}))
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "c", Email: "z@e", Exp: exp}))
+
+	clock.Set(exp.Add(-time.Second))
+	err := uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "b", Email: "x@e"})
+	require.ErrorIs(t, err, st.ErrUniqueViolation, "a second before the expiry the value is taken")
+
+	clock.Set(exp)
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "b", Email: "x@e"}), "at the expiry the value is free")
+	err = uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "d", Email: "x@e"})
+	require.ErrorIs(t, err, st.ErrUniqueViolation, "b's guard is live")
+
+	// Reviving a: its value is b's now.
+	_, err = uqInvites.Update(ctx, db, uqInvite{Team: "t", Code: "a"}, st.Set("Exp", exp.Add(time.Hour)))
+	require.ErrorIs(t, err, st.ErrUniqueViolation)
+	_, err = uqInvites.Update(ctx, db, uqInvite{Team: "t", Code: "a"}, st.Remove("Exp"))
+	require.ErrorIs(t, err, st.ErrUniqueViolation)
+	a, err := uqInvites.Get(ctx, db, uqInvite{Team: "t", Code: "a"}, st.IncludeExpired())
+	require.NoError(t, err)
+	assert.True(t, a.Exp.Equal(exp), "the failed revival wrote nothing")
+
+	// Reviving c, whose value nobody took.
+	got, err := uqInvites.Update(ctx, db, uqInvite{Team: "t", Code: "c"}, st.Set("Exp", exp.Add(time.Hour)))
+	require.NoError(t, err)
+	assert.Equal(t, "z@e", got.Email)
+	err = uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "e", Email: "z@e"})
+	require.ErrorIs(t, err, st.ErrUniqueViolation, "c holds its value again")
+}
+
+// Several writers claim the value of one expired item at once: exactly one
+// wins.
+func TestIntegrationUniqueExpiredValueConcurrentClaims(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := clockedLocalDB(t, uqTable, clock)
+	exp := ttlNow.Add(10 * time.Second)
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "old", Email: "x@e", Exp: exp}))
+	clock.Set(exp)
+
+	const n = 8
+	var wins, taken atomic.Int64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: fmt.Sprint("c", i), Email: "x@e"})
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, st.ErrUniqueViolation) || errors.Is(err, st.ErrTransactionConflict):
+				taken.Add(1)
+			default:
+				t.Errorf("claim %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int64(1), wins.Load(), "exactly one claim wins")
+	assert.Equal(t, int64(n-1), taken.Load())
+	owners := 0
+	for i := range n {
+		if _, err := uqInvites.Get(ctx, db, uqInvite{Team: "t", Code: fmt.Sprint("c", i)}); err == nil {
+			owners++
+		}
+	}
+	assert.Equal(t, 1, owners)
 }

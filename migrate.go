@@ -21,8 +21,9 @@ import (
 // A migration walks every item of one entity (a parallel scan, as
 // Entity.Scan), decodes it, applies a Go transform to the value, and
 // writes the item back as the current model renders it: its fields, its
-// primary key and the keys of every index recomputed. An item whose
-// rendering equals what is stored is skipped, so a migration is
+// primary key and the keys of every index recomputed. Attributes the
+// model does not write (another writer's) are written back as read. An
+// item whose rendering equals what is stored is skipped, so a migration is
 // idempotent and a crashed one can simply run again; with a checkpoint
 // store (SaveCheckpoints) it resumes where it stopped instead of
 // re-reading everything.

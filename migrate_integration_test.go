@@ -306,3 +306,97 @@ func TestIntegrationMigrateMovesKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int32(9+3), out.Count, "9 docs and 3 notes")
 }
+
+// unknownAttrs are attributes of every type that no model of the
+// migration tests declares: written by other code, they must survive.
+func unknownAttrs() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"legacyNote": &types.AttributeValueMemberS{Value: "kept"},
+		"legacyN":    &types.AttributeValueMemberN{Value: "42"},
+		"legacyB":    &types.AttributeValueMemberB{Value: []byte{1, 2}},
+		"legacyBool": &types.AttributeValueMemberBOOL{Value: true},
+		"legacyNull": &types.AttributeValueMemberNULL{Value: true},
+		"legacyL":    &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}}},
+		"legacyM":    &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberN{Value: "1"}}},
+		"legacySS":   &types.AttributeValueMemberSS{Value: []string{"a"}},
+		"legacyNS":   &types.AttributeValueMemberNS{Value: []string{"7"}},
+		"legacyBS":   &types.AttributeValueMemberBS{Value: [][]byte{{9}}},
+	}
+}
+
+// addUnknown writes unknownAttrs into the stored item at pk/sk, as a raw
+// UpdateItem of another service would.
+func addUnknown(t *testing.T, ctx context.Context, db *st.DB, pk, sk string) {
+	t.Helper()
+	var sets []string
+	names, values := map[string]string{}, map[string]types.AttributeValue{}
+	i := 0
+	for a, av := range unknownAttrs() {
+		names[fmt.Sprint("#a", i)], values[fmt.Sprint(":v", i)] = a, av
+		sets = append(sets, fmt.Sprintf("#a%d = :v%d", i, i))
+		i++
+	}
+	_, err := db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(db.TableName()),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+		UpdateExpression: aws.String("SET " + strings.Join(sets, ", ")), ConditionExpression: aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	})
+	require.NoError(t, err)
+}
+
+// assertUnknownKept reads the stored item at pk/sk raw and checks that
+// every unknown attribute is there, as written.
+func assertUnknownKept(t *testing.T, ctx context.Context, db *st.DB, pk, sk string) {
+	t.Helper()
+	out, err := db.Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.TableName()), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Item, "item %s/%s", pk, sk)
+	for a, want := range unknownAttrs() {
+		assert.Equal(t, want, out.Item[a], "attribute %s of %s", a, pk)
+	}
+}
+
+// TestIntegrationMigrateKeepsUnknownAttributes: a backfill, a migration
+// in place and one that moves the key keep the attributes the struct does
+// not name, of every type; and an in-shape item carrying them is skipped.
+func TestIntegrationMigrateKeepsUnknownAttributes(t *testing.T) {
+	ctx := context.Background()
+	m1 := newMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.table)
+	loadDocs(t, ctx, db1, m1, 3)
+	for i := range 3 {
+		addUnknown(t, ctx, db1, "DOC#"+escapedID(docID(i)), "DOC")
+	}
+	db2, m2 := v2DB(t, ctx, db1)
+
+	rep, err := m2.docs.BackfillIndex(ctx, db2, "GSI1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), rep.Changed)
+	for i := range 3 {
+		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(docID(i)), "DOC")
+	}
+	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), rep.Skipped, "unknown attributes are no change")
+
+	rep, err = m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error { d.Title += "!"; return nil })
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), rep.Changed)
+	for i := range 3 {
+		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(docID(i)), "DOC")
+	}
+
+	t2, err := st.NewTable("MigDocs")
+	require.NoError(t, err)
+	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+	db3 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
+	rep, err = moved.Migrate(ctx, db3, func(context.Context, *mDoc) error { return nil })
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), rep.Changed)
+	assert.Empty(t, rep.Failures)
+	for i := range 3 {
+		assertUnknownKept(t, ctx, db3, "DOC#"+testDoc(i).Owner+"#"+escapedID(docID(i)), "DOC")
+	}
+}

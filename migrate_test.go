@@ -107,6 +107,29 @@ func TestMigrateRequests(t *testing.T) {
 		assert.Empty(t, calls(client, "PutItem"))
 	})
 
+	t.Run("unknown attributes are no change, and are carried", func(t *testing.T) {
+		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", mDoc{ID: "d#2", Owner: "o2"})
+		inShape["GSI1PK"] = &types.AttributeValueMemberS{Value: "OWNER#o2"}
+		inShape["GSI1SK"] = &types.AttributeValueMemberS{Value: "DOC#d%232"}
+		stale := storedItem(t, "Doc", "DOC#d%231", "DOC", doc)
+		for _, item := range []map[string]types.AttributeValue{inShape, stale} {
+			item["legacyNote"] = &types.AttributeValueMemberS{Value: "kept"}
+			item["GSI9PK"] = &types.AttributeValueMemberS{Value: "another index's key"}
+		}
+		client := &singletabletest.Client{ScanFunc: scanOnce(inShape, stale)}
+		db := st.New(client, m.table)
+		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1")
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Skipped, "the in-shape item is not rewritten")
+		assert.Equal(t, int64(1), rep.Changed)
+		puts := calls(client, "PutItem")
+		require.Len(t, puts, 1)
+		put := puts[0].(*dynamodb.PutItemInput)
+		assert.Equal(t, "DOC#d%231", put.Item["PK"].(*types.AttributeValueMemberS).Value)
+		assert.Equal(t, stale["legacyNote"], put.Item["legacyNote"])
+		assert.Equal(t, stale["GSI9PK"], put.Item["GSI9PK"])
+	})
+
 	t.Run("transform errors and unique values", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, m.table)

@@ -31,6 +31,10 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 	if err != nil {
 		return nil, inOp(op, "", err)
 	}
+	// Attributes the model does not write (another service's, an older
+	// version's) are not the migration's to remove: they go back as read,
+	// and so do not count as a change.
+	m.carryUnknown(raw, item)
 	if codec.EqualItems(item, raw) {
 		return nil, nil
 	}
@@ -60,6 +64,7 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		if item, _, err = m.item(v); err != nil {
 			return nil, inOp(op, "", err)
 		}
+		m.carryUnknown(raw, item)
 	}
 	w := &migrationWrite{change: MigrationChange{Key: oldKey, Attributes: changedAttrs(raw, item)}}
 	var b expr.Builder
@@ -87,6 +92,35 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
 	return w, nil
+}
+
+// carryUnknown copies into item the attributes of raw that the model
+// never writes: neither a field's, nor the table key, the type, or a key
+// of one of the entity's indexes.
+func (m *entityModel) carryUnknown(raw, item map[string]types.AttributeValue) {
+	for a, av := range raw {
+		if _, ok := item[a]; !ok && !m.writesAttr(a) {
+			item[a] = av
+		}
+	}
+}
+
+// writesAttr reports whether attribute a is one the model writes (or
+// leaves out on purpose: an omitted field, a sparse index key).
+func (m *entityModel) writesAttr(a string) bool {
+	t := m.table
+	if a == t.pk || a == t.sk || a == t.typeAttr {
+		return true
+	}
+	if _, ok := m.fields.ByAttr(a); ok {
+		return true
+	}
+	for _, ei := range m.indexes {
+		if a == ei.index.pk || a == ei.index.sk {
+			return true
+		}
+	}
+	return false
 }
 
 // unchanged renders the condition that the item is still as read (raw):

@@ -199,10 +199,10 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	}
 	if m != nil {
 		r.expiry = db.expiryFor(s, m)
-	} else if db.table.ttlAttr != "" && !s.read.includeExpired {
-		// The whole table's items by the TTL attribute, whatever their
-		// type: DynamoDB deletes them all by it.
-		r.expiry = expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix()}
+	} else {
+		// Each item by its own entity's expiry; one of an unknown type
+		// is never left out.
+		r.expiry = db.expiryFor(s)
 	}
 	in := &r.in
 	in.TableName = aws.String(db.name)
@@ -441,9 +441,10 @@ func (db *DB) tableScan(opts []ScanOption) (*scanReq, error) {
 // type of the entity its type attribute names. An item of a type the
 // model does not register (a unique-value guard, "_unique", or another
 // application's) is yielded too, with a nil Value and its raw Item, never
-// dropped. Items whose TTL attribute has passed are left out, whatever
-// their type (IncludeExpired keeps them). A Filter names attributes as
-// stored. Otherwise it works as Entity.Scan.
+// dropped. An item is left out when it has expired by its own entity's
+// expiry (see Expires; IncludeExpired keeps them): an item of an entity
+// with no expiry, or of an unknown type, is yielded whatever its TTL
+// attribute holds. A Filter names attributes as stored. Otherwise it works as Entity.Scan.
 func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedItem, error] {
 	return func(yield func(ScannedItem, error) bool) {
 		r, err := db.tableScan(opts)

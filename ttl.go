@@ -207,10 +207,15 @@ func (m *entityModel) absent(now time.Time) Cond {
 // is in (0, now], as expiryCheck judges a read's items. A missing item has
 // not expired.
 func (m *entityModel) expiredBy(now time.Time) Cond {
-	f := m.managed.expires
+	return expiredAt(m.managed.expires.GoName, now)
+}
+
+// expiredAt is the condition that name (a field, or a guard item's TTL
+// attribute) holds an expiry in (0, now].
+func expiredAt(name string, now time.Time) Cond {
 	return And(
-		Gt(f.GoName, &types.AttributeValueMemberN{Value: "0"}),
-		Le(f.GoName, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}))
+		Gt(name, &types.AttributeValueMemberN{Value: "0"}),
+		Le(name, &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}))
 }
 
 // upsertsReplace reports whether an upsert of m treats an expired item as
@@ -239,10 +244,17 @@ func (m *entityModel) removeExpired(ctx context.Context, db *DB, err error) bool
 }
 
 // expiryCheck tells a read's expired items: those whose attr holds epoch
-// seconds in (0, now]. The zero check (no attr) passes every item.
+// seconds in (0, now], and whose own entity has an expiry. The zero check
+// (no attr) passes every item.
 type expiryCheck struct {
 	attr string
 	now  int64
+	// t, when set, is the table whose entities judge their items: an item
+	// of an entity with no expiry, or of a type the table does not
+	// register, never expires, whatever its TTL attribute holds (the
+	// attribute may be shared). Without it, or for an item whose type is
+	// not read (a keys-only index), the TTL attribute alone decides.
+	t *Table
 }
 
 // expired reports whether item has expired.
@@ -251,7 +263,23 @@ func (c expiryCheck) expired(item map[string]types.AttributeValue) bool {
 		return false
 	}
 	at, ok := expiryAt(item[c.attr])
-	return ok && at <= float64(c.now)
+	// Past its expiry first: the entity is looked up only then.
+	return ok && at <= float64(c.now) && c.expires(item)
+}
+
+// expires reports whether item's own entity has an expiry (see t).
+func (c expiryCheck) expires(item map[string]types.AttributeValue) bool {
+	if c.t == nil {
+		return true
+	}
+	typ, ok := item[c.t.typeAttr].(*types.AttributeValueMemberS)
+	if !ok {
+		return true
+	}
+	c.t.mu.RLock()
+	m := c.t.entities[typ.Value]
+	c.t.mu.RUnlock()
+	return m != nil && m.managed.expires != nil
 }
 
 // expiryAt reads a TTL attribute's value: the epoch seconds DynamoDB
@@ -270,16 +298,22 @@ func expiryAt(av types.AttributeValue) (at float64, ok bool) {
 	return f, err == nil && f > 0
 }
 
-// expiryFor is the expiry check of a read of entities ms with settings s:
-// none when the table has no TTL attribute, IncludeExpired is given, or no
-// entity read has an expiry. It reads the DB's clock once, for the read.
+// expiryFor is the expiry check of a read of entities ms (none: any of
+// the table's) with settings s: none when the table has no TTL attribute,
+// IncludeExpired is given, or no entity read has an expiry. Each item is
+// judged by its own entity's expiry. It reads the DB's clock once, for the
+// read.
 func (db *DB) expiryFor(s *settings, ms ...*entityModel) expiryCheck {
 	if db.table.ttlAttr == "" || s.read.includeExpired {
 		return expiryCheck{}
 	}
+	check := expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix(), t: db.table}
+	if len(ms) == 0 {
+		return check
+	}
 	for _, m := range ms {
 		if m.managed.expires != nil {
-			return expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix()}
+			return check
 		}
 	}
 	return expiryCheck{}

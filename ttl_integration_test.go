@@ -381,3 +381,49 @@ func TestIntegrationTTLUpsertReplacesAnExpiredItem(t *testing.T) {
 	_, err = ttlSessions.Update(ctx, db, ttlSession{User: "u5", ID: "s3"}, st.Set("Device", "d4"))
 	require.NoError(t, err)
 }
+
+// TestIntegrationTTLJudgedByOwnEntity: the TTL attribute is the table's,
+// but an item is expired only by its own entity's expiry. A note (no
+// expiry) whose ttl attribute another writer set in the past, and an item
+// of a type the model does not know, are never left out: not by Get, a
+// collection or DB.Scan; an expired session is, by all of them.
+func TestIntegrationTTLJudgedByOwnEntity(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := ttlLocalDB(t, clock)
+	require.NoError(t, ttlSessions.Put(ctx, db, ttlSession{User: "u1", ID: "s1", Device: "d1", ExpiresAt: ttlNow.Add(10 * time.Second)}))
+	require.NoError(t, ttlNotes.Put(ctx, db, ttlNote{User: "u1", ID: "n1"}))
+	past := nAttr(ttlNow.Unix() + 10)
+	_, err := db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &[]string{db.TableName()}[0],
+		Key:              map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("NOTE#n1")},
+		UpdateExpression: &[]string{"SET #t = :t"}[0], ExpressionAttributeNames: map[string]string{"#t": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": past}})
+	require.NoError(t, err)
+	_, err = db.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: &[]string{db.TableName()}[0],
+		Item: map[string]types.AttributeValue{"PK": s("USER#u1"), "SK": s("OTHER#1"), "_type": s("Other"), "ttl": past}})
+	require.NoError(t, err)
+	clock.Set(ttlNow.Add(10 * time.Second)) // expiry == clock: expired
+
+	_, err = ttlSessions.Get(ctx, db, ttlSession{User: "u1", ID: "s1"})
+	require.ErrorIs(t, err, st.ErrNotFound)
+	_, err = ttlNotes.Get(ctx, db, ttlNote{User: "u1", ID: "n1"})
+	require.NoError(t, err, "a note has no expiry")
+
+	res, err := ttlUser.Query(ctx, db, st.Values{"User": "u1"}, st.Limit(100))
+	require.NoError(t, err)
+	assert.Empty(t, ttlSessions.From(res))
+	assert.Len(t, ttlNotes.From(res), 1, "a collection judges the note by the note's expiry (none)")
+	require.Len(t, res.Unknown, 1, "an item of an unknown type is unknown, not hidden")
+
+	var got []string
+	for v, err := range db.Scan(ctx) {
+		require.NoError(t, err)
+		got = append(got, v.Entity+" "+v.Item["SK"].(*types.AttributeValueMemberS).Value)
+	}
+	assert.ElementsMatch(t, []string{"Note NOTE#n1", "Other OTHER#1"}, got)
+	got = nil
+	for v, err := range ttlNotes.Scan(ctx, db) {
+		require.NoError(t, err)
+		got = append(got, v.ID)
+	}
+	assert.Equal(t, []string{"n1"}, got)
+}
