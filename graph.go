@@ -151,7 +151,8 @@ func CountIn(field string) RelationOption {
 // key field no FromField or ToField maps, mapped fields of different types,
 // an edge partition template that reads other fields than the from end's,
 // neither or both of InIndex and InMirror, an index that does not hold the
-// edge, a count field that is not an integer or that a key reads. It
+// edge, a count field that is not an integer or that a key reads, counts
+// over an edge entity that declares an expiry (see Expires). It
 // declares the patterns name+".Out" and name+".In" (see OutPattern and
 // InPattern), which the access-pattern sheet lists, and for InMirror the
 // mirror entity.
@@ -193,6 +194,13 @@ func Relate[F, E, T any](name string, from *Entity[F], edge *Entity[E], to *Enti
 	}
 	if spec.mirror != nil && (edge.m.managed.version != nil || len(edge.m.managed.unique) > 0) {
 		return fail("", "", "InMirror copies the edge into a second item: the edge entity %s may not have a version or unique fields", edge.m.name)
+	}
+	if (spec.countOut != "" || spec.countIn != "") && edge.m.managed.expires != nil {
+		// DynamoDB deletes an expired edge without a transaction that could
+		// decrement the counts, and an expired edge is absent to every read
+		// at once: no write of the library's can keep a count equal to the
+		// edges that exist.
+		return fail(edge.m.managed.expires.GoName, "", "CountOut and CountIn cannot count edges that expire: the edge entity %s declares an expiry, and DynamoDB deletes expired edges without updating counts (count the edges with a query, or keep the edges without an expiry)", edge.m.name)
 	}
 	if r.countOut, err = countField(from.m, spec.countOut); err != nil {
 		return fail(spec.countOut, "", "CountOut: %v", err)

@@ -3,6 +3,7 @@ package singletable_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -313,6 +314,33 @@ func TestRelationRefusesBadDeclarations(t *testing.T) {
 		n, e := mk()
 		assert.Panics(t, func() { st.MustRelate("R", n, e, n) })
 	})
+}
+
+// Counts over edges that expire cannot equal the edges that exist (an
+// expired edge is absent at once; DynamoDB deletes it without a write that
+// could decrement): Relate refuses them, and accepts the same relation
+// without counts.
+func TestRelateRefusesCountsOfExpiringEdges(t *testing.T) {
+	type node struct {
+		ID    string `dynamodbav:"id"`
+		Count int    `dynamodbav:"count"`
+	}
+	type edge struct {
+		From    string    `dynamodbav:"from"`
+		To      string    `dynamodbav:"to"`
+		Expires time.Time `dynamodbav:"ttl,unixtime"`
+	}
+	tbl := st.MustTable("Expiring", st.WithTTL("ttl"), st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	n := st.MustDefine[node](tbl, "Node", st.Key("N#{ID}", "N#{ID}"))
+	e := st.MustDefine[edge](tbl, "Edge", st.Key("N#{From}", "E#{To}"), st.Expires("Expires"))
+	base := []st.RelationOption{st.FromField("From", "ID"), st.ToField("To", "ID"), st.InIndex("Inverted")}
+	for _, count := range []st.RelationOption{st.CountOut("Count"), st.CountIn("Count")} {
+		_, err := st.Relate("R", n, e, n, append(slices.Clone(base), count)...)
+		assert.ErrorIs(t, err, st.ErrInvalidModel)
+		assert.ErrorContains(t, err, "cannot count edges that expire")
+	}
+	_, err := st.Relate("R", n, e, n, base...)
+	assert.NoError(t, err)
 }
 
 func TestRelationMirrorMustReadTheEdgeKey(t *testing.T) {
