@@ -81,8 +81,10 @@ func TestFanOutOneClockReading(t *testing.T) {
 			}
 			return k, nil
 		},
-		"Sum":        func() (int, error) { return st.Sum(ctx, db, expCountsDay, params, n) },
-		"SumBetween": func() (int, error) { return st.SumBetween(ctx, db, expCountsBetween, params, expiringCount{Day: day.Add(23 * time.Hour)}, n) },
+		"Sum": func() (int, error) { return st.Sum(ctx, db, expCountsDay, params, n) },
+		"SumBetween": func() (int, error) {
+			return st.SumBetween(ctx, db, expCountsBetween, params, expiringCount{Day: day.Add(23 * time.Hour)}, n)
+		},
 		"QueryBetween": func() (int, error) {
 			page, err := expCountsBetween.QueryBetween(ctx, db, params, expiringCount{Day: day.Add(time.Hour)})
 			if err != nil {
@@ -192,4 +194,22 @@ func twoDigits(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
+}
+
+// 18.17: a sort key coarser than its partition's bucket (sorted by day,
+// bucketed by hour) is refused at Define: a range over it returned
+// readings outside the range.
+func TestBucketSortCoarserThanBucketRefused(t *testing.T) {
+	tbl := st.MustTable("FanCoarse", st.WithGSI("GSI1"))
+	_, err := st.Define[reading](tbl, "ByDay", st.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At:2006-01-02}"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	assert.ErrorContains(t, err, "coarser than the hour bucket")
+	_, err = st.Define[reading](tbl, "ByDayIndex", st.Key("DEVICE#{DeviceID}", "{At}"),
+		st.Index("GSI1", "DAY#{At:2006-01-02}", "{At:2006-01}"))
+	require.ErrorIs(t, err, st.ErrInvalidModel)
+	// As fine as the bucket, or finer, is a model.
+	_, err = st.Define[reading](tbl, "ByHour", st.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At:2006-01-02T15}"))
+	require.NoError(t, err)
+	_, err = st.Define[reading](tbl, "ByInstant", st.Key("DEVICE#{DeviceID}#{At:2006-01-02}", "{At}"))
+	require.NoError(t, err)
 }
