@@ -90,3 +90,29 @@ func TestIntegrationFanOutPagingCostsBucketsPlusPages(t *testing.T) {
 	assert.Equal(t, 60+60, len(rec.Calls()), "a request per bucket and one per resumed page")
 	assert.Equal(t, 2, most)
 }
+
+// 18.2: a day read of an hour-bucketed partition (PartialTime(Day)) reads
+// every hour of the day, merged in order, paged with one cursor; it
+// returned the one hour of the params' time.
+func TestIntegrationFanOutPartialDayOfHourBuckets(t *testing.T) {
+	db := singletabletest.LocalDB(t, fanTable)
+	day := time.Date(2024, 3, 15, 0, 0, 0, 0, time.UTC)
+	all := hourlyReadings(t, db, "d1", day.Add(-time.Hour), 26, 1) // 23:01 the day before to 00:01 the day after
+	want := all[1:25]
+	rec, rdb := recordingLocal(db)
+	params := reading{DeviceID: "d1", At: day.Add(10*time.Hour + 5*time.Minute)}
+	got := collectAll(t, readingsInHour.All(ctx, rdb, params, st.PartialTime(st.Day)))
+	assert.Equal(t, want, got)
+	assert.Len(t, rec.Calls(), 24)
+	paged := collectPages(t, 5, func(cursor string) (*st.Page[reading], error) {
+		return readingsInHour.Query(ctx, rdb, params, st.PartialTime(st.Day), st.Limit(5), st.After(cursor))
+	})
+	assert.Equal(t, want, paged)
+	newest, err := readingsInHour.Query(ctx, rdb, params, st.PartialTime(st.Day), st.Limit(3), st.Descending())
+	require.NoError(t, err)
+	assert.Equal(t, []reading{want[23], want[22], want[21]}, newest.Items)
+	// An hour is one bucket, as before.
+	page, err := readingsInHour.Query(ctx, rdb, params, st.PartialTime(st.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, want[10:11], page.Items)
+}
