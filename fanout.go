@@ -62,6 +62,25 @@ func FanOutConcurrency(n int) QueryOption {
 	return queryOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
 }
 
+// DefaultMaxFanOutRequests is the fan-out ceiling without
+// MaxFanOutRequests: a month of hour buckets (744) is under it, a day of
+// minute buckets (1,440) over.
+const DefaultMaxFanOutRequests = 1000
+
+// MaxFanOutRequests sets the fan-out ceiling of one call: how many
+// requests a read over shards or time buckets may send before it returns
+// (default DefaultMaxFanOutRequests). Sum, SumBetween and Get read every
+// leg before they return: one over the ceiling, they are refused before
+// sending anything (an ErrInvalidInput naming the count and this option).
+// A Query page reads ahead at most that many requests, then returns what
+// it has and a cursor; it is refused only when one bucket's shards are
+// more. All and AllBetween fetch as the loop advances and are not bound by
+// it. It is an ErrInvalidInput below 1, or on a pattern that does not fan
+// out.
+func MaxFanOutRequests(n int) QueryOption {
+	return queryOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
+}
+
 // resolveFan finds whether the declared pattern fans out (d.fan), or why
 // it cannot; and whether a SortPrefix read may cover several time buckets
 // (d.prefixBucket).
@@ -255,6 +274,7 @@ type fanReq struct {
 	width  int // legs per group
 	desc   bool
 	conc   int
+	limit  int // the fan-out ceiling: requests one eager call may send
 	secret []byte
 	keys   [][]byte // the cursor keys that open a cursor
 	digest string   // identifies the legs, for the cursor
@@ -289,6 +309,10 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 	f := &fanReq{d: d, op: op, s: s, width: 1, conc: defaultFanOutConcurrency, keys: db.cursor.keys}
 	if s.read.hasFanConcurrency {
 		f.conc = s.read.fanConcurrency
+	}
+	f.limit = DefaultMaxFanOutRequests
+	if s.read.hasFanCeiling {
+		f.limit = s.read.fanCeiling
 	}
 	f.desc = (d.descending || s.descending) && !s.read.ascending
 	if f.secret, err = db.cursorSecret(op); err != nil {
@@ -373,6 +397,15 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 	return f, nil
 }
 
+// overCeiling refuses a call that would send n requests before it
+// returns, n over the fan-out ceiling.
+func (f *fanReq) overCeiling(n int) error {
+	if n <= f.limit {
+		return nil
+	}
+	return &InputError{Op: f.op, Reason: fmt.Sprintf("the read is a %s: it would send %d requests before it returns, over the fan-out ceiling of %d; raise it with MaxFanOutRequests(%d), or iterate with All / AllBetween", f.plan.describe(), n, f.limit, n)}
+}
+
 // timeField reads the time placeholder ph's field of struct value v.
 func timeField(v reflect.Value, ph *keys.Placeholder) time.Time {
 	fv := v.FieldByIndex(ph.Field.Index)
@@ -409,6 +442,8 @@ type fanRun struct {
 	ahead    int  // groups that may be read from g on
 	slow     bool // ahead starts at 1 and doubles (a Limit: read no more buckets than needed)
 	want     int  // items the read still wants; 0: no limit
+	ceiling  int  // fetches a page may start; 0: no bound (iterators)
+	started  int
 	scanned  int
 	requests int
 }
@@ -448,7 +483,7 @@ func (run *fanRun) stop() {
 func (run *fanRun) fill() {
 	f := run.f
 	end := min(len(f.legs), (run.g+run.ahead)*f.width)
-	for i := run.g * f.width; i < end && run.inflight < f.conc; i++ {
+	for i := run.g * f.width; i < end && run.inflight < f.conc && (run.ceiling == 0 || run.started < run.ceiling); i++ {
 		if l := &f.legs[i]; !l.inflight && !l.ended && l.pos == len(l.buf) {
 			run.fetch(i)
 		}
@@ -461,6 +496,7 @@ func (run *fanRun) fetch(i int) {
 	l := &run.f.legs[i]
 	l.inflight = true
 	run.inflight++
+	run.started++
 	r, start, want := l.r, l.start, run.want
 	l.fresh = l.fresh || start == nil
 	go func() {
@@ -525,6 +561,9 @@ func (run *fanRun) pull(stopIfWait bool) (item map[string]types.AttributeValue, 
 			return nil, nil, false, nil
 		case waiting:
 			run.fill()
+			if run.inflight == 0 { // the page is at the fan-out ceiling: it ends here
+				return nil, nil, false, nil
+			}
 			if err := run.await(); err != nil {
 				return nil, nil, false, err
 			}
@@ -588,7 +627,11 @@ func compareKeyValues(a, b types.AttributeValue) int {
 
 // fanPage reads one page of f: up to want items (0: no limit).
 func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T], error) {
+	if err := f.overCeiling(f.width); err != nil {
+		return nil, err // one bucket's shards, read together
+	}
 	run := f.start(ctx, db, want, true)
+	run.ceiling = f.limit
 	page := &Page[T]{}
 	var zero T
 	for want == 0 || len(page.Items) < want {
@@ -623,10 +666,15 @@ func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T],
 }
 
 // fanAll iterates over every item of the read req makes, as queryAll does.
-func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error)) iter.Seq2[T, error] {
+// eager is a call that reads everything before it returns (Sum): over
+// the fan-out ceiling, it is refused.
+func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eager bool) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		f, err := req()
+		if err == nil && eager {
+			err = f.overCeiling(len(f.legs))
+		}
 		if err != nil {
 			yield(zero, err)
 			return
@@ -675,6 +723,9 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryO
 	}
 	if f.s.limit != 0 || f.s.read.hasCursor {
 		return zero, &InputError{Op: f.op, Reason: "Get takes no Limit or After"}
+	}
+	if err := f.overCeiling(len(f.legs)); err != nil {
+		return zero, err
 	}
 	found, err := fanPage[T](ctx, db, f, 2)
 	switch {

@@ -213,3 +213,63 @@ func TestBucketSortCoarserThanBucketRefused(t *testing.T) {
 	_, err = st.Define[reading](tbl, "ByInstant", st.Key("DEVICE#{DeviceID}#{At:2006-01-02}", "{At}"))
 	require.NoError(t, err)
 }
+
+// 19.5: the fan-out ceiling. SumBetween over n hour buckets sends n
+// requests at a ceiling of n, and is refused before sending at n-1; a
+// Query page reads ahead at most the ceiling and returns a cursor; an
+// iterator is not bound by it.
+func TestFanOutCeiling(t *testing.T) {
+	c, db := fanMockDB()
+	from := reading{DeviceID: "d", At: hour(0, 0)}
+	to := reading{At: hour(0, 0).Add(39*time.Hour + 30*time.Minute)} // 40 hour buckets
+	value := func(r reading) float64 { return r.Value }
+	_, err := st.SumBetween(ctx, db, deviceReadings, from, to, value, st.MaxFanOutRequests(40))
+	require.NoError(t, err)
+	assert.Len(t, c.Calls(), 40, "at the ceiling: every bucket")
+	c.Reset()
+	_, err = st.SumBetween(ctx, db, deviceReadings, from, to, value, st.MaxFanOutRequests(39))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorContains(t, err, "40 requests")
+	assert.ErrorContains(t, err, "MaxFanOutRequests(40)")
+	assert.Empty(t, c.Calls(), "one over: refused before sending")
+	// Sum over shards and Get, as eager.
+	_, err = st.Sum(ctx, db, pageViewShards, pageView{PageID: "p"}, func(v pageView) int64 { return v.Views }, st.MaxFanOutRequests(9))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	_, err = pageViewShards.Get(ctx, db, pageView{PageID: "p"}, st.MaxFanOutRequests(9))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, c.Calls())
+	// The default: a month of hours passes, 1,001 hours do not.
+	month := reading{At: hour(0, 0).Add(743 * time.Hour)}
+	_, err = st.SumBetween(ctx, db, deviceReadings, from, month, value)
+	require.NoError(t, err)
+	assert.Len(t, c.Calls(), 744)
+	c.Reset()
+	_, err = st.SumBetween(ctx, db, deviceReadings, from, reading{At: hour(0, 0).Add(1000 * time.Hour)}, value)
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorContains(t, err, "1001 requests")
+	assert.Empty(t, c.Calls())
+	// A page over empty buckets stops at the ceiling with a cursor; the
+	// next resumes there.
+	page, err := deviceReadings.QueryBetween(ctx, db, from, to, st.Limit(5), st.MaxFanOutRequests(7), st.FanOutConcurrency(1))
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+	assert.NotEmpty(t, page.Cursor)
+	assert.Len(t, c.Calls(), 7)
+	c.Reset()
+	n := 0
+	for cursor := page.Cursor; cursor != ""; n++ {
+		page, err := deviceReadings.QueryBetween(ctx, db, from, to, st.Limit(5), st.MaxFanOutRequests(7), st.After(cursor))
+		require.NoError(t, err)
+		cursor = page.Cursor
+	}
+	assert.Equal(t, 5, n, "33 buckets left, 7 a page")
+	assert.Len(t, c.Calls(), 33)
+	// An iterator fetches as it goes: not refused.
+	c.Reset()
+	for _, err := range deviceReadings.AllBetween(ctx, db, from, to, st.MaxFanOutRequests(3)) {
+		require.NoError(t, err)
+	}
+	assert.Len(t, c.Calls(), 40)
+	_, err = readingsInHour.QueryInputs(db, reading{DeviceID: "d", At: hour(1, 0)}, st.MaxFanOutRequests(0), st.PartialTime(st.Day))
+	assert.ErrorIs(t, err, st.ErrInvalidInput)
+}

@@ -716,19 +716,21 @@ func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], e
 // loop stops the reads. Options are Query's; Limit caps the total and
 // After starts from a cursor. An error is yielded once, last.
 func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, params, nil, opts)
+	return p.all(ctx, db, params, nil, opts, false)
 }
 
 // AllBetween iterates over every item of a SortBetween pattern from the
 // sort key of from to that of to, as All does (see QueryBetween).
 func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, from, &to, opts)
+	return p.all(ctx, db, from, &to, opts, false)
 }
 
 // all is All and AllBetween (upper: see request).
-func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) iter.Seq2[T, error] {
+// eager: the caller reads every item before it returns (Sum), bound by the
+// fan-out ceiling.
+func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption, eager bool) iter.Seq2[T, error] {
 	if p.d.fans() {
-		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) })
+		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) }, eager)
 	}
 	return queryAll(ctx, db, func() (*readReq, error) { return p.request(db, params, upper, opts) }, decodeMember[T], nil)
 }

@@ -351,6 +351,8 @@ func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error)
 		return fail("Limit must not be negative")
 	case s.read.hasFanConcurrency && (d.fan == nil && (d.prefixBucket == nil || !s.read.partial) || s.read.fanConcurrency < 1):
 		return fail("FanOutConcurrency(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanConcurrency)
+	case s.read.hasFanCeiling && (!d.fans() || s.read.fanCeiling < 1):
+		return fail("MaxFanOutRequests(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanCeiling)
 	case s.consistent && d.index != nil:
 		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
 	case s.descending && s.read.ascending:

@@ -337,7 +337,7 @@ type Number interface {
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
 func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.All(ctx, db, params, opts...), value)
+	return sum(p.all(ctx, db, params, nil, opts, true), value)
 }
 
 // SumBetween adds up value over every item a SortBetween pattern reads
@@ -348,7 +348,7 @@ func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, 
 //		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
 //		func(r Reading) float64 { return r.Value })
 func SumBetween[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.AllBetween(ctx, db, from, to, opts...), value)
+	return sum(p.all(ctx, db, from, &to, opts, true), value)
 }
 
 func sum[T any, N Number](items iter.Seq2[T, error], value func(T) N) (N, error) {
