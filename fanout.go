@@ -33,7 +33,8 @@ import (
 //     would return;
 //   - buckets are read in time order (newest first when descending), each
 //     merged from its shards, reading ahead a bounded window: with a Limit
-//     the first bucket alone, then twice as many each time one is used up,
+//     the first bucket alone, then twice as many each time one this call
+//     read from its start is used up (a resumed page starts again at one),
 //     so that "the last 10 readings" reads the newest bucket and stops when
 //     it has them.
 //
