@@ -131,3 +131,49 @@ func (b *bucketPlan) buckets(op string, from, to time.Time, shards int) ([]time.
 	}
 	return out, nil
 }
+
+// checkBucketSorts refuses a key whose sort template renders a bucketed
+// time coarser than its partition's bucket (a day in the sort key of an
+// hour's partition): the bucket's items would share that text, and a range
+// read over them could not tell 10:05 from 10:30 (it returned readings
+// outside the range it was asked for).
+func (m *entityModel) checkBucketSorts() error {
+	for _, w := range m.keyPairs() {
+		for _, pph := range w[0].tpl.Placeholders() {
+			if pph.Kind != keys.KindTime {
+				continue
+			}
+			bucket, ok := bucketUnitOf(pph.Layout)
+			if !ok {
+				continue
+			}
+			for _, sph := range w[1].tpl.Placeholders() {
+				if sph.Field.GoName != pph.Field.GoName {
+					continue
+				}
+				if u, ok := bucketUnitOf(sph.Layout); ok && u > bucket {
+					return &ModelError{Table: m.table.name, Entity: m.name, Field: pph.Field.GoName, Template: w[1].tpl.Raw,
+						Reason: fmt.Sprintf("%s renders %s by the %s (%q), coarser than the %s bucket its partition %s %q renders: sort it at least as finely as the bucket",
+							w[1].attr, pph.Field.GoName, u, sph.Layout, bucket, w[0].attr, w[0].tpl.Raw)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// keyPairs lists the partition and sort templates the entity writes
+// together: the primary key's, and those of the indexes it writes both
+// keys of.
+func (m *entityModel) keyPairs() [][2]writtenKey {
+	var out [][2]writtenKey
+	if m.sk != nil {
+		out = append(out, [2]writtenKey{{m.table.pk, m.pk}, {m.table.sk, m.sk}})
+	}
+	for _, ei := range m.indexes {
+		if ei.pkFrom == keyOwn && ei.pk != nil && ei.skFrom == keyOwn && ei.sk != nil {
+			out = append(out, [2]writtenKey{{ei.index.pk, ei.pk}, {ei.index.sk, ei.sk}})
+		}
+	}
+	return out
+}

@@ -308,6 +308,9 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 	if err := m.resolveShard(&spec); err != nil {
 		return nil, err
 	}
+	if err := m.checkBucketSorts(); err != nil {
+		return nil, err
+	}
 	if err := t.register(m); err != nil {
 		return nil, err
 	}

@@ -33,7 +33,8 @@ import (
 //     would return;
 //   - buckets are read in time order (newest first when descending), each
 //     merged from its shards, reading ahead a bounded window: with a Limit
-//     the first bucket alone, then twice as many each time one is used up,
+//     the first bucket alone, then twice as many each time one this call
+//     read from its start is used up (a resumed page starts again at one),
 //     so that "the last 10 readings" reads the newest bucket and stops when
 //     it has them.
 //
@@ -62,10 +63,30 @@ func FanOutConcurrency(n int) QueryOption {
 	return queryOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
 }
 
+// DefaultMaxFanOutRequests is the fan-out ceiling without
+// MaxFanOutRequests: a month of hour buckets (744) is under it, a day of
+// minute buckets (1,440) over.
+const DefaultMaxFanOutRequests = 1000
+
+// MaxFanOutRequests sets the fan-out ceiling of one call: how many
+// requests a read over shards or time buckets may send before it returns
+// (default DefaultMaxFanOutRequests). Sum, SumBetween and Get read every
+// leg before they return: one over the ceiling, they are refused before
+// sending anything (an ErrInvalidInput naming the count and this option).
+// A Query page reads ahead at most that many requests, then returns what
+// it has and a cursor; it is refused only when one bucket's shards are
+// more. All and AllBetween fetch as the loop advances and are not bound by
+// it. It is an ErrInvalidInput below 1, or on a pattern that does not fan
+// out.
+func MaxFanOutRequests(n int) QueryOption {
+	return queryOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
+}
+
 // resolveFan finds whether the declared pattern fans out (d.fan), or why
-// it cannot.
+// it cannot; and whether a SortPrefix read may cover several time buckets
+// (d.prefixBucket).
 func (d *readDecl) resolveFan() error {
-	d.fan = nil
+	d.fan, d.prefixBucket = nil, nil
 	if d.collection || len(d.members) != 1 {
 		return nil
 	}
@@ -75,10 +96,20 @@ func (d *readDecl) resolveFan() error {
 		if b.Label == "" {
 			continue // fixed to literal text: one shard, one bucket
 		}
-		if sm := mem.m.shard; sm != nil && b.Ph.Field.GoName == sm.field.GoName {
+		if sm := mem.m.shard; sm != nil && b.Ph.Field.GoName == sm.field.GoName && !d.shardAlwaysGiven(mem, sm) {
 			f.shard = sm
 		}
-		if d.sort != sortBetween || b.Ph.Kind != keys.KindTime || mem.sk == nil {
+		if b.Ph.Kind != keys.KindTime || mem.sk == nil {
+			continue
+		}
+		if d.sort == sortPrefix && placeholderIndex(mem.sk, b.Ph.Field.GoName) >= 0 {
+			// A partial time coarser than the bucket covers several.
+			if unit, ok := bucketUnitOf(b.Ph.Layout); ok {
+				d.prefixBucket = &bucketPlan{ph: b.Ph, unit: unit}
+			}
+			continue
+		}
+		if d.sort != sortBetween {
 			continue
 		}
 		if first := mem.sk.Placeholders(); len(first) == 0 || first[0].Field.GoName != b.Ph.Field.GoName {
@@ -97,6 +128,130 @@ func (d *readDecl) resolveFan() error {
 	return nil
 }
 
+// fans reports whether a read of the pattern may span partitions: see
+// fanRequest for how many one call reads.
+func (d *readDecl) fans() bool { return d.fan != nil || d.prefixBucket != nil }
+
+// fanShard is the shard declaration the pattern fans out over, or nil.
+func (d *readDecl) fanShard() *shardModel {
+	if d.fan == nil {
+		return nil
+	}
+	return d.fan.shard
+}
+
+// shardAlwaysGiven reports whether every read of the pattern gives the
+// fields a hashed shard is derived from (By): each is in the partition,
+// or the pattern matches the whole sort key. Such a read is of the one
+// shard the fields hash to, as Entity.Get's is.
+func (d *readDecl) shardAlwaysGiven(mem *readMember, sm *shardModel) bool {
+	if sm.by == nil {
+		return false
+	}
+	for _, ph := range sm.by {
+		if !mem.partBinds(ph.Field.GoName) && (d.sort != sortEquals || placeholderIndex(mem.sk, ph.Field.GoName) < 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// partBinds reports whether the read's partition holds field name.
+func (mem *readMember) partBinds(name string) bool {
+	for _, b := range mem.part {
+		if b.Ph.Field.GoName == name {
+			return true
+		}
+	}
+	return false
+}
+
+// derivedShard is the shard a read of a pattern that fans out over hashed
+// shards is confined to, when params give every field of By whole (in the
+// partition, or among the sort fields the condition renders whole): ok is
+// false when they do not.
+func (d *readDecl) derivedShard(mem *readMember, v reflect.Value, s *settings) (n int, ok bool) {
+	sm := d.fanShard()
+	if sm == nil || sm.by == nil {
+		return 0, false
+	}
+	whole := 0 // leading sort fields the condition holds whole
+	if mem.sk != nil {
+		phs := mem.sk.Placeholders()
+		switch d.sort {
+		case sortEquals:
+			whole = len(phs)
+		case sortPrefix:
+			whole = givenSortFields(mem.sk, v, d.table.delim)
+			if s.read.hasSortFields {
+				whole = min(whole, s.read.sortFields)
+			}
+			if s.read.partial && whole > 0 {
+				whole-- // the last one matches partially
+			}
+		}
+	}
+	for _, ph := range sm.by {
+		if i := placeholderIndex(mem.sk, ph.Field.GoName); !mem.partBinds(ph.Field.GoName) && (i < 0 || i >= whole) {
+			return 0, false
+		}
+	}
+	n, err := sm.hash(v)
+	return n, err == nil
+}
+
+// placeholderIndex is the index of field name's placeholder in tpl
+// (nil: none), or -1.
+func placeholderIndex(tpl *keys.Template, name string) int {
+	if tpl == nil {
+		return -1
+	}
+	for i, ph := range tpl.Placeholders() {
+		if ph.Field.GoName == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// givenSortFields counts the leading placeholders of tpl that v gives, as
+// a sort prefix takes them (up to the first absent one).
+func givenSortFields(tpl *keys.Template, v reflect.Value, delim byte) int {
+	var buf [64]byte
+	for i, ph := range tpl.Placeholders() {
+		if _, ok, err := ph.AppendValue(buf[:0], v.FieldByIndex(ph.Field.Index), delim); err != nil || !ok {
+			return i
+		}
+	}
+	return len(tpl.Placeholders())
+}
+
+// fanBuckets is the time buckets a read covers, from from's to to's: a
+// SortBetween read's range, or the period of a PartialTime coarser than
+// the partition's bucket (every hour bucket of a day); b is nil for a read
+// of one bucket (or none).
+func (d *readDecl) fanBuckets(mem *readMember, v reflect.Value, upper reflect.Value, s *settings) (b *bucketPlan, from, to time.Time) {
+	if d.fan != nil && d.fan.bucket != nil && upper.IsValid() {
+		b = d.fan.bucket
+		return b, timeField(v, b.ph), timeField(upper, b.ph)
+	}
+	b = d.prefixBucket
+	if b == nil || !s.read.partial || s.read.timePrec < Year || s.read.timePrec > Hour {
+		return nil, from, to
+	}
+	unit := bucketUnit(int(bucketYear) + int(Year) - int(s.read.timePrec)) // Year: year buckets ... Hour: hour buckets
+	// The precision applies to the last sort field given: the bucket's
+	// field, or one after it (then the bucket's is whole: one bucket).
+	phs := mem.sk.Placeholders()
+	last := givenSortFields(mem.sk, v, d.table.delim) - 1
+	at := timeField(v, b.ph)
+	if unit <= b.unit || last < 0 || phs[last].Field.GoName != b.ph.Field.GoName || at.IsZero() {
+		return nil, from, to
+	}
+	from = unit.start(at)
+	return b, from, unit.next(from).Add(-time.Nanosecond)
+}
+
 // describe says how the pattern fans out, for the sheet.
 func (f *fanPlan) describe() string {
 	var parts []string
@@ -113,12 +268,14 @@ func (f *fanPlan) describe() string {
 // (a group is one bucket's shards, read together and merged).
 type fanReq struct {
 	d      *readDecl
+	plan   fanPlan // what this call fans out over: shards, buckets, or one partition
 	op     string
 	s      *settings
 	legs   []fanLeg
 	width  int // legs per group
 	desc   bool
 	conc   int
+	limit  int // the fan-out ceiling: requests one eager call may send
 	secret []byte
 	keys   [][]byte // the cursor keys that open a cursor
 	digest string   // identifies the legs, for the cursor
@@ -133,6 +290,9 @@ type fanLeg struct {
 	pos      int                             // buf[:pos] are merged
 	bufStart map[string]types.AttributeValue // where buf's fetch started
 	inflight bool
+	// fresh: this call fetched the leg from its beginning (not from where
+	// a cursor left it), so its group widens the read-ahead window.
+	fresh bool
 }
 
 // fanRequest resolves a fan-out read of p for params (and upper, a
@@ -144,28 +304,57 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 	if err != nil {
 		return nil, err
 	}
+	if err := d.checkDB(op, db); err != nil {
+		return nil, err
+	}
 	f := &fanReq{d: d, op: op, s: s, width: 1, conc: defaultFanOutConcurrency, keys: db.cursor.keys}
 	if s.read.hasFanConcurrency {
 		f.conc = s.read.fanConcurrency
+	}
+	f.limit = DefaultMaxFanOutRequests
+	if s.read.hasFanCeiling {
+		f.limit = s.read.fanCeiling
 	}
 	f.desc = (d.descending || s.descending) && !s.read.ascending
 	if f.secret, err = db.cursorSecret(op); err != nil {
 		return nil, err
 	}
+	// One reading of the DB's clock judges every leg's items: read per
+	// leg, an item could be expired in one bucket's answer and not in the
+	// next one's.
+	exp := db.expiryFor(s, d.entities...)
+	if err := d.checkExpiry(op, s, exp); err != nil {
+		return nil, err
+	}
 	// Each leg is the pattern's own request for params with the leg's
-	// shard and bucket: built and checked as any read is.
+	// shard and bucket: built and checked as any read is (but for the
+	// expiry, judged above).
 	legS := *s
 	legS.read.hasCursor, legS.read.cursor = false, ""
-	if d.fan.shard != nil {
-		f.width = d.fan.shard.read
+	legS.read.includeExpired = true
+	mem := d.members[0]
+	pv := reflect.ValueOf(&params).Elem()
+	shard, derived := d.fanShard(), -1
+	if shard != nil {
+		if n, ok := d.derivedShard(mem, pv, s); ok {
+			derived = n // the params give the shard: read that one only
+		} else {
+			f.width = shard.read
+			f.plan.shard = shard
+		}
 	}
+	var hi reflect.Value
+	if upper != nil {
+		hi = reflect.ValueOf(upper).Elem()
+	}
+	b, from, to := d.fanBuckets(mem, pv, hi, s)
 	var starts []time.Time
-	var from time.Time
-	if b := d.fan.bucket; b != nil && upper != nil {
-		from = timeField(reflect.ValueOf(&params).Elem(), b.ph)
-		to := timeField(reflect.ValueOf(upper).Elem(), b.ph)
+	if b != nil {
 		if starts, err = b.buckets(op, from, to, f.width); err != nil {
 			return nil, err
+		}
+		if len(starts) > 1 {
+			f.plan.bucket = b
 		}
 	}
 	groups := max(1, len(starts))
@@ -174,8 +363,11 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 		for i := range f.width {
 			lp := params
 			v := reflect.ValueOf(&lp).Elem()
-			if sm := d.fan.shard; sm != nil {
-				setShard(v.FieldByIndex(sm.field.Index), i)
+			switch {
+			case derived >= 0:
+				setShard(v.FieldByIndex(shard.field.Index), derived)
+			case shard != nil:
+				setShard(v.FieldByIndex(shard.field.Index), i)
 			}
 			if starts != nil {
 				// The bucket's partition; its lower bound is the read's
@@ -187,12 +379,13 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 				if at.Before(from) {
 					at = from
 				}
-				setTimeField(v, d.fan.bucket.ph, at)
+				setTimeField(v, b.ph, at)
 			}
 			r, err := p.requestWith(db, lp, upper, &legS)
 			if err != nil {
 				return nil, err
 			}
+			r.expiry = exp
 			f.legs[g*f.width+i].r = r
 		}
 	}
@@ -203,6 +396,15 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 		}
 	}
 	return f, nil
+}
+
+// overCeiling refuses a call that would send n requests before it
+// returns, n over the fan-out ceiling.
+func (f *fanReq) overCeiling(n int) error {
+	if n <= f.limit {
+		return nil
+	}
+	return &InputError{Op: f.op, Reason: fmt.Sprintf("the read is a %s: it would send %d requests before it returns, over the fan-out ceiling of %d; raise it with MaxFanOutRequests(%d), or iterate with All / AllBetween", f.plan.describe(), n, f.limit, n)}
 }
 
 // timeField reads the time placeholder ph's field of struct value v.
@@ -241,6 +443,8 @@ type fanRun struct {
 	ahead    int  // groups that may be read from g on
 	slow     bool // ahead starts at 1 and doubles (a Limit: read no more buckets than needed)
 	want     int  // items the read still wants; 0: no limit
+	ceiling  int  // fetches a page may start; 0: no bound (iterators)
+	started  int
 	scanned  int
 	requests int
 }
@@ -280,7 +484,7 @@ func (run *fanRun) stop() {
 func (run *fanRun) fill() {
 	f := run.f
 	end := min(len(f.legs), (run.g+run.ahead)*f.width)
-	for i := run.g * f.width; i < end && run.inflight < f.conc; i++ {
+	for i := run.g * f.width; i < end && run.inflight < f.conc && (run.ceiling == 0 || run.started < run.ceiling); i++ {
 		if l := &f.legs[i]; !l.inflight && !l.ended && l.pos == len(l.buf) {
 			run.fetch(i)
 		}
@@ -293,7 +497,9 @@ func (run *fanRun) fetch(i int) {
 	l := &run.f.legs[i]
 	l.inflight = true
 	run.inflight++
+	run.started++
 	r, start, want := l.r, l.start, run.want
+	l.fresh = l.fresh || start == nil
 	go func() {
 		rr := *r // the request is shared; its ExclusiveStartKey is this fetch's
 		rr.query.ExclusiveStartKey = start
@@ -356,12 +562,23 @@ func (run *fanRun) pull(stopIfWait bool) (item map[string]types.AttributeValue, 
 			return nil, nil, false, nil
 		case waiting:
 			run.fill()
+			if run.inflight == 0 { // the page is at the fan-out ceiling: it ends here
+				return nil, nil, false, nil
+			}
 			if err := run.await(); err != nil {
 				return nil, nil, false, err
 			}
-		case best < 0: // the group is read: on to the next, reading further ahead
+		case best < 0: // the group is read: on to the next
+			// Reading further ahead only past a group this call read
+			// from its start: a bucket a cursor left done or half read
+			// says nothing of how sparse the next ones are, and a resumed
+			// page starts with the window a first page has.
+			fresh := false
+			for j := range legs {
+				fresh = fresh || legs[j].fresh
+			}
 			run.g++
-			if run.slow {
+			if run.slow && fresh {
 				run.ahead = min(2*run.ahead, groups)
 			}
 		default:
@@ -411,7 +628,11 @@ func compareKeyValues(a, b types.AttributeValue) int {
 
 // fanPage reads one page of f: up to want items (0: no limit).
 func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T], error) {
+	if err := f.overCeiling(f.width); err != nil {
+		return nil, err // one bucket's shards, read together
+	}
 	run := f.start(ctx, db, want, true)
+	run.ceiling = f.limit
 	page := &Page[T]{}
 	var zero T
 	for want == 0 || len(page.Items) < want {
@@ -446,10 +667,15 @@ func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T],
 }
 
 // fanAll iterates over every item of the read req makes, as queryAll does.
-func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error)) iter.Seq2[T, error] {
+// eager is a call that reads everything before it returns (Sum): over
+// the fan-out ceiling, it is refused.
+func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eager bool) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		f, err := req()
+		if err == nil && eager {
+			err = f.overCeiling(len(f.legs))
+		}
 		if err != nil {
 			yield(zero, err)
 			return
@@ -499,6 +725,9 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryO
 	if f.s.limit != 0 || f.s.read.hasCursor {
 		return zero, &InputError{Op: f.op, Reason: "Get takes no Limit or After"}
 	}
+	if err := f.overCeiling(len(f.legs)); err != nil {
+		return zero, err
+	}
 	found, err := fanPage[T](ctx, db, f, 2)
 	switch {
 	case err != nil:
@@ -526,16 +755,23 @@ func (p *Pattern[T]) QueryBetweenInputs(db *DB, from, to T, opts ...QueryOption)
 }
 
 func (p *Pattern[T]) queryInputs(db *DB, params T, upper *T, opts []QueryOption) ([]*dynamodb.QueryInput, error) {
-	if p.d.fan == nil {
+	if !p.d.fans() {
 		in, err := p.queryInput(p.request(db, params, upper, opts))
 		if err != nil {
 			return nil, err
 		}
 		return []*dynamodb.QueryInput{in}, nil
 	}
+	ins, _, err := p.fanInputs(db, params, upper, opts)
+	return ins, err
+}
+
+// fanInputs are the first requests of a read that may fan out: every leg's
+// not yet done.
+func (p *Pattern[T]) fanInputs(db *DB, params T, upper *T, opts []QueryOption) ([]*dynamodb.QueryInput, *fanReq, error) {
 	f, err := p.fanRequest(db, params, upper, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]*dynamodb.QueryInput, 0, len(f.legs))
 	for i := range f.legs {
@@ -547,10 +783,29 @@ func (p *Pattern[T]) queryInputs(db *DB, params T, upper *T, opts []QueryOption)
 		in.ExclusiveStartKey = l.start
 		out = append(out, &in)
 	}
-	return out, nil
+	return out, f, nil
 }
 
-// fanInputError is QueryInput's answer for a pattern that fans out.
-func (p *Pattern[T]) fanInputError() error {
-	return &InputError{Op: p.d.name, Reason: "the pattern reads " + p.d.fan.describe() + ", one request each: use QueryInputs or QueryBetweenInputs"}
+// fanInput is QueryInput of a pattern that may fan out: the request of a
+// call that reads one partition, else an ErrInvalidInput naming the dry
+// run that returns them all.
+func (p *Pattern[T]) fanInput(db *DB, params T, upper *T, opts []QueryOption) (*dynamodb.QueryInput, error) {
+	ins, f, err := p.fanInputs(db, params, upper, opts)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(f.legs) == 1 && len(ins) == 1:
+		return ins[0], nil
+	case len(f.legs) == 1: // the cursor says it is done
+		in := f.legs[0].r.query
+		return &in, nil
+	}
+	use := "Pattern.QueryInputs"
+	switch {
+	case p.d.entityQuery:
+		use = "Entity.QueryInputs"
+	case upper != nil:
+		use = "Pattern.QueryBetweenInputs"
+	}
+	return nil, &InputError{Op: p.d.name, Reason: fmt.Sprintf("the read is a %s, %d requests: use %s", f.plan.describe(), len(f.legs), use)}
 }

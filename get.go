@@ -86,7 +86,7 @@ func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.
 // ConsistentRead and Project).
 func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOption) (T, error) {
 	var zero T
-	if p.d.fan != nil {
+	if p.d.fans() {
 		return p.fanGet(ctx, db, params, opts)
 	}
 	r, err := p.request(db, params, nil, opts)

@@ -141,6 +141,9 @@ type readSettings struct {
 	// fanConcurrency is FanOutConcurrency's n, when hasFanConcurrency (fanout.go).
 	hasFanConcurrency bool
 	fanConcurrency    int
+	// fanCeiling is MaxFanOutRequests' n, when hasFanCeiling (fanout.go).
+	hasFanCeiling bool
+	fanCeiling    int
 }
 
 // writeSettings is what the write-side options add up to.

@@ -117,6 +117,10 @@ type readDecl struct {
 	labels  []string // the partition's labels, in order of first use
 	keys    []string // keyAttrs, made once
 	fan     *fanPlan // shards or time buckets the read fans out over (fanout.go); nil: one partition
+	// prefixBucket is the time bucket of a SortPrefix read's partition
+	// when the sort key holds the same time: a PartialTime coarser than
+	// the bucket reads every bucket of its period (fanout.go).
+	prefixBucket *bucketPlan
 }
 
 // readMember is one entity a read returns, with its templates on the index
@@ -322,14 +326,14 @@ func (d *readDecl) fullItems() bool {
 // resolve checks the declaration against the model and fills in the
 // resolved fields, or err.
 func (d *readDecl) resolve() {
-	d.err, d.index, d.members, d.labels, d.keys, d.fan = nil, nil, nil, nil, nil, nil
+	d.err, d.index, d.members, d.labels, d.keys, d.fan, d.prefixBucket = nil, nil, nil, nil, nil, nil, nil
 	err := d.check()
 	if err == nil {
 		err = d.resolveFan()
 	}
 	if err != nil {
 		d.err = err
-		d.index, d.members, d.labels, d.fan = nil, nil, nil, nil
+		d.index, d.members, d.labels, d.fan, d.prefixBucket = nil, nil, nil, nil, nil
 		return
 	}
 	d.keys = d.makeKeyAttrs()
@@ -611,6 +615,14 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 			}
 		}
 	}
+	if sm := mem.m.shard; sm != nil && sm.by != nil && d.fanShard() == nil && mem.partBinds(sm.field.GoName) {
+		// Every read of the pattern gives By's fields: it reads their
+		// shard (see shardAlwaysGiven).
+		var err error
+		if v, err = mem.m.placeShard(v); err != nil {
+			return nil, err
+		}
+	}
 	pk, err := mem.renderPartition(d.pkAttr(), v)
 	if err != nil {
 		return nil, err
@@ -626,19 +638,20 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 }
 
 // QueryInput is the first request Query sends for params (a dry run). It
-// is an error for a GetItem pattern: see GetInput.
+// is an error for a GetItem pattern (see GetInput), and for a read that
+// spans several shards or time buckets (see QueryInputs).
 func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	if p.d.fan != nil {
-		return nil, p.fanInputError()
+	if p.d.fans() {
+		return p.fanInput(db, params, nil, opts)
 	}
 	return p.queryInput(p.request(db, params, nil, opts))
 }
 
 // QueryBetweenInput is the first request QueryBetween sends for the bounds
-// from and to (a dry run).
+// from and to (a dry run); see QueryInput.
 func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	if p.d.fan != nil {
-		return nil, p.fanInputError()
+	if p.d.fans() {
+		return p.fanInput(db, from, &to, opts)
 	}
 	return p.queryInput(p.request(db, from, &to, opts))
 }
@@ -659,7 +672,7 @@ func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, er
 // ConsistentRead and Project. A SortBetween pattern is read with
 // QueryBetween.
 func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
-	if p.d.fan != nil {
+	if p.d.fans() {
 		return p.fanQuery(ctx, db, params, nil, opts)
 	}
 	r, err := p.request(db, params, nil, opts)
@@ -676,7 +689,7 @@ func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryO
 // and Order{Date: "2024-01-31"} includes every order of January 31st,
 // whatever its ID.
 func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
-	if p.d.fan != nil {
+	if p.d.fans() {
 		return p.fanQuery(ctx, db, from, &to, opts)
 	}
 	r, err := p.request(db, from, &to, opts)
@@ -703,19 +716,21 @@ func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], e
 // loop stops the reads. Options are Query's; Limit caps the total and
 // After starts from a cursor. An error is yielded once, last.
 func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, params, nil, opts)
+	return p.all(ctx, db, params, nil, opts, false)
 }
 
 // AllBetween iterates over every item of a SortBetween pattern from the
 // sort key of from to that of to, as All does (see QueryBetween).
 func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, from, &to, opts)
+	return p.all(ctx, db, from, &to, opts, false)
 }
 
 // all is All and AllBetween (upper: see request).
-func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) iter.Seq2[T, error] {
-	if p.d.fan != nil {
-		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) })
+// eager: the caller reads every item before it returns (Sum), bound by the
+// fan-out ceiling.
+func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption, eager bool) iter.Seq2[T, error] {
+	if p.d.fans() {
+		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) }, eager)
 	}
 	return queryAll(ctx, db, func() (*readReq, error) { return p.request(db, params, upper, opts) }, decodeMember[T], nil)
 }

@@ -61,6 +61,14 @@ func (e *Entity[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb
 	return e.query.QueryInput(db, params, opts...)
 }
 
+// QueryInputs are the first requests Query sends for params (a dry run):
+// one per shard of a sharded entity whose partition Query fans out over
+// (see Shards), or per time bucket a PartialTime covers; the one request
+// of any other entity.
+func (e *Entity[T]) QueryInputs(db *DB, params T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
+	return e.query.QueryInputs(db, params, opts...)
+}
+
 // Query reads one page of the entity's items in the partition given by
 // params (see QueryInput); paging works as for Pattern.Query: Limit, After
 // and the page's Cursor.
@@ -341,8 +349,10 @@ func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error)
 		return fail("%s does not apply: the pattern runs as GetItem, which takes only ConsistentRead and Project", getOnly)
 	case s.limit < 0:
 		return fail("Limit must not be negative")
-	case s.read.hasFanConcurrency && (d.fan == nil || s.read.fanConcurrency < 1):
+	case s.read.hasFanConcurrency && (d.fan == nil && (d.prefixBucket == nil || !s.read.partial) || s.read.fanConcurrency < 1):
 		return fail("FanOutConcurrency(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanConcurrency)
+	case s.read.hasFanCeiling && (!d.fans() || s.read.fanCeiling < 1):
+		return fail("MaxFanOutRequests(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanCeiling)
 	case s.consistent && d.index != nil:
 		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
 	case s.descending && s.read.ascending:

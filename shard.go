@@ -332,23 +332,25 @@ type Number interface {
 
 // Sum adds up value over every item pattern p reads for params (All, with
 // its options): over all the shards of a pattern that fans out, the seed's
-// page-view total.
+// page-view total. A read of more legs than the fan-out ceiling is refused
+// before sending: see MaxFanOutRequests.
 //
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
 func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.All(ctx, db, params, opts...), value)
+	return sum(p.all(ctx, db, params, nil, opts, true), value)
 }
 
 // SumBetween adds up value over every item a SortBetween pattern reads
 // from from to to (AllBetween, with its options): over every time bucket
-// and shard the range touches, such as the readings of the last 24 hours.
+// and shard the range touches, such as the readings of the last 24 hours;
+// bound by the fan-out ceiling as Sum is.
 //
 //	total, err := singletable.SumBetween(ctx, db, ReadingsBetween,
 //		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
 //		func(r Reading) float64 { return r.Value })
 func SumBetween[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.AllBetween(ctx, db, from, to, opts...), value)
+	return sum(p.all(ctx, db, from, &to, opts, true), value)
 }
 
 func sum[T any, N Number](items iter.Seq2[T, error], value func(T) N) (N, error) {
