@@ -145,3 +145,17 @@ func TestReadsDecodeError(t *testing.T) {
 	}
 	assert.Equal(t, 1, scanned)
 }
+
+// A key parses only as its template writes it: "SEQ#12" is no key of
+// "SEQ#{Seq:4}", which writes "SEQ#0012".
+func TestDecodeKeysOnlyAsWritten(t *testing.T) {
+	item := map[string]types.AttributeValue{"PK": s("K#x"), "SK": s("SEQ#12")}
+	_, err := kindsE.Decode(item)
+	assert.ErrorIs(t, err, st.ErrWrongEntity)
+	_, err = kindsTable.Decode(item)
+	assert.ErrorIs(t, err, st.ErrWrongEntity)
+	item["SK"] = s("SEQ#0012")
+	v, err := kindsE.Decode(item)
+	require.NoError(t, err)
+	assert.Equal(t, Kinds{ID: "x", Seq: 12}, v)
+}
