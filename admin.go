@@ -81,20 +81,53 @@ func (db *DB) EnsureTable(ctx context.Context, opts ...EnsureOption) error {
 			}
 			continue
 		}
-		if diffs := db.table.schemaDifferences(out.Table); len(diffs) > 0 {
-			if s.addIndexes && len(diffs) == len(db.table.missingIndexes(out.Table)) {
-				if err := db.addIndexes(ctx, admin, db.table.missingIndexes(out.Table)); err != nil {
-					return err
-				}
-				continue
+		// Everything is checked before anything is changed: on any
+		// difference EnsureTable changes nothing.
+		add, err := db.checkExisting(ctx, admin, out.Table, s.addIndexes)
+		if err != nil {
+			return err
+		}
+		if len(add) > 0 {
+			if err := db.addIndexes(ctx, admin, add); err != nil {
+				return err
 			}
-			return &SchemaMismatchError{Table: db.name, Differences: diffs}
+			continue
 		}
 		if err := db.ensureStream(ctx, admin, out.Table); err != nil {
 			return err
 		}
 		return db.finishTable(ctx, admin)
 	}
+}
+
+// checkExisting compares an existing table with the model: its key schema
+// and indexes, its stream's view and, when EnsureTable is to change the
+// table (add an index, enable the stream) or reports a difference, the
+// attribute its TTL is enabled on. Every difference is in the one
+// *SchemaMismatchError; else it returns the indexes to add (with
+// addIndexes, the missing ones).
+func (db *DB) checkExisting(ctx context.Context, admin AdminClient, d *types.TableDescription, addIndexes bool) ([]string, error) {
+	diffs := db.table.schemaDifferences(d)
+	var add []string
+	if missing := db.table.missingIndexes(d); addIndexes && len(missing) > 0 && len(diffs) == len(missing) {
+		add, diffs = missing, nil
+	}
+	streamDiff, enableStream := db.streamDifference(d)
+	if streamDiff != "" {
+		diffs = append(diffs, streamDiff)
+	}
+	if db.table.ttlAttr != "" && (len(diffs) > 0 || len(add) > 0 || enableStream) {
+		var mismatch *SchemaMismatchError
+		if _, err := db.ttlEnabled(ctx, admin); errors.As(err, &mismatch) {
+			diffs = append(diffs, mismatch.Differences...)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if len(diffs) > 0 {
+		return nil, &SchemaMismatchError{Table: db.name, Differences: diffs}
+	}
+	return add, nil
 }
 
 // finishTable waits for ACTIVE and enables TTL when declared.

@@ -103,3 +103,36 @@ func TestEnsureTableAddsMissingIndexes(t *testing.T) {
 	assert.ErrorIs(t, err, errUnexpectedUpdate)
 	assert.ErrorContains(t, err, "adding index GSI2")
 }
+
+// EnsureTable checks everything before it changes anything: a TTL enabled
+// on another attribute, or a stream of another view, fails it before the
+// missing index is added, not after.
+func TestEnsureTableAddsNothingOnAMismatch(t *testing.T) {
+	v1 := st.MustTable("Idx", st.WithGSI("GSI1"), st.WithStream(st.StreamKeysOnly))
+	for name, model := range map[string]*st.Table{
+		"ttl":    st.MustTable("Idx", st.WithGSI("GSI1"), st.WithGSI("GSI2"), st.WithTTL("expires")),
+		"stream": st.MustTable("Idx", st.WithGSI("GSI1"), st.WithGSI("GSI2"), st.WithStream(st.StreamNewImage)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			u := &updatingAdmin{}
+			u.describe = func(int) (*types.TableDescription, error) {
+				u.mu.Lock()
+				defer u.mu.Unlock()
+				d := describedAs(v1.CreateTableInput("Idx"))
+				d.StreamSpecification = v1.CreateTableInput("Idx").StreamSpecification
+				if len(u.updates) > 0 { // the index was added
+					d.GlobalSecondaryIndexes = describedAs(model.CreateTableInput("Idx")).GlobalSecondaryIndexes
+				}
+				return d, nil
+			}
+			u.describeTTL = func(int) (*types.TimeToLiveDescription, error) {
+				return &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusEnabled, AttributeName: aws.String("ttl")}, nil
+			}
+			err := st.New(nil, model, st.WithAdminClient(u)).EnsureTable(t.Context(), st.AddMissingIndexes())
+			require.ErrorIs(t, err, st.ErrSchemaMismatch)
+			assert.ErrorContains(t, err, name)
+			assert.Empty(t, u.updates, "nothing changed")
+			assert.Zero(t, u.ttlUpdates)
+		})
+	}
+}

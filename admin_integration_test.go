@@ -40,6 +40,14 @@ func TestEnsureTableTTLOnAnotherAttribute(t *testing.T) {
 	assert.ErrorIs(t, err, st.ErrSchemaMismatch)
 	assert.Contains(t, mismatch.Error(), "ttl")
 	assert.Contains(t, mismatch.Error(), "expires")
+
+	// With an index to add too: nothing is added, the mismatch comes first.
+	withIndex := st.MustTable("TTLOther", st.WithTTL("expires"), st.WithGSI("GSI1"))
+	err = st.New(client, withIndex, st.WithTableName(name)).EnsureTable(ctx, st.AddMissingIndexes())
+	require.ErrorIs(t, err, st.ErrSchemaMismatch)
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &name})
+	require.NoError(t, err)
+	assert.Empty(t, out.Table.GlobalSecondaryIndexes, "no index was added")
 }
 
 // Concurrent EnsureTable calls on a missing table all succeed: one creates

@@ -122,5 +122,6 @@ func TestBatchGetDecodeErrorKeepsUnprocessedKeys(t *testing.T) {
 	assert.Len(t, got, 3)
 	assert.ErrorIs(t, err, st.ErrUnprocessed, "the unread key is reported: %v", err)
 	assert.Equal(t, []st.WRecord{keys[1]}, st.WRecords.UnprocessedKeys(err))
-	assert.Contains(t, err.Error(), "decoding Record", "the decode error is reported too")
+	assert.ErrorIs(t, err, st.ErrDecode, "the decode error is reported too")
+	assert.Contains(t, err.Error(), "decoding a Record item")
 }

@@ -64,6 +64,9 @@ func (t *Table) decodeItem(op string, item map[string]types.AttributeValue) (any
 
 // memberOf finds the entity of an item among all the table's entities.
 func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*readMember, error) {
+	if err := t.checkKeys(op, "", item); err != nil {
+		return nil, err
+	}
 	var mem *readMember
 	if s, typed := item[t.typeAttr].(*types.AttributeValueMemberS); typed {
 		t.mu.RLock()

@@ -42,6 +42,11 @@ var (
 	ErrInvalidInput = errors.New("singletable: invalid input")
 	// ErrWrongEntity: an item read back is not of the expected entity type.
 	ErrWrongEntity = errors.New("singletable: item is of another entity type")
+	// ErrDecode: an item read back, or given to Decode or Change, cannot be
+	// decoded as its entity: a table key attribute is missing or is not a
+	// string, or a value does not fit its field (a string in a number
+	// field, 300 in an int8). A *DecodeError names the attribute.
+	ErrDecode = errors.New("singletable: item cannot be decoded")
 
 	// The write side.
 
@@ -188,6 +193,48 @@ func (e *EntityMismatchError) Error() string {
 
 // Is makes errors.Is(err, ErrWrongEntity) true.
 func (e *EntityMismatchError) Is(target error) bool { return target == ErrWrongEntity }
+
+// DecodeError is an item that cannot be decoded as entity Entity: Attr is
+// the attribute at fault (for a nested struct's field, the path to it:
+// "in.when") and Field its Go field, if it has one. It matches ErrDecode
+// and unwraps to the codec's error (an *attributevalue.UnmarshalTypeError
+// where attributevalue would give one).
+type DecodeError struct {
+	Op     string // e.g. "Order.Get", "Order.Decode"; empty when unknown
+	Entity string
+	Attr   string
+	Field  string
+	Key    map[string]types.AttributeValue // the item's table key, as far as it has one
+	Reason string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	b.WriteString("singletable: ")
+	if e.Op != "" {
+		b.WriteString(e.Op + ": ")
+	}
+	b.WriteString("decoding ")
+	if e.Entity != "" {
+		b.WriteString("a " + e.Entity + " ")
+	}
+	b.WriteString("item " + formatKey(e.Key))
+	if e.Attr != "" {
+		b.WriteString(": attribute " + e.Attr)
+	}
+	if e.Field != "" {
+		b.WriteString(" (field " + e.Field + ")")
+	}
+	b.WriteString(": " + e.Reason)
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrDecode) true.
+func (e *DecodeError) Is(target error) bool { return target == ErrDecode }
+
+// Unwrap returns the codec's error, if there is one.
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // notFoundError is a read that found no item. It matches ErrNotFound.
 type notFoundError struct {

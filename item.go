@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/token"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -144,7 +145,45 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 		return err
 	}
 	if err := m.plan.Decode(item, v); err != nil {
-		return fmt.Errorf("singletable: decoding %s: %w", m.name, err)
+		return m.decodeError("", item, err)
+	}
+	return nil
+}
+
+// decodeError is the *DecodeError of a value of item that the codec could
+// not decode (err).
+func (m *entityModel) decodeError(op string, item map[string]types.AttributeValue, err error) error {
+	e := &DecodeError{Op: op, Entity: m.name, Key: m.keyOfItem(item), Reason: err.Error(), Err: err}
+	var ae *codec.AttrError
+	if errors.As(err, &ae) {
+		e.Attr, e.Field, e.Reason = ae.Attr, ae.Field, ae.Err.Error()
+	}
+	return e
+}
+
+// checkKeys refuses a raw item without the table's key attributes as
+// strings: it is no item of the table (nil, {}, a key that is a number).
+func (m *entityModel) checkKeys(op string, item map[string]types.AttributeValue) error {
+	return m.table.checkKeys(op, m.name, item)
+}
+
+// checkKeys refuses a raw item of entity (empty: not known yet) without
+// the table's key attributes as strings.
+func (t *Table) checkKeys(op, entity string, item map[string]types.AttributeValue) error {
+	for _, a := range []string{t.pk, t.sk} {
+		if a == "" {
+			continue
+		}
+		reason := ""
+		switch v := item[a].(type) {
+		case *types.AttributeValueMemberS:
+			continue
+		case nil:
+			reason = "the item has no such attribute; every item of the table has its key attributes"
+		default:
+			reason = "a table key attribute is a string (S), not " + strings.TrimPrefix(fmt.Sprintf("%T", v), "*types.AttributeValueMember")
+		}
+		return &DecodeError{Op: op, Entity: entity, Attr: a, Key: t.keyOfItem(item), Reason: reason}
 	}
 	return nil
 }

@@ -88,6 +88,13 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			_, present[i] = item[k.attr].(*types.AttributeValueMemberS)
 			all = all && present[i]
 		}
+		if !all {
+			// A raw item (Decode, a stream record) may lack the table's
+			// keys, which every item of the table has.
+			if err := m.checkKeys(op, item); err != nil {
+				return err
+			}
+		}
 		skips := mem.skips
 		if !all || skips == nil {
 			skips = keySkips(kts, present[:len(kts)])
@@ -103,7 +110,7 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 		}
 	}
 	if err := m.plan.Decode(item, v); err != nil {
-		return fmt.Errorf("singletable: %s: decoding %s: %w", op, m.name, err)
+		return m.decodeError(op, item, err)
 	}
 	return nil
 }

@@ -550,15 +550,27 @@ func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error)
 	return out.String(), nil
 }
 
-// checkFilter refuses a filter on attributes the index does not carry: it
-// would silently match nothing.
+// checkFilter refuses a filter on the read's own key attributes, which
+// DynamoDB refuses (a ValidationException: they belong in the key
+// condition), such as a field stored as the attribute an index is keyed on
+// (IndexKeys("email", "")); and one on attributes the index does not
+// carry: it would silently match nothing.
 func (d *readDecl) checkFilter(op string, c Cond) error {
-	if d.fullItems() {
-		return nil
-	}
 	var b expr.Builder
 	if _, err := d.renderFor(op, c, &b); err != nil {
 		return err
+	}
+	for _, attr := range b.Names {
+		if attr == d.pkAttr() || (attr != "" && attr == d.skAttr()) {
+			on := "the table"
+			if d.index != nil {
+				on = "index " + d.index.name
+			}
+			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is a key attribute of %s, which DynamoDB does not filter on; give its value in the pattern's key condition", attr, on)}
+		}
+	}
+	if d.fullItems() {
+		return nil
 	}
 	for _, attr := range b.Names {
 		if !d.projects(attr) {

@@ -323,3 +323,39 @@ func TestLimitZeroIsNoCap(t *testing.T) {
 	assert.Nil(t, zero.Limit)
 	assert.Equal(t, without, zero)
 }
+
+// A filter on the read's own key attributes is refused before sending
+// (DynamoDB answers a ValidationException): a field stored as the
+// attribute an index is keyed on, read through that index.
+type fkPerson struct {
+	ID    string `dynamodbav:"id"`
+	Email string `dynamodbav:"email"`
+	Age   int    `dynamodbav:"age"`
+	Name  string `dynamodbav:"name"`
+}
+
+func TestFilterOnIndexKeyAttributeRefused(t *testing.T) {
+	tbl := st.MustTable("FilterKeys", st.WithGSI("ByEmail", st.IndexKeys("email", "")), st.WithGSI("ByAge", st.IndexKeys("age", "name")))
+	people := st.MustDefine[fkPerson](tbl, "Person", st.Key("PERSON#{ID}", "PROFILE"))
+	byEmail := people.Pattern("ByEmail").On("ByEmail").Partition("{Email}").Must()
+	byAge := people.Pattern("ByAge").On("ByAge").Partition("{Age}").Must()
+	client := &singletabletest.Client{}
+	db := st.New(client, tbl)
+	for _, c := range []struct {
+		read  func(st.QueryOption) error
+		field string
+		value any
+	}{
+		{func(o st.QueryOption) error { _, err := byEmail.Query(ctx, db, fkPerson{Email: "a@x"}, o); return err }, "Email", "x"},
+		{func(o st.QueryOption) error { _, err := byAge.Query(ctx, db, fkPerson{Age: 3}, o); return err }, "Name", "x"},
+		{func(o st.QueryOption) error { _, err := byAge.Query(ctx, db, fkPerson{Age: 3}, o); return err }, "Age", 4},
+	} {
+		err := c.read(st.Filter(st.Eq(c.field, c.value)))
+		require.ErrorIs(t, err, st.ErrInvalidInput, c.field)
+		assert.Contains(t, err.Error(), "key attribute", c.field)
+	}
+	assert.Empty(t, client.Calls(), "nothing sent")
+	_, err := byEmail.Query(ctx, db, fkPerson{Email: "a@x"}, st.Filter(st.Eq("Name", "x")))
+	require.NoError(t, err, "other attributes filter")
+	assert.Len(t, client.Calls(), 1)
+}

@@ -68,21 +68,35 @@ func (t *Table) EnableStreamInput(name string) *dynamodb.UpdateTableInput {
 	return &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: t.streamSpec()}
 }
 
+// streamDifference compares an existing table's stream with the model's:
+// a stream with another view is a difference (described), a missing one
+// is to be enabled.
+func (db *DB) streamDifference(d *types.TableDescription) (diff string, enable bool) {
+	want := db.table.stream
+	if want == "" {
+		return "", false
+	}
+	if s := d.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
+		if s.StreamViewType == want {
+			return "", false
+		}
+		return fmt.Sprintf("the stream's view is %s, the model wants %s: disable the stream (UpdateTable StreamEnabled false) and run EnsureTable again", s.StreamViewType, want), false
+	}
+	return "", true
+}
+
 // ensureStream enables the model's stream on an existing table d
 // describes, unless it has it already; finishTable then waits for ACTIVE.
 // A table with a stream the model does not declare keeps it: other
 // consumers may read it.
 func (db *DB) ensureStream(ctx context.Context, admin AdminClient, d *types.TableDescription) error {
 	want := db.table.stream
-	if want == "" {
-		return nil
+	diff, enable := db.streamDifference(d)
+	if diff != "" {
+		return &SchemaMismatchError{Table: db.name, Differences: []string{diff}}
 	}
-	if s := d.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
-		if s.StreamViewType == want {
-			return nil
-		}
-		return &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
-			"the stream's view is %s, the model wants %s: disable the stream (UpdateTable StreamEnabled false) and run EnsureTable again", s.StreamViewType, want)}}
+	if !enable {
+		return nil
 	}
 	if _, err := admin.UpdateTable(ctx, db.table.EnableStreamInput(db.name)); err != nil {
 		// A concurrent EnsureTable may have enabled it meanwhile, which

@@ -564,16 +564,49 @@ func (p *Plan) learnUnmatched(names []string) {
 	}
 }
 
-// decodeInto decodes av into the field of struct v.
+// decodeInto decodes av into the field of struct v; an error names the
+// attribute and field (*AttrError).
 func (fp *fieldPlan) decodeInto(av types.AttributeValue, v reflect.Value) error {
+	var err error
 	if !fp.nested {
-		return fp.dec(av, v.Field(fp.first))
+		err = fp.dec(av, v.Field(fp.first))
+	} else {
+		var fv reflect.Value
+		if fv, err = fp.decValue(v); err == nil {
+			err = fp.dec(av, fv)
+		}
 	}
-	fv, err := fp.decValue(v)
 	if err != nil {
-		return err
+		return attrError(fp.attr, fp.goName, err)
 	}
-	return fp.dec(av, fv)
+	return nil
+}
+
+// AttrError is an attribute whose value cannot be decoded into its field
+// (a string in a number field, a number out of the field's range). For a
+// nested struct's field, Attr and Field name the path to it: "in.when",
+// "In.When".
+type AttrError struct {
+	Attr  string
+	Field string
+	Err   error
+}
+
+func (e *AttrError) Error() string {
+	return "attribute " + e.Attr + " (field " + e.Field + "): " + e.Err.Error()
+}
+
+// Unwrap returns the decoding error (attributevalue's, for the errors it
+// shares).
+func (e *AttrError) Unwrap() error { return e.Err }
+
+// attrError names attribute attr (field name) in err: an *AttrError of a
+// nested struct's attribute gets the outer names in front.
+func attrError(attr, name string, err error) error {
+	if ae, ok := err.(*AttrError); ok {
+		return &AttrError{Attr: attr + "." + ae.Attr, Field: name + "." + ae.Field, Err: ae.Err}
+	}
+	return &AttrError{Attr: attr, Field: name, Err: err}
 }
 
 // DecodeField decodes av into field f of the addressable struct v (or a

@@ -551,8 +551,17 @@ func (t *Template) ParseKey(key string, v reflect.Value, skip []bool) error {
 		if skip != nil && skip[i] {
 			continue
 		}
-		if err := ph.Set(v.FieldByIndex(ph.Field.Index), raws[i]); err != nil {
+		fv := v.FieldByIndex(ph.Field.Index)
+		if err := ph.Set(fv, raws[i]); err != nil {
 			return fmt.Errorf("key %q, template %q: %w", key, t.Raw, err)
+		}
+		// Only what the template writes parses: "SEQ#12" is no key of
+		// "SEQ#{Seq:3}" (which writes "SEQ#012"), nor "N#+5" or "N#05"
+		// of "N#{N}".
+		var buf [64]byte
+		back, ok, err := ph.AppendValue(buf[:0], fv, t.Delim)
+		if err != nil || !ok || string(back) != raws[i] {
+			return fmt.Errorf("key %q, template %q: field %s: %q is not how the template writes its value", key, t.Raw, ph.Field.GoName, raws[i])
 		}
 	}
 	return nil

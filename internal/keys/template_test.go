@@ -149,6 +149,39 @@ func TestParseRejectsForeignKeys(t *testing.T) {
 	}
 }
 
+// A key parses only as the template would write it: rendering the parsed
+// values gives the key back. Text the template never writes (an unpadded,
+// signed or zero-led number, a needless or lower-case escape, invalid
+// UTF-8) is no key of it.
+func TestParseOnlyWhatRenders(t *testing.T) {
+	for _, c := range []struct{ tpl, key string }{
+		{"SEQ#{Seq:3}", "SEQ#12"},
+		{"SEQ#{Seq:3}", "SEQ#0012"},
+		{"SEQ#{Seq:3}", "SEQ#1234"},
+		{"SEQ#{Seq}", "SEQ#012"},
+		{"SEQ#{Seq}", "SEQ#+12"},
+		{"SEQ#{Seq}", "SEQ#-0"},
+		{"S#{Small}", "S#07"},
+		{"U#{ID}", "U#%41"},
+		{"U#{ID}", "U#a%2fb"},
+		{"U#{ID}", "U#\xff"},
+		{"AT#{At}", "AT#2024-01-02T03:04:05+00:00"},
+	} {
+		tpl := mustTemplate(t, c.tpl)
+		var v keyed
+		assert.Error(t, tpl.ParseKey(c.key, reflect.ValueOf(&v).Elem(), nil), "%q parsed as %q", c.key, c.tpl)
+	}
+	for _, c := range []struct{ tpl, key string }{
+		{"SEQ#{Seq:3}", "SEQ#012"},
+		{"SEQ#{Seq}", "SEQ#12"},
+		{"SEQ#{Seq}", "SEQ#-12"},
+		{"U#{ID}", "U#a%23b"},
+	} {
+		var v keyed
+		assert.NoError(t, mustTemplate(t, c.tpl).ParseKey(c.key, reflect.ValueOf(&v).Elem(), nil), "%q as %q", c.key, c.tpl)
+	}
+}
+
 // Property: for random field values, render then parse gives the values back
 // (times at the layout's precision), and escaping keeps prefixes.
 func TestRoundTripProperty(t *testing.T) {
