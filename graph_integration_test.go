@@ -389,7 +389,7 @@ func TestIntegrationGraphLinksOverExpiredEdges(t *testing.T) {
 	require.NoError(t, xPosts.Put(ctx, db, xPost{ID: "p1"}))
 	likes := func() int { // the edges a read finds: expired ones are absent
 		n := 0
-		for _, err := range xLikes.InAll(ctx, db, xPost{ID: "p1"}) {
+		for _, err := range xLikes.InAll(ctx, db, xPost{ID: "p1"}, st.FetchFull()) {
 			require.NoError(t, err)
 			n++
 		}
