@@ -214,8 +214,11 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 		return nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if s.current != nil {
+		acts, _, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err)
+	}
 	if err != nil {
-		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too for one request")
+		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
 	in := acts[0].updateItemInput(db)
 	// The names map is shared with other requests of the shape (see
@@ -287,6 +290,24 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	kv := reflect.ValueOf(p).Elem()
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if s.current != nil {
+		if unique {
+			// Moving a guard needs the whole item: Update reads it anyway.
+			if _, err := e.m.currentValue(op, kv, s.current); err != nil {
+				return out, err
+			}
+		} else {
+			var given *storedRead
+			if acts, given, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
+				if err != nil {
+					return out, noReadError(err, s, "")
+				}
+				// The caller said what the item holds: a stale copy
+				// fails (*StaleError) rather than being read again.
+				return e.sendUpdate(ctx, db, acts[0], p)
+			}
+		}
+	}
 	if err == nil && !unique {
 		if s.upsert && e.m.upsertFills(s) {
 			return e.upsertTwice(ctx, db, p, kv, s)
@@ -464,9 +485,12 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	kv := reflect.ValueOf(p).Elem()
 	n := len(tx.actions)
 	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	if s.current != nil {
+		acts, _, err = e.m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
+	}
 	e.recycle(p)
 	if err != nil {
-		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
+		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return
 	}
 	if acts[n].update == "" {
@@ -597,6 +621,12 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			a.extra = new(actionExtra)
 		}
 		a.extra.liveAt = w.now.Unix()
+	}
+	if read != nil && read.given {
+		if a.extra == nil {
+			a.extra = new(actionExtra)
+		}
+		a.extra.given = read
 	}
 	if read != nil && read.found {
 		// The fields read must still hold what the plan was made from.
