@@ -197,7 +197,8 @@ const maxUpdateAttempts = 4
 // see TxUpdate and DB.TransactInput. Nor has an update that would read the
 // item first (an index key needs fields it does not give, see Update): it
 // is a *ReadNeededError (ErrReadNeeded) naming the fields, and given them
-// too it is one request.
+// too, or given the item as the caller holds it (Current), it is one
+// request.
 func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption) (*dynamodb.UpdateItemInput, error) {
 	op := e.m.ops.update
 	sv, err := updateSettings(op, ch, opts)
@@ -257,7 +258,10 @@ func noReadError(err error, s *settings, advice string) error {
 // then returns a *ReadChangedError. A change that takes the item out of a
 // sparse index (its When condition is false by the fields given) needs no
 // read: the index's keys are removed. NoRead forbids the read (a
-// *ReadNeededError, before sending). See docs/rules.md.
+// *ReadNeededError, before sending). Current gives the fields instead of
+// the read: one request, conditioned on them being as given, and a
+// *StaleError naming the field (no read, no retry) when they are not. See
+// docs/rules.md.
 //
 // With Upsert, an item the update creates is what Put of the same value
 // would store: every attribute, every index key its values give (reading
@@ -463,7 +467,10 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) 
 // TxUpdate adds Update of the item whose key fields are set in key (see
 // Update). A transaction cannot read mid-way, so an update whose index key needs
 // fields it neither changes nor gives (which Update would read) is a
-// *ReadNeededError naming them: Set them too. When
+// *ReadNeededError naming them: Set them too, or give the item as the
+// caller holds it with Current (the transaction is then conditioned on
+// those fields being unchanged, and a stale copy cancels it with a
+// *StaleError naming the field). When
 // a change touches a unique field, key must also hold the field's current
 // value: the transaction moves the guard from it to the new value, and is
 // conditioned on the item holding it (so a wrong one cancels the
