@@ -90,6 +90,9 @@ type actionExtra struct {
 	// liveAt is set when the condition checks that the item has not
 	// expired by then (an upsert's: see planUpdate), in epoch seconds.
 	liveAt int64
+	// given is what Current gave an update, which its condition holds
+	// the item to (see StaleError).
+	given *storedRead
 }
 
 // expiredReason says that an upsert failed on an expired item.
@@ -464,6 +467,12 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 			}
 			ce.Reason = fmt.Sprintf("expected version %d, the item is at version %d", a.expected, actual)
 			return vc
+		}
+	}
+	if existed && a.extra != nil && a.extra.given != nil {
+		if f, given, stored := a.extra.given.staleField(a.m, item); f != "" {
+			ce.Reason = fmt.Sprintf("the current value given is stale: the item holds %s %s, not %s", f, formatValue(stored), formatValue(given))
+			return &StaleError{ConditionError: ce, Field: f, Given: given, Stored: stored}
 		}
 	}
 	if existed {

@@ -214,3 +214,51 @@ func ExampleChanges() {
 	// (attribute_exists(#n1)) AND (#n0 >= :v2)
 	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2
 }
+
+type Task struct {
+	ID       string `dynamodbav:"taskId"`
+	Status   string `dynamodbav:"status"`
+	Priority int    `dynamodbav:"priority"`
+	Assignee string `dynamodbav:"assignee"`
+}
+
+var (
+	taskTable = singletable.MustTable("Tasks", singletable.WithGSI("GSI1"))
+	Tasks     = singletable.MustDefine[Task](taskTable, "Task", singletable.Key("TASK#{ID}", "TASK"),
+		singletable.Index("GSI1", "ASSIGNEE#{Assignee}", "{Status}#{Priority:2}"))
+)
+
+// Reassigning a task in a transaction: the index key reads Status and
+// Priority too, which a transaction cannot read, so the caller gives the
+// task as it holds it. The request takes them from it, on the condition
+// that the item still holds them; a stale copy would cancel the
+// transaction with a *StaleError naming the field.
+func ExampleCurrent() {
+	db := singletable.New(&singletabletest.Client{}, taskTable)
+	held := Task{ID: "t1", Status: "OPEN", Priority: 2, Assignee: "ann"} // read earlier
+	in, err := db.TransactInput(func(tx *singletable.Tx) error {
+		Tasks.TxUpdate(tx, Task{ID: "t1"}, singletable.Set("Assignee", "bob"), singletable.Current(held))
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	u := in.TransactItems[0].Update
+	fmt.Println(*u.UpdateExpression)
+	fmt.Println(*u.ConditionExpression)
+	for _, v := range []string{":v2", ":v3", ":v4"} {
+		switch av := u.ExpressionAttributeValues[v].(type) {
+		case *types.AttributeValueMemberS:
+			fmt.Println(v, av.Value)
+		case *types.AttributeValueMemberN:
+			fmt.Println(v, av.Value)
+		}
+	}
+	// Output:
+	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2
+	// ((attribute_exists(#n3)) AND (#n4 = :v3)) AND (#n5 = :v4)
+	// :v2 OPEN#02
+	// :v3 2
+	// :v4 OPEN
+}

@@ -52,8 +52,8 @@ type DeleteOption interface {
 	deleteOption()
 }
 
-// UpdateOption tunes Update, TxUpdate and UpdateInput. Upsert and NoRead
-// satisfy it. (An update's condition is part of its Changes: see
+// UpdateOption tunes Update, TxUpdate and UpdateInput. Upsert, NoRead and
+// Current satisfy it. (An update's condition is part of its Changes: see
 // Changes.If.)
 type UpdateOption interface {
 	option
@@ -116,10 +116,13 @@ type settings struct {
 	descending bool
 	cond       Cond
 	changes    []change
-	limit      int
-	write      writeSettings // write-side options (IdempotencyToken, batch options)
-	read       readSettings  // read-side options (After, Filter, Project ...)
-	walk       *walkSettings // scan and migration options (scan.go), when given
+	// current is Current's value: the item as the caller holds it, which
+	// gives an update the fields it would read (update_current.go).
+	current *givenValue
+	limit   int
+	write   writeSettings // write-side options (IdempotencyToken, batch options)
+	read    readSettings  // read-side options (After, Filter, Project ...)
+	walk    *walkSettings // scan and migration options (scan.go), when given
 }
 
 // readSettings is what the read-side options add up to; settings holds one.
@@ -397,6 +400,26 @@ func setUpsert(s *settings) { s.upsert = true }
 func NoRead() UpdateOption { return updateOpt{setNoRead} }
 
 func setNoRead(s *settings) { s.noRead = true }
+
+// Current gives an update the item as the caller holds it (a value of the
+// entity's type, or a pointer to one), so that an update whose index key
+// (or When condition) needs fields it neither changes nor gives takes them
+// from v instead of reading the item: TxUpdate and UpdateInput, which
+// cannot read, then build the request, and Update sends it without a read.
+// The write is conditioned on each field taken from v being stored as v
+// has it (absent where v leaves it out, as Put would), so a stale v fails
+// with a *StaleError naming the field, and writes nothing, rather than
+// writing a stale index key; Update does not read and retry then. v's key
+// must be the key updated, and an update that needs no field of v sends
+// no condition on it. See docs/rules.md.
+func Current[T any](v T) UpdateOption {
+	g := &givenValue{v}
+	return updateOpt{func(s *settings) { s.current = g }}
+}
+
+// givenValue is Current's value, as given (even a nil interface, which
+// is then refused).
+type givenValue struct{ v any }
 
 // IdempotencyToken makes a transaction idempotent under the caller's token
 // instead of a fresh random one: sending the same transaction again with the

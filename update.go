@@ -197,7 +197,8 @@ const maxUpdateAttempts = 4
 // see TxUpdate and DB.TransactInput. Nor has an update that would read the
 // item first (an index key needs fields it does not give, see Update): it
 // is a *ReadNeededError (ErrReadNeeded) naming the fields, and given them
-// too it is one request.
+// too, or given the item as the caller holds it (Current), it is one
+// request.
 func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption) (*dynamodb.UpdateItemInput, error) {
 	op := e.m.ops.update
 	sv, err := updateSettings(op, ch, opts)
@@ -214,8 +215,11 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 		return nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if s.current != nil {
+		acts, _, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err)
+	}
 	if err != nil {
-		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too for one request")
+		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
 	in := acts[0].updateItemInput(db)
 	// The names map is shared with other requests of the shape (see
@@ -254,7 +258,10 @@ func noReadError(err error, s *settings, advice string) error {
 // then returns a *ReadChangedError. A change that takes the item out of a
 // sparse index (its When condition is false by the fields given) needs no
 // read: the index's keys are removed. NoRead forbids the read (a
-// *ReadNeededError, before sending). See docs/rules.md.
+// *ReadNeededError, before sending). Current gives the fields instead of
+// the read: one request, conditioned on them being as given, and a
+// *StaleError naming the field (no read, no retry) when they are not. See
+// docs/rules.md.
 //
 // With Upsert, an item the update creates is what Put of the same value
 // would store: every attribute, every index key its values give (reading
@@ -287,6 +294,24 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	kv := reflect.ValueOf(p).Elem()
 	unique := e.m.changedUnique(s) != ""
 	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	if s.current != nil {
+		if unique {
+			// Moving a guard needs the whole item: Update reads it anyway.
+			if _, err := e.m.currentValue(op, kv, s.current); err != nil {
+				return out, err
+			}
+		} else {
+			var given *storedRead
+			if acts, given, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
+				if err != nil {
+					return out, noReadError(err, s, "")
+				}
+				// The caller said what the item holds: a stale copy
+				// fails (*StaleError) rather than being read again.
+				return e.sendUpdate(ctx, db, acts[0], p)
+			}
+		}
+	}
 	if err == nil && !unique {
 		if s.upsert && e.m.upsertFills(s) {
 			return e.upsertTwice(ctx, db, p, kv, s)
@@ -442,7 +467,10 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) 
 // TxUpdate adds Update of the item whose key fields are set in key (see
 // Update). A transaction cannot read mid-way, so an update whose index key needs
 // fields it neither changes nor gives (which Update would read) is a
-// *ReadNeededError naming them: Set them too. When
+// *ReadNeededError naming them: Set them too, or give the item as the
+// caller holds it with Current (the transaction is then conditioned on
+// those fields being unchanged, and a stale copy cancels it with a
+// *StaleError naming the field). When
 // a change touches a unique field, key must also hold the field's current
 // value: the transaction moves the guard from it to the new value, and is
 // conditioned on the item holding it (so a wrong one cancels the
@@ -464,9 +492,12 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	kv := reflect.ValueOf(p).Elem()
 	n := len(tx.actions)
 	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	if s.current != nil {
+		acts, _, err = e.m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
+	}
 	e.recycle(p)
 	if err != nil {
-		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too (read the item with Get before the transaction)"))
+		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return
 	}
 	if acts[n].update == "" {
@@ -597,6 +628,12 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			a.extra = new(actionExtra)
 		}
 		a.extra.liveAt = w.now.Unix()
+	}
+	if read != nil && read.given {
+		if a.extra == nil {
+			a.extra = new(actionExtra)
+		}
+		a.extra.given = read
 	}
 	if read != nil && read.found {
 		// The fields read must still hold what the plan was made from.

@@ -65,6 +65,9 @@ func (p *updatePlan) keyValue(s string) types.AttributeValue {
 // before planning: the fields the update needs and does not give.
 type storedRead struct {
 	found bool
+	// given: the caller gave the fields (Current), nothing was read; a
+	// failed condition is then a *StaleError (see staleField).
+	given bool
 	// fields are the Go fields read, sorted; attrs their attributes as
 	// stored (absent ones missing).
 	fields []string
