@@ -32,17 +32,19 @@ import (
 //     reads), so the result is what one query over an unsharded partition
 //     would return;
 //   - buckets are read in time order (newest first when descending), each
-//     merged from its shards, reading ahead a bounded window: with a Limit
-//     the first bucket alone, then twice as many each time one this call
-//     read from its start is used up (a resumed page starts again at one),
-//     so that "the last 10 readings" reads the newest bucket and stops when
-//     it has them.
+//     merged from its shards, reading ahead a bounded window: the first
+//     bucket alone, then twice as many each time the window is used up
+//     past a bucket this call read from its start (a resumed page starts
+//     again at one), so that "the last 10 readings" reads the newest
+//     bucket and stops when it has them; Sum reads them all at once.
+//
+// The legs are built as the read gets to them, a window of buckets at a
+// time, so that a range of years costs the memory of a few buckets.
 //
 // Query returns one Page: with Limit(n), up to n items; without, the items
 // merged until a leg would need another request. Its Cursor (sealed as
 // any cursor, see cursor.go) holds every leg's position and resumes them
-// all; it is bound to the pattern, every leg's partition and sort bounds,
-// and the direction. All iterates over everything. Each leg asks for as
+// all; it is bound to the pattern and the read (see readDigest). All iterates over everything. Each leg asks for as
 // many items as the read still wants, so a Limit costs one round of
 // requests, not one per item.
 
@@ -76,8 +78,9 @@ const DefaultMaxFanOutRequests = 1000
 // A Query page reads ahead at most that many requests, then returns what
 // it has and a cursor; it is refused only when one bucket's shards are
 // more. All and AllBetween fetch as the loop advances and are not bound by
-// it. It is an ErrInvalidInput below 1, or on a pattern that does not fan
-// out.
+// it, over any range; QueryInputs and QueryBetweenInputs, which list every
+// leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
+// fan out.
 func MaxFanOutRequests(n int) QueryOption {
 	return queryOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
 }

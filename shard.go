@@ -75,7 +75,8 @@ func (s ShardSpec) By(fields ...string) ShardSpec {
 
 // Previously declares the shard count before a change of n: reads fan out
 // over max(n, old) shards and accept shard numbers up to it, while writes
-// use n, until every item has moved (see docs/access-patterns.md).
+// use n, until every item has moved (see docs/access-patterns.md). With
+// By, a pattern read given By's fields reads their shard under each count.
 func (s ShardSpec) Previously(old int) ShardSpec {
 	s.prev, s.hasPrev = old, true
 	return s
