@@ -109,27 +109,51 @@ type bucketPlan struct {
 	unit bucketUnit
 }
 
-// maxFanOutLegs bounds the requests of one fan-out read (buckets times
-// shards): a wider range is an ErrInvalidInput.
-const maxFanOutLegs = 10000
-
-// buckets lists the starts of the buckets from from's to to's, in order.
-func (b *bucketPlan) buckets(op string, from, to time.Time, shards int) ([]time.Time, error) {
+// span is the buckets from from's to to's: the first's start, the last's,
+// and how many there are. They are not listed: a read builds each as it
+// gets to it (see fanReq), so a range of years costs no memory.
+func (b *bucketPlan) span(op string, from, to time.Time) (first, last time.Time, n int, err error) {
 	if from.IsZero() || to.IsZero() {
-		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the partition is bucketed by %s: both bounds need a %s", b.ph.Field.GoName, b.ph.Field.GoName)}
+		return first, last, 0, &InputError{Op: op, Reason: fmt.Sprintf("the partition is bucketed by %s: both bounds need a %s", b.ph.Field.GoName, b.ph.Field.GoName)}
 	}
 	if to.Before(from) {
-		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the lower bound %s is after the upper bound %s", from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))}
+		return first, last, 0, &InputError{Op: op, Reason: fmt.Sprintf("the lower bound %s is after the upper bound %s", from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))}
 	}
-	var out []time.Time
-	last := b.unit.start(to)
-	for t := b.unit.start(from); !t.After(last); t = b.unit.next(t) {
-		if (len(out)+1)*shards > maxFanOutLegs {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the range touches more than %d %s buckets; a read fans out into at most %d requests", maxFanOutLegs/shards, b.unit, maxFanOutLegs)}
-		}
-		out = append(out, t)
+	first, last = b.unit.start(from), b.unit.start(to)
+	return first, last, b.unit.count(first, last), nil
+}
+
+// add is the start of the bucket k buckets after (k < 0: before) the one
+// starting at start.
+func (u bucketUnit) add(start time.Time, k int) time.Time {
+	switch u {
+	case bucketMinute:
+		return start.Add(time.Duration(k) * time.Minute)
+	case bucketHour:
+		return start.Add(time.Duration(k) * time.Hour)
+	case bucketDay:
+		return start.AddDate(0, 0, k)
+	case bucketMonth:
+		return start.AddDate(0, k, 0)
 	}
-	return out, nil
+	return start.AddDate(k, 0, 0)
+}
+
+// count is how many buckets there are from the one starting at first to
+// the one starting at last, both included.
+func (u bucketUnit) count(first, last time.Time) int {
+	secs := last.Unix() - first.Unix() // UTC: a day is 86,400 seconds
+	switch u {
+	case bucketMinute:
+		return int(secs/60) + 1
+	case bucketHour:
+		return int(secs/3600) + 1
+	case bucketDay:
+		return int(secs/86400) + 1
+	case bucketMonth:
+		return (last.Year()-first.Year())*12 + int(last.Month()) - int(first.Month()) + 1
+	}
+	return last.Year() - first.Year() + 1
 }
 
 // checkBucketSorts refuses a key whose sort template renders a bucketed

@@ -32,17 +32,19 @@ import (
 //     reads), so the result is what one query over an unsharded partition
 //     would return;
 //   - buckets are read in time order (newest first when descending), each
-//     merged from its shards, reading ahead a bounded window: with a Limit
-//     the first bucket alone, then twice as many each time one this call
-//     read from its start is used up (a resumed page starts again at one),
-//     so that "the last 10 readings" reads the newest bucket and stops when
-//     it has them.
+//     merged from its shards, reading ahead a bounded window: the first
+//     bucket alone, then twice as many each time the window is used up
+//     past a bucket this call read from its start (a resumed page starts
+//     again at one), so that "the last 10 readings" reads the newest
+//     bucket and stops when it has them; Sum reads them all at once.
+//
+// The legs are built as the read gets to them, a window of buckets at a
+// time, so that a range of years costs the memory of a few buckets.
 //
 // Query returns one Page: with Limit(n), up to n items; without, the items
 // merged until a leg would need another request. Its Cursor (sealed as
 // any cursor, see cursor.go) holds every leg's position and resumes them
-// all; it is bound to the pattern, every leg's partition and sort bounds,
-// and the direction. All iterates over everything. Each leg asks for as
+// all; it is bound to the pattern and the read (see readDigest). All iterates over everything. Each leg asks for as
 // many items as the read still wants, so a Limit costs one round of
 // requests, not one per item.
 
@@ -76,8 +78,9 @@ const DefaultMaxFanOutRequests = 1000
 // A Query page reads ahead at most that many requests, then returns what
 // it has and a cursor; it is refused only when one bucket's shards are
 // more. All and AllBetween fetch as the loop advances and are not bound by
-// it. It is an ErrInvalidInput below 1, or on a pattern that does not fan
-// out.
+// it, over any range; QueryInputs and QueryBetweenInputs, which list every
+// leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
+// fan out.
 func MaxFanOutRequests(n int) QueryOption {
 	return queryOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
 }
@@ -109,10 +112,13 @@ func (d *readDecl) resolveFan() error {
 			}
 			continue
 		}
-		if d.sort != sortBetween {
+		if first := mem.sk.Placeholders(); len(first) == 0 || first[0].Field.GoName != b.Ph.Field.GoName {
 			continue
 		}
-		if first := mem.sk.Placeholders(); len(first) == 0 || first[0].Field.GoName != b.Ph.Field.GoName {
+		if err := d.checkBucketRange(mem, b.Ph); err != nil {
+			return err
+		}
+		if d.sort != sortBetween {
 			continue
 		}
 		unit, ok := bucketUnitOf(b.Ph.Layout)
@@ -124,6 +130,28 @@ func (d *readDecl) resolveFan() error {
 	}
 	if f.shard != nil || f.bucket != nil {
 		d.fan = &f
+	}
+	return nil
+}
+
+// checkBucketRange refuses a sort condition that spans the time buckets of
+// a partition bucketed by ph, whose sort template starts with the same
+// time, but would read the one bucket the params give: a one-sided range
+// (no end in buckets) and a literal prefix into the time (a month of hour
+// buckets). They answered with one bucket's items, as if they were all.
+func (d *readDecl) checkBucketRange(mem *readMember, ph *keys.Placeholder) error {
+	if _, ok := bucketUnitOf(ph.Layout); !ok {
+		return nil
+	}
+	switch d.sort {
+	case sortLT, sortLE, sortGT, sortGE:
+		return d.fail("%s over partition %q, bucketed by %s, has no end in buckets: it would read the params' bucket only; read a range with SortBetween (QueryBetween, AllBetween)",
+			sortOpNames[d.sort], mem.pk.Raw, ph.Field.GoName)
+	case sortBeginsWith:
+		if len(d.sortLit) > len(mem.sk.LiteralPrefix()) {
+			return d.fail("SortBeginsWith(%q) reaches into %s, which partition %q buckets: it would read the params' bucket only; use SortPrefix with PartialTime, or SortBetween",
+				d.sortLit, ph.Field.GoName, mem.pk.Raw)
+		}
 	}
 	return nil
 }
@@ -145,8 +173,8 @@ func (d *readDecl) fanShard() *shardModel {
 // or the pattern matches the whole sort key. Such a read is of the one
 // shard the fields hash to, as Entity.Get's is.
 func (d *readDecl) shardAlwaysGiven(mem *readMember, sm *shardModel) bool {
-	if sm.by == nil {
-		return false
+	if sm.by == nil || sm.prev > 0 {
+		return false // while the count changes, an item is in one of two: see derivedShards
 	}
 	for _, ph := range sm.by {
 		if !mem.partBinds(ph.Field.GoName) && (d.sort != sortEquals || placeholderIndex(mem.sk, ph.Field.GoName) < 0) {
@@ -166,14 +194,16 @@ func (mem *readMember) partBinds(name string) bool {
 	return false
 }
 
-// derivedShard is the shard a read of a pattern that fans out over hashed
-// shards is confined to, when params give every field of By whole (in the
-// partition, or among the sort fields the condition renders whole): ok is
-// false when they do not.
-func (d *readDecl) derivedShard(mem *readMember, v reflect.Value, s *settings) (n int, ok bool) {
+// derivedShards are the shards a read of a pattern that fans out over
+// hashed shards is confined to, when params give every field of By whole
+// (in the partition, or among the sort fields the condition renders
+// whole): the one they hash to, and while the count changes (Previously)
+// the one they hashed to under the old count, where an item not moved yet
+// is. ok is false when they do not give them.
+func (d *readDecl) derivedShards(mem *readMember, v reflect.Value, s *settings) (ns []int, ok bool) {
 	sm := d.fanShard()
 	if sm == nil || sm.by == nil {
-		return 0, false
+		return nil, false
 	}
 	whole := 0 // leading sort fields the condition holds whole
 	if mem.sk != nil {
@@ -193,11 +223,11 @@ func (d *readDecl) derivedShard(mem *readMember, v reflect.Value, s *settings) (
 	}
 	for _, ph := range sm.by {
 		if i := placeholderIndex(mem.sk, ph.Field.GoName); !mem.partBinds(ph.Field.GoName) && (i < 0 || i >= whole) {
-			return 0, false
+			return nil, false
 		}
 	}
-	n, err := sm.hash(v)
-	return n, err == nil
+	ns, err := sm.hashes(v)
+	return ns, err == nil
 }
 
 // placeholderIndex is the index of field name's placeholder in tpl
@@ -265,20 +295,27 @@ func (f *fanPlan) describe() string {
 }
 
 // fanReq is a fan-out read resolved for one call: its legs, group by group
-// (a group is one bucket's shards, read together and merged).
+// (a group is one bucket's shards, read together and merged). The legs are
+// built as the read gets to them: legs holds a window of groups from base
+// on, so that a read over years of buckets keeps a few in memory.
 type fanReq struct {
 	d      *readDecl
 	plan   fanPlan // what this call fans out over: shards, buckets, or one partition
 	op     string
 	s      *settings
-	legs   []fanLeg
+	groups int // buckets read (1: none, or one)
 	width  int // legs per group
+	base   int // the group of legs[0]
+	legs   []fanLeg
+	build  func(g int) ([]fanLeg, error) // group g's legs
 	desc   bool
 	conc   int
 	limit  int // the fan-out ceiling: requests one eager call may send
 	secret []byte
 	keys   [][]byte // the cursor keys that open a cursor
-	digest string   // identifies the legs, for the cursor
+	digest string   // identifies the read, for the cursor
+	// partition is the first leg's partition, for ErrNotFound.
+	partition string
 }
 
 // fanLeg is one partition of a fan-out read, and where the read is in it.
@@ -295,6 +332,34 @@ type fanLeg struct {
 	fresh bool
 }
 
+// total is how many legs the read has: groups times width.
+func (f *fanReq) total() int { return f.groups * f.width }
+
+// leg is leg i (counted from the read's first), which the window holds.
+func (f *fanReq) leg(i int) *fanLeg { return &f.legs[i-f.base*f.width] }
+
+// extend builds the groups before end (at most f.groups) not built yet.
+func (f *fanReq) extend(end int) error {
+	for g := f.base + len(f.legs)/f.width; g < min(end, f.groups); g++ {
+		legs, err := f.build(g)
+		if err != nil {
+			return err
+		}
+		f.legs = append(f.legs, legs...)
+	}
+	return nil
+}
+
+// drop lets go of the groups before g: done, they are counted in the
+// cursor.
+func (f *fanReq) drop(g int) {
+	if n := (g - f.base) * f.width; n > 0 && n <= len(f.legs) {
+		clear(f.legs[:n])
+		f.legs = f.legs[n:]
+		f.base = g
+	}
+}
+
 // fanRequest resolves a fan-out read of p for params (and upper, a
 // SortBetween pattern's upper bound).
 func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) (*fanReq, error) {
@@ -307,7 +372,7 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
-	f := &fanReq{d: d, op: op, s: s, width: 1, conc: defaultFanOutConcurrency, keys: db.cursor.keys}
+	f := &fanReq{d: d, op: op, s: s, width: 1, groups: 1, conc: defaultFanOutConcurrency, keys: db.cursor.keys}
 	if s.read.hasFanConcurrency {
 		f.conc = s.read.fanConcurrency
 	}
@@ -334,47 +399,48 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 	legS.read.includeExpired = true
 	mem := d.members[0]
 	pv := reflect.ValueOf(&params).Elem()
-	shard, derived := d.fanShard(), -1
+	shard := d.fanShard()
+	var shards []int // each leg's shard in a group; nil: no shard field to set
 	if shard != nil {
-		if n, ok := d.derivedShard(mem, pv, s); ok {
-			derived = n // the params give the shard: read that one only
+		if ns, ok := d.derivedShards(mem, pv, s); ok {
+			shards = ns // the params give the shard (or one per count): those only
 		} else {
-			f.width = shard.read
+			shards = make([]int, shard.read)
+			for i := range shards {
+				shards[i] = i
+			}
 			f.plan.shard = shard
 		}
+		f.width = len(shards)
 	}
 	var hi reflect.Value
 	if upper != nil {
 		hi = reflect.ValueOf(upper).Elem()
 	}
 	b, from, to := d.fanBuckets(mem, pv, hi, s)
-	var starts []time.Time
+	var first, last time.Time
 	if b != nil {
-		if starts, err = b.buckets(op, from, to, f.width); err != nil {
+		if first, last, f.groups, err = b.span(op, from, to); err != nil {
 			return nil, err
 		}
-		if len(starts) > 1 {
+		if f.groups > 1 {
 			f.plan.bucket = b
 		}
 	}
-	groups := max(1, len(starts))
-	f.legs = make([]fanLeg, groups*f.width)
-	for g := range groups {
-		for i := range f.width {
+	f.build = func(g int) ([]fanLeg, error) {
+		legs := make([]fanLeg, f.width)
+		for i := range legs {
 			lp := params
 			v := reflect.ValueOf(&lp).Elem()
-			switch {
-			case derived >= 0:
-				setShard(v.FieldByIndex(shard.field.Index), derived)
-			case shard != nil:
-				setShard(v.FieldByIndex(shard.field.Index), i)
+			if shards != nil {
+				setShard(v.FieldByIndex(shard.field.Index), shards[i])
 			}
-			if starts != nil {
+			if b != nil {
 				// The bucket's partition; its lower bound is the read's
 				// own in the first bucket, the bucket's start after.
-				at := starts[g]
+				at := b.unit.add(first, g)
 				if f.desc {
-					at = starts[groups-1-g]
+					at = b.unit.add(last, -g)
 				}
 				if at.Before(from) {
 					at = from
@@ -386,10 +452,17 @@ func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) 
 				return nil, err
 			}
 			r.expiry = exp
-			f.legs[g*f.width+i].r = r
+			legs[i].r = r
 		}
+		return legs, nil
 	}
-	f.digest = f.legDigest()
+	if err := f.extend(1); err != nil {
+		return nil, err
+	}
+	f.partition = f.legs[0].r.binding.partition
+	if f.digest, err = f.readDigest(); err != nil {
+		return nil, err
+	}
 	if s.read.hasCursor && s.read.cursor != "" {
 		if err := f.openCursor(s.read.cursor); err != nil {
 			return nil, err
@@ -404,7 +477,22 @@ func (f *fanReq) overCeiling(n int) error {
 	if n <= f.limit {
 		return nil
 	}
-	return &InputError{Op: f.op, Reason: fmt.Sprintf("the read is a %s: it would send %d requests before it returns, over the fan-out ceiling of %d; raise it with MaxFanOutRequests(%d), or iterate with All / AllBetween", f.plan.describe(), n, f.limit, n)}
+	return &InputError{Op: f.op, Reason: fmt.Sprintf("the read is a %s: it would send %d requests before it returns, over the fan-out ceiling of %d; raise it with MaxFanOutRequests(%d), or iterate with All / AllBetween", f.describe(), n, f.limit, n)}
+}
+
+// describe says how the call fans out, for errors.
+func (f *fanReq) describe() string {
+	var parts []string
+	if f.plan.bucket != nil {
+		parts = append(parts, fmt.Sprintf("%d %s buckets", f.groups, f.plan.bucket.unit))
+	}
+	if f.width > 1 {
+		parts = append(parts, fmt.Sprintf("%d shards", f.width))
+	}
+	if len(parts) == 0 {
+		return "read of one partition"
+	}
+	return "fan-out over " + strings.Join(parts, " × ")
 }
 
 // timeField reads the time placeholder ph's field of struct value v.
@@ -439,11 +527,16 @@ type fanRun struct {
 	cancel   context.CancelFunc
 	results  chan fanResult
 	inflight int
-	g        int  // the group being merged
-	ahead    int  // groups that may be read from g on
-	slow     bool // ahead starts at 1 and doubles (a Limit: read no more buckets than needed)
-	want     int  // items the read still wants; 0: no limit
-	ceiling  int  // fetches a page may start; 0: no bound (iterators)
+	g        int // the group being merged
+	// end is the group fetches may start before: the read-ahead window.
+	// A slow read starts it one group ahead and doubles it each time it
+	// is used up past a group this call read from its start; a fast one
+	// (Sum: it reads everything) has it at the last group.
+	end      int
+	ahead    int
+	slow     bool
+	want     int // items the read still wants; 0: no limit
+	ceiling  int // fetches a page may start; 0: no bound (iterators)
 	started  int
 	scanned  int
 	requests int
@@ -457,13 +550,15 @@ type fanResult struct {
 	err               error
 }
 
-// start starts reading f: want items (0: no limit).
+// start starts reading f from its window's first group: want items (0: no
+// limit).
 func (f *fanReq) start(ctx context.Context, db *DB, want int, slow bool) *fanRun {
-	run := &fanRun{f: f, db: db, results: make(chan fanResult, len(f.legs)), want: want, slow: slow, ahead: len(f.legs) / f.width}
+	run := &fanRun{f: f, db: db, results: make(chan fanResult, f.conc), want: want, slow: slow, g: f.base, ahead: 1}
 	run.ctx, run.cancel = context.WithCancel(ctx)
-	if slow {
-		run.ahead = 1
+	if !slow {
+		run.ahead = f.groups
 	}
+	run.end = run.g + run.ahead
 	return run
 }
 
@@ -480,21 +575,26 @@ func (run *fanRun) stop() {
 
 // fill starts the fetches the merge will need, in group order: every leg of
 // the groups in the window that has nothing buffered and more to read, up
-// to the concurrency bound.
-func (run *fanRun) fill() {
+// to the concurrency bound and the page's ceiling. It builds the legs it
+// gets to, no more.
+func (run *fanRun) fill() error {
 	f := run.f
-	end := min(len(f.legs), (run.g+run.ahead)*f.width)
+	end := min(f.groups, run.end) * f.width
 	for i := run.g * f.width; i < end && run.inflight < f.conc && (run.ceiling == 0 || run.started < run.ceiling); i++ {
-		if l := &f.legs[i]; !l.inflight && !l.ended && l.pos == len(l.buf) {
+		if err := f.extend(i/f.width + 1); err != nil {
+			return err
+		}
+		if l := f.leg(i); !l.inflight && !l.ended && l.pos == len(l.buf) {
 			run.fetch(i)
 		}
 	}
+	return nil
 }
 
 // fetch reads leg i's next items from where it is: as many as the read
 // still wants, or one DynamoDB page (with a match) when it has no limit.
 func (run *fanRun) fetch(i int) {
-	l := &run.f.legs[i]
+	l := run.f.leg(i)
 	l.inflight = true
 	run.inflight++
 	run.started++
@@ -530,7 +630,7 @@ func (run *fanRun) await() error {
 	if res.err != nil {
 		return res.err
 	}
-	l := &run.f.legs[res.leg]
+	l := run.f.leg(res.leg)
 	l.inflight = false
 	l.buf, l.pos, l.bufStart = res.items, 0, res.start
 	l.start, l.ended = res.next, len(res.next) == 0
@@ -542,10 +642,12 @@ func (run *fanRun) await() error {
 // not yet answered.
 func (run *fanRun) pull(stopIfWait bool) (item map[string]types.AttributeValue, leg *fanLeg, ok bool, err error) {
 	f := run.f
-	groups := len(f.legs) / f.width
 	skAttr := f.d.skAttr()
-	for run.g < groups {
-		legs := f.legs[run.g*f.width : (run.g+1)*f.width]
+	for run.g < f.groups {
+		if err := f.extend(run.g + 1); err != nil {
+			return nil, nil, false, err
+		}
+		legs := f.legs[(run.g-f.base)*f.width : (run.g-f.base+1)*f.width]
 		best, waiting := -1, false
 		for j := range legs {
 			l := &legs[j]
@@ -561,7 +663,9 @@ func (run *fanRun) pull(stopIfWait bool) (item map[string]types.AttributeValue, 
 		case waiting && stopIfWait:
 			return nil, nil, false, nil
 		case waiting:
-			run.fill()
+			if err := run.fill(); err != nil {
+				return nil, nil, false, err
+			}
 			if run.inflight == 0 { // the page is at the fan-out ceiling: it ends here
 				return nil, nil, false, nil
 			}
@@ -572,14 +676,20 @@ func (run *fanRun) pull(stopIfWait bool) (item map[string]types.AttributeValue, 
 			// Reading further ahead only past a group this call read
 			// from its start: a bucket a cursor left done or half read
 			// says nothing of how sparse the next ones are, and a resumed
-			// page starts with the window a first page has.
+			// page starts with the window a first page has. The window
+			// doubles when it is used up, not at each group of it: a page
+			// over k empty buckets sends about 2k requests at most.
 			fresh := false
 			for j := range legs {
 				fresh = fresh || legs[j].fresh
 			}
 			run.g++
-			if run.slow && fresh {
-				run.ahead = min(2*run.ahead, groups)
+			f.drop(run.g)
+			if run.g >= run.end {
+				if fresh {
+					run.ahead = min(2*run.ahead, f.groups)
+				}
+				run.end = run.g + run.ahead
 			}
 		default:
 			l := &legs[best]
@@ -674,14 +784,17 @@ func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eag
 		var zero T
 		f, err := req()
 		if err == nil && eager {
-			err = f.overCeiling(len(f.legs))
+			err = f.overCeiling(f.total())
 		}
 		if err != nil {
 			yield(zero, err)
 			return
 		}
+		// An iterator reads ahead as a page does, so that a loop that
+		// stops early over a long range sends a few requests; Sum reads
+		// every leg it was allowed to, as fast as it may.
 		want := f.s.limit
-		run := f.start(ctx, db, want, want > 0)
+		run := f.start(ctx, db, want, !eager)
 		defer run.stop()
 		// One T, reset before each item: see queryAll.
 		var v T
@@ -725,7 +838,7 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryO
 	if f.s.limit != 0 || f.s.read.hasCursor {
 		return zero, &InputError{Op: f.op, Reason: "Get takes no Limit or After"}
 	}
-	if err := f.overCeiling(len(f.legs)); err != nil {
+	if err := f.overCeiling(f.total()); err != nil {
 		return zero, err
 	}
 	found, err := fanPage[T](ctx, db, f, 2)
@@ -733,7 +846,7 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryO
 	case err != nil:
 		return zero, err
 	case len(found.Items) == 0:
-		return zero, &notFoundError{op: f.op, key: map[string]types.AttributeValue{p.d.pkAttr(): &types.AttributeValueMemberS{Value: f.legs[0].r.binding.partition}}}
+		return zero, &notFoundError{op: f.op, key: map[string]types.AttributeValue{p.d.pkAttr(): &types.AttributeValueMemberS{Value: f.partition}}}
 	case len(found.Items) > 1:
 		return zero, &notUniqueError{op: f.op}
 	}
@@ -767,9 +880,15 @@ func (p *Pattern[T]) queryInputs(db *DB, params T, upper *T, opts []QueryOption)
 }
 
 // fanInputs are the first requests of a read that may fan out: every leg's
-// not yet done.
+// not yet done. Listed at once, they are bound by the fan-out ceiling.
 func (p *Pattern[T]) fanInputs(db *DB, params T, upper *T, opts []QueryOption) ([]*dynamodb.QueryInput, *fanReq, error) {
 	f, err := p.fanRequest(db, params, upper, opts)
+	if err == nil {
+		err = f.overCeiling(f.total())
+	}
+	if err == nil {
+		err = f.extend(f.groups)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -794,9 +913,9 @@ func (p *Pattern[T]) fanInput(db *DB, params T, upper *T, opts []QueryOption) (*
 	switch {
 	case err != nil:
 		return nil, err
-	case len(f.legs) == 1 && len(ins) == 1:
+	case f.total() == 1 && len(ins) == 1:
 		return ins[0], nil
-	case len(f.legs) == 1: // the cursor says it is done
+	case f.total() == 1: // the cursor says it is done
 		in := f.legs[0].r.query
 		return &in, nil
 	}
@@ -807,5 +926,5 @@ func (p *Pattern[T]) fanInput(db *DB, params T, upper *T, opts []QueryOption) (*
 	case upper != nil:
 		use = "Pattern.QueryBetweenInputs"
 	}
-	return nil, &InputError{Op: p.d.name, Reason: fmt.Sprintf("the read is a %s, %d requests: use %s", f.plan.describe(), len(f.legs), use)}
+	return nil, &InputError{Op: p.d.name, Reason: fmt.Sprintf("the read is a %s, %d requests: use %s", f.describe(), f.total(), use)}
 }

@@ -14,7 +14,7 @@ import (
 // started, done, or the key to resume after (as a one-partition cursor
 // holds its one key). It is sealed like every cursor (cursorMAC, under the
 // DB's cursor keys), with version 2, and bound to the pattern, a digest of
-// every leg's partition and sort bounds, and the direction. Leading done
+// the read (see readDigest), and the direction. Leading done
 // legs are counted and trailing unstarted ones left out, so that a read
 // over many buckets keeps a short cursor.
 
@@ -30,19 +30,34 @@ type fanCursorPayload struct {
 
 const fanCursorVersion = 2
 
-// legDigest identifies the read's legs and direction: the first 16 bytes
-// of a SHA-256 over each leg's partition and sort bounds, base64url.
-func (f *fanReq) legDigest() string {
+// readDigest identifies the read and its direction: the first 16 bytes
+// of a SHA-256 over its count of buckets and shards and the partition and
+// sort bounds of its first and last buckets' legs, base64url. Every other
+// leg is those of the first with the bucket's time: the params and bounds
+// that give the ends give them all, so a long range is not built to be
+// named.
+func (f *fanReq) readDigest() (string, error) {
 	h := sha256.New()
-	h.Write([]byte("singletable fan-out v1\x00" + strconv.FormatBool(f.desc) + "\x00"))
-	for i := range f.legs {
-		b := &f.legs[i].r.binding
-		h.Write([]byte(b.partition + "\x00" + sortDigest(b.sort) + "\x00"))
+	h.Write([]byte("singletable fan-out v2\x00" + strconv.FormatBool(f.desc) + "\x00" +
+		strconv.Itoa(f.groups) + "\x00" + strconv.Itoa(f.width) + "\x00"))
+	last := f.legs[:f.width]
+	if f.groups > 1 {
+		var err error
+		if last, err = f.build(f.groups - 1); err != nil {
+			return "", err
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
+	for _, legs := range [][]fanLeg{f.legs[:f.width], last} {
+		for i := range legs {
+			b := &legs[i].r.binding
+			h.Write([]byte(b.partition + "\x00" + sortDigest(b.sort) + "\x00"))
+		}
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
-// cursor seals the position of every leg; "" when every leg is done.
+// cursor seals the position of every leg; "" when every leg is done. The
+// legs before the window are done; those after it not started.
 func (f *fanReq) cursor() (string, error) {
 	p := fanCursorPayload{Version: fanCursorVersion, Pattern: f.d.name, Fan: f.digest}
 	states := make([]map[string]json.RawMessage, len(f.legs))
@@ -59,17 +74,19 @@ func (f *fanReq) cursor() (string, error) {
 			states[i] = m
 		}
 	}
-	for p.Done < len(states) && states[p.Done] != nil && len(states[p.Done]) == 0 {
-		p.Done++
+	lead := 0
+	for lead < len(states) && states[lead] != nil && len(states[lead]) == 0 {
+		lead++
 	}
-	if p.Done == len(states) {
+	p.Done = f.base*f.width + lead
+	if p.Done == f.total() {
 		return "", nil
 	}
 	end := len(states)
-	for end > p.Done && states[end-1] == nil {
+	for end > lead && states[end-1] == nil {
 		end--
 	}
-	p.Legs = states[p.Done:end]
+	p.Legs = states[lead:end]
 	body, err := json.Marshal(p)
 	if err != nil {
 		return "", err
@@ -111,15 +128,21 @@ func (f *fanReq) openCursor(cursor string) error {
 		return fail("it was issued by pattern %s", p.Pattern)
 	case p.Fan != f.digest:
 		return fail("it was issued for other partitions, sort bounds or direction: resume a read with the params (and bounds) that issued it")
-	case p.Done < 0 || p.Done+len(p.Legs) > len(f.legs):
+	case p.Done < 0 || p.Done > f.total() || len(p.Legs) > f.total()-p.Done:
 		return fail("malformed")
 	}
-	for i := range p.Done {
-		f.legs[i].ended = true
+	// The read resumes at the group of the first leg not done: the window
+	// starts there, and holds the legs the cursor has positions of.
+	f.legs, f.base = nil, p.Done/f.width
+	if err := f.extend(max((p.Done+len(p.Legs)+f.width-1)/f.width, f.base+1)); err != nil {
+		return err
+	}
+	for i := f.base * f.width; i < p.Done; i++ {
+		f.leg(i).ended = true
 	}
 	want := f.d.keyAttrs()
 	for j, st := range p.Legs {
-		l := &f.legs[p.Done+j]
+		l := f.leg(p.Done + j)
 		switch {
 		case st == nil:
 			continue

@@ -7,6 +7,7 @@ package singletable_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -272,4 +273,216 @@ func TestFanOutCeiling(t *testing.T) {
 	assert.Len(t, c.Calls(), 40)
 	_, err = readingsInHour.QueryInputs(db, reading{DeviceID: "d", At: hour(1, 0)}, st.MaxFanOutRequests(0), st.PartialTime(st.Day))
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
+}
+
+// readingsMock is a DB whose client answers each Query with the readings
+// rs holds in its partition, in sort order, as DynamoDB pages them (Limit,
+// ExclusiveStartKey, LastEvaluatedKey).
+func readingsMock(t *testing.T, rs []reading) (*singletabletest.Client, *st.DB) {
+	t.Helper()
+	_, plain := fanMockDB()
+	parts := map[string][]map[string]types.AttributeValue{}
+	for _, r := range rs {
+		in, err := readings.PutInput(plain, r)
+		require.NoError(t, err)
+		pk := in.Item["PK"].(*types.AttributeValueMemberS).Value
+		parts[pk] = append(parts[pk], in.Item)
+	}
+	sk := func(item map[string]types.AttributeValue) string {
+		return item["SK"].(*types.AttributeValueMemberS).Value
+	}
+	c := &singletabletest.Client{QueryFunc: func(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		items := slices.Clone(parts[in.ExpressionAttributeValues[":v0"].(*types.AttributeValueMemberS).Value])
+		after := func(a, b string) bool { return a > b }
+		if in.ScanIndexForward != nil && !*in.ScanIndexForward {
+			slices.Reverse(items)
+			after = func(a, b string) bool { return a < b }
+		}
+		i := 0
+		if in.ExclusiveStartKey != nil {
+			for i < len(items) && !after(sk(items[i]), sk(in.ExclusiveStartKey)) {
+				i++
+			}
+		}
+		out := items[i:]
+		var last map[string]types.AttributeValue
+		if in.Limit != nil && int(*in.Limit) < len(out) {
+			out = out[:*in.Limit]
+			last = map[string]types.AttributeValue{"PK": out[len(out)-1]["PK"], "SK": out[len(out)-1]["SK"]}
+		}
+		return &dynamodb.QueryOutput{Items: out, Count: int32(len(out)), ScannedCount: int32(len(out)), LastEvaluatedKey: last}, nil
+	}}
+	return c, st.New(c, fanTable)
+}
+
+// Issue 18, after 18.8: a page that crosses empty buckets widens its
+// read-ahead when the window is used up, not at each bucket of it: a
+// Limit(2) page over 12 empty hours and a full one sends 15 Queries (1, 2,
+// 4, 8 buckets), not 40.
+func TestFanOutReadAheadOverEmptyBuckets(t *testing.T) {
+	rs := []reading{{DeviceID: "d", At: hour(12, 5), Value: 1}, {DeviceID: "d", At: hour(12, 10), Value: 2}, {DeviceID: "d", At: hour(13, 0), Value: 3}}
+	c, db := readingsMock(t, rs)
+	page, err := deviceReadings.QueryBetween(ctx, db, reading{DeviceID: "d", At: hour(0, 0)}, reading{At: hour(23, 59)}, st.Limit(2))
+	require.NoError(t, err)
+	assert.Equal(t, rs[:2], page.Items)
+	assert.Len(t, c.Calls(), 15, "buckets 0..14: the window of 1, 2, 4 and 8 buckets")
+	assert.Equal(t, 15, page.Requests)
+}
+
+// 19.5: iterators and pages build their legs as they get to them, so a
+// range of more than 10,000 legs (two years of hour buckets) is not
+// refused; a loop that stops early sends a request or two, and a walk
+// with pages over a mostly empty range costs about a request per bucket
+// and one per page. Sum over it is still refused before sending.
+func TestFanOutLongRangeBuiltAsRead(t *testing.T) {
+	start := hour(0, 0)
+	far := start.Add(2 * 366 * 24 * time.Hour) // 17,569 hour buckets
+	from, to := reading{DeviceID: "d", At: start}, reading{At: far}
+	var rs []reading
+	for _, h := range []int{0, 1, 700, 1500, 2999} {
+		for m := range 3 {
+			rs = append(rs, reading{DeviceID: "d", At: start.Add(time.Duration(h)*time.Hour + time.Duration(m+1)*time.Minute), Value: float64(h*10 + m)})
+		}
+	}
+	c, db := readingsMock(t, rs)
+	var got []reading
+	for r, err := range deviceReadings.AllBetween(ctx, db, from, to) {
+		require.NoError(t, err)
+		if got = append(got, r); len(got) == 2 {
+			break
+		}
+	}
+	assert.Equal(t, rs[:2], got)
+	assert.Len(t, c.Calls(), 1, "the first bucket had them")
+	c.Reset()
+	page, err := latestReadings.QueryBetween(ctx, db, reading{DeviceID: "d", At: start}, reading{At: start.Add(2999*time.Hour + 59*time.Minute)}, st.Limit(1))
+	require.NoError(t, err, "a page over 3,000 buckets, newest first")
+	assert.Equal(t, rs[14:], page.Items)
+	assert.Len(t, c.Calls(), 1)
+
+	// A paged walk of the first 3,000 hours: every reading, in order.
+	c.Reset()
+	walkTo := reading{At: start.Add(3000*time.Hour - time.Nanosecond)}
+	var paged []reading
+	pages := 0
+	for cursor := "first"; cursor != ""; pages++ {
+		opts := []st.QueryOption{st.Limit(2)}
+		if cursor != "first" {
+			opts = append(opts, st.After(cursor))
+		}
+		page, err := deviceReadings.QueryBetween(ctx, db, from, walkTo, opts...)
+		require.NoError(t, err)
+		paged = append(paged, page.Items...)
+		cursor = page.Cursor
+		require.Less(t, pages, 100)
+	}
+	assert.Equal(t, rs, paged)
+	// The read-ahead doubles over empty buckets: it may overshoot the next
+	// full one by less than the gap, which the next page reads again.
+	assert.LessOrEqual(t, len(c.Calls()), 3000+3000/10+2*pages, "about a request per bucket and one per page")
+	t.Logf("paged walk: %d requests, %d pages", len(c.Calls()), pages)
+	// The whole range, to its end.
+	c.Reset()
+	n := 0
+	for _, err := range deviceReadings.AllBetween(ctx, db, from, to) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, len(rs), n)
+	assert.Len(t, c.Calls(), 17569, "each bucket once")
+	c.Reset()
+	_, err = st.SumBetween(ctx, db, deviceReadings, from, to, func(r reading) float64 { return r.Value })
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.ErrorContains(t, err, "17569 requests")
+	assert.Empty(t, c.Calls())
+}
+
+// Issue 18, after 18.2: a one-sided range over a partition bucketed by
+// the sort time has no end in buckets, and a literal prefix into the time
+// spans buckets: both read the params' bucket only (02:00 and 02:15 for
+// "before 02:20"), so they are refused when declared.
+func TestBucketOneSidedRangeRefused(t *testing.T) {
+	for name, p := range map[string]*st.Pattern[reading]{
+		"SortLessThan":       readings.Pattern("BucketLT").SortLessThan(),
+		"SortLessOrEqual":    readings.Pattern("BucketLE").SortLessOrEqual(),
+		"SortGreaterThan":    readings.Pattern("BucketGT").SortGreaterThan(),
+		"SortGreaterOrEqual": readings.Pattern("BucketGE").SortGreaterOrEqual(),
+		"SortBeginsWith":     readings.Pattern("BucketMonth").SortBeginsWith("R#2024-03"),
+	} {
+		err := p.Err()
+		require.ErrorIs(t, err, st.ErrInvalidModel, name)
+		assert.ErrorContains(t, err, name, name)
+		assert.ErrorContains(t, err, "SortBetween", name)
+		assert.Panics(t, func() { p.Must() }, name)
+	}
+	// The bucket's own literal reads the bucket; an unbucketed key's range
+	// is one partition.
+	require.NoError(t, readings.Pattern("BucketAll").SortBeginsWith("R#").Err())
+	require.NoError(t, streamEvs.Pattern("StreamBefore").SortLessThan().Err())
+}
+
+// movingEvent is an event whose shard count grows from 4 to 8: the same
+// key under both declarations.
+type movingEvent struct {
+	Stream string `dynamodbav:"stream"`
+	ID     string `dynamodbav:"id"`
+	Shard  int    `dynamodbav:"shard"`
+}
+
+var (
+	prevTable       = st.MustTable("FanPrevious")
+	prevTableBefore = st.MustTable("FanPrevious")
+	movingBefore    = st.MustDefine[movingEvent](prevTableBefore, "Moving",
+		st.Key("EV#{Stream}#{Shard}", "ID#{ID}"), st.Shards("Shard", 4).By("ID"))
+	moving = st.MustDefine[movingEvent](prevTable, "Moving",
+		st.Key("EV#{Stream}#{Shard}", "ID#{ID}"), st.Shards("Shard", 8).By("ID").Previously(4))
+	movingByID     = moving.Pattern("MovingByID").SortEquals().Must()
+	movingByPrefix = moving.Pattern("MovingByPrefix").SortPrefix().Must()
+)
+
+// 18.9 under Previously: while the shard count changes, an item given its
+// By fields is in its shard under the new count or, not moved yet, under
+// the old one: a read given them reads both (one request when they
+// agree), not the new one only, which missed every item not moved.
+func TestFanOutShardFromParamsPreviously(t *testing.T) {
+	c, db := fanMockDB()
+	db = st.New(c, prevTable)
+	beforeDB := st.New(c, prevTableBefore)
+	partitionOf := func(call singletabletest.Call) string {
+		return call.Input.(*dynamodb.QueryInput).ExpressionAttributeValues[":v0"].(*types.AttributeValueMemberS).Value
+	}
+	both := 0
+	for i := range 24 {
+		e := movingEvent{Stream: "s", ID: "e" + strconv.Itoa(i)}
+		nowIn, err := moving.PutInput(db, e)
+		require.NoError(t, err)
+		oldIn, err := movingBefore.PutInput(beforeDB, e)
+		require.NoError(t, err)
+		want := []string{nowIn.Item["PK"].(*types.AttributeValueMemberS).Value}
+		if old := oldIn.Item["PK"].(*types.AttributeValueMemberS).Value; old != want[0] {
+			want = append(want, old)
+			both++
+		}
+		for name, read := range map[string]func() error{
+			"Get": func() error { _, err := movingByID.Get(ctx, db, e); return err },
+			"Query": func() error {
+				_, err := movingByPrefix.Query(ctx, db, e)
+				return err
+			},
+		} {
+			c.Reset()
+			err := read()
+			if name == "Get" {
+				require.ErrorIs(t, err, st.ErrNotFound)
+			} else {
+				require.NoError(t, err)
+			}
+			var got []string
+			for _, call := range c.Calls() {
+				got = append(got, partitionOf(call))
+			}
+			assert.ElementsMatch(t, want, got, "%s %s: the shard of each count, once", name, e.ID)
+		}
+	}
+	assert.Positive(t, both, "some IDs change shard")
 }

@@ -75,7 +75,8 @@ func (s ShardSpec) By(fields ...string) ShardSpec {
 
 // Previously declares the shard count before a change of n: reads fan out
 // over max(n, old) shards and accept shard numbers up to it, while writes
-// use n, until every item has moved (see docs/access-patterns.md).
+// use n, until every item has moved (see docs/access-patterns.md). With
+// By, a pattern read given By's fields reads their shard under each count.
 func (s ShardSpec) Previously(old int) ShardSpec {
 	s.prev, s.hasPrev = old, true
 	return s
@@ -91,6 +92,7 @@ type shardModel struct {
 	field *codec.Field
 	n     int                 // writes choose among 0..n-1 (By hashes into it)
 	read  int                 // reads fan out over 0..read-1; values up to it are accepted
+	prev  int                 // the count before a change (Previously); 0: none
 	by    []*keys.Placeholder // By's fields as the primary key writes them; nil: not hashed
 	delim byte
 	// attr and tpl are the first key attribute and template that hold the
@@ -134,6 +136,9 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 		return fail(s.field, "the field's type %s cannot hold shard %d", f.Type, read-1)
 	}
 	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.delim}
+	if s.hasPrev && s.prev != s.n {
+		sm.prev = s.prev
+	}
 	for _, w := range m.writtenTemplates() {
 		tpl := w.tpl
 		for _, ph := range tpl.Placeholders() {
@@ -213,6 +218,27 @@ func (m *entityModel) shardDerived(goName string) bool {
 
 // hash is the shard By's fields give in struct value v.
 func (sm *shardModel) hash(v reflect.Value) (int, error) {
+	h, err := sm.hash32(v)
+	return int(h % uint32(sm.n)), err
+}
+
+// hashes are the shards an item with By's fields of v may be in: its
+// shard under the current count and, while the count changes
+// (Previously), under the old one; one when they agree.
+func (sm *shardModel) hashes(v reflect.Value) ([]int, error) {
+	h, err := sm.hash32(v)
+	if err != nil {
+		return nil, err
+	}
+	out := []int{int(h % uint32(sm.n))}
+	if old := int(h % uint32(max(sm.prev, 1))); sm.prev > 0 && old != out[0] {
+		out = append(out, old)
+	}
+	return out, nil
+}
+
+// hash32 is the FNV-1a hash of By's fields in v, as written in keys.
+func (sm *shardModel) hash32(v reflect.Value) (uint32, error) {
 	h := fnv.New32a()
 	var buf [128]byte
 	for _, ph := range sm.by {
@@ -226,7 +252,7 @@ func (sm *shardModel) hash(v reflect.Value) (int, error) {
 		h.Write(b)
 		h.Write([]byte{0})
 	}
-	return int(h.Sum32() % uint32(sm.n)), nil
+	return h.Sum32(), nil
 }
 
 // placeShard makes the shard field of struct value v right before its keys
