@@ -14,9 +14,9 @@ type DB struct {
 	admin    AdminClient
 	adminSet bool // admin was given with WithAdminClient
 	table    *Table
-	name   string
-	w      dbWrite    // write-side settings: clock, sleep
-	cursor cursorKeys // the keys that seal and open query cursors (cursor.go)
+	name     string
+	w        dbWrite    // write-side settings: clock, sleep
+	cursor   cursorKeys // the keys that seal and open query cursors (cursor.go)
 }
 
 // dbWrite holds the DB's write-side settings.
