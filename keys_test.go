@@ -210,6 +210,27 @@ func TestSortConditionOverKeyLimitSendsNothing(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel, "a declared prefix over the limit")
 }
 
+// 18.16: lint does not warn about an index over a created or updated
+// timestamp: every write fills it, so no item leaves the index by it.
+func TestLintQuietOnManagedTimestampIndexes(t *testing.T) {
+	tbl := singletable.MustTable("ManagedIdx", singletable.WithGSI("GSI1"), singletable.WithGSI("GSI2"), singletable.WithGSI("GSI3"))
+	type post struct {
+		ID      string
+		Created time.Time `singletable:"created"`
+		Edited  time.Time
+		Seen    time.Time
+	}
+	singletable.MustDefine[post](tbl, "Post", singletable.Key("POST#{ID}", "POST"),
+		singletable.Timestamps("", "Edited"),
+		singletable.Index("GSI1", "NEW", "{Created}#{ID}"),
+		singletable.Index("GSI2", "EDITED", "{Edited}#{ID}"),
+		singletable.Index("GSI3", "SEEN", "{Seen}#{ID}"))
+	report := singletable.LintReport(tbl.Lint())
+	assert.NotContains(t, report, "field Created", report)
+	assert.NotContains(t, report, "field Edited", report)
+	assert.Contains(t, report, "uses the time.Time field Seen", report, "an unmanaged time still warns")
+}
+
 // The sheet says which indexes are sparse by absence, and lint warns about
 // a zero time that would silently leave an index (not about pointers,
 // which say so in their type, nor when a When declares the index sparse).
