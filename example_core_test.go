@@ -82,14 +82,14 @@ func ExampleEntity_Get() {
 	// Output: true 1
 }
 
-// countingClient wraps a Client, counting the items it writes: a stand-in
+// meteredClient wraps a Client, counting the items it writes: a stand-in
 // for a metrics or tracing wrapper.
-type countingClient struct {
+type meteredClient struct {
 	singletable.Client
 	puts int
 }
 
-func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+func (c *meteredClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	c.puts++
 	return c.Client.PutItem(ctx, in, optFns...)
 }
@@ -101,7 +101,7 @@ func ExampleDB_WithClient() {
 	db := singletable.New(&singletabletest.Client{}, exampleTable,
 		singletable.WithTableName("example-prod"),
 		singletable.WithCursorKey([]byte("a secret of 16 bytes or more")))
-	counted := &countingClient{Client: db.Client()}
+	counted := &meteredClient{Client: db.Client()}
 	metered := db.WithClient(counted)
 	if err := Customers.Put(context.Background(), metered, Customer{ID: "42", Name: "Ada"}); err != nil {
 		panic(err)
