@@ -9,6 +9,8 @@ import (
 // Client is the part of the DynamoDB API the library calls to read and write
 // items. A *dynamodb.Client satisfies it, and so does any wrapper (tracing,
 // fault injection, a DAX client) or a mock: see package singletabletest.
+// To wrap a DB's client, derive the DB with DB.WithClient, which keeps its
+// clock, cursor keys and other settings; New starts from the defaults.
 // A Client must not modify the requests it is given (the SDK's does not):
 // parts of them, such as an update's ExpressionAttributeNames, are shared
 // by requests of the same shape.

@@ -10,12 +10,13 @@ import (
 // says what to send, the DB sends it. It is cheap, immutable and safe for
 // concurrent use; make one per client and table.
 type DB struct {
-	client Client
-	admin  AdminClient
-	table  *Table
-	name   string
-	w      dbWrite    // write-side settings: clock, sleep
-	cursor cursorKeys // the keys that seal and open query cursors (cursor.go)
+	client   Client
+	admin    AdminClient
+	adminSet bool // admin was given with WithAdminClient
+	table    *Table
+	name     string
+	w        dbWrite    // write-side settings: clock, sleep
+	cursor   cursorKeys // the keys that seal and open query cursors (cursor.go)
 }
 
 // dbWrite holds the DB's write-side settings.
@@ -38,7 +39,9 @@ func WithTableName(name string) DBOption { return func(db *DB) { db.name = name 
 // WithAdminClient sets the client used for table administration (CreateTable,
 // EnsureTable, DeleteTable). By default the Client is used when it also
 // implements AdminClient, as *dynamodb.Client does.
-func WithAdminClient(a AdminClient) DBOption { return func(db *DB) { db.admin = a } }
+func WithAdminClient(a AdminClient) DBOption {
+	return func(db *DB) { db.admin, db.adminSet = a, true }
+}
 
 // WithClock sets the clock that created and updated timestamps and
 // expiries (ExpiresAfter) are read from, and that reads judge expired items
@@ -100,6 +103,28 @@ func New(client Client, table *Table, opts ...DBOption) *DB {
 	}
 	db.initCursorKeys()
 	return db
+}
+
+// WithClient returns a DB that sends its requests through c, with every
+// other setting of db kept: the table name, the clock, the cursor keys (a
+// cursor of one DB resumes on the other), the admin client given with
+// WithAdminClient. Use it to wrap a DB's client (metrics, tracing, fault
+// injection, a recording client in tests): New(wrapper, table) would start
+// from the defaults instead, so reads would judge expiry by another clock
+// and cursors would stop verifying. The admin client, when it was not
+// given, is c if c implements AdminClient, else db's. db is unchanged, and
+// the two share nothing that either changes.
+func (db *DB) WithClient(c Client) *DB {
+	d := *db
+	d.client = c
+	if a, ok := c.(AdminClient); ok && !db.adminSet {
+		d.admin = a
+	}
+	d.cursor.keys = make([][]byte, len(db.cursor.keys))
+	for i, k := range db.cursor.keys {
+		d.cursor.keys[i] = slices.Clone(k)
+	}
+	return &d
 }
 
 // Table is the model the DB serves.

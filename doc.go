@@ -37,7 +37,9 @@
 // built by a pure function that each operation exposes (GetInput, PutInput,
 // UpdateInput ...), so a request can be inspected, logged or golden-tested
 // without a network. The Client is a small interface that *dynamodb.Client
-// satisfies, as does any wrapper or mock (package singletabletest).
+// satisfies, as does any wrapper or mock (package singletabletest). To
+// send a DB's requests through a wrapper, derive it with DB.WithClient,
+// which keeps the DB's clock, cursor keys and table name.
 //
 // # Keys
 //

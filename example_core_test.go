@@ -81,3 +81,31 @@ func ExampleEntity_Get() {
 	fmt.Println(errors.Is(err, singletable.ErrNotFound), len(client.Calls()))
 	// Output: true 1
 }
+
+// meteredClient wraps a Client, counting the items it writes: a stand-in
+// for a metrics or tracing wrapper.
+type meteredClient struct {
+	singletable.Client
+	puts int
+}
+
+func (c *meteredClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.puts++
+	return c.Client.PutItem(ctx, in, optFns...)
+}
+
+// A DB's client is wrapped with WithClient, which keeps the DB's other
+// settings (table name, clock, cursor keys); New(wrapper, table) would
+// start from the defaults.
+func ExampleDB_WithClient() {
+	db := singletable.New(&singletabletest.Client{}, exampleTable,
+		singletable.WithTableName("example-prod"),
+		singletable.WithCursorKey([]byte("a secret of 16 bytes or more")))
+	counted := &meteredClient{Client: db.Client()}
+	metered := db.WithClient(counted)
+	if err := Customers.Put(context.Background(), metered, Customer{ID: "42", Name: "Ada"}); err != nil {
+		panic(err)
+	}
+	fmt.Println(metered.TableName(), counted.puts)
+	// Output: example-prod 1
+}

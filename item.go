@@ -62,6 +62,33 @@ func (m *entityModel) keyError(tpl *keys.Template, attr string, err error) error
 	}
 }
 
+// keyFieldError is the *KeyError of field goName when err says its value
+// is not valid UTF-8 and a key (the table's or an index's) reads the field,
+// else nil: one rule for key fields on every path, as rendering a key (a
+// Get's, a Query's) says, even where the field's value is encoded first.
+func (m *entityModel) keyFieldError(goName string, err error) *KeyError {
+	if !errors.Is(err, codec.ErrInvalidUTF8) {
+		return nil
+	}
+	ke := &KeyError{Entity: m.name, Field: goName, Reason: "value is not valid UTF-8"}
+	switch {
+	case m.pk.Uses(goName):
+		ke.Attr, ke.Template = m.table.pk, m.pk.Raw
+	case m.sk != nil && m.sk.Uses(goName):
+		ke.Attr, ke.Template = m.table.sk, m.sk.Raw
+	default:
+		for _, ei := range m.indexes {
+			if ei.pk.Uses(goName) || ei.sk != nil && ei.sk.Uses(goName) {
+				attr, tpl, _ := ei.fieldKey(!ei.pk.Uses(goName))
+				ke.Attr, ke.Template = attr, tpl.Raw
+				return ke
+			}
+		}
+		return nil
+	}
+	return ke
+}
+
 // indexKey renders an entity's key for one GSI. ok is false when the item
 // belongs outside the index: a key field is empty, or the index's When
 // condition does not hold.
@@ -124,6 +151,12 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	// the table key, the type and every index key the item may have.
 	fieldBytes, room, err := m.plan.EncodeRoom(v, item, 3+2*len(m.indexes))
 	if err != nil {
+		var fe *codec.FieldError
+		if errors.As(err, &fe) {
+			if ke := m.keyFieldError(fe.Field, err); ke != nil {
+				return nil, facts, ke
+			}
+		}
 		// A value the codec cannot encode, or that DynamoDB refuses (a
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}

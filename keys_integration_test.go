@@ -154,6 +154,29 @@ func TestIntegrationZeroValueRule(t *testing.T) {
 	assert.Equal(t, 0, *got.N)
 }
 
+// 18.13: SortFields(1) with PartialMatch reads every document whose ID
+// starts with the given text, each Seq of it, and no other.
+func TestIntegrationPartialMatchWithSortFields(t *testing.T) {
+	type doc struct {
+		ID  string
+		Seq int
+	}
+	tbl := singletable.MustTable("PartialFieldsLocal")
+	docs := singletable.MustDefine[doc](tbl, "Doc", singletable.Key("DOCS", "DOC#{ID}#{Seq:3}"))
+	p := docs.Pattern("Docs").SortPrefix().Must()
+	ctx := context.Background()
+	db := singletabletest.LocalDB(t, tbl)
+	for _, d := range []doc{{"d", 0}, {"d", 7}, {"da", 1}, {"e", 0}, {"c", 9}} {
+		require.NoError(t, docs.Put(ctx, db, d))
+	}
+	page, err := p.Query(ctx, db, doc{ID: "d"}, singletable.SortFields(1), singletable.PartialMatch())
+	require.NoError(t, err)
+	assert.Equal(t, []doc{{"d", 0}, {"d", 7}, {"da", 1}}, page.Items)
+	page, err = p.Query(ctx, db, doc{ID: "d"}, singletable.SortFields(1))
+	require.NoError(t, err)
+	assert.Equal(t, []doc{{"d", 0}, {"d", 7}}, page.Items, "without PartialMatch, ID is whole")
+}
+
 type txn struct {
 	Account string
 	At      time.Time

@@ -122,6 +122,61 @@ func TestSortPrefixKeepsGivenFields(t *testing.T) {
 	assert.Empty(t, mock.Calls())
 }
 
+// 18.13: SortFields and PartialMatch compose. With SortFields(1) the last
+// given field is ID (not Seq, an integer and so always a value), and
+// PartialMatch makes it a prefix: no literal after it.
+func TestPartialMatchTakesSortFields(t *testing.T) {
+	tbl := singletable.MustTable("PartialFields")
+	docs := singletable.MustDefine[seqDoc](tbl, "Doc", singletable.Key("DOCS", "DOC#{ID}#{Seq:3}"))
+	p := docs.Pattern("Docs").SortPrefix().Must()
+	mock := &singletabletest.Client{}
+	db := singletable.New(mock, tbl)
+	mock.QueryFunc = queryReturning()
+	_, err := p.Query(context.Background(), db, seqDoc{ID: "d"}, singletable.SortFields(1), singletable.PartialMatch())
+	require.NoError(t, err)
+	require.Len(t, mock.Calls(), 1)
+	in := mock.Calls()[0].Input.(*dynamodb.QueryInput)
+	assert.Contains(t, *in.KeyConditionExpression, "begins_with")
+	assert.Equal(t, "DOC#d", sv(in.ExpressionAttributeValues[":v1"]))
+
+	// Without SortFields, the last given field is Seq: refused, naming it.
+	_, err = p.Query(context.Background(), db, seqDoc{ID: "d"}, singletable.PartialMatch())
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "Seq")
+	// SortFields still checks the fields against n.
+	_, err = p.Query(context.Background(), db, seqDoc{ID: "d", Seq: 2}, singletable.SortFields(1), singletable.PartialMatch())
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	_, err = p.Query(context.Background(), db, seqDoc{}, singletable.SortFields(1), singletable.PartialMatch())
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	assert.Len(t, mock.Calls(), 1)
+}
+
+// 18.15: PartialTime on a pattern that is not a SortPrefix is refused
+// naming PartialTime, the option the caller used.
+func TestPartialTimeRefusalNamesPartialTime(t *testing.T) {
+	tbl := singletable.MustTable("PartialName")
+	type ev struct {
+		S  string
+		At time.Time
+	}
+	evs := singletable.MustDefine[ev](tbl, "Ev", singletable.Key("S#{S}", "AT#{At}"))
+	mock := &singletabletest.Client{}
+	db := singletable.New(mock, tbl)
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	between := evs.Pattern("Between").SortBetween().Must()
+	_, err := between.QueryBetween(context.Background(), db, ev{S: "s", At: at}, ev{S: "s", At: at}, singletable.PartialTime(singletable.Month))
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "PartialTime(Month) applies to SortPrefix patterns only")
+	_, err = between.QueryBetween(context.Background(), db, ev{S: "s", At: at}, ev{S: "s", At: at}, singletable.PartialMatch())
+	assert.Contains(t, err.Error(), "PartialMatch applies to SortPrefix patterns only")
+	all := evs.Pattern("All").Partition("S#{S}").Must()
+	_, err = all.Query(context.Background(), db, ev{S: "s"}, singletable.PartialTime(singletable.Day))
+	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
+	assert.Contains(t, err.Error(), "PartialTime(Day)")
+	assert.NotContains(t, err.Error(), "PartialMatch")
+	assert.Empty(t, mock.Calls())
+}
+
 // A sort-key condition value over 1024 bytes is refused like a partition
 // value over 2048: a *KeyError, nothing sent.
 func TestSortConditionOverKeyLimitSendsNothing(t *testing.T) {
@@ -153,6 +208,27 @@ func TestSortConditionOverKeyLimitSendsNothing(t *testing.T) {
 	assert.Empty(t, mock.Calls())
 	err := docs.Pattern("L").SortBeginsWith("DOC#" + long + "x").Err()
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel, "a declared prefix over the limit")
+}
+
+// 18.16: lint does not warn about an index over a created or updated
+// timestamp: every write fills it, so no item leaves the index by it.
+func TestLintQuietOnManagedTimestampIndexes(t *testing.T) {
+	tbl := singletable.MustTable("ManagedIdx", singletable.WithGSI("GSI1"), singletable.WithGSI("GSI2"), singletable.WithGSI("GSI3"))
+	type post struct {
+		ID      string
+		Created time.Time `singletable:"created"`
+		Edited  time.Time
+		Seen    time.Time
+	}
+	singletable.MustDefine[post](tbl, "Post", singletable.Key("POST#{ID}", "POST"),
+		singletable.Timestamps("", "Edited"),
+		singletable.Index("GSI1", "NEW", "{Created}#{ID}"),
+		singletable.Index("GSI2", "EDITED", "{Edited}#{ID}"),
+		singletable.Index("GSI3", "SEEN", "{Seen}#{ID}"))
+	report := singletable.LintReport(tbl.Lint())
+	assert.NotContains(t, report, "field Created", report)
+	assert.NotContains(t, report, "field Edited", report)
+	assert.Contains(t, report, "uses the time.Time field Seen", report, "an unmanaged time still warns")
 }
 
 // The sheet says which indexes are sparse by absence, and lint warns about

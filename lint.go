@@ -24,7 +24,8 @@ import (
 //   - a pattern or collection whose declaration failed;
 //   - an index key over a time.Time field (not a pointer, not in the table
 //     key) on an index with no When: a zero time is an absent value, so an
-//     item whose time is unset silently leaves the index. Make the field a
+//     item whose time is unset silently leaves the index (not the created
+//     and updated timestamps, which every write fills). Make the field a
 //     *time.Time (nil: not indexed, stated in the type) or declare When.
 //     (An empty string is absent too, but "no email, not in the email
 //     index" is the usual intent: the sheet lists such indexes as sparse by
@@ -138,7 +139,7 @@ func (t *Table) Lint() []LintIssue {
 				continue
 			}
 			for _, f := range absentFields(p.m, p.ei) {
-				if f.Kind == keys.KindTime && !f.Ptr {
+				if f.Kind == keys.KindTime && !f.Ptr && !p.m.managed.fills(f.Field.GoName) {
 					add(LintWarning, "entity "+p.m.name, "index %s key %s uses the time.Time field %s: an item whose %s is the zero time is silently left out of the index, and no When declares it sparse; make %s a *time.Time (nil: not indexed) or declare When",
 						index, describePlace(p), f.Field.GoName, f.Field.GoName, f.Field.GoName)
 				}

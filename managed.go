@@ -91,6 +91,17 @@ type managed struct {
 	expiresAfter time.Duration
 }
 
+// fills reports whether every write fills field goName: the created and
+// updated timestamps, which are never the zero time once written.
+func (mf *managed) fills(goName string) bool {
+	for _, f := range [...]*codec.Field{mf.created, mf.updated} {
+		if f != nil && f.GoName == goName {
+			return true
+		}
+	}
+	return false
+}
+
 // guardType is the type attribute of unique-value guard items; no entity
 // may use it, so a guard never decodes as an entity.
 const guardType = "_unique"

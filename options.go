@@ -336,7 +336,9 @@ func setAscending(s *settings) {
 // of the stored value, for SortPrefix patterns: Date "2024-01" matches every
 // date of January 2024. Without it, a sort prefix always ends after a whole
 // value ("ORDER#1#"), so that ID 1 never matches ID 10. The last given field
-// must be a string; for a time.Time, see PartialTime.
+// must be a string; for a time.Time, see PartialTime. With SortFields(n),
+// the last given field is the n-th: an integer after it (always a value
+// otherwise) is not given.
 func PartialMatch() QueryOption { return queryOpt{setPartialMatch} }
 
 func setPartialMatch(s *settings) {

@@ -358,7 +358,7 @@ func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error)
 	case s.descending && s.read.ascending:
 		return fail("both Ascending and Descending are given")
 	case s.read.partial && d.sort != sortPrefix:
-		return fail("PartialMatch applies to SortPrefix patterns only")
+		return fail("%s applies to SortPrefix patterns only", partialName(s.read.timePrec))
 	case s.read.hasSortFields && (s.read.sortFields < 0 || d.sort == sortDefault || d.sort == sortEquals || d.sort == sortBeginsWith):
 		return fail("SortFields(%d) applies to SortPrefix, SortBetween and the sort comparisons, with n >= 0", s.read.sortFields)
 	case s.read.fetchFull && d.fullItems():

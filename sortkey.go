@@ -85,7 +85,7 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 		return skCond{op: "=", a: v}, nil
 	case sortPrefix:
 		if s.read.partial {
-			p, err := keys.PartialPrefix(sk, params, keys.Precision(s.read.timePrec))
+			p, err := keys.PartialPrefix(sk, params, through, keys.Precision(s.read.timePrec))
 			if err != nil {
 				return fail("%s: %v", partialName(s.read.timePrec), err)
 			}

@@ -493,6 +493,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			// By the field's own rules, at any depth.
 			if av, err = m.encodeChange(f, nested, c, o.value == elementValue); err != nil {
+				if ke := m.keyFieldError(f.GoName, err); ke != nil && !nested {
+					return ke // a key field's value, as Put and Get say
+				}
 				return inputError(op, "%s(%q): %v", o.name, c.field, err)
 			}
 		}

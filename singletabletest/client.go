@@ -1,6 +1,12 @@
 // Package singletabletest is a test kit for code that uses singletable, as
 // net/http/httptest is for net/http: a Client that records every request
 // and answers with functions you set, without a network.
+//
+// To put a Client (or any wrapper) under a DB that is already configured,
+// with its clock, cursor keys and table name, derive it with
+// db.WithClient(client): singletable.New(client, table) would start from
+// the defaults, judging expiry by the wall clock and refusing the first
+// DB's cursors.
 package singletabletest
 
 import (

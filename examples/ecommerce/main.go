@@ -36,8 +36,8 @@ var (
 		{ID: "u456", Name: "John Roe", Email: "john@example.com", CreatedAt: created},
 	}
 	orders = []Order{
-		{UserID: "u123", ID: "2024-001", Date: "2024-01-15", Status: "PENDING", Total: 109.97},
-		{UserID: "u123", ID: "2024-002", Date: "2024-01-14", Status: "SHIPPED", Total: 24.99},
+		{UserID: "u123", ID: "2024-001", Date: "2024-01-14", Status: "PENDING", Total: 109.97},
+		{UserID: "u123", ID: "2024-002", Date: "2024-01-15", Status: "SHIPPED", Total: 24.99},
 		{UserID: "u456", ID: "2024-003", Date: "2024-01-16", Status: "PENDING", Total: 5},
 	}
 	details = []OrderDetails{
@@ -127,12 +127,14 @@ func readPatterns(ctx context.Context, db *st.DB) error {
 	c.Equal("profile", users[0], u)
 
 	// 2. List a user's orders, newest first: Query PK=USER#u123, SK
-	// begins_with ORDER#, ScanIndexForward=false, Limit 10.
+	// begins_with ORDER#, ScanIndexForward=false, Limit 10. The sort key is
+	// ORDER#{ID} and order ids are issued in sequence, so descending by id
+	// is newest first (2024-002 of Jan 15, then 2024-001 of Jan 14).
 	page, err := Orders.Query(ctx, db, Order{UserID: "u123"}, st.Descending(), st.Limit(10))
 	if err != nil {
 		return err
 	}
-	section("2. List user's orders (newest first)", "Query PK=USER#u123 SK begins_with ORDER# (descending, limit 10)")
+	section("2. List user's orders (newest first: ids are sequential)", "Query PK=USER#u123 SK begins_with ORDER# (descending by order id, limit 10)")
 	orderRows(page.Items)
 	c.Equal("orders newest first", []Order{orders[1], orders[0]}, page.Items)
 

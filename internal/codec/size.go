@@ -34,9 +34,9 @@ func CheckedSize(v types.AttributeValue) (int, error) {
 // for duplicates; larger ones are checked through a map.
 const maxQuadraticSet = 32
 
-// errInvalidUTF8 is a string DynamoDB cannot store as given: the SDK
+// ErrInvalidUTF8 is a string DynamoDB cannot store as given: the SDK
 // would send its invalid bytes as U+FFFD, changing the value.
-var errInvalidUTF8 = errors.New("the string is not valid UTF-8, which DynamoDB stores strings as (sent, its invalid bytes would become U+FFFD, changing the value)")
+var ErrInvalidUTF8 = errors.New("the string is not valid UTF-8, which DynamoDB stores strings as (sent, its invalid bytes would become U+FFFD, changing the value)")
 
 // errEmptySet is a set without elements, which DynamoDB refuses.
 var errEmptySet = errors.New("a set may not be empty: DynamoDB refuses empty sets")
@@ -45,7 +45,7 @@ func size(v types.AttributeValue, check bool) (int, error) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		if check && !utf8.ValidString(v.Value) {
-			return len(v.Value), errInvalidUTF8
+			return len(v.Value), ErrInvalidUTF8
 		}
 		return len(v.Value), nil
 	case *types.AttributeValueMemberN:
@@ -74,7 +74,7 @@ func size(v types.AttributeValue, check bool) (int, error) {
 		if check {
 			for _, s := range v.Value {
 				if !utf8.ValidString(s) {
-					return n, errInvalidUTF8
+					return n, ErrInvalidUTF8
 				}
 			}
 			return n, checkSet(len(v.Value), func(i, j int) bool { return v.Value[i] == v.Value[j] },
@@ -128,7 +128,7 @@ func size(v types.AttributeValue, check bool) (int, error) {
 				return n, errors.New("a map may not have an empty key: DynamoDB refuses empty attribute names")
 			}
 			if check && !utf8.ValidString(k) {
-				return n, fmt.Errorf("key %q: %w", k, errInvalidUTF8)
+				return n, fmt.Errorf("key %q: %w", k, ErrInvalidUTF8)
 			}
 			s, err := size(e, check)
 			if err != nil {

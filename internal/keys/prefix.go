@@ -37,22 +37,27 @@ func (p Precision) String() string {
 // PartialPrefix renders t up to the end of the last value v gives, without
 // the literal after it: the last value matches as a prefix. That value must
 // be a string; or, with a precision (0: none), a time, rendered down to that
-// precision only. Values are taken as RenderPrefix takes them: a value
-// after an absent one is a *GapError.
-func PartialPrefix(t *Template, v reflect.Value, prec Precision) (string, error) {
-	if _, _, err := t.RenderPrefix(v, -1); err != nil {
+// precision only. Values are taken as RenderPrefix takes them, through
+// the first through fields when through >= 0 (SortFields): a value after
+// an absent one, or one at odds with through, is a *GapError.
+func PartialPrefix(t *Template, v reflect.Value, through int, prec Precision) (string, error) {
+	if _, _, err := t.RenderPrefix(v, through); err != nil {
 		var gap *GapError
 		if errors.As(err, &gap) {
 			return "", gap
 		}
 	}
 	var b []byte
-	end, last := 0, (*Placeholder)(nil)
+	n, end, last := 0, 0, (*Placeholder)(nil)
 	for _, s := range t.segs {
 		if s.ph == nil {
 			b = append(b, s.lit...)
 			continue
 		}
+		if through >= 0 && n == through {
+			break // the given fields end here, whatever the values after
+		}
+		n++
 		var ok bool
 		var err error
 		b, ok, err = s.ph.AppendValue(b, v.FieldByIndex(s.ph.Field.Index), t.Delim)
