@@ -65,7 +65,7 @@ func ExampleEntity_UpdateInput() {
 	in, _ := Customers.UpdateInput(db, Customer{ID: "42"}, singletable.Set("Tier", "platinum").Set("Name", "Ada"))
 	fmt.Println(*in.UpdateExpression)
 	// Output:
-	// singletable: Customer.Update: the change to index GSI1's key (GSI1PK "TIER#{Tier}", GSI1SK "CUSTOMER#{Name}") also needs Name: Update would read them first (a strongly consistent GetItem); Set them too for one request
+	// singletable: Customer.Update: the change to index GSI1's key (GSI1PK "TIER#{Tier}", GSI1SK "CUSTOMER#{Name}") also needs Name: Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request
 	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2, #n3 = :v3
 }
 
