@@ -174,9 +174,11 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 		return nil, nil, nil
 	}
 	fields := map[string]*codec.Field{}
-	enc := func(path string, v any) (types.AttributeValue, error) {
-		if _, ref := v.(FieldRef); ref {
-			return nil, &expr.UnsupportedError{Operator: "FieldRef"}
+	// field resolves a path of the condition, once; Exists, NotExists and
+	// BeginsWith encode no value, so their paths are resolved after Compile.
+	field := func(path string) (*codec.Field, error) {
+		if f, ok := fields[path]; ok {
+			return f, nil
 		}
 		f, ok := m.fields.ByGoName(path)
 		if !ok {
@@ -186,6 +188,16 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 			return nil, resolver{m: m}.unknownField(path)
 		}
 		fields[path] = f
+		return f, nil
+	}
+	enc := func(path string, v any) (types.AttributeValue, error) {
+		if _, ref := v.(FieldRef); ref {
+			return nil, &expr.UnsupportedError{Operator: "FieldRef"}
+		}
+		f, err := field(path)
+		if err != nil {
+			return nil, err
+		}
 		return m.encodeField(f, v, false)
 	}
 	pred, err := expr.Compile(c.n, enc)
@@ -198,19 +210,9 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 	}
 	paths := pred.Paths()
 	for _, p := range paths {
-		if _, ok := fields[p]; ok {
-			continue
+		if _, err := field(p); err != nil {
+			return nil, nil, err
 		}
-		// Exists, NotExists and BeginsWith encode no value: check the
-		// field here.
-		f, ok := m.fields.ByGoName(p)
-		if !ok {
-			if topField(p) != p {
-				return nil, nil, fmt.Errorf("field path %q: When reads top-level fields only", p)
-			}
-			return nil, nil, resolver{m: m}.unknownField(p)
-		}
-		fields[p] = f
 	}
 	eval := func(v reflect.Value) bool {
 		return pred.Eval(func(path string) (types.AttributeValue, bool) {
