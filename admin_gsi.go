@@ -17,7 +17,7 @@ import (
 // creates it with UpdateTable and waits until it is ACTIVE. DynamoDB then
 // fills it from the attributes the items already have; items that lack
 // the index's key attributes (a new template's keys were never written)
-// need a backfill: Entity.BackfillIndex.
+// need a backfill: migrate.BackfillIndex.
 
 // ensureOpt is an option of EnsureTable.
 type ensureOpt struct{ set func(*settings) }

@@ -80,10 +80,10 @@
 // records (Lambda events or the Streams API) become typed Change values
 // dispatched by a StreamHandler that reports partial batch failures.
 // Scans are explicit (Entity.Scan, DB.Scan: parallel segments, resumable
-// positions); Migrate and BackfillIndex rewrite an entity's items with keys
-// recomputed from the current model, conditioned, rate-limited and
-// resumable, and EnsureTable with AddMissingIndexes adds a new index to a
-// live table.
+// positions); EnsureTable with AddMissingIndexes adds a new index to a live
+// table, and package migrate (Run, BackfillIndex) rewrites an entity's
+// items with keys recomputed from the current model, conditioned,
+// rate-limited and resumable.
 //
 // # Errors
 //

@@ -11,22 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/bridge"
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
-// migrationWrite is the write of one migrated item: a PutItem, or the
-// transaction that moves it to a new key.
-type migrationWrite struct {
-	put    *dynamodb.PutItemInput
-	tx     *dynamodb.TransactWriteItemsInput
-	change MigrationChange
-}
-
 // migrationWrite plans the write of v, the transformed value of the item
-// stored as raw, into table: nil when v renders as raw already. touch sets the updated
-// timestamp from now. It is pure: the request is built, not sent.
-func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch bool, now func() time.Time) (*migrationWrite, error) {
+// stored as raw, into table, for package migrate: nil when v renders as
+// raw already. touch sets the updated timestamp from now. It is pure: the
+// request is built, not sent.
+func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch bool, now func() time.Time) (*bridge.MigrateWrite, error) {
 	item, _, err := m.item(v)
 	if err != nil {
 		return nil, inOp(op, "", err)
@@ -66,23 +60,23 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		}
 		m.carryUnknown(raw, item)
 	}
-	w := &migrationWrite{change: MigrationChange{Key: oldKey, Attributes: changedAttrs(raw, item)}}
+	w := &bridge.MigrateWrite{Key: oldKey, Attributes: changedAttrs(raw, item)}
 	var b expr.Builder
 	cond := m.unchanged(raw, &b)
 	if err := checkExpression(op, "condition", cond); err != nil {
 		return nil, &LimitError{Op: op, Reason: err.(*LimitError).Reason + ": an entity this wide needs a version field for a migration to check that an item is unchanged"}
 	}
 	if !moved {
-		w.put = &dynamodb.PutItemInput{
+		w.Put = &dynamodb.PutItemInput{
 			TableName: aws.String(table), Item: item, ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values,
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		}
 		return w, nil
 	}
-	w.change.NewKey = newKey
+	w.NewKey = newKey
 	var nb expr.Builder
-	w.tx = &dynamodb.TransactWriteItemsInput{
+	w.Tx = &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{Delete: &types.Delete{TableName: aws.String(table), Key: oldKey, ConditionExpression: aws.String(cond),
 				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}},

@@ -89,15 +89,6 @@ type ScanOption interface {
 	scanOption()
 }
 
-// MigrateOption tunes Entity.Migrate and Entity.BackfillIndex. Segments,
-// ScanConcurrency, PageSize, OnProgress, DryRun, RateLimit,
-// CapacityLimit, SaveCheckpoints, MaxRetries, TouchUpdated and OnChange
-// satisfy it (see migrate.go).
-type MigrateOption interface {
-	option
-	migrateOption()
-}
-
 // EnsureOption tunes DB.EnsureTable. AddMissingIndexes satisfies it.
 type EnsureOption interface {
 	option

@@ -25,7 +25,8 @@ import (
 // dropped. Both split the table into Segments read in parallel (at most
 // ScanConcurrency at once), take a Filter and a PageSize, report progress
 // (OnProgress) and resume from a saved position (ResumeScan). Migrations
-// (migrate.go) walk the table through the same engine.
+// (package migrate) walk the table through the same engine, reached
+// through bridge_migrate.go.
 
 // maxSegments is DynamoDB's limit on TotalSegments.
 const maxSegments = 1000000
@@ -34,28 +35,16 @@ const maxSegments = 1000000
 // ScanConcurrency.
 const defaultScanConcurrency = 4
 
-// walkSettings are what the scan and migration options add up to.
+// walkSettings are what the scan options add up to (package migrate
+// fills them through bridge_migrate.go).
 type walkSettings struct {
 	segments, concurrency, pageSize int
 	hasSegments                     bool // Segments was given (0 is then wrong)
 	progress                        func(ScanProgress)
 	resume                          string
-	migrate                         migrateSettings // migrate.go
 }
 
-// WalkOption is an option of every full-table walk: a ScanOption and a
-// MigrateOption.
-type WalkOption struct{ set func(*walkSettings) }
-
-func (o WalkOption) apply(s *settings) {
-	if o.set != nil {
-		o.set(s.walkSettings())
-	}
-}
-func (WalkOption) scanOption()    {}
-func (WalkOption) migrateOption() {}
-
-// scanOpt is an option of scans only.
+// scanOpt is a scan option.
 type scanOpt struct{ set func(*walkSettings) }
 
 func (o scanOpt) apply(s *settings) { o.set(s.walkSettings()) }
@@ -72,26 +61,26 @@ func (s *settings) walkSettings() *walkSettings {
 // Segments splits the scan into n segments (DynamoDB's TotalSegments, 1
 // to 1,000,000; default 1) read in parallel, ScanConcurrency at a time.
 // Each segment is an independent sequence of pages; results interleave.
-func Segments(n int) WalkOption {
-	return WalkOption{func(w *walkSettings) { w.segments, w.hasSegments = n, true }}
+func Segments(n int) ScanOption {
+	return scanOpt{func(w *walkSettings) { w.segments, w.hasSegments = n, true }}
 }
 
 // ScanConcurrency bounds how many segments are read at once (default
 // min(Segments, 4)).
-func ScanConcurrency(n int) WalkOption {
-	return WalkOption{func(w *walkSettings) { w.concurrency = n }}
+func ScanConcurrency(n int) ScanOption {
+	return scanOpt{func(w *walkSettings) { w.concurrency = n }}
 }
 
 // PageSize caps the items each Scan request reads (its Limit); DynamoDB
-// also ends a page at 1 MB. Smaller pages make progress and checkpoints
-// finer and spread the read capacity a scan consumes.
-func PageSize(n int) WalkOption { return WalkOption{func(w *walkSettings) { w.pageSize = n }} }
+// also ends a page at 1 MB. Smaller pages make progress and resumable
+// positions finer and spread the read capacity a scan consumes.
+func PageSize(n int) ScanOption { return scanOpt{func(w *walkSettings) { w.pageSize = n }} }
 
 // OnProgress calls f after each page a segment has finished with (the
-// loop, or the migration, has handled its items), one call at a time, from
-// the scan's goroutines.
-func OnProgress(f func(ScanProgress)) WalkOption {
-	return WalkOption{func(w *walkSettings) { w.progress = f }}
+// loop has handled its items), one call at a time, from the scan's
+// goroutines.
+func OnProgress(f func(ScanProgress)) ScanOption {
+	return scanOpt{func(w *walkSettings) { w.progress = f }}
 }
 
 // ResumeScan resumes a scan from a position an earlier one reported

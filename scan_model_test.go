@@ -11,9 +11,10 @@ import (
 	st "github.com/singletable/singletable"
 )
 
-// The scan and migration tests' model: documents (with sets, maps and
+// The scan tests' model, also package migrate's (migrate/model_test.go,
+// where v2, an index by owner, serves): documents (with sets, maps and
 // lists, so that conditions compare every kind), notes (a second entity
-// type), and a versioned document; v2 adds an index by owner.
+// type), and a versioned document.
 
 type mDoc struct {
 	ID    string         `dynamodbav:"id"`

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -62,7 +63,7 @@ func TestMigrateRequests(t *testing.T) {
 	t.Run("all attributes", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, m.table, st.WithTableName("Docs"))
-		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1")
+		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
 		golden.Request(t, "migrate/scan", calls(client, "Scan")[0])
@@ -72,7 +73,7 @@ func TestMigrateRequests(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "VDoc", "VDOC#v1", "VDOC", vdoc))}
 		db := st.New(client, m.table, st.WithTableName("Docs"))
-		rep, err := m.vdocs.BackfillIndex(ctx, db, "GSI1")
+		rep, err := migrate.BackfillIndex(ctx, db, m.vdocs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
 		golden.Request(t, "migrate/put_version", calls(client, "PutItem")[0])
@@ -84,9 +85,9 @@ func TestMigrateRequests(t *testing.T) {
 		moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, t2, st.WithTableName("Docs"))
-		var changes []st.MigrationChange
-		rep, err := moved.Migrate(ctx, db, func(context.Context, *mDoc) error { return nil },
-			st.OnChange(func(c st.MigrationChange) { changes = append(changes, c) }))
+		var changes []migrate.Change
+		rep, err := migrate.Run(ctx, db, moved, func(context.Context, *mDoc) error { return nil },
+			migrate.OnChange(func(c migrate.Change) { changes = append(changes, c) }))
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
 		require.Len(t, changes, 1)
@@ -101,9 +102,9 @@ func TestMigrateRequests(t *testing.T) {
 		inShape["GSI1SK"] = &types.AttributeValueMemberS{Value: "DOC#d%232"}
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc), inShape)}
 		db := st.New(client, m.table)
-		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1", st.DryRun())
+		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1", migrate.DryRun())
 		require.NoError(t, err)
-		assert.Equal(t, st.MigrationReport{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: 0.5, Position: rep.Position}, *rep)
+		assert.Equal(t, migrate.Report{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: 0.5, Position: rep.Position}, *rep)
 		assert.Empty(t, calls(client, "PutItem"))
 	})
 
@@ -118,7 +119,7 @@ func TestMigrateRequests(t *testing.T) {
 		}
 		client := &singletabletest.Client{ScanFunc: scanOnce(inShape, stale)}
 		db := st.New(client, m.table)
-		rep, err := m.docs.BackfillIndex(ctx, db, "GSI1")
+		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Skipped, "the in-shape item is not rewritten")
 		assert.Equal(t, int64(1), rep.Changed)
@@ -134,7 +135,7 @@ func TestMigrateRequests(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, m.table)
 		boom := errors.New("boom")
-		rep, err := m.docs.Migrate(ctx, db, func(context.Context, *mDoc) error { return boom })
+		rep, err := migrate.Run(ctx, db, m.docs, func(context.Context, *mDoc) error { return boom })
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Failed)
 		require.Len(t, rep.Failures, 1)
@@ -153,7 +154,7 @@ func TestMigrateUniqueFieldsStay(t *testing.T) {
 	e := st.MustDefine[acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"))
 	client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Acct", "ACCT#1", "ACCT", acct{ID: "1", Email: "a@x"}))}
 	db := st.New(client, tbl)
-	rep, err := e.Migrate(context.Background(), db, func(_ context.Context, a *acct) error { a.Email = "b@x"; return nil })
+	rep, err := migrate.Run(context.Background(), db, e, func(_ context.Context, a *acct) error { a.Email = "b@x"; return nil })
 	require.NoError(t, err)
 	require.Len(t, rep.Failures, 1)
 	assert.ErrorIs(t, rep.Failures[0].Err, st.ErrInvalidInput)
@@ -189,7 +190,7 @@ func TestMigrateRateLimits(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(items...)}
 		db := st.New(client, m.table)
 		clock := &fakeTime{now: time.Unix(1e9, 0)}
-		rep, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", st.RateLimit(5), st.MigrateTiming(clock.Now, clock.Sleep))
+		rep, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", migrate.RateLimit(5), migrate.Timing(clock.Now, clock.Sleep))
 		require.NoError(t, err)
 		assert.Equal(t, int64(10), rep.Changed)
 		// The first item goes at once, each other 1/5 s after the one before.
@@ -204,7 +205,7 @@ func TestMigrateRateLimits(t *testing.T) {
 			}}
 		db := st.New(client, m.table)
 		clock := &fakeTime{now: time.Unix(1e9, 0)}
-		rep, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", st.CapacityLimit(4), st.MigrateTiming(clock.Now, clock.Sleep))
+		rep, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", migrate.CapacityLimit(4), migrate.Timing(clock.Now, clock.Sleep))
 		require.NoError(t, err)
 		assert.Equal(t, 20.5, rep.ConsumedCapacity)
 		// 0.5 units of scan, then 10 writes of 2: each reservation waits
@@ -214,19 +215,47 @@ func TestMigrateRateLimits(t *testing.T) {
 	})
 
 	t.Run("bad options", func(t *testing.T) {
-		db := st.New(&singletabletest.Client{}, m.table)
-		for _, o := range []st.MigrateOption{st.RateLimit(-1), st.CapacityLimit(-2), st.MaxRetries(-1), st.SaveCheckpoints(nil, -time.Second), st.Segments(0), st.PageSize(-1), st.ScanConcurrency(-1)} {
-			_, err := m.docs.BackfillIndex(context.Background(), db, "GSI1", o)
-			assert.ErrorIs(t, err, st.ErrInvalidInput)
+		client := &singletabletest.Client{}
+		db := st.New(client, m.table)
+		// Each names the option at fault, and nothing is sent. A zero or
+		// nil setting is an error, never taken as the default.
+		for name, o := range map[string]migrate.Option{
+			"RateLimit(-1)":                     migrate.RateLimit(-1),
+			"RateLimit(0)":                      migrate.RateLimit(0),
+			"CapacityLimit(-2)":                 migrate.CapacityLimit(-2),
+			"CapacityLimit(0)":                  migrate.CapacityLimit(0),
+			"MaxRetries(-1)":                    migrate.MaxRetries(-1),
+			"SaveCheckpoints":                   migrate.SaveCheckpoints(migrate.FileCheckpoint(t.TempDir()+"/pos"), -time.Second),
+			"SaveCheckpoints: the store is nil": migrate.SaveCheckpoints(nil, 0),
+			"Segments(0)":                       migrate.Segments(0),
+			"Segments(1000001)":                 migrate.Segments(1000001),
+			"PageSize(-1)":                      migrate.PageSize(-1),
+			"PageSize(0)":                       migrate.PageSize(0),
+			"Concurrency(-1)":                   migrate.Concurrency(-1),
+			"Concurrency(0)":                    migrate.Concurrency(0),
+			"OnProgress(nil)":                   migrate.OnProgress(nil),
+			"OnChange(nil)":                     migrate.OnChange(nil),
+			"a nil option":                      nil,
+		} {
+			_, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", o)
+			assert.ErrorIs(t, err, st.ErrInvalidInput, name)
+			assert.ErrorContains(t, err, name)
+			_, err = migrate.Run(context.Background(), db, m.docs, func(context.Context, *mDoc) error { return nil }, o)
+			assert.ErrorContains(t, err, name)
 		}
-		_, err := m.docs.Migrate(context.Background(), db, nil)
+		_, err := migrate.Run(context.Background(), db, m.docs, nil)
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
+		_, err = migrate.Run[mDoc](context.Background(), db, nil, func(context.Context, *mDoc) error { return nil })
+		assert.ErrorIs(t, err, st.ErrInvalidInput)
+		_, err = migrate.BackfillIndex(context.Background(), nil, m.docs, "GSI1")
+		assert.ErrorIs(t, err, st.ErrInvalidInput)
+		assert.Empty(t, client.Calls(), "nothing is sent")
 	})
 }
 
 func TestMigrateFileCheckpoint(t *testing.T) {
 	ctx := context.Background()
-	store := st.FileCheckpoint(t.TempDir() + "/pos")
+	store := migrate.FileCheckpoint(t.TempDir() + "/pos")
 	got, err := store.Load(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, got, "nothing saved yet")
@@ -235,5 +264,5 @@ func TestMigrateFileCheckpoint(t *testing.T) {
 	got, err = store.Load(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "c.d", got)
-	assert.Error(t, st.FileCheckpoint(t.TempDir()+"/missing/dir/pos").Save(ctx, "x"))
+	assert.Error(t, migrate.FileCheckpoint(t.TempDir()+"/missing/dir/pos").Save(ctx, "x"))
 }

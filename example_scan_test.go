@@ -1,6 +1,6 @@
 package singletable_test
 
-// Runnable examples of scans and migrations, on the recording mock.
+// A runnable example of scans, on the recording mock.
 
 import (
 	"context"
@@ -18,8 +18,8 @@ type HelpTicket struct {
 	Queue string `dynamodbav:"queue"`
 }
 
-// scannedTickets answers a Scan with two stored tickets, written before
-// the model had its ByQueue index, all in the first segment.
+// scannedTickets answers a Scan with two stored tickets, all in the first
+// segment.
 func scannedTickets(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 	if in.Segment != nil && *in.Segment != 0 {
 		return &dynamodb.ScanOutput{}, nil
@@ -50,31 +50,4 @@ func ExampleEntity_Scan() {
 	// Output:
 	// t1 billing
 	// t2 support
-}
-
-// After adding an index to the model (and to the table, with
-// EnsureTable(ctx, AddMissingIndexes())), one call writes its keys into
-// the items stored before.
-func ExampleEntity_BackfillIndex() {
-	table := singletable.MustTable("Helpdesk", singletable.WithGSI("ByQueue"))
-	tickets := singletable.MustDefine[HelpTicket](table, "Ticket", singletable.Key("TICKET#{ID}", "TICKET"),
-		singletable.Index("ByQueue", "QUEUE#{Queue}", "TICKET#{ID}"))
-	client := &singletabletest.Client{ScanFunc: scannedTickets}
-	db := singletable.New(client, table)
-
-	report, err := tickets.BackfillIndex(context.Background(), db, "ByQueue", singletable.Segments(4))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("scanned %d, changed %d, skipped %d, failed %d\n", report.Scanned, report.Changed, report.Skipped, report.Failed)
-	for _, c := range client.Calls() {
-		if put, ok := c.Input.(*dynamodb.PutItemInput); ok {
-			fmt.Println(put.Item["ByQueuePK"].(*types.AttributeValueMemberS).Value)
-		}
-	}
-	// Output:
-	// scanned 2, changed 2, skipped 0, failed 0
-	// QUEUE#billing
-	// QUEUE#support
 }

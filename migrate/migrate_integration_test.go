@@ -1,6 +1,6 @@
 //go:build integration
 
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -73,18 +74,18 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 
 	// A dry run reports every item and changes nothing.
 	var changes atomic.Int64
-	rep, err := m2.docs.BackfillIndex(ctx, db2, "GSI1", st.DryRun(), st.Segments(3),
-		st.OnChange(func(c st.MigrationChange) {
+	rep, err := migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.DryRun(), migrate.Segments(3),
+		migrate.OnChange(func(c migrate.Change) {
 			changes.Add(1)
 			assert.Equal(t, []string{"GSI1PK", "GSI1SK"}, c.Attributes)
 			assert.Nil(t, c.NewKey)
 		}))
 	require.NoError(t, err)
-	assert.Equal(t, st.MigrationReport{Entity: "Doc", DryRun: true, Scanned: n, Changed: n, ConsumedCapacity: rep.ConsumedCapacity, Position: rep.Position}, *rep)
+	assert.Equal(t, migrate.Report{Entity: "Doc", DryRun: true, Scanned: n, Changed: n, ConsumedCapacity: rep.ConsumedCapacity, Position: rep.Position}, *rep)
 	assert.Equal(t, int64(n), changes.Load())
 	assert.Empty(t, ownerDocs(t, ctx, db2, m2, "o1"), "a dry run writes nothing")
 
-	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1", st.Segments(3), st.PageSize(20))
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.Segments(3), migrate.PageSize(20))
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), rep.Scanned)
 	assert.Equal(t, int64(n), rep.Changed)
@@ -101,14 +102,14 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 	assert.Equal(t, n, total)
 
 	// Again: everything is in shape already.
-	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1", st.Segments(2))
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.Segments(2))
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), rep.Skipped)
 	assert.Zero(t, rep.Changed)
 
-	_, err = m2.notes.BackfillIndex(ctx, db2, "GSI1")
+	_, err = migrate.BackfillIndex(ctx, db2, m2.notes, "GSI1")
 	assert.ErrorIs(t, err, st.ErrInvalidInput, "notes write no key into GSI1")
-	_, err = m2.docs.BackfillIndex(ctx, db2, "GSI9")
+	_, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI9")
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 }
 
@@ -129,7 +130,7 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 
 	t.Run("all-attributes condition", func(t *testing.T) {
 		var once sync.Once
-		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
 			if key["PK"].(*types.AttributeValueMemberS).Value != "DOC#"+escapedID(target) {
 				return
 			}
@@ -139,7 +140,7 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 				require.NoError(t, m1.docs.Put(ctx, db1, d))
 			})
 		})
-		rep, err := m2.docs.Migrate(ctx, db2, upper, hook)
+		rep, err := migrate.Run(ctx, db2, m2.docs, upper, hook)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Retried)
 		assert.Equal(t, int64(12), rep.Changed)
@@ -151,7 +152,7 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 
 	t.Run("version condition", func(t *testing.T) {
 		var once sync.Once
-		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
 			if key["PK"].(*types.AttributeValueMemberS).Value != "VDOC#"+escapedID(target) {
 				return
 			}
@@ -162,7 +163,7 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 				require.NoError(t, m1.vdocs.Put(ctx, db1, cur))
 			})
 		})
-		rep, err := m2.vdocs.Migrate(ctx, db2, func(_ context.Context, d *mVDoc) error {
+		rep, err := migrate.Run(ctx, db2, m2.vdocs, func(_ context.Context, d *mVDoc) error {
 			d.Title = strings.ToUpper(d.Title)
 			return nil
 		}, hook)
@@ -182,18 +183,18 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 	})
 
 	t.Run("retries run out", func(t *testing.T) {
-		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
 			d := testDoc(1)
 			d.Title = fmt.Sprint("other writer ", time.Now().UnixNano())
 			require.NoError(t, m1.docs.Put(ctx, db1, d))
 		})
-		rep, err := m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error {
+		rep, err := migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error {
 			if d.ID != docID(1) {
-				return st.ErrSkipItem
+				return migrate.ErrSkipItem
 			}
 			d.Title = "migrated"
 			return nil
-		}, hook, st.MaxRetries(2))
+		}, hook, migrate.MaxRetries(2))
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Failed)
 		assert.Equal(t, int64(2), rep.Retried)
@@ -206,12 +207,12 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 	})
 
 	t.Run("deleted meanwhile", func(t *testing.T) {
-		hook := st.BeforeMigrateWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
+		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
 			require.NoError(t, m1.docs.Delete(ctx, db1, mDoc{ID: docID(2)}))
 		})
-		rep, err := m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error {
+		rep, err := migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error {
 			if d.ID != docID(2) {
-				return st.ErrSkipItem
+				return migrate.ErrSkipItem
 			}
 			d.Title = "resurrected?"
 			return nil
@@ -241,20 +242,20 @@ func TestIntegrationMigrateResume(t *testing.T) {
 	store := &memStore{}
 	cctx, cancel := context.WithCancel(ctx)
 	var handled atomic.Int64
-	rep1, err := m2.docs.Migrate(cctx, db2, func(ctx context.Context, d *mDoc) error {
+	rep1, err := migrate.Run(cctx, db2, m2.docs, func(ctx context.Context, d *mDoc) error {
 		if handled.Add(1) == n/2 {
 			cancel() // the crash
 		}
 		return upper(ctx, d)
 		// One segment at a time: no write is in flight when the context
 		// is cancelled, so that the counts below are exact.
-	}, st.Segments(3), st.ScanConcurrency(1), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	}, migrate.Segments(3), migrate.Concurrency(1), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotEmpty(t, store.pos)
 	assert.Equal(t, rep1.Position, store.pos)
 	assert.Less(t, rep1.Changed, int64(n))
 
-	rep2, err := m2.docs.Migrate(ctx, db2, upper, st.Segments(3), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	rep2, err := migrate.Run(ctx, db2, m2.docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
 	require.NoError(t, err)
 	assert.Empty(t, rep2.Failures)
 	assert.Equal(t, int64(n), rep1.Changed+rep2.Changed, "every item changed once across the runs")
@@ -274,7 +275,7 @@ func TestIntegrationMigrateResume(t *testing.T) {
 	assert.Equal(t, n, total)
 
 	// A completed migration's store resumes to nothing.
-	rep3, err := m2.docs.Migrate(ctx, db2, upper, st.Segments(3), st.PageSize(15), st.SaveCheckpoints(store, 0))
+	rep3, err := migrate.Run(ctx, db2, m2.docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
 	require.NoError(t, err)
 	assert.Zero(t, rep3.Scanned)
 }
@@ -291,7 +292,7 @@ func TestIntegrationMigrateMovesKeys(t *testing.T) {
 	require.NoError(t, err)
 	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 	db2 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
-	rep, err := moved.Migrate(ctx, db2, func(context.Context, *mDoc) error { return nil })
+	rep, err := migrate.Run(ctx, db2, moved, func(context.Context, *mDoc) error { return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(9), rep.Changed)
 	assert.Empty(t, rep.Failures)
@@ -371,17 +372,17 @@ func TestIntegrationMigrateKeepsUnknownAttributes(t *testing.T) {
 	}
 	db2, m2 := v2DB(t, ctx, db1)
 
-	rep, err := m2.docs.BackfillIndex(ctx, db2, "GSI1")
+	rep, err := migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	for i := range 3 {
 		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(docID(i)), "DOC")
 	}
-	rep, err = m2.docs.BackfillIndex(ctx, db2, "GSI1")
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Skipped, "unknown attributes are no change")
 
-	rep, err = m2.docs.Migrate(ctx, db2, func(_ context.Context, d *mDoc) error { d.Title += "!"; return nil })
+	rep, err = migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error { d.Title += "!"; return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	for i := range 3 {
@@ -392,7 +393,7 @@ func TestIntegrationMigrateKeepsUnknownAttributes(t *testing.T) {
 	require.NoError(t, err)
 	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 	db3 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
-	rep, err = moved.Migrate(ctx, db3, func(context.Context, *mDoc) error { return nil })
+	rep, err = migrate.Run(ctx, db3, moved, func(context.Context, *mDoc) error { return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	assert.Empty(t, rep.Failures)

@@ -1,0 +1,88 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/bridge"
+)
+
+// Package migrate's way in (see internal/bridge/migrate.go): the scan
+// engine's walk over one entity's items, and the model's rendering of a
+// migrated item (migrate_write.go).
+
+func init() {
+	bridge.Migrate = openMigration
+	bridge.Backfills = backfills
+}
+
+// migration is a bridge.Migration: entity m's items walked by r.
+type migration struct {
+	db *DB
+	m  *entityModel
+	r  *scanReq
+	op string
+}
+
+func openMigration(op string, db, entity any, w bridge.MigrateWalk) (bridge.Migration, error) {
+	d, m := db.(*DB), entity.(AnyEntity).model()
+	s := &settings{walk: &walkSettings{segments: w.Segments, hasSegments: w.HasSegments,
+		concurrency: w.Concurrency, pageSize: w.PageSize}}
+	if w.Progress != nil {
+		s.walk.progress = w.Progress.(func(ScanProgress))
+	}
+	r, err := d.scanRequest(op, m, s)
+	if err != nil {
+		return nil, err
+	}
+	r.in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	return &migration{db: d, m: m, r: r, op: op}, nil
+}
+
+func (g *migration) KeyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	return g.m.keyOfItem(item)
+}
+
+func (g *migration) Decode(item map[string]types.AttributeValue, v any) error {
+	return g.m.decode(item, reflect.ValueOf(v).Elem())
+}
+
+func (g *migration) Plan(raw map[string]types.AttributeValue, v any, touch bool) (*bridge.MigrateWrite, error) {
+	return g.m.migrationWrite(g.op, g.db.name, raw, reflect.ValueOf(v).Elem(), touch, g.db.now)
+}
+
+func (g *migration) Sleep(ctx context.Context, d time.Duration) error { return g.db.sleep(ctx, d) }
+
+func (g *migration) Resume(position string) error { return g.r.open(g.db.cursor.keys, position) }
+
+func (g *migration) Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) error, done func(string) error) error {
+	g.r.onPage = func(p ScanProgress) error { return done(p.Position) }
+	return g.r.walk(ctx, g.db.client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
+		return page(ctx, out)
+	})
+}
+
+func (g *migration) Position() (string, error) {
+	g.r.mu.Lock()
+	defer g.r.mu.Unlock()
+	return g.r.seal()
+}
+
+func backfills(op string, entity any, index string) error {
+	m := entity.(AnyEntity).model()
+	ix, ok := m.table.GSI(index)
+	if !ok {
+		return &InputError{Op: op, Reason: fmt.Sprintf("index %s is not declared on table %s", index, m.table.name)}
+	}
+	for _, ei := range m.indexes {
+		if ei.index == ix && ei.writes() {
+			return nil
+		}
+	}
+	return &InputError{Op: op, Reason: fmt.Sprintf("entity %s writes no key of its own into index %s (declare it with Index), so there is nothing to backfill", m.name, index)}
+}

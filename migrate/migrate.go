@@ -1,0 +1,363 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/bridge"
+)
+
+// ErrSkipItem is what a migration's transform returns to leave an item
+// as it is stored; it is counted as skipped.
+var ErrSkipItem = errors.New("singletable: skip this item")
+
+// maxReportedFailures caps Report.Failures.
+const maxReportedFailures = 100
+
+// Change is one item a migration changes.
+type Change struct {
+	// Key is the item's stored key; NewKey its new one when the key
+	// changes (nil otherwise).
+	Key, NewKey map[string]types.AttributeValue
+	// Attributes are the attributes added, changed or removed, sorted.
+	Attributes []string
+}
+
+// Report is what a migration did.
+type Report struct {
+	Entity string
+	DryRun bool
+	// Scanned items of the entity were read; of them, Changed were
+	// written (or, in a dry run, would be), Skipped were left as they
+	// are (already in the target shape, ErrSkipItem, or deleted by
+	// another writer meanwhile) and Failed were not written (Failures
+	// says why, for the first 100). An item a resumed migration reads
+	// again counts again.
+	Scanned, Changed, Skipped, Failed int64
+	// Retried counts the writes made again because another writer
+	// changed the item between the read and the write.
+	Retried int64
+	// ConsumedCapacity is the capacity units the migration's reads and
+	// writes consumed, as DynamoDB reported them.
+	ConsumedCapacity float64
+	// Failures are the first failed items.
+	Failures []Failure
+	// Position is where the migration stopped (see SaveCheckpoints).
+	Position string
+}
+
+// Failure is an item a migration did not write, and why.
+type Failure struct {
+	Key map[string]types.AttributeValue
+	Err error
+}
+
+// Run applies transform to every item of entity e in db and writes back
+// those whose stored form changes (see the package doc). transform may
+// change any field; it returns ErrSkipItem to leave an item alone, or
+// another error to report the item failed. The returned error is what
+// stopped the migration (a cancelled context, a failed scan, a checkpoint
+// that could not be saved); items that failed are in the report, which is
+// returned in either case once the scan started.
+func Run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], transform func(ctx context.Context, v *T) error, opts ...Option) (*Report, error) {
+	if e == nil {
+		return nil, &st.InputError{Op: "migrate.Run", Reason: "the entity is nil"}
+	}
+	op := e.Name() + ".Migrate"
+	if transform == nil {
+		return nil, &st.InputError{Op: op, Reason: "the transform is nil"}
+	}
+	return run(ctx, db, e, op, transform, opts)
+}
+
+// BackfillIndex writes the keys of index into every item of entity e in
+// db that lacks them (or holds stale ones): the migration that follows
+// adding an index to the model (and to the table: see
+// singletable.AddMissingIndexes). Items whose stored form already matches
+// the model are skipped. The entity must write keys of its own into the
+// index.
+func BackfillIndex[T any](ctx context.Context, db *st.DB, e *st.Entity[T], index string, opts ...Option) (*Report, error) {
+	if e == nil {
+		return nil, &st.InputError{Op: "migrate.BackfillIndex", Reason: "the entity is nil"}
+	}
+	op := e.Name() + ".BackfillIndex"
+	if err := bridge.Backfills(op, e, index); err != nil {
+		return nil, err
+	}
+	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, opts)
+}
+
+// migration is one run of Run or BackfillIndex.
+type migration[T any] struct {
+	g      bridge.Migration
+	client st.Client
+	table  string
+	op     string
+	fn     func(context.Context, *T) error
+	s      *settings
+	items  *limiter
+	units  *limiter
+	rep    *Report
+	counts struct{ scanned, changed, skipped, failed, retried atomic.Int64 }
+	mu     sync.Mutex // guards rep.Failures and rep.ConsumedCapacity
+}
+
+func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn func(context.Context, *T) error, opts []Option) (*Report, error) {
+	if db == nil {
+		return nil, &st.InputError{Op: op, Reason: "the DB is nil"}
+	}
+	s, err := collect(op, opts)
+	if err != nil {
+		return nil, err
+	}
+	g, err := bridge.Migrate(op, db, e, s.walk)
+	if err != nil {
+		return nil, err
+	}
+	if s.dryRun {
+		s.store = nil
+	}
+	mg := &migration[T]{g: g, client: db.Client(), table: db.TableName(), op: op, fn: fn, s: s,
+		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}}
+	now, sleep := s.now, s.sleep
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = g.Sleep
+	}
+	mg.items, mg.units = newLimiter(s.items, now, sleep), newLimiter(s.units, now, sleep)
+	if s.store != nil {
+		pos, err := s.store.Load(ctx)
+		if err != nil {
+			return nil, opError(op, fmt.Errorf("loading the checkpoint: %w", err))
+		}
+		if pos != "" {
+			if err := g.Resume(pos); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var lastSave time.Time
+	walkErr := g.Walk(ctx, mg.page, func(pos string) error {
+		mg.rep.Position = pos
+		if s.store == nil || (s.every > 0 && now().Sub(lastSave) < s.every) {
+			return nil
+		}
+		lastSave = now()
+		return mg.save(ctx, pos)
+	})
+	if s.store != nil {
+		// The last position whatever stopped the walk: every page it
+		// covers was handled in full.
+		pos, err := g.Position()
+		if err == nil {
+			mg.rep.Position = pos
+			err = mg.save(context.WithoutCancel(ctx), pos)
+		}
+		walkErr = errors.Join(walkErr, err)
+	}
+	c := &mg.counts
+	mg.rep.Scanned, mg.rep.Changed, mg.rep.Skipped = c.scanned.Load(), c.changed.Load(), c.skipped.Load()
+	mg.rep.Failed, mg.rep.Retried = c.failed.Load(), c.retried.Load()
+	return mg.rep, walkErr
+}
+
+// opError wraps err, an SDK or checkpoint error, with the operation, as
+// singletable's errors are.
+func opError(op string, err error) error {
+	return fmt.Errorf("singletable: %s: %w", op, err)
+}
+
+func (mg *migration[T]) save(ctx context.Context, pos string) error {
+	if err := mg.s.store.Save(ctx, pos); err != nil {
+		return opError(mg.op, fmt.Errorf("saving the checkpoint: %w", err))
+	}
+	return nil
+}
+
+// page handles the items of one page of a segment, one after the other.
+func (mg *migration[T]) page(ctx context.Context, page *dynamodb.ScanOutput) error {
+	if err := mg.units.take(ctx, mg.consumed(page.ConsumedCapacity)); err != nil {
+		return err
+	}
+	for _, raw := range page.Items {
+		if err := mg.items.take(ctx, 1); err != nil {
+			return err
+		}
+		mg.counts.scanned.Add(1)
+		if err := mg.item(ctx, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outcome is what one attempt at an item came to.
+type outcome uint8
+
+const (
+	outChanged outcome = iota
+	outSkipped
+	outConflict // another writer changed the item: read it again
+	outFailed
+)
+
+// item migrates one item, reading it again after a conflict. Only what
+// stops the whole migration (a cancelled context) is returned.
+func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) error {
+	key := mg.g.KeyOf(raw)
+	for attempt := 0; ; attempt++ {
+		out, err := mg.try(ctx, raw)
+		switch {
+		case out == outChanged && err == nil:
+			mg.counts.changed.Add(1)
+		case out == outSkipped:
+			mg.counts.skipped.Add(1)
+		case ctx.Err() != nil:
+			// Cancelled: not the item's failure, and not a conflict to
+			// retry; a resumed migration handles it again.
+			return ctx.Err()
+		case out == outChanged: // written, then the pacing wait failed
+			mg.counts.changed.Add(1)
+			return err
+		case out == outFailed:
+			mg.fail(key, err)
+		case out == outConflict:
+			if attempt >= mg.s.retries {
+				mg.fail(key, fmt.Errorf("singletable: %s: the item kept changing: %d retries: %w", mg.op, mg.s.retries, err))
+				return nil
+			}
+			mg.counts.retried.Add(1)
+			if raw, err = mg.reread(ctx, key); err != nil || raw == nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != nil {
+					mg.fail(key, err)
+				} else {
+					mg.counts.skipped.Add(1) // deleted meanwhile
+				}
+				return nil
+			}
+			continue
+		}
+		return nil
+	}
+}
+
+func (mg *migration[T]) fail(key map[string]types.AttributeValue, err error) {
+	mg.counts.failed.Add(1)
+	mg.mu.Lock()
+	if len(mg.rep.Failures) < maxReportedFailures {
+		mg.rep.Failures = append(mg.rep.Failures, Failure{Key: key, Err: err})
+	}
+	mg.mu.Unlock()
+}
+
+func (mg *migration[T]) consumed(c ...*types.ConsumedCapacity) float64 {
+	var units float64
+	for _, cc := range c {
+		if cc != nil {
+			units += aws.ToFloat64(cc.CapacityUnits)
+		}
+	}
+	mg.mu.Lock()
+	mg.rep.ConsumedCapacity += units
+	mg.mu.Unlock()
+	return units
+}
+
+// reread reads the item again, strongly consistent; nil when it is gone.
+func (mg *migration[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := mg.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(mg.table), Key: key, ConsistentRead: aws.Bool(true),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return nil, opError(mg.op, err)
+	}
+	if err := mg.units.take(ctx, mg.consumed(out.ConsumedCapacity)); err != nil {
+		return nil, err
+	}
+	return out.Item, nil
+}
+
+// try makes one attempt at migrating the item read as raw.
+func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeValue) (outcome, error) {
+	var v T
+	if err := mg.g.Decode(raw, &v); err != nil {
+		return outFailed, err
+	}
+	if err := mg.fn(ctx, &v); err != nil {
+		if errors.Is(err, ErrSkipItem) {
+			return outSkipped, nil
+		}
+		return outFailed, fmt.Errorf("singletable: %s: transform: %w", mg.op, err)
+	}
+	w, err := mg.g.Plan(raw, &v, mg.s.touch)
+	if w == nil || err != nil {
+		if err != nil {
+			return outFailed, err
+		}
+		return outSkipped, nil
+	}
+	if mg.s.onChange != nil {
+		mg.s.onChange(Change{Key: w.Key, NewKey: w.NewKey, Attributes: w.Attributes})
+	}
+	if mg.s.dryRun {
+		return outChanged, nil
+	}
+	if mg.s.beforeWrite != nil {
+		mg.s.beforeWrite(ctx, w.Key)
+	}
+	var used []*types.ConsumedCapacity
+	if w.Tx == nil {
+		out, err := mg.client.PutItem(ctx, w.Put)
+		if err != nil {
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) {
+				return outConflict, opError(mg.op, err)
+			}
+			return outFailed, opError(mg.op, err)
+		}
+		used = append(used, out.ConsumedCapacity)
+	} else {
+		out, err := mg.client.TransactWriteItems(ctx, w.Tx)
+		if err != nil {
+			return moveFailure(mg.op, err)
+		}
+		for i := range out.ConsumedCapacity {
+			used = append(used, &out.ConsumedCapacity[i])
+		}
+	}
+	return outChanged, mg.units.take(ctx, mg.consumed(used...))
+}
+
+// moveFailure says what a failed move transaction (delete the old item,
+// put the new one) means: a conflict on the old item, or an item already
+// at the new key.
+func moveFailure(op string, err error) (outcome, error) {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for i, r := range tce.CancellationReasons {
+			switch code := aws.ToString(r.Code); {
+			case code == "TransactionConflict" || (i == 0 && code == "ConditionalCheckFailed"):
+				return outConflict, opError(op, err)
+			case i == 1 && code == "ConditionalCheckFailed":
+				return outFailed, &st.ConditionError{Op: op, Key: nil, Kind: st.ErrAlreadyExists, Err: err,
+					Reason: "the item's new key is taken by another item"}
+			}
+		}
+	}
+	return outFailed, opError(op, err)
+}
