@@ -22,6 +22,7 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/migrate"
 )
 
 // Order is the same Go type under both models.
@@ -95,7 +96,7 @@ func run(ctx context.Context) error {
 	c.That("EnsureTable(AddMissingIndexes()) added the index", db2.EnsureTable(ctx) == nil)
 	c.Equal("before the backfill, the new pattern finds none of c07's orders", 0, count(ctx, db2, "c07"))
 
-	dry, err := OrdersV2.BackfillIndex(ctx, db2, "GSI1", st.DryRun(), st.Segments(4))
+	dry, err := migrate.BackfillIndex(ctx, db2, OrdersV2, "GSI1", migrate.DryRun(), migrate.Segments(4))
 	if err != nil {
 		return err
 	}
@@ -108,13 +109,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	checkpoint := st.FileCheckpoint(filepath.Join(dir, "backfill.pos"))
-	opts := []st.MigrateOption{st.Segments(4), st.PageSize(100), st.SaveCheckpoints(checkpoint, 0)}
+	checkpoint := migrate.FileCheckpoint(filepath.Join(dir, "backfill.pos"))
+	opts := []migrate.Option{migrate.Segments(4), migrate.PageSize(100), migrate.SaveCheckpoints(checkpoint, 0)}
 
 	fmt.Println("\nBackfill, crashing after about 1200 orders:")
 	crashCtx, crash := context.WithCancel(ctx)
 	var seen atomic.Int64
-	first, err := OrdersV2.BackfillIndex(crashCtx, db2, "GSI1", append(opts, st.OnChange(func(st.MigrationChange) {
+	first, err := migrate.BackfillIndex(crashCtx, db2, OrdersV2, "GSI1", append(opts, migrate.OnChange(func(migrate.Change) {
 		if seen.Add(1) == 1200 {
 			crash()
 		}
@@ -125,7 +126,7 @@ func run(ctx context.Context) error {
 	c.That("the interrupted run changed some orders, not all", first.Changed > 0 && first.Changed < orderCount)
 
 	fmt.Println("Resume from the checkpoint file:")
-	second, err := OrdersV2.BackfillIndex(ctx, db2, "GSI1", append(opts, st.OnProgress(func(p st.ScanProgress) {
+	second, err := migrate.BackfillIndex(ctx, db2, OrdersV2, "GSI1", append(opts, migrate.OnProgress(func(p st.ScanProgress) {
 		if p.SegmentsDone == p.TotalSegments {
 			fmt.Printf("  all %d segments done, %d items scanned in all\n", p.TotalSegments, p.Scanned)
 		}
@@ -151,7 +152,7 @@ func run(ctx context.Context) error {
 	}
 	c.Equal("c07's first orders, as stored", []Order{order(7), order(37), order(67)}, got.Items)
 
-	check, err := OrdersV2.BackfillIndex(ctx, db2, "GSI1", st.Segments(4))
+	check, err := migrate.BackfillIndex(ctx, db2, OrdersV2, "GSI1", migrate.Segments(4))
 	if err != nil {
 		return err
 	}
