@@ -34,6 +34,8 @@ type Change struct {
 
 // Report is what a migration did.
 type Report struct {
+	// Entity is the entity migrated; DryRun says that nothing was
+	// written (see DryRun).
 	Entity string
 	DryRun bool
 	// Scanned items of the entity were read; of them, Changed were
@@ -57,6 +59,8 @@ type Report struct {
 
 // Failure is an item a migration did not write, and why.
 type Failure struct {
+	// Key is the item's stored key; Err why it was not written (the
+	// transform's error, a decoding or condition error, the write's).
 	Key map[string]types.AttributeValue
 	Err error
 }
