@@ -207,7 +207,7 @@ var (
 // DynamoDB Local (3.3.0) deletes expired items by the real clock, and its
 // stream then carries a record the library cannot take for a TTL removal:
 // event "UNKNOWN_TO_SDK_VERSION", no user identity (the service sends
-// REMOVE with the principal dynamodb.amazonaws.com). ReadStream reports
+// REMOVE with the principal dynamodb.amazonaws.com). stream.Read reports
 // that record, with its position, and reads on to the records after it.
 func TestIntegrationStreamLocalTTLRemoval(t *testing.T) {
 	ctx := context.Background()
