@@ -11,6 +11,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/singletabletest"
+	"github.com/singletable/singletable/stream"
 )
 
 type decodeGauge struct {
@@ -81,14 +82,14 @@ func TestDecodeRefusesGarbage(t *testing.T) {
 				return
 			}
 			// A stream record with such keys, and one with such an image.
-			_, err = gaugeE.Change(st.Record{Event: st.EventRemove, SequenceNumber: "1", Keys: c.item})
+			_, err = stream.Decode(gaugeE, stream.Record{Event: stream.EventRemove, SequenceNumber: "1", Keys: c.item})
 			check(t, err, c.attr, c.field)
 		})
 	}
-	rec := st.Record{Event: st.EventInsert, SequenceNumber: "1", Keys: gaugeItem("", nil), NewImage: gaugeItem("small", n("300"))}
+	rec := stream.Record{Event: stream.EventInsert, SequenceNumber: "1", Keys: gaugeItem("", nil), NewImage: gaugeItem("small", n("300"))}
 	delete(rec.Keys, "_type")
 	delete(rec.Keys, "id")
-	_, err := gaugeE.Change(rec)
+	_, err := stream.Decode(gaugeE, rec)
 	check(t, err, "small", "Small")
 
 	good := gaugeItem("small", n("7"))

@@ -76,9 +76,10 @@
 //
 // # Change data and model evolution
 //
-// Table.Decode turns any raw item into its entity's Go type; stream
-// records (Lambda events or the Streams API) become typed Change values
-// dispatched by a StreamHandler that reports partial batch failures.
+// Table.Decode turns any raw item into its entity's Go type; package
+// stream (github.com/singletable/singletable/stream) turns stream records
+// (Lambda events or the Streams API) into typed changes, dispatched by a
+// handler that reports partial batch failures.
 // Scans are explicit (Entity.Scan, DB.Scan: parallel segments, resumable
 // positions); EnsureTable with AddMissingIndexes adds a new index to a live
 // table, and package migrate (Run, BackfillIndex) rewrites an entity's

@@ -12,11 +12,10 @@ import (
 // Streams
 //
 // A table declared WithStream has a DynamoDB stream, which EnsureTable
-// enables. Its records come to a Lambda function as events.DynamoDBEvent,
-// or to any program through the DynamoDB Streams API (ReadStream); both
-// convert into one Record (LambdaRecord, StreamsRecord), which an entity
-// decodes into a typed Change (Entity.Change), or which a StreamHandler
-// dispatches to the function registered for its entity (On). See
+// enables; StreamARN names it. Its records are read, decoded into typed
+// changes and dispatched by package stream
+// (github.com/singletable/singletable/stream), so that only the programs
+// that consume a stream compile the Lambda and Streams clients. See
 // docs/streams.md.
 
 // StreamView is what a stream record carries of the item: its keys, its
@@ -109,4 +108,23 @@ func (db *DB) ensureStream(ctx context.Context, admin AdminClient, d *types.Tabl
 		return opError("UpdateTable (enable stream) "+db.name, err)
 	}
 	return nil
+}
+
+// StreamARN is the ARN of the table's current stream (DescribeTable's
+// LatestStreamArn), for stream.Read or a tool that reads the stream; the
+// DB needs an admin client.
+func (db *DB) StreamARN(ctx context.Context) (string, error) {
+	admin, err := db.adminClient("StreamARN")
+	if err != nil {
+		return "", err
+	}
+	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
+	if err != nil {
+		return "", opError("DescribeTable "+db.name, err)
+	}
+	arn := aws.ToString(out.Table.LatestStreamArn)
+	if arn == "" || out.Table.StreamSpecification == nil || !aws.ToBool(out.Table.StreamSpecification.StreamEnabled) {
+		return "", &InputError{Op: "StreamARN", Reason: "table " + db.name + " has no enabled stream (declare WithStream and run EnsureTable)"}
+	}
+	return arn, nil
 }

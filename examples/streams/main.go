@@ -1,7 +1,7 @@
 // Command streams runs a stream processor for the seed's orders against
 // DynamoDB Local (dynamodb-design-patterns.txt, "Streams"; the orders of
 // dynamodb-access-patterns.txt). One handler, built with
-// singletable.NewStreamHandler, keeps each order's total from its items'
+// stream.NewHandler, keeps each order's total from its items'
 // changes and logs its status changes, idempotently: a replayed record
 // changes nothing. It is fed twice:
 //
@@ -10,7 +10,7 @@
 //     record_integration_test.go), including a batch with a bad record,
 //     reported in BatchItemFailures and retried from there;
 //  2. end to end: the same changes made on a table with a stream, read
-//     back from DynamoDB Local's live stream with singletable.ReadStream.
+//     back from DynamoDB Local's live stream with stream.Read.
 //
 // It exits non-zero if any derived value is wrong.
 //
@@ -31,6 +31,7 @@ import (
 	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
 	"github.com/singletable/singletable/internal/lambdaevent"
+	"github.com/singletable/singletable/stream"
 )
 
 //go:embed testdata/orders_events.json
@@ -61,7 +62,10 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("testdata/orders_events.json: %w", err)
 	}
 	fmt.Printf("  %d recorded records\n", len(ev.Records))
-	h := newHandler(replay)
+	h, err := newHandler(replay)
+	if err != nil {
+		return err
+	}
 
 	// A bad record in the middle (a quantity that is not a number): the
 	// handler stops there and reports it; Lambda delivers it and what
@@ -109,8 +113,8 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var recs []st.Record
-	for rec, err := range st.ReadStream(ctx, sc, arn) {
+	var recs []stream.Record
+	for rec, err := range stream.Read(ctx, sc, arn) {
 		if err != nil {
 			return err
 		}
@@ -118,7 +122,9 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("  %d records in the stream\n", len(recs))
 	c.Equal("the live stream has as many records as the recording", len(ev.Records), len(recs))
-	h = newHandler(live)
+	if h, err = newHandler(live); err != nil {
+		return err
+	}
 	if failed := h.Process(ctx, recs); failed != nil {
 		return failed
 	}

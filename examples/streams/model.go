@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/stream"
 )
 
 // The seed's orders (dynamodb-access-patterns.txt) with a stream: orders
@@ -73,25 +74,28 @@ var (
 // for records read from the stream. Orders' and items' changes update the
 // derived items; the derived items' own records come back through the
 // stream and are skipped, as nothing is registered for them.
-func newHandler(db *st.DB) *st.StreamHandler {
-	h := st.NewStreamHandler(Shop)
-	st.On(h, OrderItems, func(ctx context.Context, c st.Change[OrderItem]) error {
+func newHandler(db *st.DB) (*stream.Handler, error) {
+	h, err := stream.NewHandler(Shop)
+	if err != nil {
+		return nil, err
+	}
+	stream.On(h, OrderItems, func(ctx context.Context, c stream.Change[OrderItem]) error {
 		return applyItem(ctx, db, c)
 	})
-	st.On(h, Orders, func(ctx context.Context, c st.Change[Order]) error {
+	stream.On(h, Orders, func(ctx context.Context, c stream.Change[Order]) error {
 		if !c.FieldChanged("Status") {
 			return nil
 		}
 		return recordStatus(ctx, db, c)
-	}, st.EventModify)
-	return h
+	}, stream.EventModify)
+	return h, nil
 }
 
 // applyItem adds an item change's difference to its order's total, once:
 // on condition that the total has not seen this record yet. An order's
 // items share its partition, so their records come in one shard, in order,
 // and their sequence numbers grow.
-func applyItem(ctx context.Context, db *st.DB, c st.Change[OrderItem]) error {
+func applyItem(ctx context.Context, db *st.DB, c stream.Change[OrderItem]) error {
 	value := func(it *OrderItem) (cents, lines int64) {
 		if it == nil {
 			return 0, 0
@@ -111,7 +115,7 @@ func applyItem(ctx context.Context, db *st.DB, c st.Change[OrderItem]) error {
 }
 
 // recordStatus logs a status change, once: keyed by its record.
-func recordStatus(ctx context.Context, db *st.DB, c st.Change[Order]) error {
+func recordStatus(ctx context.Context, db *st.DB, c stream.Change[Order]) error {
 	err := StatusChanges.Create(ctx, db, StatusChange{
 		OrderID: c.New.ID, Seq: padSeq(c.SequenceNumber), UserID: c.New.UserID, From: c.Old.Status, To: c.New.Status,
 	})

@@ -13,10 +13,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
-	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/lambdaevent"
 	"github.com/singletable/singletable/singletabletest"
+	"github.com/singletable/singletable/stream"
 )
 
 var record = flag.Bool("record", false, "write testdata/orders_events.json from DynamoDB Local's stream")
@@ -39,8 +39,8 @@ func TestRecordedEvents(t *testing.T) {
 	require.NoError(t, err)
 	sc, err := ddblocal.StreamsClient(ctx)
 	require.NoError(t, err)
-	var recs []st.Record
-	for rec, err := range st.ReadStream(ctx, sc, arn) {
+	var recs []stream.Record
+	for rec, err := range stream.Read(ctx, sc, arn) {
 		require.NoError(t, err)
 		recs = append(recs, rec)
 	}

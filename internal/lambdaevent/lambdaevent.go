@@ -9,13 +9,13 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/stream"
 )
 
 // FromRecord converts a record of the stream arn (read with
-// singletable.ReadStream, say) into a Lambda event record, as Lambda's
+// stream.Read, say) into a Lambda event record, as Lambda's
 // event source mapping delivers it.
-func FromRecord(r st.Record, arn string) (events.DynamoDBEventRecord, error) {
+func FromRecord(r stream.Record, arn string) (events.DynamoDBEventRecord, error) {
 	out := events.DynamoDBEventRecord{
 		AWSRegion: "us-east-1", EventID: r.EventID, EventName: string(r.Event),
 		EventSource: "aws:dynamodb", EventVersion: "1.1", EventSourceArn: arn,
@@ -97,7 +97,7 @@ func Value(v types.AttributeValue) (events.DynamoDBAttributeValue, error) {
 }
 
 // Event converts records of the stream arn into one Lambda event.
-func Event(recs []st.Record, arn string) (events.DynamoDBEvent, error) {
+func Event(recs []stream.Record, arn string) (events.DynamoDBEvent, error) {
 	var ev events.DynamoDBEvent
 	for _, r := range recs {
 		lr, err := FromRecord(r, arn)

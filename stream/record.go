@@ -1,4 +1,4 @@
-package singletable
+package stream
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	st "github.com/singletable/singletable"
 )
 
 // EventType is what happened to a stream record's item.
@@ -23,6 +25,11 @@ const (
 	EventRemove EventType = "REMOVE" // an item was deleted (by a request, or by TTL: see Record.Expired)
 )
 
+// valid reports whether the event is one of the three.
+func (e EventType) valid() bool {
+	return e == EventInsert || e == EventModify || e == EventRemove
+}
+
 // ttlPrincipal and ttlIdentityType are the user identity of a removal by
 // time to live.
 const (
@@ -32,7 +39,8 @@ const (
 
 // Record is one stream record, whichever way it came (a Lambda event or
 // the DynamoDB Streams API), with its images as the SDK's DynamoDB
-// attribute values, ready for Table.Decode or Entity.Change.
+// attribute values, ready for Decode, a Handler, or the root package's
+// Table.Decode.
 type Record struct {
 	EventID string
 	Event   EventType
@@ -52,9 +60,9 @@ type Record struct {
 	SourceARN string
 }
 
-// LambdaRecord converts a record of a Lambda DynamoDB event, whose
+// FromLambda converts a record of a Lambda DynamoDB event, whose
 // attribute values are aws-lambda-go's own type, into a Record.
-func LambdaRecord(r events.DynamoDBEventRecord) (Record, error) {
+func FromLambda(r events.DynamoDBEventRecord) (Record, error) {
 	rec := Record{
 		EventID: r.EventID, Event: EventType(r.EventName), SequenceNumber: r.Change.SequenceNumber,
 		Time: r.Change.ApproximateCreationDateTime.Time, SourceARN: r.EventSourceArn,
@@ -73,11 +81,11 @@ func LambdaRecord(r events.DynamoDBEventRecord) (Record, error) {
 	return rec, rec.check()
 }
 
-// StreamsRecord converts a record of the DynamoDB Streams API (GetRecords)
+// FromStreams converts a record of the DynamoDB Streams API (GetRecords)
 // into a Record. With an error, the Record holds what was read before it
 // (EventID, SequenceNumber, Time), so that the caller can say which record
 // it refused.
-func StreamsRecord(r streamtypes.Record) (Record, error) {
+func FromStreams(r streamtypes.Record) (Record, error) {
 	rec := Record{EventID: aws.ToString(r.EventID), Event: EventType(r.EventName)}
 	if u := r.UserIdentity; u != nil {
 		rec.Expired = aws.ToString(u.Type) == ttlIdentityType && aws.ToString(u.PrincipalId) == ttlPrincipal
@@ -102,13 +110,11 @@ func StreamsRecord(r streamtypes.Record) (Record, error) {
 // check refuses a record the library cannot handle rightly: an unknown
 // event (a newer record format) or no sequence number.
 func (r Record) check() error {
-	switch r.Event {
-	case EventInsert, EventModify, EventRemove:
-	default:
-		return &InputError{Op: "stream record " + r.EventID, Reason: fmt.Sprintf("event %q is none of INSERT, MODIFY, REMOVE", string(r.Event))}
+	if !r.Event.valid() {
+		return &st.InputError{Op: "stream record " + r.EventID, Reason: fmt.Sprintf("event %q is none of INSERT, MODIFY, REMOVE", string(r.Event))}
 	}
 	if r.SequenceNumber == "" {
-		return &InputError{Op: "stream record " + r.EventID, Reason: "no sequence number"}
+		return &st.InputError{Op: "stream record " + r.EventID, Reason: "no sequence number"}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package singletable
+package stream
 
 import (
 	"context"
@@ -8,14 +8,16 @@ import (
 	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/bridge"
 )
 
-// StreamHandler dispatches the stream records of a table, each to the
-// function registered for its entity and event (On). Records are handled
-// one at a time, in order; the first that fails stops the batch (see
-// Process). Register every function before the first record comes; then
-// it is safe for concurrent use.
+// Handler dispatches the stream records of a table, each to the function
+// registered for its entity and event (On). Records are handled one at a
+// time, in order; the first that fails stops the batch (see Process).
+// Register every function before the first record comes; then it is safe
+// for concurrent use.
 //
 // Records of a defined entity with no function registered for their event
 // are skipped: that is the subscription. Records of the library's own
@@ -24,52 +26,110 @@ import (
 // skipped too. Records of no defined entity (an unknown type attribute, or
 // keys no entity's templates parse) fail, unless an OnUnknown function
 // takes them.
-type StreamHandler struct {
-	table     *Table
-	handlers  map[string][]streamFunc // by entity name
+type Handler struct {
+	table     *st.Table
+	handlers  map[string][]entityFunc // by entity name
 	unknown   func(ctx context.Context, rec Record, err error) error
 	onFailure func(ctx context.Context, err *RecordError)
 }
 
-type streamFunc struct {
+type entityFunc struct {
 	events []EventType // nil: every event
 	fn     func(ctx context.Context, rec Record) error
 }
 
-// StreamHandlerOption configures a StreamHandler.
-type StreamHandlerOption func(*StreamHandler)
+// Option configures a Handler: OnUnknown or OnFailure. It is an
+// interface only those implement, so that no other value, and no zero
+// one, passes for an option; NewHandler refuses a nil Option.
+type Option interface {
+	apply(h *Handler) error
+}
+
+// option is the one implementation of Option.
+type option func(h *Handler) error
+
+func (o option) apply(h *Handler) error { return o(h) }
+
+// nilFunc refuses an option given a nil function.
+func nilFunc(name string) error {
+	return &st.InputError{Op: "stream.NewHandler", Reason: name + ": the function is nil"}
+}
 
 // OnUnknown gives the records of no defined entity to fn, with the
-// *UnknownEntityError that says why: fn returns nil to skip the record
-// (after logging it, say), or an error to fail it. Without OnUnknown such
-// a record fails.
-func OnUnknown(fn func(ctx context.Context, rec Record, err error) error) StreamHandlerOption {
-	return func(h *StreamHandler) { h.unknown = fn }
+// *singletable.UnknownEntityError that says why: fn returns nil to skip
+// the record (after logging it, say), or an error to fail it. Without
+// OnUnknown such a record fails. A nil fn makes NewHandler fail.
+func OnUnknown(fn func(ctx context.Context, rec Record, err error) error) Option {
+	return option(func(h *Handler) error {
+		if fn == nil {
+			return nilFunc("OnUnknown")
+		}
+		h.unknown = fn
+		return nil
+	})
 }
 
 // OnFailure gives fn the failure that stopped a batch in HandleLambda,
 // which returns it to Lambda only as a sequence number. Without OnFailure
-// it is written to the standard logger (the function's log).
-func OnFailure(fn func(ctx context.Context, err *RecordError)) StreamHandlerOption {
-	return func(h *StreamHandler) { h.onFailure = fn }
+// it is written to the standard logger (the function's log). A nil fn
+// makes NewHandler fail.
+func OnFailure(fn func(ctx context.Context, err *RecordError)) Option {
+	return option(func(h *Handler) error {
+		if fn == nil {
+			return nilFunc("OnFailure")
+		}
+		h.onFailure = fn
+		return nil
+	})
 }
 
-// NewStreamHandler returns a handler for the stream records of table t.
-func NewStreamHandler(t *Table, opts ...StreamHandlerOption) *StreamHandler {
-	h := &StreamHandler{table: t, handlers: map[string][]streamFunc{}}
-	for _, o := range opts {
-		o(h)
+// NewHandler returns a handler for the stream records of table t. A nil
+// table, a nil Option or an option given a nil function is an
+// *singletable.InputError (matching singletable.ErrInvalidInput) naming
+// it.
+func NewHandler(t *st.Table, opts ...Option) (*Handler, error) {
+	if t == nil {
+		return nil, &st.InputError{Op: "stream.NewHandler", Reason: "the table is nil"}
 	}
-	return h
+	h := &Handler{table: t, handlers: map[string][]entityFunc{}}
+	for i, o := range opts {
+		if o == nil {
+			return nil, &st.InputError{Op: "stream.NewHandler", Reason: fmt.Sprintf("option %d is nil", i+1)}
+		}
+		if err := o.apply(h); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
 }
 
-// On registers fn for the records of entity e, decoded into a Change[T]:
-// for the given events, or for every event if none is given. Several
-// functions may be registered for one entity; each record goes to every
-// function that takes its event, in registration order.
-func On[T any](h *StreamHandler, e *Entity[T], fn func(ctx context.Context, c Change[T]) error, events ...EventType) {
-	h.handlers[e.m.name] = append(h.handlers[e.m.name], streamFunc{events: events, fn: func(ctx context.Context, rec Record) error {
-		c, err := e.Change(rec)
+// On registers fn for the records of entity e, decoded into a Change[T]
+// (see Decode): for the given events, or for every event if none is
+// given. Several functions may be registered for one entity; each record
+// goes to every function that takes its event, in registration order.
+//
+// On panics with an *singletable.InputError if h, e or fn is nil or an
+// event is none of EventInsert, EventModify, EventRemove: a registration
+// that could never run is a programming error, found when the handler is
+// built rather than when records are lost.
+func On[T any](h *Handler, e *st.Entity[T], fn func(ctx context.Context, c Change[T]) error, events ...EventType) {
+	refuse := func(reason string) { panic(&st.InputError{Op: "stream.On", Reason: reason}) }
+	switch {
+	case h == nil:
+		refuse("the handler is nil")
+	case e == nil:
+		refuse("the entity is nil")
+	case fn == nil:
+		refuse("the function for entity " + e.Name() + " is nil")
+	}
+	for _, ev := range events {
+		if !ev.valid() {
+			refuse(fmt.Sprintf("event %q is none of INSERT, MODIFY, REMOVE", string(ev)))
+		}
+	}
+	name := e.Name()
+	h.handlers[name] = append(h.handlers[name], entityFunc{events: events, fn: func(ctx context.Context, rec Record) error {
+		c, err := Decode(e, rec)
 		if err != nil {
 			return err
 		}
@@ -86,6 +146,7 @@ type RecordError struct {
 	Err            error
 }
 
+// Error names the record, its entity when known, and the failure.
 func (e *RecordError) Error() string {
 	what := "stream record " + e.SequenceNumber
 	if e.Entity != "" {
@@ -94,6 +155,7 @@ func (e *RecordError) Error() string {
 	return "singletable: " + what + ": " + e.Err.Error()
 }
 
+// Unwrap returns the failure, for errors.Is and errors.As.
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // Process handles records in order and stops at the first that fails,
@@ -102,7 +164,7 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // later change to the same item must not be applied before an earlier one
 // that failed, and everything from the failed record on is delivered
 // again anyway (see HandleLambda).
-func (h *StreamHandler) Process(ctx context.Context, records []Record) *RecordError {
+func (h *Handler) Process(ctx context.Context, records []Record) *RecordError {
 	for _, rec := range records {
 		if err := h.handle(ctx, rec); err != nil {
 			return err
@@ -112,14 +174,14 @@ func (h *StreamHandler) Process(ctx context.Context, records []Record) *RecordEr
 }
 
 // handle dispatches one record.
-func (h *StreamHandler) handle(ctx context.Context, rec Record) *RecordError {
+func (h *Handler) handle(ctx context.Context, rec Record) *RecordError {
 	fail := func(entity string, err error) *RecordError {
 		return &RecordError{SequenceNumber: rec.SequenceNumber, EventID: rec.EventID, Entity: entity, Err: err}
 	}
 	if err := rec.check(); err != nil {
 		return fail("", err)
 	}
-	if h.table.isGuardRecord(rec) {
+	if h.isGuardRecord(rec) {
 		// Written by the library beside an item with unique fields: not
 		// an entity's change, and failing it would stop the shard at every
 		// Create of such an item.
@@ -127,7 +189,7 @@ func (h *StreamHandler) handle(ctx context.Context, rec Record) *RecordError {
 	}
 	entity, err := h.table.EntityOf(rec.image())
 	if err != nil {
-		var unknown *UnknownEntityError
+		var unknown *st.UnknownEntityError
 		if errors.As(err, &unknown) && h.unknown != nil {
 			err = h.unknown(ctx, rec, err)
 		}
@@ -156,9 +218,9 @@ func (h *StreamHandler) handle(ctx context.Context, rec Record) *RecordError {
 // records before it, and none after it is lost. The error is always nil
 // (an error would make Lambda retry the whole batch); a record's failure
 // goes to OnFailure. A record the library cannot convert fails the same way.
-func (h *StreamHandler) HandleLambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+func (h *Handler) HandleLambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	for _, r := range ev.Records {
-		rec, err := LambdaRecord(r)
+		rec, err := FromLambda(r)
 		var failed *RecordError
 		if err != nil {
 			failed = &RecordError{SequenceNumber: r.Change.SequenceNumber, EventID: r.EventID, Err: err}
@@ -173,7 +235,7 @@ func (h *StreamHandler) HandleLambda(ctx context.Context, ev events.DynamoDBEven
 	return events.DynamoDBEventResponse{}, nil
 }
 
-func (h *StreamHandler) reportFailure(ctx context.Context, err *RecordError) {
+func (h *Handler) reportFailure(ctx context.Context, err *RecordError) {
 	if h.onFailure != nil {
 		h.onFailure(ctx, err)
 		return
@@ -184,14 +246,10 @@ func (h *StreamHandler) reportFailure(ctx context.Context, err *RecordError) {
 // isGuardRecord reports whether a stream record is of a unique-value guard
 // item: its partition key is in the guard namespace (every view carries the
 // keys), or, for a record without keys, its image's type is the guard type.
-func (t *Table) isGuardRecord(rec Record) bool {
+func (h *Handler) isGuardRecord(rec Record) bool {
 	item := rec.Keys
 	if item == nil {
 		item = rec.image()
 	}
-	if pk, ok := item[t.pk].(*types.AttributeValueMemberS); ok {
-		return isGuardKey([]byte(pk.Value), t.delim)
-	}
-	typ, ok := item[t.typeAttr].(*types.AttributeValueMemberS)
-	return ok && typ.Value == guardType
+	return bridge.IsGuardItem(h.table, item)
 }

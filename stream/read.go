@@ -1,4 +1,4 @@
-package singletable
+package stream
 
 import (
 	"context"
@@ -6,54 +6,35 @@ import (
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
-// StreamsClient is the part of the DynamoDB Streams API ReadStream uses;
+// Client is the part of the DynamoDB Streams API Read uses;
 // *dynamodbstreams.Client satisfies it. For DynamoDB Local, point it at
 // the DynamoDB endpoint: Local serves both APIs.
-type StreamsClient interface {
+type Client interface {
 	DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
 	GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error)
 	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
 }
 
-var _ StreamsClient = (*dynamodbstreams.Client)(nil)
+var _ Client = (*dynamodbstreams.Client)(nil)
 
-// StreamARN is the ARN of the table's current stream (DescribeTable's
-// LatestStreamArn); the DB needs an admin client.
-func (db *DB) StreamARN(ctx context.Context) (string, error) {
-	admin, err := db.adminClient("StreamARN")
-	if err != nil {
-		return "", err
-	}
-	out, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.name)})
-	if err != nil {
-		return "", opError("DescribeTable "+db.name, err)
-	}
-	arn := aws.ToString(out.Table.LatestStreamArn)
-	if arn == "" || out.Table.StreamSpecification == nil || !aws.ToBool(out.Table.StreamSpecification.StreamEnabled) {
-		return "", &InputError{Op: "StreamARN", Reason: "table " + db.name + " has no enabled stream (declare WithStream and run EnsureTable)"}
-	}
-	return arn, nil
-}
-
-// ReadStream reads what the stream holds now, from the oldest record
+// Read reads what the stream holds now, from the oldest record
 // (TRIM_HORIZON) of every shard, a parent shard before its children, so
 // that the records of each item come in order. A closed shard is read to
-// its end, an open one until a read returns no records: ReadStream is for
+// its end, an open one until a read returns no records: Read is for
 // development, tests and tools that catch up with a stream (on DynamoDB
 // Local, say), not a consumer that follows it forever (use Lambda, or the
 // Kinesis adapter, for that). A request that fails ends the iteration
-// with its error. A record that cannot be converted (see StreamsRecord) is
+// with its error. A record that cannot be converted (see FromStreams) is
 // yielded with its error and as much of it as was read (its EventID and
 // SequenceNumber at least, when it has them), and the iteration goes on to
 // the records after it unless the caller stops: one record must not hide
 // the rest of the stream (DynamoDB Local's TTL deletions are such records,
 // see docs/streams.md).
-func ReadStream(ctx context.Context, client StreamsClient, streamARN string) iter.Seq2[Record, error] {
+func Read(ctx context.Context, client Client, streamARN string) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		shards, err := streamShards(ctx, client, streamARN)
 		if err != nil {
@@ -75,7 +56,7 @@ func ReadStream(ctx context.Context, client StreamsClient, streamARN string) ite
 					return
 				}
 				for _, r := range out.Records {
-					if !yield(StreamsRecord(r)) {
+					if !yield(FromStreams(r)) {
 						return
 					}
 				}
@@ -89,7 +70,7 @@ func ReadStream(ctx context.Context, client StreamsClient, streamARN string) ite
 }
 
 // streamShards lists a stream's shards, each after its parent.
-func streamShards(ctx context.Context, client StreamsClient, arn string) ([]streamtypes.Shard, error) {
+func streamShards(ctx context.Context, client Client, arn string) ([]streamtypes.Shard, error) {
 	var all []streamtypes.Shard
 	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)}
 	for {

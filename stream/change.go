@@ -1,12 +1,13 @@
-package singletable
+package stream
 
 import (
-	"reflect"
 	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/singletable/singletable/internal/codec"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // Change is a stream record of entity T, decoded: what happened, the value
@@ -39,47 +40,48 @@ type Change[T any] struct {
 // FieldChanged reports whether the Go field is among Changed.
 func (c Change[T]) FieldChanged(field string) bool { return slices.Contains(c.Changed, field) }
 
-// Change decodes a stream record of entity e. A record of another entity
-// is an *EntityMismatchError (matching ErrWrongEntity): find a record's
-// entity with Table.EntityOf(rec.Keys), or let a StreamHandler dispatch.
-func (e *Entity[T]) Change(rec Record) (Change[T], error) {
-	m := e.m
-	op := m.name + ".Change"
-	c := Change[T]{Entity: m.name, Event: rec.Event, Expired: rec.Expired, SequenceNumber: rec.SequenceNumber, Time: rec.Time, Record: rec}
+// Decode decodes a stream record of entity e into a Change. A record of
+// another entity is an *singletable.EntityMismatchError (matching
+// singletable.ErrWrongEntity): find a record's entity with the table's
+// EntityOf(rec.Keys), or let a Handler dispatch. A record Decode cannot
+// handle rightly (an unknown event, no sequence number) is an
+// *singletable.InputError.
+func Decode[T any](e *st.Entity[T], rec Record) (Change[T], error) {
+	c := Change[T]{Entity: e.Name(), Event: rec.Event, Expired: rec.Expired, SequenceNumber: rec.SequenceNumber, Time: rec.Time, Record: rec}
 	if err := rec.check(); err != nil {
 		return c, err
 	}
 	keys := rec.Keys
 	if keys == nil {
-		keys = m.keyOfItem(rec.image())
+		keys = keyOf(e.Table(), rec.image())
 	}
-	if err := m.rawMember(keys).decode(op, keys, reflect.ValueOf(&c.Key).Elem(), true); err != nil {
+	var err error
+	if c.Key, err = e.Decode(keys); err != nil {
 		return c, err
 	}
 	decode := func(img map[string]types.AttributeValue) (*T, error) {
 		if img == nil {
 			return nil, nil
 		}
-		v := new(T)
-		if err := m.rawMember(img).decode(op, img, reflect.ValueOf(v).Elem(), true); err != nil {
+		v, err := e.Decode(img)
+		if err != nil {
 			return nil, err
 		}
-		return v, nil
+		return &v, nil
 	}
-	var err error
 	if c.Old, err = decode(rec.OldImage); err != nil {
 		return c, err
 	}
 	if c.New, err = decode(rec.NewImage); err != nil {
 		return c, err
 	}
-	c.Changed = changedFields(m, rec)
+	c.Changed = changedFields(e, rec)
 	return c, nil
 }
 
-// changedFields compares a record's images field by field; see
-// Change.Changed.
-func changedFields(m *entityModel, rec Record) []string {
+// changedFields compares a record's images field by field when its event
+// and view allow; see Change.Changed.
+func changedFields(e st.AnyEntity, rec Record) []string {
 	old, nu := rec.OldImage, rec.NewImage
 	switch {
 	case rec.Event == EventInsert && nu != nil:
@@ -88,11 +90,16 @@ func changedFields(m *entityModel, rec Record) []string {
 	default:
 		return nil
 	}
-	out := []string{}
-	for _, f := range m.fields.List {
-		if !codec.Equal(old[f.Attr], nu[f.Attr]) {
-			out = append(out, f.GoName)
+	return bridge.ChangedFields(e, old, nu)
+}
+
+// keyOf picks the table key attributes out of an item.
+func keyOf(t *st.Table, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{}
+	for _, a := range []string{t.PartitionKey(), t.SortKey()} {
+		if v, ok := item[a]; ok && a != "" {
+			key[a] = v
 		}
 	}
-	return out
+	return key
 }
