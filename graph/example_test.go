@@ -1,4 +1,4 @@
-package singletable_test
+package graph_test
 
 // Runnable examples of relations (graphs and many-to-many), on the
 // recording mock with the answers DynamoDB would give.
@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -32,10 +33,10 @@ func ExampleRelate() {
 	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
 	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
 	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
-	follows := singletable.MustRelate("Follows", people, edges, people,
-		singletable.FromField("Follower", "ID"), singletable.ToField("Followee", "ID"),
-		singletable.InIndex("Inverted"),
-		singletable.CountOut("Following"), singletable.CountIn("Followers"))
+	follows := graph.MustRelate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"),
+		graph.InIndex("Inverted"),
+		graph.CountOut("Following"), graph.CountIn("Followers"))
 
 	mock := &singletabletest.Client{}
 	db := singletable.New(mock, tbl)
@@ -96,10 +97,10 @@ func ExampleInMirror() {
 	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
 	crews := singletable.MustDefine[Crew](tbl, "Crew", singletable.Key("CREW#{ID}", "CREW#{ID}"))
 	edges := singletable.MustDefine[CrewMember](tbl, "Membership", singletable.Key("USER#{UserID}", "CREW#{CrewID}"))
-	members := singletable.MustRelate("Members", people, edges, crews,
-		singletable.FromField("UserID", "ID"), singletable.ToField("CrewID", "ID"),
-		singletable.InMirror("CrewMember", "CREW#{CrewID}", "MEMBER#{UserID}"),
-		singletable.CountIn("Members"))
+	members := graph.MustRelate("Members", people, edges, crews,
+		graph.FromField("UserID", "ID"), graph.ToField("CrewID", "ID"),
+		graph.InMirror("CrewMember", "CREW#{CrewID}", "MEMBER#{UserID}"),
+		graph.CountIn("Members"))
 
 	db := singletable.New(&singletabletest.Client{}, tbl)
 	in, err := db.TransactInput(func(tx *singletable.Tx) error {
