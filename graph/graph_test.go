@@ -297,6 +297,11 @@ func TestRelationRefusesBadDeclarations(t *testing.T) {
 		{"unknown count", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("Nope")}, "no field Nope"},
 		{"mirror of a versioned edge", []graph.Option{from, to, graph.InMirror("M", "N#{To}", "R#{From}")}, "version or unique"},
 		{"nil option", []graph.Option{from, to, nil}, "nil option"},
+		// Options without a name are refused, not ignored (an empty index
+		// read the edges through a mirror that was never declared).
+		{"empty index", []graph.Option{from, to, graph.InIndex("")}, "InIndex: the index name is empty"},
+		{"empty count out", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountOut("")}, "CountOut: the field name is empty"},
+		{"empty count in", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("")}, "CountIn: the field name is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, e := mk()
