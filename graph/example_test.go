@@ -5,6 +5,7 @@ package graph_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -127,4 +128,37 @@ func ExampleInMirror() {
 	// Put    CREW#c1 MEMBER#ann captain
 	// Update CREW#c1 SET #n0 = if_not_exists(#n0, :v0) + :v1
 	// In: #n0 = :v0 AND begins_with(#n1, :v1) on the table, consistent: true
+}
+
+// An edge's ends, and the edge between two ends: keys for the ends'
+// entities (a BatchGet of the followed profiles) and for Has and Unlink.
+func ExampleRelation_Edge() {
+	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
+	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
+	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
+	follows := graph.MustRelate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"), graph.InIndex("Inverted"))
+
+	e := follows.Edge(Person{ID: "alice", Following: 3}, Person{ID: "bob"})
+	fmt.Printf("%+v\n", e)
+	fmt.Printf("%+v %+v\n", follows.From(e), follows.To(e))
+	// Output:
+	// {Follower:alice Followee:bob}
+	// {ID:alice Following:0 Followers:0} {ID:bob Following:0 Followers:0}
+}
+
+// A declaration is checked when it is made: an option with an empty name
+// is refused, not ignored.
+func ExampleRelate_refused() {
+	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
+	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
+	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
+	_, err := graph.Relate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"), graph.InIndex("Inverted"),
+		graph.CountIn(""))
+	fmt.Println(errors.Is(err, singletable.ErrInvalidModel))
+	fmt.Println(err)
+	// Output:
+	// true
+	// singletable: entity relation Follows: CountIn: the field name is empty
 }

@@ -308,24 +308,28 @@ func (r *Relation[F, E, T]) inParams(t T) E {
 
 // Out reads one page of the edges from f (its key fields set), in the
 // edge's sort order: "who does alice follow". Options and paging are
-// Pattern.Query's (Limit, After, Descending, Filter on edge fields ...).
+// [singletable.Pattern.Query]'s (Limit, After, Descending, Filter on edge
+// fields ...).
 func (r *Relation[F, E, T]) Out(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) (*st.Page[E], error) {
 	return r.out.Query(ctx, db, r.outParams(f), opts...)
 }
 
 // In reads one page of the edges to t (its key fields set): "who follows
 // bob". Through a KEYS_ONLY or INCLUDE index the edges carry what the
-// index holds (their key fields always), unless FetchFull is given.
+// index holds (their key fields always), unless singletable.FetchFull is
+// given.
 func (r *Relation[F, E, T]) In(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) (*st.Page[E], error) {
 	return r.in.Query(ctx, db, r.inParams(t), opts...)
 }
 
-// OutAll iterates over every edge from f, across pages, as Pattern.All does.
+// OutAll iterates over every edge from f, across pages, as
+// [singletable.Pattern.All] does.
 func (r *Relation[F, E, T]) OutAll(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) iter.Seq2[E, error] {
 	return r.out.All(ctx, db, r.outParams(f), opts...)
 }
 
-// InAll iterates over every edge to t, across pages, as Pattern.All does.
+// InAll iterates over every edge to t, across pages, as
+// [singletable.Pattern.All] does.
 func (r *Relation[F, E, T]) InAll(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) iter.Seq2[E, error] {
 	return r.in.All(ctx, db, r.inParams(t), opts...)
 }
@@ -341,7 +345,7 @@ func (r *Relation[F, E, T]) InInput(db *st.DB, t T, opts ...st.QueryOption) (*dy
 }
 
 // Has reports whether edge e (its key fields set) exists: one GetItem.
-// ConsistentRead applies.
+// singletable.ConsistentRead applies.
 func (r *Relation[F, E, T]) Has(ctx context.Context, db *st.DB, e E, opts ...st.GetOption) (bool, error) {
 	_, err := r.edge.Get(ctx, db, e, opts...)
 	if errors.Is(err, st.ErrNotFound) {

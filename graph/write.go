@@ -21,11 +21,11 @@ import (
 // with its mirror and its counts in one transaction when the relation has
 // them. linked is false, and nothing is written, when the edge already
 // exists: a repeated Link does not count twice. Managed fields of the edge
-// (a created timestamp) are set as Create sets them. An end with a count
-// must exist: else the Link fails (singletable.ErrNotFound) and writes
-// nothing. An edge that has expired (see singletable.Expires) but is still
-// stored is replaced, with its mirror, and not counted again: it was
-// counted when it was linked.
+// (a created timestamp) are set as [singletable.Entity.Create] sets them.
+// An end with a count must exist: else the Link fails
+// (singletable.ErrNotFound) and writes nothing. An edge that has expired
+// (see singletable.Expires) but is still stored is replaced, with its
+// mirror, and not counted again: it was counted when it was linked.
 func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E) (linked bool, err error) {
 	return r.write(ctx, db, e, true)
 }
@@ -50,7 +50,8 @@ func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E) { r.plan(tx, e, true) }
 func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E) { r.plan(tx, e, false) }
 
 // Update changes the attributes of edge e (its key fields set), and of its
-// mirror in the same transaction with InMirror, as Entity.Update does:
+// mirror in the same transaction with InMirror, as
+// [singletable.Entity.Update] does:
 // the edge must exist unless singletable.Upsert is given.
 func (r *Relation[F, E, T]) Update(ctx context.Context, db *st.DB, e E, ch st.Changes, opts ...st.UpdateOption) error {
 	if r.mirror == nil {
