@@ -46,7 +46,7 @@ func graphModel(entity any) *bridge.GraphModel {
 	}
 	mg := &m.managed
 	g := &bridge.GraphModel{
-		Table: m.table.name, Name: m.name, Fields: m.fields, KeyFields: m.keyFieldList, PK: m.pk,
+		Name: m.name, Fields: m.fields, KeyFields: m.keyFieldList, PK: m.pk,
 		Versioned: mg.version != nil, Unique: len(mg.unique) > 0, Expires: mg.expires,
 		Managed: func(name string) bool {
 			return (mg.version != nil && mg.version.GoName == name) ||

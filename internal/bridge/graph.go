@@ -40,8 +40,7 @@ var Graph struct {
 
 // GraphModel is the part of an entity's declaration that Relate checks.
 type GraphModel struct {
-	Table string // the table's name
-	Name  string // the entity's name
+	Name string // the entity's name
 	// Fields are the struct's fields.
 	Fields *codec.Fields
 	// KeyFields are the fields the primary key reads, in field order.
