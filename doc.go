@@ -71,8 +71,8 @@
 // template (DEVICE#{ID}#{At:2006-01-02-15}) buckets it by time, and a
 // SortBetween read fans out over exactly the buckets it touches (fanout.go).
 // Expires marks an item's expiry: every read leaves expired items out
-// (ttl.go). Relate declares a relationship read both ways, with counts kept
-// in step (graph.go).
+// (ttl.go). Package graph (graph.Relate) declares a relationship read both
+// ways, with counts kept in step.
 //
 // # Change data and model evolution
 //

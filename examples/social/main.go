@@ -23,6 +23,7 @@ import (
 	"time"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
 	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
 )
@@ -51,10 +52,10 @@ var (
 		st.Key("USER#{Follower}", "FOLLOWS#{Followee}"),
 		st.Index("GSI1", "FOLLOWED_BY#{Followee}", "USER#{Follower}"))
 	// The relationship, declared once: both directions and both counts.
-	Follows = st.MustRelate("Follows", Users, FollowEdges, Users,
-		st.FromField("Follower", "ID"), st.ToField("Followee", "ID"),
-		st.InIndex("GSI1"),
-		st.CountOut("Following"), st.CountIn("Followers"))
+	Follows = graph.MustRelate("Follows", Users, FollowEdges, Users,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"),
+		graph.InIndex("GSI1"),
+		graph.CountOut("Following"), graph.CountIn("Followers"))
 )
 
 func main() {

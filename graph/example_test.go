@@ -1,16 +1,18 @@
-package singletable_test
+package graph_test
 
 // Runnable examples of relations (graphs and many-to-many), on the
 // recording mock with the answers DynamoDB would give.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -32,10 +34,10 @@ func ExampleRelate() {
 	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
 	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
 	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
-	follows := singletable.MustRelate("Follows", people, edges, people,
-		singletable.FromField("Follower", "ID"), singletable.ToField("Followee", "ID"),
-		singletable.InIndex("Inverted"),
-		singletable.CountOut("Following"), singletable.CountIn("Followers"))
+	follows := graph.MustRelate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"),
+		graph.InIndex("Inverted"),
+		graph.CountOut("Following"), graph.CountIn("Followers"))
 
 	mock := &singletabletest.Client{}
 	db := singletable.New(mock, tbl)
@@ -96,10 +98,10 @@ func ExampleInMirror() {
 	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
 	crews := singletable.MustDefine[Crew](tbl, "Crew", singletable.Key("CREW#{ID}", "CREW#{ID}"))
 	edges := singletable.MustDefine[CrewMember](tbl, "Membership", singletable.Key("USER#{UserID}", "CREW#{CrewID}"))
-	members := singletable.MustRelate("Members", people, edges, crews,
-		singletable.FromField("UserID", "ID"), singletable.ToField("CrewID", "ID"),
-		singletable.InMirror("CrewMember", "CREW#{CrewID}", "MEMBER#{UserID}"),
-		singletable.CountIn("Members"))
+	members := graph.MustRelate("Members", people, edges, crews,
+		graph.FromField("UserID", "ID"), graph.ToField("CrewID", "ID"),
+		graph.InMirror("CrewMember", "CREW#{CrewID}", "MEMBER#{UserID}"),
+		graph.CountIn("Members"))
 
 	db := singletable.New(&singletabletest.Client{}, tbl)
 	in, err := db.TransactInput(func(tx *singletable.Tx) error {
@@ -126,4 +128,37 @@ func ExampleInMirror() {
 	// Put    CREW#c1 MEMBER#ann captain
 	// Update CREW#c1 SET #n0 = if_not_exists(#n0, :v0) + :v1
 	// In: #n0 = :v0 AND begins_with(#n1, :v1) on the table, consistent: true
+}
+
+// An edge's ends, and the edge between two ends: keys for the ends'
+// entities (a BatchGet of the followed profiles) and for Has and Unlink.
+func ExampleRelation_Edge() {
+	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
+	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
+	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
+	follows := graph.MustRelate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"), graph.InIndex("Inverted"))
+
+	e := follows.Edge(Person{ID: "alice", Following: 3}, Person{ID: "bob"})
+	fmt.Printf("%+v\n", e)
+	fmt.Printf("%+v %+v\n", follows.From(e), follows.To(e))
+	// Output:
+	// {Follower:alice Followee:bob}
+	// {ID:alice Following:0 Followers:0} {ID:bob Following:0 Followers:0}
+}
+
+// A declaration is checked when it is made: an option with an empty name
+// is refused, not ignored.
+func ExampleRelate_refused() {
+	tbl := singletable.MustTable("Social", singletable.WithGSI("Inverted", singletable.IndexKeys("SK", "PK")))
+	people := singletable.MustDefine[Person](tbl, "Person", singletable.Key("USER#{ID}", "USER#{ID}"))
+	edges := singletable.MustDefine[Follows](tbl, "Follow", singletable.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
+	_, err := graph.Relate("Follows", people, edges, people,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"), graph.InIndex("Inverted"),
+		graph.CountIn(""))
+	fmt.Println(errors.Is(err, singletable.ErrInvalidModel))
+	fmt.Println(err)
+	// Output:
+	// true
+	// singletable: entity relation Follows: CountIn: the field name is empty
 }

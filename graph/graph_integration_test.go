@@ -1,6 +1,6 @@
 //go:build integration
 
-package singletable_test
+package graph_test
 
 import (
 	"context"
@@ -10,10 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
+	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -375,14 +379,53 @@ var (
 	xPosts     = st.MustDefine[xPost](xTable, "Post", st.Key("POST#{ID}", "POST#{ID}"))
 	xUsers     = st.MustDefine[gUser](xTable, "User", st.Key("USER#{ID}", "USER#{ID}"))
 	xLikeEdges = st.MustDefine[xLike](xTable, "Like", st.Key("USER#{User}", "POST#{Post}"), st.Expires("Expires"))
-	xLikes     = st.MustRelate("Likes", xUsers, xLikeEdges, xPosts,
-		st.FromField("User", "ID"), st.ToField("Post", "ID"), st.InIndex("Inverted"))
+	xLikes     = graph.MustRelate("Likes", xUsers, xLikeEdges, xPosts,
+		graph.FromField("User", "ID"), graph.ToField("Post", "ID"), graph.InIndex("Inverted"))
 )
+
+// ttlNow is when the expiry tests start: in 2100, so that DynamoDB Local,
+// which deletes items expired by the real clock, leaves every expired edge
+// in the table for the reads to skip.
+var ttlNow = time.Unix(4_102_444_800, 0)
+
+// ttlClock is a clock the test moves.
+type ttlClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *ttlClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *ttlClock) Set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
+
+// clockedLocalDB binds table to a fresh DynamoDB Local table read by clock.
+func clockedLocalDB(t *testing.T, table *st.Table, clock *ttlClock) *st.DB {
+	t.Helper()
+	ctx := context.Background()
+	client, err := ddblocal.Client(ctx)
+	require.NoError(t, err)
+	db := st.New(client, table, st.WithTableName(ddblocal.UniqueName("graph")), st.WithClock(clock.Now))
+	require.NoError(t, db.EnsureTable(ctx))
+	t.Cleanup(func() { _ = db.DeleteTable(ctx) })
+	return db
+}
+
+// rawItem reads an item as stored, bypassing the library.
+func rawItem(t *testing.T, db *st.DB, pk, sk string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := db.Client().GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: &[]string{db.TableName()}[0],
+		Key:       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+	})
+	require.NoError(t, err)
+	return out.Item
+}
 
 // TestIntegrationGraphLinksOverExpiredEdges: linking again an edge that
 // has expired (still stored) replaces it, reads never count an expired
 // edge, and Unlink deletes the stored one.
 func TestIntegrationGraphLinksOverExpiredEdges(t *testing.T) {
+	ctx := context.Background()
 	clock := &ttlClock{now: ttlNow}
 	db := clockedLocalDB(t, xTable, clock)
 	require.NoError(t, xUsers.Put(ctx, db, gUser{ID: "u1"}))

@@ -1,4 +1,4 @@
-package singletable_test
+package graph_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
 	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/singletabletest"
 )
@@ -61,17 +62,17 @@ var (
 	gUsers       = st.MustDefine[gUser](graphTable, "User", st.Key("USER#{ID}", "USER#{ID}"))
 	gTeams       = st.MustDefine[gTeam](graphTable, "Team", st.Key("TEAM#{ID}", "TEAM#{ID}"))
 	gFollowEdges = st.MustDefine[gFollow](graphTable, "Follow", st.Key("USER#{Follower}", "FOLLOWS#{Followee}"))
-	gFollows     = st.MustRelate("Follows", gUsers, gFollowEdges, gUsers,
-		st.FromField("Follower", "ID"), st.ToField("Followee", "ID"),
-		st.InIndex("Inverted"), st.CountOut("Following"), st.CountIn("Followers"))
+	gFollows     = graph.MustRelate("Follows", gUsers, gFollowEdges, gUsers,
+		graph.FromField("Follower", "ID"), graph.ToField("Followee", "ID"),
+		graph.InIndex("Inverted"), graph.CountOut("Following"), graph.CountIn("Followers"))
 	gMemberEdges = st.MustDefine[gMembership](graphTable, "Membership", st.Key("USER#{UserID}", "TEAM#{TeamID}"))
-	gMembers     = st.MustRelate("Members", gUsers, gMemberEdges, gTeams,
-		st.FromField("UserID", "ID"), st.ToField("TeamID", "ID"),
-		st.InMirror("TeamMember", "TEAM#{TeamID}", "MEMBER#{UserID}"), st.CountIn("Members"))
+	gMembers     = graph.MustRelate("Members", gUsers, gMemberEdges, gTeams,
+		graph.FromField("UserID", "ID"), graph.ToField("TeamID", "ID"),
+		graph.InMirror("TeamMember", "TEAM#{TeamID}", "MEMBER#{UserID}"), graph.CountIn("Members"))
 	gBlockEdges = st.MustDefine[gBlock](graphTable, "Block", st.Key("USER#{Blocker}", "BLOCKS#{Blocked}"),
 		st.Index("GSI1", "BLOCKED_BY#{Blocked}", "USER#{Blocker}"))
-	gBlocks = st.MustRelate("Blocks", gUsers, gBlockEdges, gUsers,
-		st.FromField("Blocker", "ID"), st.ToField("Blocked", "ID"), st.InIndex("GSI1"))
+	gBlocks = graph.MustRelate("Blocks", gUsers, gBlockEdges, gUsers,
+		graph.FromField("Blocker", "ID"), graph.ToField("Blocked", "ID"), graph.InIndex("GSI1"))
 )
 
 var graphClock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -274,32 +275,37 @@ func TestRelationRefusesBadDeclarations(t *testing.T) {
 		e := st.MustDefine[edge](tbl, "Edge", st.Key("N#{From}", "E#{To}"))
 		return n, e
 	}
-	from, to := st.FromField("From", "ID"), st.ToField("To", "ID")
+	from, to := graph.FromField("From", "ID"), graph.ToField("To", "ID")
 	for _, c := range []struct {
 		name string
-		opts []st.RelationOption
+		opts []graph.Option
 		want string
 	}{
-		{"no way in", []st.RelationOption{from, to}, "InIndex"},
-		{"both ways in", []st.RelationOption{from, to, st.InIndex("Inverted"), st.InMirror("M", "N#{To}", "R#{From}")}, "exactly once"},
-		{"unmapped from key", []st.RelationOption{to, st.InIndex("Inverted")}, "key field ID of entity Node is not mapped"},
-		{"unknown edge field", []st.RelationOption{st.FromField("Nope", "ID"), to, st.InIndex("Inverted")}, "has no field Nope"},
-		{"unknown end field", []st.RelationOption{st.FromField("From", "Nope"), to, st.InIndex("Inverted")}, "has no field Nope"},
-		{"not a key field", []st.RelationOption{st.FromField("From", "Name"), from, to, st.InIndex("Inverted")}, "not a key field"},
-		{"types differ", []st.RelationOption{st.FromField("Other", "ID"), to, st.InIndex("Inverted")}, "is a int"},
-		{"mapped twice", []st.RelationOption{from, st.ToField("From", "ID"), st.InIndex("Inverted")}, "mapped twice"},
-		{"index without the edge", []st.RelationOption{from, to, st.InIndex("ByRank")}, "not in index ByRank"},
-		{"index partition reads the from end", []st.RelationOption{st.FromField("To", "ID"), st.ToField("From", "ID"), st.InIndex("Inverted")}, "partition template"},
-		{"count not an integer", []st.RelationOption{from, to, st.InIndex("Inverted"), st.CountOut("Name")}, "a count is an integer"},
-		{"count is a key", []st.RelationOption{from, to, st.InIndex("Inverted"), st.CountIn("ID")}, "key field"},
-		{"count in an index key", []st.RelationOption{from, to, st.InIndex("Inverted"), st.CountIn("Rank")}, "index ByRank"},
-		{"unknown count", []st.RelationOption{from, to, st.InIndex("Inverted"), st.CountIn("Nope")}, "no field Nope"},
-		{"mirror of a versioned edge", []st.RelationOption{from, to, st.InMirror("M", "N#{To}", "R#{From}")}, "version or unique"},
-		{"nil option", []st.RelationOption{from, to, nil}, "nil option"},
+		{"no way in", []graph.Option{from, to}, "InIndex"},
+		{"both ways in", []graph.Option{from, to, graph.InIndex("Inverted"), graph.InMirror("M", "N#{To}", "R#{From}")}, "exactly once"},
+		{"unmapped from key", []graph.Option{to, graph.InIndex("Inverted")}, "key field ID of entity Node is not mapped"},
+		{"unknown edge field", []graph.Option{graph.FromField("Nope", "ID"), to, graph.InIndex("Inverted")}, "has no field Nope"},
+		{"unknown end field", []graph.Option{graph.FromField("From", "Nope"), to, graph.InIndex("Inverted")}, "has no field Nope"},
+		{"not a key field", []graph.Option{graph.FromField("From", "Name"), from, to, graph.InIndex("Inverted")}, "not a key field"},
+		{"types differ", []graph.Option{graph.FromField("Other", "ID"), to, graph.InIndex("Inverted")}, "is a int"},
+		{"mapped twice", []graph.Option{from, graph.ToField("From", "ID"), graph.InIndex("Inverted")}, "mapped twice"},
+		{"index without the edge", []graph.Option{from, to, graph.InIndex("ByRank")}, "not in index ByRank"},
+		{"index partition reads the from end", []graph.Option{graph.FromField("To", "ID"), graph.ToField("From", "ID"), graph.InIndex("Inverted")}, "partition template"},
+		{"count not an integer", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountOut("Name")}, "a count is an integer"},
+		{"count is a key", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("ID")}, "key field"},
+		{"count in an index key", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("Rank")}, "index ByRank"},
+		{"unknown count", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("Nope")}, "no field Nope"},
+		{"mirror of a versioned edge", []graph.Option{from, to, graph.InMirror("M", "N#{To}", "R#{From}")}, "version or unique"},
+		{"nil option", []graph.Option{from, to, nil}, "nil option"},
+		// Options without a name are refused, not ignored (an empty index
+		// read the edges through a mirror that was never declared).
+		{"empty index", []graph.Option{from, to, graph.InIndex("")}, "InIndex: the index name is empty"},
+		{"empty count out", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountOut("")}, "CountOut: the field name is empty"},
+		{"empty count in", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("")}, "CountIn: the field name is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, e := mk()
-			_, err := st.Relate("R", n, e, n, c.opts...)
+			_, err := graph.Relate("R", n, e, n, c.opts...)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, st.ErrInvalidModel)
 			assert.Contains(t, err.Error(), c.want)
@@ -307,12 +313,12 @@ func TestRelationRefusesBadDeclarations(t *testing.T) {
 	}
 	t.Run("nil entity", func(t *testing.T) {
 		n, _ := mk()
-		_, err := st.Relate[node, edge, node]("R", n, nil, n)
+		_, err := graph.Relate[node, edge, node]("R", n, nil, n)
 		assert.ErrorIs(t, err, st.ErrInvalidModel)
 	})
 	t.Run("MustRelate panics", func(t *testing.T) {
 		n, e := mk()
-		assert.Panics(t, func() { st.MustRelate("R", n, e, n) })
+		assert.Panics(t, func() { graph.MustRelate("R", n, e, n) })
 	})
 }
 
@@ -333,13 +339,13 @@ func TestRelateRefusesCountsOfExpiringEdges(t *testing.T) {
 	tbl := st.MustTable("Expiring", st.WithTTL("ttl"), st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
 	n := st.MustDefine[node](tbl, "Node", st.Key("N#{ID}", "N#{ID}"))
 	e := st.MustDefine[edge](tbl, "Edge", st.Key("N#{From}", "E#{To}"), st.Expires("Expires"))
-	base := []st.RelationOption{st.FromField("From", "ID"), st.ToField("To", "ID"), st.InIndex("Inverted")}
-	for _, count := range []st.RelationOption{st.CountOut("Count"), st.CountIn("Count")} {
-		_, err := st.Relate("R", n, e, n, append(slices.Clone(base), count)...)
+	base := []graph.Option{graph.FromField("From", "ID"), graph.ToField("To", "ID"), graph.InIndex("Inverted")}
+	for _, count := range []graph.Option{graph.CountOut("Count"), graph.CountIn("Count")} {
+		_, err := graph.Relate("R", n, e, n, append(slices.Clone(base), count)...)
 		assert.ErrorIs(t, err, st.ErrInvalidModel)
 		assert.ErrorContains(t, err, "cannot count edges that expire")
 	}
-	_, err := st.Relate("R", n, e, n, base...)
+	_, err := graph.Relate("R", n, e, n, base...)
 	assert.NoError(t, err)
 }
 
@@ -361,7 +367,7 @@ func TestRelationMirrorMustReadTheEdgeKey(t *testing.T) {
 			tbl := st.MustTable("Mirror")
 			n := st.MustDefine[node](tbl, "Node", st.Key("N#{ID}", "N#{ID}"))
 			e := st.MustDefine[edge](tbl, "Edge", st.Key("N#{From}", "E#{To}"))
-			_, err := st.Relate("R", n, e, n, st.FromField("From", "ID"), st.ToField("To", "ID"), st.InMirror("M", c.pk, c.sk))
+			_, err := graph.Relate("R", n, e, n, graph.FromField("From", "ID"), graph.ToField("To", "ID"), graph.InMirror("M", c.pk, c.sk))
 			assert.ErrorIs(t, err, st.ErrInvalidModel)
 			assert.ErrorContains(t, err, c.want)
 		})
@@ -381,8 +387,8 @@ func TestRelationSelfLoopOneCountField(t *testing.T) {
 	}
 	tbl := st.MustTable("Links", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
 	nodes := st.MustDefine[node](tbl, "Node", st.Key("N#{ID}", "N#{ID}"))
-	links := st.MustRelate("Links", nodes, st.MustDefine[link](tbl, "Link", st.Key("N#{A}", "L#{B}")), nodes,
-		st.FromField("A", "ID"), st.ToField("B", "ID"), st.InIndex("Inverted"), st.CountOut("Links"), st.CountIn("Links"))
+	links := graph.MustRelate("Links", nodes, st.MustDefine[link](tbl, "Link", st.Key("N#{A}", "L#{B}")), nodes,
+		graph.FromField("A", "ID"), graph.ToField("B", "ID"), graph.InIndex("Inverted"), graph.CountOut("Links"), graph.CountIn("Links"))
 	db := st.New(&singletabletest.Client{}, tbl)
 	in, err := db.TransactInput(func(tx *st.Tx) error { links.TxLink(tx, link{A: "n1", B: "n1"}); return nil })
 	require.NoError(t, err)

@@ -1,0 +1,85 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/bridge"
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// What package graph reaches through internal/bridge: an entity's
+// declaration for Relate's checks, and the planning of a Link's puts, which
+// share one clock reading and conditions no public option expresses.
+func init() {
+	g := &bridge.Graph
+	g.Model = graphModel
+	g.Transact = func(ctx context.Context, db any, op string, build func(tx any)) error {
+		tx := &Tx{db: db.(*DB)}
+		tx.actions = tx.small[:0]
+		build(tx)
+		if len(tx.errs) > 0 {
+			return errors.Join(tx.errs...)
+		}
+		return tx.send(ctx, op, &noOptions)
+	}
+	g.PlanLink = graphPlanLink
+	g.Expired = func(db, entity any, item map[string]types.AttributeValue) bool {
+		return db.(*DB).expiryFor(&noOptions, entity.(AnyEntity).model()).expired(item)
+	}
+	g.SameItem = func(entity any, a, b reflect.Value) bool {
+		m := entity.(AnyEntity).model()
+		ka, err1 := m.key(a)
+		kb, err2 := m.key(b)
+		return err1 == nil && err2 == nil && m.table.idOf(ka) == m.table.idOf(kb)
+	}
+}
+
+func graphModel(entity any) *bridge.GraphModel {
+	m := entity.(AnyEntity).model()
+	if m == nil {
+		return nil
+	}
+	mg := &m.managed
+	g := &bridge.GraphModel{
+		Name: m.name, Fields: m.fields, KeyFields: m.keyFieldList, PK: m.pk,
+		Versioned: mg.version != nil, Unique: len(mg.unique) > 0, Expires: mg.expires,
+		Managed: func(name string) bool {
+			return (mg.version != nil && mg.version.GoName == name) ||
+				slices.ContainsFunc(mg.unique, func(u *codec.Field) bool { return u.GoName == name })
+		},
+	}
+	for _, ei := range m.indexes {
+		g.Indexes = append(g.Indexes, bridge.GraphIndex{Name: ei.index.name, PK: ei.pk, DependsOn: ei.dependsOn})
+	}
+	return g
+}
+
+// graphPlanLink adds a Link's puts to tx: see bridge.Graph.PlanLink.
+func graphPlanLink(txa, edge, mirror any, v reflect.Value, old map[string]types.AttributeValue) {
+	tx := txa.(*Tx)
+	db, m := tx.db, edge.(AnyEntity).model()
+	// One clock reading for both items, so that the mirror's timestamps
+	// are the edge's: the edge's put stamps v, and the mirror stores it.
+	now := m.managed.clock(db)
+	s := &noOptions
+	switch {
+	case old != nil:
+		// Replacing an expired edge: only if no other writer changed it.
+		s = &settings{cond: Eq(m.managed.expires.GoName, old[m.table.ttlAttr])}
+	case m.managed.expires != nil:
+		// The edge must not exist, expired or not: an expired edge was
+		// counted when it was linked, and linking it again must not count
+		// it twice (Link replaces it).
+		s = &settings{cond: m.table.notExists}
+	}
+	tx.add(m.planPut(tx.actions, db, m.ops.create, v, writeCreate, now, s))
+	if mirror != nil {
+		mm := mirror.(AnyEntity).model()
+		tx.add(mm.planPut(tx.actions, db, mm.ops.put, v, writeOne, now, &noOptions))
+	}
+}

@@ -1,0 +1,94 @@
+package graph
+
+import "errors"
+
+// Option declares part of a Relation: which edge fields hold the ends'
+// keys (FromField, ToField), how In reads (InIndex or InMirror) and the
+// counts kept in step (CountOut, CountIn). Only this package's functions
+// make one; Relate refuses a nil Option.
+type Option interface{ apply(*spec) error }
+
+// spec is a Relation's declaration as its options give it.
+type spec struct {
+	from, to          [][2]string // edge field, end field
+	index             string
+	mirror            *[3]string // name, pk, sk
+	ways              int        // InIndex and InMirror given
+	countOut, countIn string
+}
+
+type option func(*spec) error
+
+func (o option) apply(s *spec) error { return o(s) }
+
+// FromField says that the edge's field edgeField holds the from end's key
+// field endField. Every field of the from end's primary key needs one, and
+// the edge's partition template may read only these fields (Out renders it
+// from the from end).
+func FromField(edgeField, endField string) Option {
+	return option(func(s *spec) error { s.from = append(s.from, [2]string{edgeField, endField}); return nil })
+}
+
+// ToField says that the edge's field edgeField holds the to end's key field
+// endField. Every field of the to end's primary key needs one.
+func ToField(edgeField, endField string) Option {
+	return option(func(s *spec) error { s.to = append(s.to, [2]string{edgeField, endField}); return nil })
+}
+
+// InIndex makes In read the edges through the global secondary index
+// named index, which the edge entity must be in (the inverted index
+// IndexKeys("SK", "PK") holds every entity; another needs an Index
+// declaration on the edge) with a partition template that reads only the
+// to end's fields. One item per edge.
+func InIndex(index string) Option {
+	return option(func(s *spec) error {
+		if index == "" {
+			return errors.New("InIndex: the index name is empty")
+		}
+		s.index = index
+		s.ways++
+		return nil
+	})
+}
+
+// InMirror makes every edge two items: the edge, and its mirror, an entity
+// named name of the same struct with the key templates pk and sk, whose
+// partition template reads only the to end's fields, and whose templates
+// together read exactly the edge's key fields (so that each edge has one
+// mirror). Link, Unlink and Relation.Update write both in one transaction;
+// In queries the mirrors on the table. The edge entity may not have a
+// version or unique fields (the mirror is a copy, not checked on its own).
+//
+// Only the relation's own writes keep the mirror in step: a Put, Update,
+// Delete, batch or transaction action on the edge entity itself changes the
+// edge alone, leaving In to read a stale (or deleted edge's) mirror.
+func InMirror(name, pk, sk string) Option {
+	return option(func(s *spec) error { s.mirror = &[3]string{name, pk, sk}; s.ways++; return nil })
+}
+
+// CountOut keeps the from end's integer field field equal to its number of
+// out-edges, in the transaction of each Link and Unlink. An edge created or
+// deleted by the edge entity's own writes (Put, Create, Delete, batches) is
+// not counted: link and unlink through the relation.
+func CountOut(field string) Option {
+	return option(func(s *spec) error {
+		if field == "" {
+			return errors.New("CountOut: the field name is empty")
+		}
+		s.countOut = field
+		return nil
+	})
+}
+
+// CountIn keeps the to end's integer field field equal to its number of
+// in-edges, in the transaction of each Link and Unlink. As with CountOut,
+// the edge entity's own writes are not counted.
+func CountIn(field string) Option {
+	return option(func(s *spec) error {
+		if field == "" {
+			return errors.New("CountIn: the field name is empty")
+		}
+		s.countIn = field
+		return nil
+	})
+}

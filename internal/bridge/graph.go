@@ -1,0 +1,67 @@
+package bridge
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
+)
+
+// Graph is what package graph needs beyond the root's public API; the
+// root's bridge_graph.go fills it in. An entity is a *singletable.Entity[X],
+// a transaction a *singletable.Tx and a database a *singletable.DB, each
+// passed as any.
+var Graph struct {
+	// Model describes entity's declaration, for Relate's checks; nil for a
+	// nil entity.
+	Model func(entity any) *GraphModel
+	// Transact sends the actions build adds to a fresh transaction, as
+	// DB.Transact does, under the operation name op (errors and a TxError's
+	// Op name it). A build that failed to plan an action returns that
+	// error, and nothing is sent.
+	Transact func(ctx context.Context, db any, op string, build func(tx any)) error
+	// PlanLink adds to tx the put of edge v (a value of the edge entity's
+	// struct, which it changes: managed fields) and of its mirror (nil for
+	// none), stamped with one clock reading. With old nil, the edge is
+	// created: it must not exist, expired or not. Else old is the stored
+	// edge, expired, that the put replaces: conditioned on its expiry being
+	// unchanged.
+	PlanLink func(tx, edge, mirror any, v reflect.Value, old map[string]types.AttributeValue)
+	// Expired reports whether item, stored by entity, has expired by db's
+	// clock.
+	Expired func(db, entity any, item map[string]types.AttributeValue) bool
+	// SameItem reports whether a and b, values of entity's struct, are the
+	// key of one item (false if either has no valid key).
+	SameItem func(entity any, a, b reflect.Value) bool
+}
+
+// GraphModel is the part of an entity's declaration that Relate checks.
+type GraphModel struct {
+	Name string // the entity's name
+	// Fields are the struct's fields.
+	Fields *codec.Fields
+	// KeyFields are the fields the primary key reads, in field order.
+	KeyFields []*codec.Field
+	// PK is the primary key's partition template.
+	PK *keys.Template
+	// Indexes are the GSIs the entity is in.
+	Indexes []GraphIndex
+	// Versioned and Unique say whether the entity has a version field or
+	// unique fields; Managed whether the named field is one of those.
+	Versioned, Unique bool
+	Managed           func(goName string) bool
+	// Expires is the expiry field, nil for none.
+	Expires *codec.Field
+}
+
+// GraphIndex is a GSI an entity is in.
+type GraphIndex struct {
+	Name string
+	PK   *keys.Template // its partition template
+	// DependsOn reports whether writing the entity's index key reads the
+	// named field (its templates or its condition).
+	DependsOn func(goName string) bool
+}
