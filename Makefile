@@ -30,7 +30,7 @@ DDB := scripts/dynamodb-local.sh
 # runs `make fuzz` after `make test` (.ci/run).
 FUZZTIME ?= 300000x
 # make test's budget in seconds, on a fresh clone with a cold build cache
-# (docs/dynamodb-local.md, "How long make test takes"): it prints its wall
+# (docs/dynamodb-local.md, "How long make test takes"); it prints its wall
 # time against it at the end.
 TEST_BUDGET := 240
 # Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
@@ -55,10 +55,11 @@ check-go:
 		exit 1; }
 
 # test runs the steps that need no DynamoDB Local (gofmt, vet, the split
-# check) while DynamoDB Local starts (`run --early`: its JVM
-# starts while Go compiles), then test-go against it. The steps share one
-# build cache and the same flags, so each package compiles once: vet's and
-# test-split's builds are reused by test-go, which only links and runs.
+# check) while DynamoDB Local starts (`run --early`: its JVM starts while Go
+# compiles), then test-go against it. The steps share one build cache, the
+# same flags and the tag, so each package compiles once: test-go reuses what
+# vet and test-split compiled, and only links and runs. Its budget is
+# TEST_BUDGET on a fresh clone with a cold build cache (docs/dynamodb-local.md).
 .PHONY: test
 test: check-go ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local; prints its wall time.
 	@start=$$(date +%s); status=0; \
