@@ -20,11 +20,19 @@ endif
 
 GO ?= go
 DDB := scripts/dynamodb-local.sh
-# How much `make test` fuzzes the codec against attributevalue: a count of
-# executions (about 20 s here), not a duration, because a duration's
-# deadline races the fuzzing workers in Go's coordinator and can fail a
-# run that found nothing (golang/go#75804, unfixed before Go 1.27).
-FUZZTIME ?= 60000x
+# How much `make fuzz` fuzzes the codec against attributevalue: a count of
+# executions, not a duration, because a duration's deadline races the fuzzing
+# workers in Go's coordinator and can fail a run that found nothing
+# (golang/go#75804, unfixed before Go 1.27). It is not part of `make test`:
+# fuzzing rebuilds the standard library and every dependency with coverage
+# instrumentation (ten minutes cold on a loaded machine), whatever the count.
+# `make test` checks the seed corpus (FuzzDifferential runs as a test); CI
+# runs `make fuzz` after `make test` (.ci/run).
+FUZZTIME ?= 300000x
+# make test's budget in seconds, on a fresh clone with a cold build cache
+# (docs/dynamodb-local.md, "How long make test takes"); it prints its wall
+# time against it at the end.
+TEST_BUDGET := 240
 # Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
 GOTESTFLAGS ?=
 BENCHFLAGS ?= -run '^$$' -bench . -benchmem
@@ -46,9 +54,25 @@ check-go:
 		echo "make: '$(GO)' not found: install Go (see go.mod for the version) and put it on PATH; looked on PATH and in /usr/local/go/bin" >&2; \
 		exit 1; }
 
+# test runs the steps that need no DynamoDB Local (gofmt, vet, the split
+# check) while DynamoDB Local starts (`run --early`: its JVM starts while Go
+# compiles), then test-go against it. The steps share one build cache, the
+# same flags and the tag, so each package compiles once: test-go reuses what
+# vet and test-split compiled, and only links and runs. Its budget is
+# TEST_BUDGET on a fresh clone with a cold build cache (docs/dynamodb-local.md).
 .PHONY: test
-test: fmt-check vet test-split ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local.
-	$(DDB) run -- $(MAKE) test-go
+test: check-go ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local; prints its wall time.
+	@start=$$(date +%s); status=0; \
+	$(DDB) run --early -- $(MAKE) test-steps || status=$$?; \
+	secs=$$(($$(date +%s) - start)); \
+	if ((status == 0)); then result=passed; else result="FAILED (status $$status)"; fi; \
+	echo "make test: $$result in $${secs}s (budget: $(TEST_BUDGET)s on a fresh clone with a cold build cache; load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"; \
+	echo "make test: the long codec fuzz run is not part of it: make fuzz (CI runs it)"; \
+	exit $$status
+
+.PHONY: test-steps
+test-steps: fmt-check vet test-split
+	exports=$$($(DDB) wait); eval "$$exports"; $(MAKE) test-go
 
 .PHONY: test-unit
 test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what plain `go test ./...` runs, in seconds.
@@ -69,17 +93,21 @@ test-split: check-go ## Check the unit/integration split without DynamoDB Local 
 # that the environment already points at (`make test` provides one; or
 # `eval "$$(make -s ddb-start)"`); the integration tests fail without it.
 # The reliability tests (TestReliability*) run on their own with -v, so that
-# their figures (t.Logf lines starting with RELIABILITY) are in the log; then
-# the codec's differential fuzz test runs FUZZTIME executions.
+# their figures (t.Logf lines starting with RELIABILITY) are in the log.
 .PHONY: test-go
 test-go: check-go ## go test -tags integration ./... (and bench/) against an already running DynamoDB Local (env set).
 	$(GO) test -count=1 $(TAGS) -skip '^TestReliability' $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 $(TAGS) -v -run '^TestReliability' $(GOTESTFLAGS) .
-	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./internal/codec
 	@if [ -f bench/go.mod ]; then \
 		echo "cd bench && $(GO) test -count=1 $(TAGS) $(GOTESTFLAGS) ./..."; \
 		cd bench && $(GO) test -count=1 $(TAGS) $(GOTESTFLAGS) ./...; \
 	fi
+
+# fuzz runs the codec's differential fuzz test for FUZZTIME executions; it
+# needs no DynamoDB Local.
+.PHONY: fuzz
+fuzz: check-go ## Fuzz the codec against attributevalue for FUZZTIME executions (default 300000x); CI runs it, make test does not.
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./internal/codec
 
 .PHONY: fmt
 fmt: check-go ## gofmt -w every Go file.

