@@ -281,7 +281,7 @@ func (e *Entity[T]) migrate(ctx context.Context, db *DB, op string, fn func(cont
 		w.store = nil
 	}
 	client := db.client
-	r.in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	r.In.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	mg := &migration[T]{e: e, db: db, op: op, fn: fn, w: w, rep: &MigrationReport{Entity: e.m.name, DryRun: w.dryRun}}
 	now, sleep := w.now, w.sleep
 	if now == nil {
@@ -315,9 +315,9 @@ func (e *Entity[T]) migrate(ctx context.Context, db *DB, op string, fn func(cont
 	if w.store != nil {
 		// The last position whatever stopped the walk: every page it
 		// covers was handled in full.
-		r.mu.Lock()
+		r.Mu.Lock()
 		pos, err := r.seal()
-		r.mu.Unlock()
+		r.Mu.Unlock()
 		if err == nil {
 			mg.rep.Position = pos
 			err = mg.save(context.WithoutCancel(ctx), pos)
