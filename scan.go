@@ -261,10 +261,23 @@ func (r *scanReq) seal() (string, error) {
 // the others), reporting progress to OnProgress and onPage. Positions
 // only move past pages handled in full.
 func (r *scanReq) walk(ctx context.Context, client Client, handle read.PageFunc) error {
+	r.watch()
+	return r.Run(ctx, client, handle)
+}
+
+// each runs the scan as a loop's (see read.Walk.Each), reporting progress
+// to OnProgress.
+func (r *scanReq) each(ctx context.Context, client Client, each func(map[string]types.AttributeValue) bool, fail func(error)) {
+	r.watch()
+	r.Each(ctx, client, each, fail)
+}
+
+// watch has the walk report its pages when OnProgress or onPage wants
+// them: a walk no one watches seals no position.
+func (r *scanReq) watch() {
 	if r.w.progress != nil || r.onPage != nil {
 		r.Progress = r.progress
 	}
-	return r.Run(ctx, client, handle)
 }
 
 // progress reports a page a segment has finished with.
@@ -323,7 +336,7 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 			yield(zero, err)
 			return
 		}
-		r.Each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
@@ -372,7 +385,7 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			yield(ScannedItem{}, err)
 			return
 		}
-		r.Each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
