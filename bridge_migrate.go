@@ -40,7 +40,7 @@ func openMigration(op string, db, entity any, w bridge.MigrateWalk) (bridge.Migr
 	if err != nil {
 		return nil, err
 	}
-	r.in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	r.In.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 	return &migration{db: d, m: m, r: r, op: op}, nil
 }
 
@@ -68,8 +68,8 @@ func (g *migration) Walk(ctx context.Context, page func(context.Context, *dynamo
 }
 
 func (g *migration) Position() (string, error) {
-	g.r.mu.Lock()
-	defer g.r.mu.Unlock()
+	g.r.Mu.Lock()
+	defer g.r.Mu.Unlock()
 	return g.r.seal()
 }
 

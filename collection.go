@@ -191,7 +191,7 @@ func (c *Collection) QueryInput(db *DB, values Values, opts ...QueryOption) (*dy
 	if err != nil {
 		return nil, err
 	}
-	return &r.query, nil
+	return &r.Query, nil
 }
 
 // CollectionResult is a page of a collection query: a Page whose Items
@@ -228,12 +228,12 @@ func (e *Entity[T]) From(r *CollectionResult) []T {
 // no member.
 func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
 	d := r.d
-	mem := memberOf(r.op, d.members, d.table.typeAttr, item, !d.projects(d.table.typeAttr))
+	mem := memberOf(r.Op, d.members, d.table.typeAttr, item, !d.projects(d.table.typeAttr))
 	if mem == nil {
 		return nil, nil, true, nil
 	}
 	rv := reflect.New(mem.m.typ).Elem()
-	if err := mem.decode(r.op, item, rv, r.parseKeys); err != nil {
+	if err := mem.decode(r.Op, item, rv, r.parseKeys); err != nil {
 		return nil, nil, false, err
 	}
 	return rv.Interface(), mem.m, false, nil

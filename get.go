@@ -94,18 +94,18 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOpt
 		return zero, err
 	}
 	if r.s.limit != 0 || r.s.read.hasCursor {
-		return zero, &InputError{Op: r.op, Reason: "Get takes no Limit or After"}
+		return zero, &InputError{Op: r.Op, Reason: "Get takes no Limit or After"}
 	}
 	found, _, err := queryPage(ctx, db, r, 2, decodeMember[T], nil)
 	switch {
 	case err != nil:
 		return zero, err
 	case len(found.Items) == 0 && r.get != nil:
-		return zero, &notFoundError{op: r.op, key: r.get.Key}
+		return zero, &notFoundError{op: r.Op, key: r.get.Key}
 	case len(found.Items) == 0:
-		return zero, &notFoundError{op: r.op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.binding.partition)}}
+		return zero, &notFoundError{op: r.Op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.Binding.Partition)}}
 	case len(found.Items) > 1:
-		return zero, &notUniqueError{op: r.op}
+		return zero, &notUniqueError{op: r.Op}
 	}
 	return found.Items[0], nil
 }
@@ -118,7 +118,8 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 		return nil, err
 	}
 	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: key}
-	r := &readReq{d: d, op: op, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
+	r := &readReq{d: d, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
+	r.Op = op
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
@@ -139,7 +140,7 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 func (r *readReq) getItem(ctx context.Context, db *DB) (map[string]types.AttributeValue, error) {
 	res, err := db.client.GetItem(ctx, r.get)
 	if err != nil {
-		return nil, opError(r.op, err)
+		return nil, opError(r.Op, err)
 	}
 	if len(res.Item) == 0 || r.expiry.expired(res.Item) {
 		return nil, nil

@@ -663,7 +663,7 @@ func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, er
 	if r.get != nil {
 		return nil, &InputError{Op: p.d.name, Reason: "the pattern runs as GetItem: use GetInput"}
 	}
-	return &r.query, nil
+	return &r.Query, nil
 }
 
 // Query reads one page of the pattern's items for params: the partition

@@ -174,7 +174,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 		if err == nil {
 			err = fmt.Errorf("DynamoDB left %d keys unprocessed after %d attempts", len(left), DefaultRetryPolicy.MaxAttempts)
 		}
-		return nil, requests, fmt.Errorf("singletable: %s: FetchFull: %w", r.op, err)
+		return nil, requests, fmt.Errorf("singletable: %s: FetchFull: %w", r.Op, err)
 	}
 	out := make([]map[string]types.AttributeValue, len(raws))
 	for i := range raws {

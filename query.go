@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/read"
 )
 
 // Queries, pages and iterators
@@ -95,20 +95,26 @@ func entityQuery[T any](m *entityModel) Pattern[T] {
 	return Pattern[T]{d: d}
 }
 
-// readReq is a named read resolved for one call: the first request, and
-// what paging and decoding need.
+// readReq is a named read resolved for one call: the engine's request
+// (the first Query, its cursor binding), and what decoding needs.
 type readReq struct {
+	read.Req
 	d         *readDecl
-	op        string
+	db        *DB
 	mem       *readMember // the member whose params gave the keys (patterns)
 	s         *settings
-	query     dynamodb.QueryInput    // the first Query, unless get is set
-	get       *dynamodb.GetItemInput // the GetItem of a GetItem pattern
-	binding   cursorBinding
-	secret    []byte
-	parseKeys bool       // recover fields from keys: the read may not carry them all
-	fetch     *fetchSpec // FetchFull
+	get       *dynamodb.GetItemInput // the GetItem of a GetItem pattern (Query unused)
+	parseKeys bool                   // recover fields from keys: the read may not carry them all
+	fetch     *fetchSpec             // FetchFull
 	expiry    expiryCheck
+}
+
+// Expired tells the engine the read's expired items.
+func (r *readReq) Expired(item map[string]types.AttributeValue) bool { return r.expiry.expired(item) }
+
+// FetchFull gives the engine the whole items of a FetchFull read.
+func (r *readReq) FetchFull(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
+	return r.fetchItems(ctx, r.db, items)
 }
 
 // decodeFunc decodes one item of a read into *v. ok is false for an item
@@ -120,7 +126,7 @@ type decodeFunc[V any] func(r *readReq, item map[string]types.AttributeValue, v 
 // function rather than a closure over r, so that naming it allocates
 // nothing.
 func decodeMember[T any](r *readReq, item map[string]types.AttributeValue, v *T) (bool, error) {
-	return true, r.mem.decode(r.op, item, reflect.ValueOf(v).Elem(), r.parseKeys)
+	return true, r.mem.decode(r.Op, item, reflect.ValueOf(v).Elem(), r.parseKeys)
 }
 
 // queryPage reads one page of r: up to want items, or with no want the
@@ -160,7 +166,7 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 		}
 		return page, nil, nil
 	}
-	next, err = r.run(ctx, db, want, true, &page.Scanned, &page.Requests, add)
+	next, err = r.Run(ctx, db.client, want, true, &page.Scanned, &page.Requests, add)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -203,128 +209,11 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			}
 		} else {
 			var scanned, requests int
-			_, err = r.run(ctx, db, r.s.limit, false, &scanned, &requests, emit)
+			_, err = r.Run(ctx, db.client, r.s.limit, false, &scanned, &requests, emit)
 		}
 		if err != nil && !stopped {
 			yield(zero, err)
 		}
-	}
-}
-
-// emitFunc takes one item of a read; left is how many items the response
-// still holds for the read, this one included (a page sizes its slice from
-// it). counted says whether the item counts toward the read's Limit; stop
-// ends the read after it.
-type emitFunc func(item map[string]types.AttributeValue, left int) (counted, stop bool, err error)
-
-// run sends the read's Query and the pages after it, handing each item to
-// emit, until want items were counted (0: no limit), emit stops, or the
-// results end; with onePage and no want, it also ends after the first
-// DynamoDB page that had a counted item. It adds what the read cost to
-// scanned and requests, and returns the key to resume from: nil at the end.
-func (r *readReq) run(ctx context.Context, db *DB, want int, onePage bool, scanned, requests *int, emit emitFunc) (map[string]types.AttributeValue, error) {
-	start := r.query.ExclusiveStartKey
-	n := 0
-	read, matched := 0, 0
-	for first := true; ; first = false {
-		lim := 0
-		if want > 0 {
-			rem := want - n
-			lim = rem
-			if matched < read && read > 0 {
-				// Items are being filtered: read ahead in proportion, at
-				// most 1000 at a time; a page that ends early resumes from
-				// its last item, so nothing is skipped.
-				ratio := (read + max(matched, 1) - 1) / max(matched, 1)
-				lim = max(rem, min(rem*ratio, 1000))
-			}
-			lim = min(lim, 1<<30)
-		}
-		// The first page is the call's own request when it asks for what
-		// the page needs; each later page is a request of its own: a
-		// client may keep the requests it is given, as a recorder or a
-		// logging wrapper does.
-		in := &r.query
-		if !first || (want > 0 && (in.Limit == nil || int(*in.Limit) != lim)) {
-			c := r.query
-			c.ExclusiveStartKey = start
-			if want > 0 {
-				c.Limit = aws.Int32(int32(lim))
-			}
-			in = &c
-		}
-		res, err := db.client.Query(ctx, in)
-		*requests++
-		if err != nil {
-			return nil, opError(r.op, err)
-		}
-		*scanned += int(res.ScannedCount)
-		read += int(res.ScannedCount)
-		matched += len(res.Items)
-		items := res.Items
-		pageCounted := 0
-		for i := 0; i < len(items); {
-			end := len(items)
-			var full []map[string]types.AttributeValue
-			if r.fetch != nil {
-				end = min(end, i+maxBatchGet)
-				if want > 0 {
-					end = min(end, i+want-n)
-				}
-				var reqs int
-				full, reqs, err = r.fetchItems(ctx, db, items[i:end])
-				*requests += reqs
-				if err != nil {
-					return nil, err
-				}
-			}
-			for j := i; j < end; j++ {
-				item := items[j]
-				if full != nil {
-					if item = full[j-i]; item == nil {
-						continue // deleted since the index was read
-					}
-				}
-				if r.expiry.expired(item) {
-					matched-- // read ahead as for a filtered item
-					continue
-				}
-				left := len(items) - j
-				if want > 0 {
-					left = min(left, want-n)
-				}
-				counted, stop, err := emit(item, left)
-				if err != nil {
-					return nil, err
-				}
-				if counted {
-					n++
-					pageCounted++
-				}
-				if stop || (want > 0 && n >= want) {
-					if j == len(items)-1 {
-						return res.LastEvaluatedKey, nil
-					}
-					return r.keyOf(items[j]), nil
-				}
-			}
-			i = end
-		}
-		if len(res.LastEvaluatedKey) == 0 {
-			return nil, nil
-		}
-		if in.ExclusiveStartKey != nil && codec.EqualItems(res.LastEvaluatedKey, in.ExclusiveStartKey) {
-			// DynamoDB never does this; a Client that does (a mock answering
-			// every call alike) would keep the read going for ever.
-			return nil, fmt.Errorf("singletable: %s: the Client answered a Query with the key it was sent as ExclusiveStartKey as its LastEvaluatedKey: the read would never end", r.op)
-		}
-		if onePage && want == 0 && pageCounted > 0 {
-			return res.LastEvaluatedKey, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		start = res.LastEvaluatedKey
 	}
 }
 
@@ -384,14 +273,15 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
-	r := &readReq{d: d, op: op, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...)}
+	r := &readReq{d: d, db: db, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...)}
+	r.Op, r.Src = op, r
 	if err := d.checkExpiry(op, s, r.expiry); err != nil {
 		return nil, err
 	}
 	desc := (d.descending || s.descending) && !s.read.ascending
 	pkAV := d.partitionValue(pk)
-	r.binding = cursorBinding{pattern: d.name, partition: pk, sort: sk, descending: desc, keyAttrs: d.keyAttrs(),
-		pkAttr: d.pkAttr(), skAttr: d.skAttr(), pkValue: pkAV}
+	r.Binding = read.Binding{Pattern: d.name, Partition: pk, Sort: read.SortCond{Op: sk.op, A: sk.a, B: sk.b}, Descending: desc,
+		KeyAttrs: d.keyAttrs(), PKAttr: d.pkAttr(), SKAttr: d.skAttr(), PKValue: pkAV}
 	var b expr.Builder
 	pkName, pkValue := b.Name(d.pkAttr()), b.Value(pkAV)
 	var keyCond string // one concatenation either way
@@ -401,7 +291,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		keyCond = pkName + " = " + pkValue
 	}
 	// The request is part of r: one allocation for both.
-	in := &r.query
+	in := &r.Query
 	in.TableName = aws.String(db.name)
 	in.KeyConditionExpression = aws.String(keyCond)
 	if d.index != nil {
@@ -442,6 +332,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	// The projection.
 	if s.read.fetchFull {
 		r.fetch = &fetchSpec{consistent: false}
+		r.FetchBatch = maxBatchGet
 		if len(s.read.project) > 0 {
 			attrs, err := d.projection(op, s.read.project, true)
 			if err != nil {
@@ -474,9 +365,9 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	if err != nil {
 		return nil, err
 	}
-	r.secret = secret
+	r.Secret = secret
 	if s.read.hasCursor && s.read.cursor != "" {
-		start, err := openCursor(db.cursor.keys, r.binding, s.read.cursor)
+		start, err := db.openCursor(&r.Binding, s.read.cursor)
 		if err != nil {
 			return nil, err
 		}

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/read"
 )
 
 // Scans
@@ -126,33 +126,19 @@ type ScannedItem struct {
 // Known reports whether the item is of an entity the model registers.
 func (s ScannedItem) Known() bool { return s.Value != nil }
 
-// segState is where one segment of a scan stands.
-type segState struct {
-	key     map[string]types.AttributeValue // the page to read next starts after it
-	done    bool
-	scanned int64
-}
-
-// scanReq is a scan resolved for one call: the request every page copies,
-// and where each segment stands.
+// scanReq is a scan resolved for one call: the engine's walk (read.Walk:
+// the request every page copies, where each segment stands, the walk
+// itself), and what the root adds.
 type scanReq struct {
-	op     string
-	m      *entityModel // the entity scanned; nil for the whole table
-	in     dynamodb.ScanInput
-	w      walkSettings
-	total  int
-	secret []byte
-	bind   string
-	// onPage is called after a segment finished a page, with mu held; an
+	read.Walk
+	m *entityModel // the entity scanned; nil for the whole table
+	w walkSettings
+	// onPage is called after a segment finished a page, with Mu held; an
 	// error stops the scan.
 	onPage func(ScanProgress) error
 	// expiry leaves expired items out of Entity.Scan and DB.Scan, as of
 	// every read (ttl.go).
 	expiry expiryCheck
-
-	mu    sync.Mutex
-	segs  []segState
-	nDone int
 }
 
 // scanRequest resolves a scan of entity m (nil: the whole table).
@@ -165,18 +151,19 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 			return nil, err
 		}
 	}
-	r := &scanReq{op: op, m: m, total: 1, bind: "scan *"}
+	r := &scanReq{m: m}
+	r.Op, r.Total, r.Bind = op, 1, "scan *"
 	if m != nil {
-		r.bind = "scan " + m.name
+		r.Bind = "scan " + m.name
 	}
 	if s.walk != nil {
 		r.w = *s.walk
 	}
 	if r.w.hasSegments {
-		r.total = r.w.segments
+		r.Total = r.w.segments
 	}
 	switch {
-	case r.total < 1 || r.total > maxSegments:
+	case r.Total < 1 || r.Total > maxSegments:
 		return fail("Segments(%d): a scan has 1 to %d segments", r.w.segments, maxSegments)
 	case r.w.concurrency < 0:
 		return fail("ScanConcurrency(%d) must be at least 1", r.w.concurrency)
@@ -184,8 +171,9 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 		return fail("PageSize(%d) must be at least 1", r.w.pageSize)
 	}
 	if r.w.concurrency == 0 {
-		r.w.concurrency = min(r.total, defaultScanConcurrency)
+		r.w.concurrency = min(r.Total, defaultScanConcurrency)
 	}
+	r.Concurrency = r.w.concurrency
 	if m != nil {
 		r.expiry = db.expiryFor(s, m)
 	} else {
@@ -193,7 +181,7 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 		// is never left out.
 		r.expiry = db.expiryFor(s)
 	}
-	in := &r.in
+	in := &r.In
 	in.TableName = aws.String(db.name)
 	var b expr.Builder
 	var filter string
@@ -226,15 +214,15 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if r.total > 1 {
-		in.TotalSegments = aws.Int32(int32(r.total))
+	if r.Total > 1 {
+		in.TotalSegments = aws.Int32(int32(r.Total))
 	}
 	secret, err := db.cursorSecret(op)
 	if err != nil {
 		return nil, err
 	}
-	r.secret = secret
-	r.segs = make([]segState, r.total)
+	r.Secret = secret
+	r.Reset()
 	if r.w.resume != "" {
 		if err := r.open(db.cursor.keys, r.w.resume); err != nil {
 			return nil, err
@@ -243,114 +231,59 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	return r, nil
 }
 
-// input is the Scan request of segment seg's next page.
-func (r *scanReq) input(seg int, start map[string]types.AttributeValue) *dynamodb.ScanInput {
-	in := r.in
-	if r.total > 1 {
-		in.Segment = aws.Int32(int32(seg))
-	}
-	in.ExclusiveStartKey = start
-	return &in
+// open sets where every segment starts from a sealed position.
+func (r *scanReq) open(keys [][]byte, position string) error {
+	return cursorError(r.Op, r.Open(keys, position))
 }
 
-// first is the first request of the first segment left to read.
-func (r *scanReq) first() *dynamodb.ScanInput {
-	for i, s := range r.segs {
-		if !s.done {
-			return r.input(i, s.key)
-		}
+// seal encodes where every segment stands. Called with Mu held.
+func (r *scanReq) seal() (string, error) {
+	pos, err := r.Seal()
+	if err != nil {
+		return "", &InputError{Op: r.Op, Reason: err.Error()}
 	}
-	return r.input(0, nil)
+	return pos, nil
 }
-
-// pageFunc handles one page of segment seg; once it returns nil, the
-// segment's position moves past the page.
-type pageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) error
 
 // walk reads every segment left, ScanConcurrency at a time, handing each
 // page to handle, until every segment is done or one fails (which stops
-// the others). Positions only move past pages handled in full.
-func (r *scanReq) walk(ctx context.Context, client Client, handle pageFunc) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	todo := make(chan int, r.total)
-	for i, s := range r.segs {
-		if !s.done {
-			todo <- i
-		}
-	}
-	close(todo)
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	for range min(r.w.concurrency, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seg := range todo {
-				if err := r.segment(ctx, client, seg, handle); err != nil {
-					errOnce.Do(func() { firstErr = err; cancel() })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+// the others), reporting progress to OnProgress and onPage. Positions
+// only move past pages handled in full.
+func (r *scanReq) walk(ctx context.Context, client Client, handle read.PageFunc) error {
+	r.watch()
+	return r.Run(ctx, client, handle)
 }
 
-// segment reads segment seg to its end.
-func (r *scanReq) segment(ctx context.Context, client Client, seg int, handle pageFunc) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		start := r.segs[seg].key
-		r.mu.Unlock()
-		out, err := client.Scan(ctx, r.input(seg, start))
-		if err != nil {
-			return opError(r.op, err)
-		}
-		if err := handle(ctx, seg, out); err != nil {
-			return err
-		}
-		done, err := r.advance(seg, out)
-		if done || err != nil {
-			return err
-		}
+// each runs the scan as a loop's (see read.Walk.Each), reporting progress
+// to OnProgress.
+func (r *scanReq) each(ctx context.Context, client Client, each func(map[string]types.AttributeValue) bool, fail func(error)) {
+	r.watch()
+	r.Each(ctx, client, each, fail)
+}
+
+// watch has the walk report its pages when OnProgress or onPage wants
+// them: a walk no one watches seals no position.
+func (r *scanReq) watch() {
+	if r.w.progress != nil || r.onPage != nil {
+		r.Progress = r.progress
 	}
 }
 
-// advance moves segment seg past a page it handled, and reports progress.
-func (r *scanReq) advance(seg int, out *dynamodb.ScanOutput) (done bool, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := &r.segs[seg]
-	s.key, s.scanned = out.LastEvaluatedKey, s.scanned+int64(out.ScannedCount)
-	if len(s.key) == 0 {
-		s.done = true
-		r.nDone++
-	}
-	if r.w.progress == nil && r.onPage == nil {
-		return s.done, nil
-	}
-	p := ScanProgress{Segment: seg, SegmentScanned: s.scanned, SegmentsDone: r.nDone, TotalSegments: r.total}
-	for _, st := range r.segs {
-		p.Scanned += st.scanned
-	}
+// progress reports a page a segment has finished with.
+func (r *scanReq) progress(rp read.Progress) error {
+	p := ScanProgress{Segment: rp.Segment, SegmentScanned: rp.SegmentScanned, Scanned: rp.Scanned,
+		SegmentsDone: rp.SegmentsDone, TotalSegments: rp.TotalSegments}
+	var err error
 	if p.Position, err = r.seal(); err != nil {
-		return s.done, err
+		return err
 	}
 	if r.w.progress != nil {
 		r.w.progress(p)
 	}
 	if r.onPage != nil {
-		err = r.onPage(p)
+		return r.onPage(p)
 	}
-	return s.done, err
+	return nil
 }
 
 // Entity scans
@@ -363,7 +296,7 @@ func (e *Entity[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, 
 	if err != nil {
 		return nil, err
 	}
-	return r.first(), nil
+	return r.First(), nil
 }
 
 func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
@@ -392,7 +325,7 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 			yield(zero, err)
 			return
 		}
-		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
@@ -415,7 +348,7 @@ func (db *DB) ScanInput(opts ...ScanOption) (*dynamodb.ScanInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.first(), nil
+	return r.First(), nil
 }
 
 func (db *DB) tableScan(opts []ScanOption) (*scanReq, error) {
@@ -441,11 +374,11 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			yield(ScannedItem{}, err)
 			return
 		}
-		scanAll(ctx, db, r, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
-			v, m, err := db.table.decodeItem(r.op, item)
+			v, m, err := db.table.decodeItem(r.Op, item)
 			var unknown *UnknownEntityError
 			if errors.As(err, &unknown) {
 				return yield(ScannedItem{Entity: unknown.Type, Item: item}, nil)
@@ -457,57 +390,3 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 		}, func(err error) { yield(ScannedItem{}, err) })
 	}
 }
-
-// scanPage is a page handed from a segment to the loop; the loop says on
-// handled whether it went through all of it.
-type scanPage struct {
-	items   []map[string]types.AttributeValue
-	handled chan bool
-}
-
-// scanAll runs r, handing every item to each on the caller's goroutine
-// (where a range-over-func loop body must run) until each returns false;
-// a segment's position moves past a page once each has seen all of it.
-// fail gets the error that ended the scan, unless the loop stopped it.
-func scanAll(ctx context.Context, db *DB, r *scanReq, each func(map[string]types.AttributeValue) bool, fail func(error)) {
-	client := db.client
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pages := make(chan scanPage)
-	var walkErr error
-	go func() {
-		defer close(pages)
-		walkErr = r.walk(ctx, client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
-			p := scanPage{items: out.Items, handled: make(chan bool, 1)}
-			select {
-			case pages <- p:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			if all := <-p.handled; !all {
-				return errStopped
-			}
-			return nil
-		})
-	}()
-	stopped := false
-	for p := range pages {
-		all := !stopped
-		for _, item := range p.items {
-			if stopped {
-				break
-			}
-			if !each(item) {
-				stopped, all = true, false
-				cancel()
-			}
-		}
-		p.handled <- all
-	}
-	if walkErr != nil && !stopped {
-		fail(walkErr)
-	}
-}
-
-// errStopped ends a walk whose loop stopped.
-var errStopped = fmt.Errorf("singletable: scan stopped by its loop")

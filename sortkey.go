@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/singletable/singletable/internal/expr"
@@ -18,7 +17,8 @@ import (
 // after every key that starts with it.
 
 // skCond is a sort-key condition: op "" (none), "=", "<", "<=", ">", ">=",
-// "begins_with" or "BETWEEN" (a .. b).
+// "begins_with" or "BETWEEN" (a .. b). A cursor binds it as a
+// read.SortCond, which tells whether a key meets it.
 type skCond struct {
 	op   string
 	a, b string
@@ -180,30 +180,6 @@ func (p TimePrecision) String() string {
 		return keys.Precision(p).String()
 	}
 	return fmt.Sprintf("TimePrecision(%d)", int(p))
-}
-
-// holds reports whether sort key value v meets the condition, comparing
-// strings by their bytes as DynamoDB compares UTF-8.
-func (c skCond) holds(v string) bool {
-	switch c.op {
-	case "":
-		return true
-	case "=":
-		return v == c.a
-	case "begins_with":
-		return strings.HasPrefix(v, c.a)
-	case "BETWEEN":
-		return c.a <= v && v <= c.b
-	case "<":
-		return v < c.a
-	case "<=":
-		return v <= c.a
-	case ">":
-		return v > c.a
-	case ">=":
-		return v >= c.a
-	}
-	return true
 }
 
 // renderSK writes a sort-key condition.

@@ -1,4 +1,4 @@
-package singletable
+package read
 
 import (
 	"crypto/sha256"
@@ -12,11 +12,11 @@ import (
 
 // The cursor of a fan-out read holds the position of every leg: not
 // started, done, or the key to resume after (as a one-partition cursor
-// holds its one key). It is sealed like every cursor (cursorMAC, under the
+// holds its one key). It is sealed like every cursor (CursorMAC, under the
 // DB's cursor keys), with version 2, and bound to the pattern, a digest of
-// the read (see readDigest), and the direction. Leading done
-// legs are counted and trailing unstarted ones left out, so that a read
-// over many buckets keeps a short cursor.
+// the read (see readDigest), and the direction. Leading done legs are
+// counted and trailing unstarted ones left out, so that a read over many
+// buckets keeps a short cursor.
 
 type fanCursorPayload struct {
 	Version int    `json:"v"`
@@ -36,30 +36,31 @@ const fanCursorVersion = 2
 // leg is those of the first with the bucket's time: the params and bounds
 // that give the ends give them all, so a long range is not built to be
 // named.
-func (f *fanReq) readDigest() (string, error) {
+func (f *Fan) readDigest() (string, error) {
 	h := sha256.New()
-	h.Write([]byte("singletable fan-out v2\x00" + strconv.FormatBool(f.desc) + "\x00" +
-		strconv.Itoa(f.groups) + "\x00" + strconv.Itoa(f.width) + "\x00"))
-	last := f.legs[:f.width]
-	if f.groups > 1 {
+	h.Write([]byte("singletable fan-out v2\x00" + strconv.FormatBool(f.Desc) + "\x00" +
+		strconv.Itoa(f.Groups) + "\x00" + strconv.Itoa(f.Width) + "\x00"))
+	last := f.legs[:f.Width]
+	if f.Groups > 1 {
 		var err error
-		if last, err = f.build(f.groups - 1); err != nil {
+		if last, err = f.group(f.Groups - 1); err != nil {
 			return "", err
 		}
 	}
-	for _, legs := range [][]fanLeg{f.legs[:f.width], last} {
+	for _, legs := range [][]leg{f.legs[:f.Width], last} {
 		for i := range legs {
-			b := &legs[i].r.binding
-			h.Write([]byte(b.partition + "\x00" + sortDigest(b.sort) + "\x00"))
+			b := &legs[i].r.Binding
+			h.Write([]byte(b.Partition + "\x00" + b.Sort.Digest() + "\x00"))
 		}
 	}
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
-// cursor seals the position of every leg; "" when every leg is done. The
-// legs before the window are done; those after it not started.
-func (f *fanReq) cursor() (string, error) {
-	p := fanCursorPayload{Version: fanCursorVersion, Pattern: f.d.name, Fan: f.digest}
+// Cursor seals the position of every leg; "" when every leg is done. The
+// legs before the window are done; those after it not started. An error
+// says why a position cannot be sealed.
+func (f *Fan) Cursor() (string, error) {
+	p := fanCursorPayload{Version: fanCursorVersion, Pattern: f.Pattern, Fan: f.digest}
 	states := make([]map[string]json.RawMessage, len(f.legs))
 	for i := range f.legs {
 		key, done := f.legs[i].position()
@@ -69,7 +70,7 @@ func (f *fanReq) cursor() (string, error) {
 		case key != nil:
 			m, err := encodeKey(key)
 			if err != nil {
-				return "", &InputError{Op: f.op, Reason: "cursor: " + err.Error()}
+				return "", fmt.Errorf("cursor: %w", err)
 			}
 			states[i] = m
 		}
@@ -78,8 +79,8 @@ func (f *fanReq) cursor() (string, error) {
 	for lead < len(states) && states[lead] != nil && len(states[lead]) == 0 {
 		lead++
 	}
-	p.Done = f.base*f.width + lead
-	if p.Done == f.total() {
+	p.Done = f.base*f.Width + lead
+	if p.Done == f.Total() {
 		return "", nil
 	}
 	end := len(states)
@@ -91,15 +92,15 @@ func (f *fanReq) cursor() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return sealToken(body, cursorMAC(f.secret, body)), nil
+	return sealToken(body, CursorMAC(f.Secret, body)), nil
 }
 
 // position is where a cursor resumes the leg: done, after key, or (nil,
 // false) from its beginning.
-func (l *fanLeg) position() (key map[string]types.AttributeValue, done bool) {
+func (l *leg) position() (key map[string]types.AttributeValue, done bool) {
 	switch {
 	case l.pos < len(l.buf) && l.pos > 0:
-		return l.r.keyOf(l.buf[l.pos-1]), false
+		return l.r.KeyOf(l.buf[l.pos-1]), false
 	case l.pos < len(l.buf):
 		return l.bufStart, false
 	case l.ended:
@@ -108,41 +109,37 @@ func (l *fanLeg) position() (key map[string]types.AttributeValue, done bool) {
 	return l.start, false
 }
 
-// openCursor checks a fan-out cursor and sets every leg's position from it.
-func (f *fanReq) openCursor(cursor string) error {
-	fail := func(format string, args ...any) error {
-		return &CursorError{Pattern: f.d.name, Reason: fmt.Sprintf(format, args...)}
-	}
-	body, reason := openToken(f.keys, cursor, cursorMAC)
+// open checks a fan-out cursor and sets every leg's position from it.
+func (f *Fan) open(cursor string) error {
+	body, reason := openToken(f.Keys, cursor, CursorMAC)
 	if reason != "" {
-		return fail("%s", reason)
+		return &Refusal{Reason: reason}
 	}
 	var p fanCursorPayload
 	if err := json.Unmarshal(body, &p); err != nil {
-		return fail("malformed")
+		return refuse("malformed")
 	}
 	switch {
 	case p.Version != fanCursorVersion:
-		return fail("it was issued by a read of one partition, not one that fans out")
-	case p.Pattern != f.d.name:
-		return fail("it was issued by pattern %s", p.Pattern)
+		return refuse("it was issued by a read of one partition, not one that fans out")
+	case p.Pattern != f.Pattern:
+		return refuse("it was issued by pattern %s", p.Pattern)
 	case p.Fan != f.digest:
-		return fail("it was issued for other partitions, sort bounds or direction: resume a read with the params (and bounds) that issued it")
-	case p.Done < 0 || p.Done > f.total() || len(p.Legs) > f.total()-p.Done:
-		return fail("malformed")
+		return refuse("it was issued for other partitions, sort bounds or direction: resume a read with the params (and bounds) that issued it")
+	case p.Done < 0 || p.Done > f.Total() || len(p.Legs) > f.Total()-p.Done:
+		return refuse("malformed")
 	}
 	// The read resumes at the group of the first leg not done: the window
 	// starts there, and holds the legs the cursor has positions of.
-	f.legs, f.base = nil, p.Done/f.width
-	if err := f.extend(max((p.Done+len(p.Legs)+f.width-1)/f.width, f.base+1)); err != nil {
+	f.legs, f.base = nil, p.Done/f.Width
+	if err := f.extend(max((p.Done+len(p.Legs)+f.Width-1)/f.Width, f.base+1)); err != nil {
 		return err
 	}
-	for i := f.base * f.width; i < p.Done; i++ {
-		f.leg(i).ended = true
+	for i := f.base * f.Width; i < p.Done; i++ {
+		f.at(i).ended = true
 	}
-	want := f.d.keyAttrs()
 	for j, st := range p.Legs {
-		l := f.leg(p.Done + j)
+		l := f.at(p.Done + j)
 		switch {
 		case st == nil:
 			continue
@@ -150,12 +147,12 @@ func (f *fanReq) openCursor(cursor string) error {
 			l.ended = true
 			continue
 		}
-		key, err := decodeKey(st, want)
+		key, err := decodeKey(st, f.KeyAttrs)
 		if err != nil {
-			return fail("%v", err)
+			return &Refusal{Reason: err.Error()}
 		}
-		if reason := l.r.binding.admits(key); reason != "" {
-			return fail("%s", reason)
+		if reason := l.r.Binding.Admits(key); reason != "" {
+			return &Refusal{Reason: reason}
 		}
 		l.start = key
 	}

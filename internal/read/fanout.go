@@ -1,0 +1,358 @@
+package read
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// Fan-out
+//
+// A read over several partitions (shards, time buckets, or both) has legs,
+// one Query each, group by group: a group is one bucket's shards, read
+// together and merged by sort key; groups are read in order. The legs are
+// read in parallel, at most Conc requests at a time, and built as the read
+// gets to them: the window holds a few groups, so that a read over years of
+// buckets keeps a few in memory. See the root's fanout.go for the rules.
+
+// Fan is a fan-out read resolved for one call.
+type Fan struct {
+	Pattern  string   // the pattern's name: its cursors are bound to it
+	KeyAttrs []string // the attributes of a leg's start key, sorted
+	SKAttr   string   // the sort key the legs of a group merge by
+	Groups   int      // buckets read (1: none, or one)
+	Width    int      // legs per group
+	Desc     bool     // merged in descending order, buckets newest first
+	Conc     int      // requests in flight at most
+	Secret   []byte   // seals the cursor
+	Keys     [][]byte // the cursor keys that open a cursor
+	// Build builds leg i of group g: the pattern's request for the leg's
+	// shard and bucket.
+	Build func(g, i int) (*Req, error)
+
+	base   int   // the group of legs[0]
+	legs   []leg // a window of groups from base on
+	first  *Req  // the first leg of the first group
+	digest string
+}
+
+// leg is one partition of a fan-out read, and where the read is in it.
+type leg struct {
+	r        *Req
+	start    map[string]types.AttributeValue // where the next fetch starts (nil: the beginning)
+	ended    bool                            // nothing to read after buf
+	buf      []map[string]types.AttributeValue
+	pos      int                             // buf[:pos] are merged
+	bufStart map[string]types.AttributeValue // where buf's fetch started
+	inflight bool
+	// fresh: this call fetched the leg from its beginning (not from where
+	// a cursor left it), so its group widens the read-ahead window.
+	fresh bool
+}
+
+// Init builds the first group's legs, and sets every leg's position from
+// cursor ("": from the beginning). A cursor that cannot resume the read is
+// a *Refusal; an error of Build is returned as it is.
+func (f *Fan) Init(cursor string) error {
+	if err := f.extend(1); err != nil {
+		return err
+	}
+	f.first = f.legs[0].r
+	var err error
+	if f.digest, err = f.readDigest(); err != nil {
+		return err
+	}
+	if cursor != "" {
+		return f.open(cursor)
+	}
+	return nil
+}
+
+// First is the first leg's request of the read's first group.
+func (f *Fan) First() *Req { return f.first }
+
+// Total is how many legs the read has: groups times width.
+func (f *Fan) Total() int { return f.Groups * f.Width }
+
+// at is leg i (counted from the read's first), which the window holds.
+func (f *Fan) at(i int) *leg { return &f.legs[i-f.base*f.Width] }
+
+// group builds group g's legs.
+func (f *Fan) group(g int) ([]leg, error) {
+	legs := make([]leg, f.Width)
+	for i := range legs {
+		r, err := f.Build(g, i)
+		if err != nil {
+			return nil, err
+		}
+		legs[i].r = r
+	}
+	return legs, nil
+}
+
+// extend builds the groups before end (at most f.Groups) not built yet.
+func (f *Fan) extend(end int) error {
+	for g := f.base + len(f.legs)/f.Width; g < min(end, f.Groups); g++ {
+		legs, err := f.group(g)
+		if err != nil {
+			return err
+		}
+		f.legs = append(f.legs, legs...)
+	}
+	return nil
+}
+
+// drop lets go of the groups before g: done, they are counted in the
+// cursor.
+func (f *Fan) drop(g int) {
+	if n := (g - f.base) * f.Width; n > 0 && n <= len(f.legs) {
+		clear(f.legs[:n])
+		f.legs = f.legs[n:]
+		f.base = g
+	}
+}
+
+// Inputs are the first requests of every leg not done: the whole read is
+// built.
+func (f *Fan) Inputs() ([]*dynamodb.QueryInput, error) {
+	if err := f.extend(f.Groups); err != nil {
+		return nil, err
+	}
+	out := make([]*dynamodb.QueryInput, 0, len(f.legs))
+	for i := range f.legs {
+		l := &f.legs[i]
+		if l.ended {
+			continue
+		}
+		in := l.r.Query
+		in.ExclusiveStartKey = l.start
+		out = append(out, &in)
+	}
+	return out, nil
+}
+
+// Run is one fan-out read in progress: the legs' fetches in flight and
+// the merge. Only the goroutine that reads (Pull) changes the legs; a
+// fetch works on its own copy of its leg's request and reports back on
+// results.
+type Run struct {
+	f        *Fan
+	client   Querier
+	ctx      context.Context
+	cancel   context.CancelFunc
+	results  chan result
+	inflight int
+	g        int // the group being merged
+	// end is the group fetches may start before: the read-ahead window.
+	// A slow read starts it one group ahead and doubles it each time it
+	// is used up past a group this call read from its start; a fast one
+	// (Sum: it reads everything) has it at the last group.
+	end   int
+	ahead int
+	want  int // items the read still wants; 0: no limit
+	// Ceiling is how many fetches the read may start; 0: no bound
+	// (iterators).
+	Ceiling int
+	started int
+	// Scanned and Requests are what the read cost, once stopped.
+	Scanned, Requests int
+}
+
+type result struct {
+	leg               int
+	items             []map[string]types.AttributeValue
+	start, next       map[string]types.AttributeValue
+	scanned, requests int
+	err               error
+}
+
+// Start starts reading f from its window's first group: want items (0: no
+// limit), a window of groups at a time if slow, else all at once.
+func (f *Fan) Start(ctx context.Context, client Querier, want int, slow bool) *Run {
+	run := &Run{f: f, client: client, results: make(chan result, f.Conc), want: want, g: f.base, ahead: 1}
+	run.ctx, run.cancel = context.WithCancel(ctx)
+	if !slow {
+		run.ahead = f.Groups
+	}
+	run.end = run.g + run.ahead
+	return run
+}
+
+// Stop cancels the fetches in flight and waits for them: none outlives
+// the read. What they cost still counts.
+func (run *Run) Stop() {
+	run.cancel()
+	for ; run.inflight > 0; run.inflight-- {
+		res := <-run.results
+		run.Scanned += res.scanned
+		run.Requests += res.requests
+	}
+}
+
+// fill starts the fetches the merge will need, in group order: every leg of
+// the groups in the window that has nothing buffered and more to read, up
+// to the concurrency bound and the ceiling. It builds the legs it gets to,
+// no more.
+func (run *Run) fill() error {
+	f := run.f
+	end := min(f.Groups, run.end) * f.Width
+	for i := run.g * f.Width; i < end && run.inflight < f.Conc && (run.Ceiling == 0 || run.started < run.Ceiling); i++ {
+		if err := f.extend(i/f.Width + 1); err != nil {
+			return err
+		}
+		if l := f.at(i); !l.inflight && !l.ended && l.pos == len(l.buf) {
+			run.fetch(i)
+		}
+	}
+	return nil
+}
+
+// fetch reads leg i's next items from where it is: as many as the read
+// still wants, or one DynamoDB page (with a match) when it has no limit.
+func (run *Run) fetch(i int) {
+	l := run.f.at(i)
+	l.inflight = true
+	run.inflight++
+	run.started++
+	r, start, want := l.r, l.start, run.want
+	l.fresh = l.fresh || start == nil
+	go func() {
+		rr := *r // the request is shared; its ExclusiveStartKey is this fetch's
+		rr.Query.ExclusiveStartKey = start
+		res := result{leg: i, start: start}
+		res.next, res.err = rr.Run(run.ctx, run.client, want, true, &res.scanned, &res.requests,
+			func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
+				if res.items == nil {
+					res.items = make([]map[string]types.AttributeValue, 0, left)
+				}
+				res.items = append(res.items, item)
+				return true, false, nil
+			})
+		run.results <- res
+	}()
+}
+
+// await takes one fetch's result into its leg.
+func (run *Run) await() error {
+	var res result
+	select {
+	case res = <-run.results:
+	case <-run.ctx.Done():
+		return run.ctx.Err()
+	}
+	run.inflight--
+	run.Scanned += res.scanned
+	run.Requests += res.requests
+	if res.err != nil {
+		return res.err
+	}
+	l := run.f.at(res.leg)
+	l.inflight = false
+	l.buf, l.pos, l.bufStart = res.items, 0, res.start
+	l.start, l.ended = res.next, len(res.next) == 0
+	return nil
+}
+
+// Pull returns the next item in merge order, the request of the leg it is
+// from, and how many items that leg holds from it on (a page sizes its
+// slice from it); ok is false at the end, or, with stopIfWait, when the
+// next item needs a request not yet answered.
+func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *Req, left int, ok bool, err error) {
+	f := run.f
+	for run.g < f.Groups {
+		if err := f.extend(run.g + 1); err != nil {
+			return nil, nil, 0, false, err
+		}
+		legs := f.legs[(run.g-f.base)*f.Width : (run.g-f.base+1)*f.Width]
+		best, waiting := -1, false
+		for j := range legs {
+			l := &legs[j]
+			if l.pos == len(l.buf) {
+				waiting = waiting || !l.ended // its next item may come first
+				continue
+			}
+			if best < 0 || f.before(l.buf[l.pos], legs[best].buf[legs[best].pos]) {
+				best = j
+			}
+		}
+		switch {
+		case waiting && stopIfWait:
+			return nil, nil, 0, false, nil
+		case waiting:
+			if err := run.fill(); err != nil {
+				return nil, nil, 0, false, err
+			}
+			if run.inflight == 0 { // the page is at the fan-out ceiling: it ends here
+				return nil, nil, 0, false, nil
+			}
+			if err := run.await(); err != nil {
+				return nil, nil, 0, false, err
+			}
+		case best < 0: // the group is read: on to the next
+			// Reading further ahead only past a group this call read
+			// from its start: a bucket a cursor left done or half read
+			// says nothing of how sparse the next ones are, and a resumed
+			// page starts with the window a first page has. The window
+			// doubles when it is used up, not at each group of it: a page
+			// over k empty buckets sends about 2k requests at most.
+			fresh := false
+			for j := range legs {
+				fresh = fresh || legs[j].fresh
+			}
+			run.g++
+			f.drop(run.g)
+			if run.g >= run.end {
+				if fresh {
+					run.ahead = min(2*run.ahead, f.Groups)
+				}
+				run.end = run.g + run.ahead
+			}
+		default:
+			l := &legs[best]
+			l.pos++
+			if run.want > 0 {
+				run.want--
+			}
+			return l.buf[l.pos-1], l.r, len(l.buf) - l.pos + 1, true, nil
+		}
+	}
+	return nil, nil, 0, false, nil
+}
+
+// before reports whether item a comes before item b in the read's order:
+// by their sort keys (ties keep the legs' order).
+func (f *Fan) before(a, b map[string]types.AttributeValue) bool {
+	if f.SKAttr == "" {
+		return false
+	}
+	c := CompareKeyValues(a[f.SKAttr], b[f.SKAttr])
+	if f.Desc {
+		return c > 0
+	}
+	return c < 0
+}
+
+// CompareKeyValues orders two key values as DynamoDB sorts them: strings
+// and binary by bytes, numbers by exact decimal value.
+func CompareKeyValues(a, b types.AttributeValue) int {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		if b, ok := b.(*types.AttributeValueMemberS); ok {
+			return strings.Compare(a.Value, b.Value)
+		}
+	case *types.AttributeValueMemberB:
+		if b, ok := b.(*types.AttributeValueMemberB); ok {
+			return bytes.Compare(a.Value, b.Value)
+		}
+	case *types.AttributeValueMemberN:
+		if b, ok := b.(*types.AttributeValueMemberN); ok {
+			return codec.CompareNumbers(a.Value, b.Value) // exact: not float64
+		}
+	}
+	return 0
+}
