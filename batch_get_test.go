@@ -73,7 +73,7 @@ func TestBatchGetKeepsOrderAndReportsMisses(t *testing.T) {
 	assert.True(t, *ins[0].RequestItems["WriteShop"].ConsistentRead)
 
 	// The dry run refuses what BatchGet refuses.
-	for _, bad := range []st.BatchOption{st.Concurrency(-1), st.BatchRetry(st.RetryPolicy{})} {
+	for _, bad := range []st.BatchGetOption{st.Concurrency(-1), st.BatchRetry(st.RetryPolicy{})} {
 		_, err = st.WRecords.BatchGetInputs(db, keys, bad)
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
 		_, err = st.WRecords.BatchGet(context.Background(), db, keys, bad)

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -29,7 +30,8 @@ type dbWrite struct {
 	jitter func(d time.Duration) time.Duration
 }
 
-// DBOption configures a DB.
+// DBOption configures a DB: WithTableName, WithAdminClient, WithClock,
+// WithCursorKey, WithCursorKeys. A nil one makes New panic.
 type DBOption func(*DB)
 
 // WithTableName binds the model to another physical table than the name it
@@ -87,7 +89,11 @@ func WithCursorKeys(current []byte, previous ...[]byte) DBOption {
 	return func(db *DB) { db.cursor = cursorKeys{keys: keys, set: true} }
 }
 
-// New returns a DB that sends the table's requests through client.
+// New returns a DB that sends the table's requests through client. A nil
+// table, or a nil option, is a programming error that New, which returns
+// no error, panics on at once (with a *ModelError, or an *InputError
+// naming the option's position), rather than return a DB that would fail
+// later or ignore the option.
 func New(client Client, table *Table, opts ...DBOption) *DB {
 	if table == nil {
 		// New has no error to return, and a DB without a model can do
@@ -98,7 +104,10 @@ func New(client Client, table *Table, opts ...DBOption) *DB {
 	if a, ok := client.(AdminClient); ok {
 		db.admin = a
 	}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			panic(&InputError{Op: "New", Reason: fmt.Sprintf("DBOption %d of %d is nil", i+1, len(opts))})
+		}
 		o(db)
 	}
 	db.initCursorKeys()

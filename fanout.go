@@ -54,8 +54,11 @@ const defaultFanOutConcurrency = 32
 // FanOutConcurrency bounds how many requests a pattern that fans out over
 // shards or time buckets has in flight at once (default 32). It is an
 // ErrInvalidInput below 1, or on a pattern that does not fan out.
-func FanOutConcurrency(n int) QueryOption {
-	return queryOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
+func FanOutConcurrency(n int) interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
 }
 
 // DefaultMaxFanOutRequests is the fan-out ceiling without
@@ -74,8 +77,11 @@ const DefaultMaxFanOutRequests = 1000
 // it, over any range; QueryInputs and QueryBetweenInputs, which list every
 // leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
 // fan out.
-func MaxFanOutRequests(n int) QueryOption {
-	return queryOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
+func MaxFanOutRequests(n int) interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
 }
 
 // fanReq is a fan-out read resolved for one call: the engine's (read.Fan:
@@ -93,12 +99,18 @@ type fanReq struct {
 // fanRequest resolves a fan-out read of p for params (and upper, a
 // SortBetween pattern's upper bound).
 func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) (*fanReq, error) {
-	d := p.d
-	op := d.name
-	s, err := d.settingsFor(op, opts)
+	s, err := p.d.settingsFor(p.d.name, opts)
 	if err != nil {
 		return nil, err
 	}
+	return p.fanRequestWith(db, params, upper, s)
+}
+
+// fanRequestWith is fanRequest with the options collected: s.
+func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*fanReq, error) {
+	d := p.d
+	op := d.name
+	var err error
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
@@ -332,14 +344,13 @@ func (p *Pattern[T]) fanQuery(ctx context.Context, db *DB, params T, upper *T, o
 	return fanPage[T](ctx, db, f, f.s.limit)
 }
 
-func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, opts []QueryOption) (T, error) {
+// fanGet is Pattern.Get of a pattern that fans out, with the options
+// collected: s.
+func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, s *settings) (T, error) {
 	var zero T
-	f, err := p.fanRequest(db, params, nil, opts)
+	f, err := p.fanRequestWith(db, params, nil, s)
 	if err != nil {
 		return zero, err
-	}
-	if f.s.limit != 0 || f.s.read.hasCursor {
-		return zero, &InputError{Op: f.op, Reason: "Get takes no Limit or After"}
 	}
 	if err := f.overCeiling(f.Total()); err != nil {
 		return zero, err

@@ -68,8 +68,12 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
 // run). It is an error for a Query pattern: see QueryInput.
-func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.GetItemInput, error) {
-	r, err := p.request(db, params, nil, opts)
+func (p *Pattern[T]) GetInput(db *DB, params T, opts ...PatternGetOption) (*dynamodb.GetItemInput, error) {
+	s, err := checkedSettings(p.d, p.d.name, opts)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.requestWith(db, params, nil, s)
 	if err != nil {
 		return nil, err
 	}
@@ -82,19 +86,21 @@ func (p *Pattern[T]) GetInput(db *DB, params T, opts ...QueryOption) (*dynamodb.
 // Get returns the one item of the pattern for params. A GetItem pattern
 // sends GetItem; a Query pattern reads until it has found two matching
 // items, and fails with ErrNotUnique if it has. No item is ErrNotFound.
-// It takes the query options but Limit and After (a GetItem pattern: only
-// ConsistentRead and Project).
-func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...QueryOption) (T, error) {
+// It takes the PatternGetOptions: the query options that decide which
+// item is found or how it is read, not those that page or order a list
+// (a GetItem pattern: only ConsistentRead, Project and IncludeExpired).
+func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternGetOption) (T, error) {
 	var zero T
-	if p.d.fans() {
-		return p.fanGet(ctx, db, params, opts)
-	}
-	r, err := p.request(db, params, nil, opts)
+	s, err := checkedSettings(p.d, p.d.name, opts)
 	if err != nil {
 		return zero, err
 	}
-	if r.s.limit != 0 || r.s.read.hasCursor {
-		return zero, &InputError{Op: r.Op, Reason: "Get takes no Limit or After"}
+	if p.d.fans() {
+		return p.fanGet(ctx, db, params, s)
+	}
+	r, err := p.requestWith(db, params, nil, s)
+	if err != nil {
+		return zero, err
 	}
 	found, _, err := queryPage(ctx, db, r, 2, decodeMember[T], nil)
 	switch {

@@ -41,7 +41,9 @@ func (ix *GSI) Projection() types.ProjectionType { return ix.projection }
 // Included lists the non-key attributes an INCLUDE projection carries.
 func (ix *GSI) Included() []string { return slices.Clone(ix.nonKeyAttrs) }
 
-// IndexOption configures a global secondary index declared with WithGSI.
+// IndexOption configures a global secondary index declared with WithGSI:
+// IndexKeys, KeysOnly, Include, IndexThroughput. A nil one is a
+// *ModelError from NewTable.
 type IndexOption func(*GSI)
 
 // IndexKeys names the index's key attributes; sk "" makes a partition-only

@@ -6,30 +6,50 @@ import (
 )
 
 // Options are typed per operation: each operation takes its own option
-// interface (GetOption, QueryOption, PutOption, DeleteOption, UpdateOption,
-// TxOption, BatchGetOption, BatchWriteOption), so that an option given to
-// an operation that does not take it is a compile error. The interfaces are
-// sealed (an unexported method), so only this package implements them; an
-// option that fits several operations returns a type that implements
-// several (ConsistentRead's ReadOption is a GetOption, a QueryOption and a
-// BatchGetOption). The DB's own options (DBOption) are in db.go,
-// beside New.
+// interface (GetOption, PatternGetOption, QueryOption, PutOption,
+// DeleteOption, UpdateOption, TxOption, BatchGetOption, BatchWriteOption,
+// ScanOption ...), so that an option given to an operation it cannot
+// apply to is a compile error. The interfaces are sealed (an unexported
+// method), so only this package implements them, and by unexported types:
+// a caller cannot make a zero option, and a nil one is an *InputError
+// (ErrInvalidInput). An option that fits several operations returns an
+// interface that lists them: ConsistentRead() is a GetOption, a
+// PatternGetOption, a QueryOption, a BatchGetOption and a ScanOption. What
+// a read can use may also depend on how it was declared (a GetItem
+// pattern, a SortPrefix pattern, an index): those checks are made when it
+// runs, before anything is sent, and name the option. The DB's own
+// options (DBOption) are in db.go, beside New.
 
 // option is what every option does: add itself to an operation's settings.
 type option interface{ apply(*settings) }
 
-// GetOption tunes Entity.Get and Entity.GetInput. ConsistentRead
-// satisfies it.
+// GetOption tunes Entity.Get, Entity.GetInput and Entity.TxGet.
+// ConsistentRead and IncludeExpired satisfy it.
 type GetOption interface {
 	option
 	getOption()
 }
 
+// PatternGetOption tunes Pattern.Get and Pattern.GetInput: the query
+// options that can change which one item a pattern finds, or how it is
+// read. ConsistentRead, IncludeExpired, Project, Filter, FetchFull,
+// PartialMatch, PartialTime, SortFields, FanOutConcurrency and
+// MaxFanOutRequests satisfy it; Limit, After, Descending and Ascending,
+// which page or order a list, do not. A GetItem pattern takes only
+// ConsistentRead, Project and IncludeExpired (the others are an
+// ErrInvalidInput naming the option), as its declaration decides.
+type PatternGetOption interface {
+	option
+	patternGetOption()
+}
+
 // QueryOption tunes a query: Pattern.Query, Pattern.QueryBetween,
-// Pattern.All, Pattern.AllBetween, Pattern.Get, Collection.Query,
-// Collection.All, Entity.Query, Entity.All and their Input dry runs. Limit, After,
-// Descending, Ascending, Filter, Project, FetchFull, PartialMatch,
-// PartialTime, SortFields and ConsistentRead satisfy it. What a query can
+// Pattern.All, Pattern.AllBetween, Collection.Query, Collection.All,
+// Entity.Query, Entity.All, Sum, SumBetween and their Input dry runs
+// (Pattern.Get takes a PatternGetOption). Limit, After, Descending,
+// Ascending, Filter, Project, FetchFull, PartialMatch, PartialTime,
+// SortFields, ConsistentRead, IncludeExpired, FanOutConcurrency and
+// MaxFanOutRequests satisfy it. What a query can
 // use also depends on how it was declared (an option that needs a kind of
 // sort condition, an index, or a Query rather than a GetItem pattern): see
 // each option, and each operation for the ones it leaves out.
@@ -39,7 +59,7 @@ type QueryOption interface {
 }
 
 // PutOption tunes Put, Create, TxPut, TxCreate and their Input dry runs.
-// If satisfies it.
+// If and RandomShard satisfy it.
 type PutOption interface {
 	option
 	putOption()
@@ -52,8 +72,8 @@ type DeleteOption interface {
 	deleteOption()
 }
 
-// UpdateOption tunes Update, TxUpdate and UpdateInput. Upsert, NoRead and
-// Current satisfy it. (An update's condition is part of its Changes: see
+// UpdateOption tunes Update, TxUpdate and UpdateInput. Upsert, NoRead,
+// Current and RandomShard satisfy it. (An update's condition is part of its Changes: see
 // Changes.If.)
 type UpdateOption interface {
 	option
@@ -68,7 +88,7 @@ type TxOption interface {
 }
 
 // BatchGetOption tunes Entity.BatchGet and Entity.BatchGetInputs.
-// ConsistentRead, Concurrency and BatchRetry satisfy it.
+// ConsistentRead, IncludeExpired, Concurrency and BatchRetry satisfy it.
 type BatchGetOption interface {
 	option
 	batchGetOption()
@@ -82,8 +102,8 @@ type BatchWriteOption interface {
 }
 
 // ScanOption tunes Entity.Scan, DB.Scan and their ScanInput dry runs.
-// Segments, ScanConcurrency, PageSize, OnProgress, ResumeScan, Filter and
-// ConsistentRead satisfy it (see scan.go).
+// Segments, ScanConcurrency, PageSize, OnProgress, ResumeScan, Filter,
+// ConsistentRead and IncludeExpired satisfy it (see scan.go).
 type ScanOption interface {
 	option
 	scanOption()
@@ -200,56 +220,85 @@ func (s *settings) given(names ...string) string {
 	return ""
 }
 
-// applyAll applies opts to s.
+// applyAll applies opts to s. A nil option is an *InputError: the
+// options are sealed interfaces, so nil is the only zero a caller can
+// pass.
 func applyAll[O option](op string, s *settings, opts []O) error {
-	for _, o := range opts {
+	for i, o := range opts {
 		if option(o) == nil {
-			return &InputError{Op: op, Reason: "a nil option was passed"}
+			return &InputError{Op: op, Reason: fmt.Sprintf("option %d of %d is nil", i+1, len(opts))}
 		}
 		o.apply(s)
 	}
 	return nil
 }
 
-// The options that fit one operation only are implemented by these types:
-// each holds the function that applies it (a single pointer, so that
-// passing one as an interface allocates nothing); a zero one does nothing.
+// The options are implemented by these unexported types, one for each set
+// of operations an option fits: an option's value satisfies exactly the
+// interfaces its constructor's signature lists (no more, even to a type
+// assertion), and a caller cannot make a zero one. Each holds the function
+// that applies it, or the condition it adds: a single pointer or a Cond,
+// so that passing one as an interface allocates no more than the option
+// itself.
 type (
-	queryOpt  struct{ set func(*settings) }
+	readOpt   struct{ set func(*settings) } // every read: gets, Pattern.Get, queries, BatchGet, scans
+	findOpt   struct{ set func(*settings) } // Pattern.Get and queries
+	queryOpt  struct{ set func(*settings) } // queries only
+	filterOpt struct{ c Cond }              // Pattern.Get, queries and scans
+	condOpt   struct{ c Cond }              // Put and Delete
 	deleteOpt struct{ set func(*settings) }
 	updateOpt struct{ set func(*settings) }
+	shardOpt  struct{} // Put and Update: RandomShard (shard.go)
 	txOpt     struct{ set func(*settings) }
+	batchOpt  struct{ set func(*settings) } // BatchGet and BatchWrite
 )
 
-func apply(set func(*settings), s *settings) {
-	if set != nil {
-		set(s)
-	}
-}
+// apply runs an option's function on s.
+func apply(set func(*settings), s *settings) { set(s) }
 
+func (o readOpt) apply(s *settings)   { apply(o.set, s) }
+func (o findOpt) apply(s *settings)   { apply(o.set, s) }
 func (o queryOpt) apply(s *settings)  { apply(o.set, s) }
+func (o filterOpt) apply(s *settings) { s.read.filter = And(s.read.filter, o.c) }
+func (o condOpt) apply(s *settings)   { s.cond = And(s.cond, o.c) }
 func (o deleteOpt) apply(s *settings) { apply(o.set, s) }
 func (o updateOpt) apply(s *settings) { apply(o.set, s) }
+func (shardOpt) apply(s *settings)    { s.write.randomShard = true }
 func (o txOpt) apply(s *settings)     { apply(o.set, s) }
+func (o batchOpt) apply(s *settings)  { apply(o.set, s) }
 
-func (queryOpt) queryOption()   {}
-func (deleteOpt) deleteOption() {}
-func (updateOpt) updateOption() {}
-func (txOpt) txOption()         {}
-
-// ReadOption is an option of every read: a GetOption, a QueryOption, a
-// BatchGetOption and a ScanOption.
-type ReadOption struct{ set func(*settings) }
-
-func (o ReadOption) apply(s *settings) { apply(o.set, s) }
-func (ReadOption) getOption()          {}
-func (ReadOption) queryOption()        {}
-func (ReadOption) batchGetOption()     {}
-func (ReadOption) scanOption()         {}
+func (readOpt) getOption()          {}
+func (readOpt) patternGetOption()   {}
+func (readOpt) queryOption()        {}
+func (readOpt) batchGetOption()     {}
+func (readOpt) scanOption()         {}
+func (findOpt) patternGetOption()   {}
+func (findOpt) queryOption()        {}
+func (queryOpt) queryOption()       {}
+func (filterOpt) patternGetOption() {}
+func (filterOpt) queryOption()      {}
+func (filterOpt) scanOption()       {}
+func (condOpt) putOption()          {}
+func (condOpt) deleteOption()       {}
+func (deleteOpt) deleteOption()     {}
+func (updateOpt) updateOption()     {}
+func (shardOpt) putOption()         {}
+func (shardOpt) updateOption()      {}
+func (txOpt) txOption()             {}
+func (batchOpt) batchGetOption()    {}
+func (batchOpt) batchWriteOption()  {}
 
 // ConsistentRead asks for a strongly consistent read (Get, BatchGet, and
 // queries on the base table; global secondary indexes cannot serve one).
-func ConsistentRead() ReadOption { return ReadOption{setConsistent} }
+func ConsistentRead() interface {
+	GetOption
+	PatternGetOption
+	QueryOption
+	BatchGetOption
+	ScanOption
+} {
+	return readOpt{setConsistent}
+}
 
 func setConsistent(s *settings) { s.consistent = true }
 
@@ -285,23 +334,25 @@ func After(cursor string) QueryOption {
 // its own attributes (a field Name stored as "name" by one member and
 // "title" by another matches either); the items of members without those
 // fields are filtered out.
-func Filter(c Cond) FilterOption { return FilterOption{c} }
-
-// FilterOption is Filter's option: a QueryOption and a ScanOption.
-type FilterOption struct{ c Cond }
-
-func (o FilterOption) apply(s *settings) { s.read.filter = And(s.read.filter, o.c) }
-func (FilterOption) queryOption()        {}
-func (FilterOption) scanOption()         {}
+func Filter(c Cond) interface {
+	PatternGetOption
+	QueryOption
+	ScanOption
+} {
+	return filterOpt{c}
+}
 
 // Project asks only for the named fields (Go names), to save bandwidth.
 // DynamoDB still charges for the whole item read. The keys and the entity
 // type are always fetched too, so results decode and paginate as usual;
 // fields written in the item's key templates are recovered from the keys;
 // the other fields are left at their zero values.
-func Project(fields ...string) QueryOption {
+func Project(fields ...string) interface {
+	PatternGetOption
+	QueryOption
+} {
 	fs := append([]string(nil), fields...)
-	return queryOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+	return findOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
 }
 
 // FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
@@ -309,7 +360,12 @@ func Project(fields ...string) QueryOption {
 // the table. Without it, such a query returns what the index holds: the
 // fields recoverable from the keys, plus the included attributes. An item
 // deleted between the query and the batch read is left out.
-func FetchFull() QueryOption { return queryOpt{setFetchFull} }
+func FetchFull() interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{setFetchFull}
+}
 
 func setFetchFull(s *settings) {
 	s.read.fetchFull = true
@@ -330,7 +386,12 @@ func setAscending(s *settings) {
 // must be a string; for a time.Time, see PartialTime. With SortFields(n),
 // the last given field is the n-th: an integer after it (always a value
 // otherwise) is not given.
-func PartialMatch() QueryOption { return queryOpt{setPartialMatch} }
+func PartialMatch() interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{setPartialMatch}
+}
 
 func setPartialMatch(s *settings) {
 	s.read.partial, s.read.timePrec = true, 0
@@ -343,8 +404,11 @@ func setPartialMatch(s *settings) {
 // for "TRANSACTION#{At}". The field's layout must render that precision as
 // its leading characters (DefaultTimeLayout and "2006-01-02" do, down to
 // the hour and the day); a layout that does not is an ErrInvalidInput.
-func PartialTime(precision TimePrecision) QueryOption {
-	return queryOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
+func PartialTime(precision TimePrecision) interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
 }
 
 // SortFields says how far the sort prefix of the params goes: the first n
@@ -357,22 +421,22 @@ func PartialTime(precision TimePrecision) QueryOption {
 // value other than its zero, is an ErrInvalidInput. It applies to the sort
 // conditions taken from params (SortPrefix, SortBetween's bounds, the
 // comparisons).
-func SortFields(n int) QueryOption {
-	return queryOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
+func SortFields(n int) interface {
+	PatternGetOption
+	QueryOption
+} {
+	return findOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
 }
-
-// CondOption is a condition on a write: a PutOption and a DeleteOption.
-// (An update's condition is part of its Changes: see Changes.If.)
-type CondOption struct{ cond Cond }
-
-func (o CondOption) apply(s *settings) { s.cond = And(s.cond, o.cond) }
-func (CondOption) putOption()          {}
-func (CondOption) deleteOption()       {}
 
 // If adds a condition the item must meet for the write to happen; when it
 // does not, the write fails with a *ConditionError (ErrConditionFailed).
 // Several If options must all hold. For Update, see Changes.If.
-func If(c Cond) CondOption { return CondOption{c} }
+func If(c Cond) interface {
+	PutOption
+	DeleteOption
+} {
+	return condOpt{c}
+}
 
 // MustExist makes Delete fail with ErrNotFound when there is no item.
 func MustExist() DeleteOption { return deleteOpt{setMustExist} }
@@ -428,18 +492,13 @@ func IdempotencyToken(token string) TxOption {
 	return txOpt{func(s *settings) { s.write.token, s.write.hasToken = token, true }}
 }
 
-// BatchOption is an option of both batch operations: a BatchGetOption and
-// a BatchWriteOption.
-type BatchOption struct{ set func(*settings) }
-
-func (o BatchOption) apply(s *settings) { apply(o.set, s) }
-func (BatchOption) batchGetOption()     {}
-func (BatchOption) batchWriteOption()   {}
-
 // Concurrency bounds how many batch requests are in flight at once
 // (default 4).
-func Concurrency(n int) BatchOption {
-	return BatchOption{func(s *settings) { s.write.concurrency = n }}
+func Concurrency(n int) interface {
+	BatchGetOption
+	BatchWriteOption
+} {
+	return batchOpt{func(s *settings) { s.write.concurrency = n }}
 }
 
 // RetryPolicy is how a batch retries what DynamoDB leaves unprocessed and
@@ -459,8 +518,11 @@ type RetryPolicy struct {
 var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 10, BaseDelay: 25 * time.Millisecond, MaxDelay: 2 * time.Second}
 
 // BatchRetry sets the retry budget of BatchWrite and BatchGet.
-func BatchRetry(p RetryPolicy) BatchOption {
-	return BatchOption{func(s *settings) { p := p; s.write.retry = &p }}
+func BatchRetry(p RetryPolicy) interface {
+	BatchGetOption
+	BatchWriteOption
+} {
+	return batchOpt{func(s *settings) { p := p; s.write.retry = &p }}
 }
 
 func (p RetryPolicy) check() error {

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -57,7 +59,17 @@ func TestMisuseDoesNotCompile(t *testing.T) {
 			_, _ = byDate.QueryBetweenInput(db, Order{}, Order{})
 			for range byDate.AllBetween(ctx, db, Order{}, Order{}) {
 			}
-			_, _ = byDate.Get(ctx, db, Order{}, st.Project("ID"))
+			_, _ = byDate.Get(ctx, db, Order{}, st.Project("ID"), st.Filter(st.Eq("Status", "P")), st.ConsistentRead(), st.IncludeExpired(),
+				st.FetchFull(), st.PartialMatch(), st.PartialTime(st.Month), st.SortFields(1), st.FanOutConcurrency(2), st.MaxFanOutRequests(9))
+			_, _ = byDate.GetInput(db, Order{}, st.Project("ID"), st.ConsistentRead())
+			_, _ = orders.Get(ctx, db, Order{}, st.IncludeExpired())
+			_, _ = orders.GetInput(db, Order{}, st.ConsistentRead(), st.IncludeExpired())
+			_ = orders.Put(ctx, db, Order{}, st.RandomShard())
+			_, _ = orders.Update(ctx, db, Order{}, st.Set("N", 1), st.RandomShard())
+			for range orders.Scan(ctx, db, st.Filter(st.Eq("Status", "P")), st.ConsistentRead(), st.IncludeExpired()) {
+			}
+			_, _ = orders.BatchGet(ctx, db, nil, st.IncludeExpired())
+			_, _ = st.Sum(ctx, db, byDate, Order{}, func(o Order) int { return o.N }, st.Limit(1), st.MaxFanOutRequests(2))
 			_, _ = orders.BatchGet(ctx, db, nil, st.ConsistentRead(), st.Concurrency(2), st.BatchRetry(st.DefaultRetryPolicy))
 			_ = db.BatchWrite(ctx, nil, st.Concurrency(2))
 			_ = db.Transact(ctx, func(tx *st.Tx) error {
@@ -83,6 +95,25 @@ func TestMisuseDoesNotCompile(t *testing.T) {
 		"limit_to_tx_update":        `db.Transact(ctx, func(tx *st.Tx) error { orders.TxUpdate(tx, Order{}, st.Set("A", 1), st.Limit(1)); return nil })`,
 		"must_exist_to_put":         `_ = orders.Put(ctx, db, Order{}, st.MustExist())`,
 		"outside_implementation":    `var _ st.QueryOption = myOption{}`,
+		// Pattern.Get finds one item: what pages or orders a list does not apply.
+		"limit_to_pattern_get":       `_, _ = byDate.Get(ctx, db, Order{}, st.Limit(1))`,
+		"after_to_pattern_get":       `_, _ = byDate.Get(ctx, db, Order{}, st.After(""))`,
+		"descending_to_pattern_get":  `_, _ = byDate.Get(ctx, db, Order{}, st.Descending())`,
+		"ascending_to_pattern_get":   `_, _ = byDate.Get(ctx, db, Order{}, st.Ascending())`,
+		"limit_to_pattern_get_input": `_, _ = byDate.GetInput(db, Order{}, st.Limit(1))`,
+		"query_option_to_pattern_get": `var o st.QueryOption = st.Project("ID")
+			_, _ = byDate.Get(ctx, db, Order{}, o)`,
+		"fan_out_to_entity_get":  `_, _ = orders.Get(ctx, db, Order{}, st.MaxFanOutRequests(1))`,
+		"filter_to_entity_get":   `_, _ = orders.Get(ctx, db, Order{}, st.Filter(st.Eq("Status", "P")))`,
+		"random_shard_to_delete": `_ = orders.Delete(ctx, db, Order{}, st.RandomShard())`,
+		"concurrency_to_put":     `_ = orders.Put(ctx, db, Order{}, st.Concurrency(2))`,
+		// The option types that existed only to satisfy several interfaces
+		// are gone: a zero one cannot be written.
+		"zero_read_option":        `_, _ = orders.Get(ctx, db, Order{}, st.ReadOption{})`,
+		"zero_cond_option":        `_ = orders.Put(ctx, db, Order{}, st.CondOption{})`,
+		"zero_filter_option":      `_, _ = byDate.Query(ctx, db, Order{}, st.FilterOption{})`,
+		"zero_batch_option":       `_ = db.BatchWrite(ctx, nil, st.BatchOption{})`,
+		"zero_write_shard_option": `_ = orders.Put(ctx, db, Order{}, st.WriteShardOption{})`,
 	}
 	root, err := filepath.Abs(".")
 	if err != nil {
@@ -150,4 +181,88 @@ func use(ctx context.Context, db *st.DB, orders *st.Entity[Order], byDate *st.Pa
 	if t.Failed() {
 		t.Logf("go build:\n%s", out)
 	}
+}
+
+// An option's value satisfies the interfaces its constructor lists and no
+// others, even to a type assertion: an operation never receives an option
+// it was not typed to take.
+func TestOptionValuesSatisfyOnlyTheirInterfaces(t *testing.T) {
+	is := func(o any) []string {
+		var got []string
+		for name, ok := range map[string]bool{
+			"Get":        func() bool { _, ok := o.(GetOption); return ok }(),
+			"PatternGet": func() bool { _, ok := o.(PatternGetOption); return ok }(),
+			"Query":      func() bool { _, ok := o.(QueryOption); return ok }(),
+			"Put":        func() bool { _, ok := o.(PutOption); return ok }(),
+			"Delete":     func() bool { _, ok := o.(DeleteOption); return ok }(),
+			"Update":     func() bool { _, ok := o.(UpdateOption); return ok }(),
+			"Tx":         func() bool { _, ok := o.(TxOption); return ok }(),
+			"BatchGet":   func() bool { _, ok := o.(BatchGetOption); return ok }(),
+			"BatchWrite": func() bool { _, ok := o.(BatchWriteOption); return ok }(),
+			"Scan":       func() bool { _, ok := o.(ScanOption); return ok }(),
+		} {
+			if ok {
+				got = append(got, name)
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	reads := []string{"BatchGet", "Get", "PatternGet", "Query", "Scan"}
+	find := []string{"PatternGet", "Query"}
+	for name, c := range map[string]struct {
+		o    any
+		want []string
+	}{
+		"ConsistentRead":    {ConsistentRead(), reads},
+		"IncludeExpired":    {IncludeExpired(), reads},
+		"Project":           {Project("ID"), find},
+		"FetchFull":         {FetchFull(), find},
+		"PartialMatch":      {PartialMatch(), find},
+		"PartialTime":       {PartialTime(Month), find},
+		"SortFields":        {SortFields(1), find},
+		"FanOutConcurrency": {FanOutConcurrency(2), find},
+		"MaxFanOutRequests": {MaxFanOutRequests(2), find},
+		"Filter":            {Filter(Exists("ID")), []string{"PatternGet", "Query", "Scan"}},
+		"Limit":             {Limit(1), []string{"Query"}},
+		"After":             {After(""), []string{"Query"}},
+		"Descending":        {Descending(), []string{"Query"}},
+		"Ascending":         {Ascending(), []string{"Query"}},
+		"If":                {If(Exists("ID")), []string{"Delete", "Put"}},
+		"MustExist":         {MustExist(), []string{"Delete"}},
+		"Upsert":            {Upsert(), []string{"Update"}},
+		"NoRead":            {NoRead(), []string{"Update"}},
+		"Current":           {Current(WUser{}), []string{"Update"}},
+		"RandomShard":       {RandomShard(), []string{"Put", "Update"}},
+		"IdempotencyToken":  {IdempotencyToken("t"), []string{"Tx"}},
+		"Concurrency":       {Concurrency(2), []string{"BatchGet", "BatchWrite"}},
+		"BatchRetry":        {BatchRetry(DefaultRetryPolicy), []string{"BatchGet", "BatchWrite"}},
+	} {
+		if got := is(c.o); !slices.Equal(got, c.want) {
+			t.Errorf("%s satisfies %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+// The model's own options are funcs a caller can pass as nil: NewTable
+// refuses a nil TableOption or IndexOption with a *ModelError, and New,
+// which returns no error, panics with an *InputError naming the option.
+func TestNilModelOptions(t *testing.T) {
+	_, err := NewTable("Nil", WithKeys("PK", "SK"), nil)
+	var me *ModelError
+	if !errors.As(err, &me) || me.Reason != "TableOption 2 of 2 is nil" {
+		t.Errorf("NewTable: %v", err)
+	}
+	_, err = NewTable("Nil", WithGSI("GSI1", KeysOnly(), nil))
+	if !errors.As(err, &me) || me.Reason != "index GSI1: IndexOption 2 of 2 is nil" {
+		t.Errorf("WithGSI: %v", err)
+	}
+	defer func() {
+		ie, ok := recover().(*InputError)
+		if !ok || ie.Op != "New" || ie.Reason != "DBOption 2 of 2 is nil" {
+			t.Errorf("New: panicked with %v, want an *InputError naming DBOption 2", ie)
+		}
+	}()
+	New(nil, WShop, WithClock(FixedClock), nil)
+	t.Error("New did not panic")
 }

@@ -219,6 +219,13 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 
 // settingsFor collects and checks the options of a read.
 func (d *readDecl) settingsFor(op string, opts []QueryOption) (*settings, error) {
+	return checkedSettings(d, op, opts)
+}
+
+// checkedSettings is settingsFor for the options of any read of d: a query's
+// or a Pattern.Get's (the options its declaration refuses are checked
+// here, by name).
+func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, error) {
 	if d.err != nil {
 		return nil, d.err
 	}

@@ -335,21 +335,18 @@ func (m *entityModel) shardByNames() string {
 	return strings.Join(names, ", ")
 }
 
-// WriteShardOption is an option of the writes that may create an item: a
-// PutOption and an UpdateOption. RandomShard returns one.
-type WriteShardOption struct{}
-
-func (WriteShardOption) apply(s *settings) { s.write.randomShard = true }
-func (WriteShardOption) putOption()        {}
-func (WriteShardOption) updateOption()     {}
-
 // RandomShard makes Put, Create, Update (and their transaction forms) of an
 // entity sharded without By write to a shard chosen at random among the
 // current count (see Shards), whatever the value's shard field holds: the
 // seed's counter increments a random shard with Update, Increment, Upsert
 // and RandomShard. Update returns the item, shard included. On an entity
 // without Shards, or one sharded By fields, it is an ErrInvalidInput.
-func RandomShard() WriteShardOption { return WriteShardOption{} }
+func RandomShard() interface {
+	PutOption
+	UpdateOption
+} {
+	return shardOpt{}
+}
 
 // Number is the numeric types Sum adds up.
 type Number interface {

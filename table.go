@@ -57,7 +57,9 @@ type Table struct {
 	reads       readRegistry        // named patterns and collections (pattern.go)
 }
 
-// TableOption configures a Table.
+// TableOption configures a Table: WithKeys, WithGSI, WithTTL,
+// WithTypeAttribute, WithDelimiter, WithProvisioned, WithStream. A nil one
+// is a *ModelError from NewTable.
 type TableOption func(*Table) error
 
 // WithKeys names the table's partition and sort key attributes (default PK
@@ -75,7 +77,10 @@ func WithKeys(pk, sk string) TableOption {
 func WithGSI(name string, opts ...IndexOption) TableOption {
 	return func(t *Table) error {
 		ix := &GSI{name: name, pk: name + "PK", sk: name + "SK", projection: types.ProjectionTypeAll}
-		for _, o := range opts {
+		for i, o := range opts {
+			if o == nil {
+				return fmt.Errorf("index %s: IndexOption %d of %d is nil", name, i+1, len(opts))
+			}
 			o(ix)
 		}
 		t.gsis = append(t.gsis, ix)
@@ -139,7 +144,10 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 	if !tableNameRE.MatchString(name) {
 		return fail("table name must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'")
 	}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return fail("TableOption %d of %d is nil", i+1, len(opts))
+		}
 		if err := o(t); err != nil {
 			return fail("%v", err)
 		}

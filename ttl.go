@@ -86,7 +86,15 @@ func ExpiresAfter(d time.Duration) EntityOption {
 // IncludeExpired makes a read return items whose expiry has passed but
 // which DynamoDB has not deleted yet. It applies to every read: Get,
 // queries, BatchGet, TxGet and scans.
-func IncludeExpired() ReadOption { return ReadOption{setIncludeExpired} }
+func IncludeExpired() interface {
+	GetOption
+	PatternGetOption
+	QueryOption
+	BatchGetOption
+	ScanOption
+} {
+	return readOpt{setIncludeExpired}
+}
 
 func setIncludeExpired(s *settings) { s.read.includeExpired = true }
 
