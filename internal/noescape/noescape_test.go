@@ -1,0 +1,28 @@
+package noescape
+
+import "testing"
+
+type state struct{ n int }
+
+type bumper interface{ bump(*state) }
+
+type one struct{}
+
+func (one) bump(s *state) { s.n++ }
+
+// TestPtr: the hidden pointer is p, and a call through an interface with
+// it costs no allocation, where passing p itself would move it to the heap.
+func TestPtr(t *testing.T) {
+	var b bumper = one{}
+	allocs := testing.AllocsPerRun(100, func() {
+		var s state
+		b.bump(Ptr(&s))
+		b.bump(Ptr(&s))
+		if s.n != 2 {
+			t.Fatalf("n = %d, want 2", s.n)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run, want 0", allocs)
+	}
+}
