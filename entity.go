@@ -37,10 +37,11 @@ type entityModel struct {
 	keyFields    map[string]bool
 	keyFieldList []*codec.Field
 	// pkMayBeReserved is set when the partition template could render a
-	// key in the namespace of unique-value guard items (see resolveWrite).
+	// key in the namespace of unique-value guard items (see
+	// checkGuardNamespace).
 	pkMayBeReserved bool
-	// managed are the managed fields: version, timestamps, unique values
-	// (managed.go).
+	// managed are the managed fields: version, timestamps, unique values,
+	// expiry (managed.go, a file per feature).
 	managed managed
 	// shard is the shard field, nil when the entity is not sharded (shard.go).
 	shard *shardModel
