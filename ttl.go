@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/singletable/singletable/internal/codec"
-	"github.com/singletable/singletable/internal/expr"
 )
 
 // Time to live
@@ -54,35 +50,6 @@ import (
 // checks them) or passes IncludeExpired. Project always asks for the TTL
 // attribute too.
 
-// Expires declares the entity's expiry field, as the tag
-// `singletable:"expires"` does. The field must be stored under the table's
-// TTL attribute (see WithTTL) as epoch seconds: an integer, or a time.Time
-// tagged `dynamodbav:"<ttl>,unixtime"`, or a pointer to either (nil: no
-// expiry). A table with no TTL attribute, a
-// field stored under another attribute, or one that is also a key, version
-// or timestamp field is a *ModelError. Reads leave out expired items (see
-// IncludeExpired).
-func Expires(field string) EntityOption {
-	return writeOption(func(s *writeSpec) { s.expires = field })
-}
-
-// ExpiresAfter gives every new item of the entity an expiry d after it is
-// written, by the DB's clock: Put, Create, TxPut, TxCreate and BatchWrite
-// set the expiry field when it is zero (a value given is kept), and an
-// Update with Upsert sets it when it creates the item: an existing item
-// keeps its expiry, none included (an item made live for good stays so),
-// so such an upsert reads first whether the item exists (TxUpdate and
-// UpdateInput, which cannot read, are a *ReadNeededError unless the update
-// Sets the expiry, or SetIfNotExists it). Update does not refresh it
-// otherwise: an expiry that slides with use (a session extended on each
-// request) is an explicit change, Set("ExpiresAt", now.Add(d)), so that a
-// write never moves it by surprise.
-// The entity needs an expiry field (Expires, or a field stored under the
-// table's TTL attribute) that no index key reads; d must be positive.
-func ExpiresAfter(d time.Duration) EntityOption {
-	return writeOption(func(s *writeSpec) { s.expiresAfter, s.hasExpiresAfter = d, true })
-}
-
 // IncludeExpired makes a read return items whose expiry has passed but
 // which DynamoDB has not deleted yet. It applies to every read: Get,
 // queries, BatchGet, TxGet and scans.
@@ -97,108 +64,6 @@ func IncludeExpired() interface {
 }
 
 func setIncludeExpired(s *settings) { s.read.includeExpired = true }
-
-// resolveExpiry resolves the entity's expiry field: declared (the names
-// Expires and the tags give) or the field stored under the TTL attribute.
-// It runs after the other managed fields are resolved.
-func (m *entityModel) resolveExpiry(declared []string, spec *writeSpec) error {
-	t := m.table
-	fail := func(field, reason string, args ...any) error {
-		return &ModelError{Table: t.name, Entity: m.name, Field: field, Reason: fmt.Sprintf(reason, args...)}
-	}
-	var f *codec.Field
-	switch len(declared) {
-	case 0:
-		if t.ttlAttr != "" {
-			f, _ = m.fields.ByAttr(t.ttlAttr)
-		}
-	case 1:
-		name := declared[0]
-		if t.ttlAttr == "" {
-			return fail(name, "declared as the expiry field, but table %s declares no TTL attribute: add WithTTL(\"ttl\") to the table", t.name)
-		}
-		var ok bool
-		if f, ok = m.fields.ByGoName(name); !ok {
-			return fail(name, "declared as the expiry field, but the struct has no such field")
-		}
-		if f.Attr != t.ttlAttr {
-			return fail(name, "the expiry field is stored as attribute %q, but DynamoDB's time to live reads %q: tag it `dynamodbav:\"%s,unixtime\"` (a time.Time) or `dynamodbav:\"%s\"` (epoch seconds)", f.Attr, t.ttlAttr, t.ttlAttr, t.ttlAttr)
-		}
-	default:
-		return fail("", "%d fields are declared as the expiry field; an entity has one", len(declared))
-	}
-	if spec.hasExpiresAfter {
-		switch {
-		case f == nil:
-			return fail("", "ExpiresAfter needs an expiry field: declare one with Expires, stored under the table's TTL attribute")
-		case spec.expiresAfter <= 0:
-			return fail(f.GoName, "ExpiresAfter(%s): the duration must be positive", spec.expiresAfter)
-		}
-		for _, ei := range m.indexes {
-			if ei.dependsOn(f.GoName) {
-				// An upsert sets it on the server (if_not_exists), where no
-				// index key could follow it.
-				return fail(f.GoName, "index %s's key or When condition reads the expiry field, which ExpiresAfter sets; key the index on other fields", ei.index.name)
-			}
-		}
-	}
-	if f == nil {
-		return nil
-	}
-	// The type rule of the TTL attribute is Define's (isTTLField).
-	switch {
-	case m.keyFields[f.GoName]:
-		return fail(f.GoName, "the expiry field cannot be part of the primary key")
-	case m.managed.manages(f):
-		return fail(f.GoName, "the field is declared both as the expiry field and as a version or timestamp field")
-	case !m.settable(f):
-		return fail(f.GoName, "the expiry field is promoted through an unexported embedded pointer, which a write cannot set")
-	}
-	m.managed.expires, m.managed.expiresAfter = f, spec.expiresAfter
-	return nil
-}
-
-// setExpiry stores expiry at into field f of struct value v in whole
-// seconds, as the attribute holds it, so that the value a write returns is
-// the value a read gets.
-func setExpiry(f *codec.Field, v reflect.Value, at time.Time) {
-	setTimestamp(f, v, time.Unix(at.Unix(), 0))
-}
-
-// onPutExpiry sets a new item's expiry (ExpiresAfter) when it has none.
-func (h *hook) onPutExpiry(w *write, v reflect.Value) {
-	f := h.field
-	if fieldValue(f, v).IsZero() {
-		setExpiry(f, v, w.now.Add(w.a.m.managed.expiresAfter))
-	}
-}
-
-// onUpdateExpiry gives the item an upsert creates ExpiresAfter's expiry,
-// and leaves an existing item's expiry alone, none included (an item made
-// live for good stays so): whether the item exists takes a read, which
-// the update asks for (see readNeeded) unless it has read already, or it
-// sets the expiry itself.
-func (h *hook) onUpdateExpiry(w *write, plan *updatePlan) error {
-	if !w.upsert || plan.touches(h.field.GoName) {
-		return nil
-	}
-	if plan.read == nil {
-		plan.need = plan.need.needExists(h.field)
-		return nil
-	}
-	if plan.read.found {
-		return nil
-	}
-	m, f, b := w.a.m, h.field, w.b
-	holder := reflect.New(m.typ).Elem()
-	setExpiry(f, holder, w.now.Add(m.managed.expiresAfter))
-	av, err := m.encodeValue(f.GoName, fieldValue(f, holder).Interface(), false)
-	if err != nil {
-		return &InputError{Op: w.a.op, Reason: err.Error()}
-	}
-	plan.update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
-	return nil
-}
 
 // absent is the condition of a Create of the entity at now: the item does
 // not exist, or has expired. To a read an expired item is absent, so a
@@ -363,44 +228,4 @@ func expiryNote(m *entityModel) string {
 		return " (expires: " + f.GoName + ", " + m.managed.expiresAfter.String() + " after write)"
 	}
 	return " (expires: " + f.GoName + ")"
-}
-
-// guardExpiry sets the expiry the update's guard items carry (w.guardTTL):
-// the item's after the update, which Update knows from the item it read
-// first (see changedUnique); an expiry that may have changed since is
-// held, so that the guards never outlive or predate their item. TxUpdate
-// reads nothing, and refuses such an update; the plan Update makes before
-// reading (to check the input) carries none.
-func (h *hook) guardExpiry(w *write, plan *updatePlan) error {
-	r := plan.read
-	if w.hasGuardTTL || r == nil { // once for all the unique fields
-		return nil
-	}
-	a, m := w.a, w.a.m
-	exp := m.managed.expires
-	for _, c := range plan.changes {
-		if topField(c.field) == exp.GoName && c.op != changeSet && c.op != changeRemove {
-			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", operators[c.op].name, c.field, m.name)}
-		}
-	}
-	v := plan.nextValue()
-	switch {
-	case plan.touches(exp.GoName):
-	case !r.found && m.managed.expiresAfter > 0:
-		// An upsert creating the item: ExpiresAfter's expiry.
-		v = reflect.New(m.typ).Elem()
-		setExpiry(exp, v, w.now.Add(m.managed.expiresAfter))
-	case r.found:
-		if stored, ok := r.attrs[exp.Attr]; ok {
-			w.hold(Eq(exp.GoName, stored))
-		} else {
-			w.hold(NotExists(exp.GoName))
-		}
-	}
-	av, err := m.encodeValue(exp.GoName, fieldValue(exp, v).Interface(), false)
-	if err != nil {
-		return &InputError{Op: a.op, Reason: err.Error()}
-	}
-	w.guardTTL, w.hasGuardTTL = av, true
-	return nil
 }

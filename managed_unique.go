@@ -1,0 +1,301 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/keys"
+)
+
+// guardType is the type attribute of unique-value guard items; no entity
+// may use it, so a guard never decodes as an entity.
+const guardType = "_unique"
+
+// Attributes of a guard item naming the item that holds the value.
+const (
+	guardOwnerPK = "_ownerPK"
+	guardOwnerSK = "_ownerSK"
+)
+
+// Unique declares fields (strings or integers) whose values no two items of
+// the entity may share, such as a user's email, as the tag
+// `singletable:"unique"` does. Each value is held by a hidden guard item in
+// the same table (partition key "_unique#<Entity>#<attribute>#<value>", type
+// "_unique"), written in the same transaction as the item:
+//
+//   - Create and Put write the item and a guard that must not exist (or
+//     already belong to the item); a clash is a *UniqueViolationError.
+//   - Update that changes a unique field deletes the old guard and creates the
+//     new one in one transaction, conditioned on the item still holding the
+//     old value. Update reads the item first (a strongly consistent GetItem)
+//     to learn the old value, and reads it again after the transaction to
+//     return it, since a transaction returns no item; TxUpdate instead takes
+//     the old value from the key argument, and the condition makes a wrong
+//     one fail rather than orphan a guard.
+//   - Delete removes the item and its guards in one transaction; like Update
+//     it reads the item first to learn the values.
+//
+// On an entity that expires (see Expires), the guards carry the item's
+// expiry, so that DynamoDB's time to live deletes them with it: Update of
+// a unique value or of the expiry rewrites them with the expiry the item
+// has after it, and TxUpdate of either is an ErrInvalidInput (a
+// transaction cannot read the expiry). See docs/ttl.md.
+//
+// Zero values (an empty string, 0) are not guarded: any number of items may
+// lack the value. Values are compared exactly; normalise them (for example
+// lower-case emails) before writing. BatchWrite refuses entities with unique
+// fields, since BatchWriteItem cannot keep guards in step.
+func Unique(fields ...string) EntityOption {
+	return writeOption(func(s *writeSpec) { s.add("unique", fields...) })
+}
+
+// checkGuardNamespace refuses an entity whose items could be taken for
+// guard items: its name, or a partition template that starts in their
+// namespace. A Define step, before the managed fields are resolved.
+func checkGuardNamespace(_ *entitySpec, m *entityModel) *ModelError {
+	fail := func(reason string, args ...any) *ModelError {
+		return &ModelError{Table: m.table.name, Entity: m.name, Reason: fmt.Sprintf(reason, args...)}
+	}
+	if m.name == guardType {
+		return fail("the entity name %q is reserved for unique-value guard items", guardType)
+	}
+	reserved := guardType + string(m.table.delim)
+	p := m.pk.LiteralPrefix()
+	if strings.HasPrefix(p, reserved) {
+		return fail("the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.Raw, reserved)
+	}
+	// A template that starts with a placeholder (or with part of the
+	// reserved prefix) could still render it from a value: each such key
+	// is checked as it is rendered (addKeys).
+	m.pkMayBeReserved = strings.HasPrefix(reserved, p)
+	return nil
+}
+
+// uniqueField is the unique-values feature: the unique fields, in the
+// order declared, each with its guard items.
+type uniqueField struct {
+	noHooks
+	fields []*codec.Field
+}
+
+// resolveUnique resolves the unique fields: strings or integers, which may
+// be key fields.
+func resolveUnique(r *managedResolver) (managedField, *ModelError) {
+	for _, name := range r.names["unique"] {
+		f, err := r.lookup("unique", name, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.claim("unique", f); err != nil {
+			return nil, err
+		}
+		if f.Type.Kind() != reflect.String && !isIntegerType(f.Type) {
+			return nil, r.fail(f.GoName, "a unique field must be a string or an integer, not %s", f.Type)
+		}
+		r.m.managed.unique = append(r.m.managed.unique, f)
+	}
+	if len(r.m.managed.unique) == 0 {
+		return nil, nil
+	}
+	return &uniqueField{fields: r.m.managed.unique}, nil
+}
+
+// onPut puts each value's guard; an existing item must hold the same
+// values: Put does not move guards (Update does).
+func (h *uniqueField) onPut(w *write, v reflect.Value) error {
+	a := w.a
+	for _, f := range h.fields {
+		if w.mode == writeBatch {
+			return refuseBatch(w)
+		}
+		if w.mode != writeCreate {
+			held, err := a.m.heldValue(f, v)
+			if err != nil {
+				return &InputError{Op: a.op, Reason: err.Error()}
+			}
+			w.hold(Or(a.m.table.notExists, held))
+			a.value, a.uniqueRel = v, uniqueStored
+		}
+		w.guard(actPut, f, uniqueValue(f, v))
+	}
+	return nil
+}
+
+// onUpdate moves the guard of a changed value, on the condition that the
+// item holds the old value (w.old); on an entity that expires, a changed
+// expiry rewrites the guards with it too (see guardExpiry).
+func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
+	a := w.a
+	exp := a.m.managed.expires
+	expiryChanges := exp != nil && plan.touches(exp.GoName)
+	for _, f := range h.fields {
+		if !plan.touches(f.GoName) && !expiryChanges {
+			continue
+		}
+		if exp != nil {
+			if err := guardExpiry(w, plan); err != nil {
+				return err
+			}
+		}
+		held, err := a.m.heldValue(f, w.old)
+		if err != nil {
+			return &InputError{Op: a.op, Reason: err.Error()}
+		}
+		w.hold(held)
+		a.value, a.uniqueRel = w.old, uniqueHeld
+		switch was, now := uniqueValue(f, w.old), uniqueValue(f, plan.nextValue()); {
+		case was != now:
+			w.guard(actDelete, f, was)
+			w.guard(actPut, f, now)
+		case expiryChanges:
+			w.guard(actPut, f, now) // the same value, its guard's new expiry
+		}
+	}
+	return nil
+}
+
+// onDelete deletes the guards of the values the item holds (w.old) with
+// it.
+func (h *uniqueField) onDelete(w *write) error {
+	a := w.a
+	for _, f := range h.fields {
+		if w.mode == writeBatch {
+			return refuseBatch(w)
+		}
+		held, err := a.m.heldValue(f, w.old)
+		if err != nil {
+			return &InputError{Op: a.op, Reason: err.Error()}
+		}
+		w.hold(held)
+		a.value, a.uniqueRel = w.old, uniqueHeld
+		w.guard(actDelete, f, uniqueValue(f, w.old))
+	}
+	return nil
+}
+
+// refuseBatch is a unique field's answer to a batch: BatchWriteItem cannot
+// keep guard items in step.
+func refuseBatch(w *write) error {
+	return &InputError{Op: w.a.op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", w.a.m.name)}
+}
+
+// isUnique reports whether the Go field is declared unique.
+func (mf *managed) isUnique(goName string) bool {
+	for _, f := range mf.unique {
+		if f.GoName == goName {
+			return true
+		}
+	}
+	return false
+}
+
+// deleteReads reports whether Delete reads the item first: the unique
+// hooks delete the guards of the values it holds.
+func (mf *managed) deleteReads() bool { return len(mf.unique) > 0 }
+
+// uniqueValue renders a unique field's value of struct value v as the guard
+// key holds it; "" for the zero value, which is not guarded.
+func uniqueValue(f *codec.Field, v reflect.Value) string {
+	fv := fieldValue(f, v)
+	switch {
+	case fv.Kind() == reflect.String:
+		return fv.String()
+	case fv.CanInt():
+		if fv.Int() == 0 {
+			return ""
+		}
+		return strconv.FormatInt(fv.Int(), 10)
+	default:
+		if fv.Uint() == 0 {
+			return ""
+		}
+		return strconv.FormatUint(fv.Uint(), 10)
+	}
+}
+
+// guardKey is the key of the guard item for a unique value. The same
+// string is the partition and the sort key, so on a table with a sort key
+// it must fit the sort key's limit: a value too long for it is a *KeyError,
+// as for any other key.
+func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
+	t := m.table
+	d := string(t.delim)
+	k := guardType + d + keys.Escape(m.name, t.delim) + d + keys.Escape(f.Attr, t.delim) + d + keys.Escape(value, t.delim)
+	attr, limit := t.pk, t.pkLimit
+	if t.sk != "" {
+		attr, limit = t.sk, maxSortKeyBytes
+	}
+	if len(k) > limit {
+		// The template, made only for the error: how the guard key is built.
+		return nil, m.checkKeySize(attr, guardType+d+m.name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
+	}
+	key := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: k}}
+	if t.sk != "" {
+		key[t.sk] = &types.AttributeValueMemberS{Value: k}
+	}
+	return key, nil
+}
+
+// isGuardKey reports whether a rendered partition key is in the namespace
+// of guard items: "_unique" and the delimiter.
+func isGuardKey(key []byte, delim byte) bool {
+	n := len(guardType)
+	return len(key) > n && string(key[:n]) == guardType && key[n] == delim
+}
+
+// guardItem is the guard item of guard key key (see guardKey), held by the
+// item with primary key owner.
+func (m *entityModel) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+	item := make(map[string]types.AttributeValue, len(key)+3)
+	for a, v := range key {
+		item[a] = v
+	}
+	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: guardType}
+	item[guardOwnerPK] = owner[m.table.pk]
+	if m.table.sk != "" {
+		item[guardOwnerSK] = owner[m.table.sk]
+	}
+	return item
+}
+
+// ownedBy is the condition that a guard item is absent or belongs to owner.
+func (m *entityModel) ownedBy(owner map[string]types.AttributeValue) Cond {
+	c := Eq(guardOwnerPK, owner[m.table.pk])
+	if m.table.sk != "" {
+		c = And(c, Eq(guardOwnerSK, owner[m.table.sk]))
+	}
+	return Or(m.table.notExists, c)
+}
+
+// guardOwner reads the owner key out of a guard item.
+func (m *entityModel) guardOwner(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if len(item) == 0 {
+		return nil
+	}
+	owner := map[string]types.AttributeValue{}
+	if v, ok := item[guardOwnerPK]; ok {
+		owner[m.table.pk] = v
+	}
+	if v, ok := item[guardOwnerSK]; ok && m.table.sk != "" {
+		owner[m.table.sk] = v
+	}
+	return owner
+}
+
+// heldValue is the condition that the stored item holds value (as rendered
+// by uniqueValue) in unique field f; for "" that it holds none.
+func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
+	if uniqueValue(f, v) == "" {
+		zero, err := m.encodeValue(f.GoName, reflect.Zero(f.Type).Interface(), false)
+		if err != nil {
+			return Cond{}, err
+		}
+		return Or(NotExists(f.GoName), Eq(f.GoName, zero)), nil
+	}
+	return Eq(f.GoName, fieldValue(f, v).Interface()), nil
+}
