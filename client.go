@@ -11,9 +11,11 @@ import (
 // fault injection, a DAX client) or a mock: see package singletabletest.
 // To wrap a DB's client, derive the DB with DB.WithClient, which keeps its
 // clock, cursor keys and other settings; New starts from the defaults.
-// A Client must not modify the requests it is given (the SDK's does not):
-// parts of them, such as an update's ExpressionAttributeNames, are shared
-// by requests of the same shape.
+// A Client may modify the GetItem, PutItem, UpdateItem, DeleteItem and
+// transaction requests it is given (their maps and slices): no later
+// request shares them. It must not yet modify a Query or Scan request, nor
+// a batch request: a later page is built from the first page's request,
+// and a batch retry resends the maps of the first attempt.
 type Client interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

@@ -5,9 +5,9 @@ import (
 	"reflect"
 )
 
-// UpdateCacheLen is how many expression strings and names maps an entity's
-// updates share (exported for the external test package only).
-func UpdateCacheLen[T any](e *Entity[T]) (strs, names int) { return e.m.updates.shared.Len() }
+// UpdateCacheLen is how many expression strings an entity's updates share
+// (exported for the external test package only).
+func UpdateCacheLen[T any](e *Entity[T]) int { return e.m.updates.shared.Len() }
 
 // UpdateIndexKeysBothWays plans Update of key with ch as Update does and,
 // for every index key the plan renders from the values the update gives,

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"unsafe"
 
@@ -191,18 +190,7 @@ func (db *DB) TransactInput(build func(tx *Tx) error, opts ...TxOption) (*dynamo
 	if err != nil {
 		return nil, err
 	}
-	in, err := tx.input("Transact", s)
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range in.TransactItems {
-		if it.Update != nil {
-			// Shared with other updates of its shape (update_cache.go): the
-			// caller gets a copy of its own to change.
-			it.Update.ExpressionAttributeNames = maps.Clone(it.Update.ExpressionAttributeNames)
-		}
-	}
-	return in, nil
+	return tx.input("Transact", s)
 }
 
 func (db *DB) buildTx(build func(tx *Tx) error, opts []TxOption) (*Tx, *settings, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -221,11 +220,7 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
-	in := acts[0].updateItemInput(db)
-	// The names map is shared with other requests of the shape (see
-	// updateCache): the caller gets a copy of its own to change.
-	in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
-	return in, nil
+	return acts[0].updateItemInput(db), nil
 }
 
 // noReadError turns a *readNeeded into the *ReadNeededError of a caller
@@ -318,8 +313,12 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 		}
 		out, err := e.sendUpdate(ctx, db, acts[0], p)
 		if s.upsert && e.m.removeExpired(ctx, db, err) {
-			// It found an expired item, now deleted: the same request
-			// makes a new one.
+			// It found an expired item, now deleted: the same update
+			// makes a new one, planned again (the Client may have
+			// modified the first request).
+			if acts, err = e.m.planUpdate(nil, db, op, kv, kv, s, nil); err != nil {
+				return out, err
+			}
 			return e.sendUpdate(ctx, db, acts[0], p)
 		}
 		return out, err

@@ -11,13 +11,13 @@ import (
 // fields, the same options and condition) allocates only what depends on
 // its values:
 //
-//   - shared interns the update and condition expressions and the
-//     ExpressionAttributeNames maps, keyed by their whole content: a
-//     request that takes one is byte for byte the request it would have
-//     built, whatever its values did to its shape (an omitempty zero
-//     that becomes a REMOVE, a sparse index left, a When condition), so no
-//     value-dependent shape can be served a wrong plan. It is bounded
-//     (expr.MaxShared) and lock-free to read.
+//   - shared interns the update and condition expressions, keyed by their
+//     whole content: a request that takes one is byte for byte the
+//     request it would have built, whatever its values did to its shape
+//     (an omitempty zero that becomes a REMOVE, a sparse index left, a
+//     When condition), so no value-dependent shape can be served a wrong
+//     plan. It is bounded (expr.MaxShared) and lock-free to read. Maps are
+//     never shared: each request's are its own, for its Client to modify.
 //   - shapes holds what planChanges works out from an update's shape
 //     alone (see changeShape), keyed by that shape; bounded like shared.
 //   - builders recycles the expression builders of updates (a builder
@@ -31,8 +31,8 @@ type updateCache struct {
 	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
 }
 
-// builder returns an empty expression builder sharing the cache's names
-// and expressions, for releaseBuilder once the plan is made.
+// builder returns an empty expression builder sharing the cache's
+// expressions, for releaseBuilder once the plan is made.
 func (c *updateCache) builder() *expr.Builder {
 	if b, ok := c.builders.Get().(*expr.Builder); ok {
 		return b

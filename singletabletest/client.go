@@ -42,9 +42,10 @@ type Call struct {
 // version), nil for "there is no such item" (Update's and MustExist's
 // ErrNotFound). Entity.PutInput(db, v).Item is such an item.
 //
-// A Func must not modify the request it is given, as no singletable.Client
-// may: parts of it (an update's ExpressionAttributeNames) are shared with
-// every later request of the same shape, which would carry the change.
+// A Func may modify the single-item and transaction requests it is given,
+// as any singletable.Client may (see singletable.Client), but not yet a
+// Query, Scan or batch request, whose later pages and retries are built
+// from it.
 type Client struct {
 	GetItemFunc            func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
 	PutItemFunc            func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)

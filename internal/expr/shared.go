@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"encoding/binary"
 	"sync"
 	"sync/atomic"
 )
@@ -12,15 +11,15 @@ import (
 const MaxShared = 256
 
 // Shared holds what requests of the same shape can share rather than
-// build each time: expression strings (Intern) and ExpressionAttributeNames
-// maps (see Builder.ShareNames). Both are keyed by their whole content, so
-// a request that shares one is byte for byte the request it would have
-// built. The zero value is ready to use and safe for concurrent use: reads
-// take no lock (copy-on-write maps behind atomic pointers). What it hands
-// out is shared: never modify it.
+// build each time: their expression strings (Intern), keyed by their whole
+// content, so a request that shares one is byte for byte the request it
+// would have built. Strings are immutable, so a Client that modifies its
+// request cannot change them; maps are never shared (a request's maps are
+// its own: see Builder.ShareNames). The zero value is ready to use and
+// safe for concurrent use: reads take no lock (a copy-on-write map behind
+// an atomic pointer).
 type Shared struct {
-	strs  Table[string]
-	names Table[map[string]string]
+	strs Table[string]
 }
 
 // Table is a bounded (MaxShared entries) copy-on-write map from string
@@ -69,16 +68,8 @@ func (t *Table[V]) Store(key string, v V) {
 	t.m.Store(&next)
 }
 
-// Len is how many strings and name maps the table holds.
-func (s *Shared) Len() (strs, names int) {
-	if m := s.strs.m.Load(); m != nil {
-		strs = len(*m)
-	}
-	if m := s.names.m.Load(); m != nil {
-		names = len(*m)
-	}
-	return strs, names
-}
+// Len is how many strings the table holds.
+func (s *Shared) Len() int { return s.strs.Len() }
 
 // Intern returns text as a string: one the table holds when it has seen
 // the same text before, so that a request of a known shape allocates no
@@ -92,36 +83,23 @@ func (s *Shared) Intern(text []byte) string {
 	return v
 }
 
-// ShareNames makes b take its ExpressionAttributeNames map from s: Name
-// then records the names only, Names stays nil, and NameMap returns the
-// map of the names handed out so far, shared by every Builder that handed
-// out the same names in the same order.
+// ShareNames makes b intern its expressions in s, and build its
+// ExpressionAttributeNames at the end rather than name by name: Name then
+// records the names only, Names stays nil, and NameMap builds the map, at
+// its final size, once the names are known.
 func (b *Builder) ShareNames(s *Shared) { b.shared = s }
 
 // NameMap is the request's ExpressionAttributeNames: Names, or for a
-// Builder given ShareNames, the shared map of its names (nil while it has
-// none). The caller must not modify it.
+// Builder given ShareNames, a new map of the names handed out so far (nil
+// while there are none). Either way the map is the request's own.
 func (b *Builder) NameMap() map[string]string {
 	if b.shared == nil || b.names == 0 {
 		return b.Names
-	}
-	// The key: every name, length first, so that no two sequences of
-	// names make the same key.
-	var buf [256]byte
-	key := buf[:0]
-	for i := range b.names {
-		a := b.name(i)
-		key = binary.AppendUvarint(key, uint64(len(a)))
-		key = append(key, a...)
-	}
-	if m, ok := b.shared.names.Load(key); ok {
-		return m
 	}
 	m := make(map[string]string, b.names)
 	for i := range b.names {
 		m[placeholder(namePlaceholders, "#n", i)] = b.name(i)
 	}
-	b.shared.names.Store(string(key), m)
 	return m
 }
 
