@@ -71,7 +71,7 @@ test: check-go ## gofmt check, go vet, the split check, then unit + integration 
 	exit $$status
 
 .PHONY: test-steps
-test-steps: fmt-check vet test-split
+test-steps: fmt-check vet api-budget test-split
 	exports=$$($(DDB) wait); eval "$$exports"; $(MAKE) test-go
 
 .PHONY: test-unit
@@ -128,6 +128,15 @@ go_files = find . \( -name .git -o -name testdata -o -name vendor -o -name node_
 	-o -type f -name '*.go' -print0
 
 .PHONY: vet
+# The core's surface is a standing budget (ARCHITECTURE.md): a capability
+# goes into the root package only if every user needs it.
+API_BUDGET ?= 165
+.PHONY: api-budget
+api-budget: check-go ## Fail if `go doc -short .` (the core's exported surface) passes API_BUDGET lines.
+	@n=$$($(GO) doc -short . | wc -l); \
+	if ((n > $(API_BUDGET))); then echo "api-budget: go doc -short . is $$n lines, over the budget of $(API_BUDGET): move what not every user needs out of the core (ARCHITECTURE.md)" >&2; exit 1; fi; \
+	echo "api-budget: go doc -short . is $$n lines (budget $(API_BUDGET))"
+
 vet: check-go ## go vet ./... (and bench/), integration tests included.
 	$(GO) vet $(TAGS) ./...
 	@if [ -f bench/go.mod ]; then \
