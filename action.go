@@ -150,6 +150,15 @@ func (a *action) keyAttrs() map[string]types.AttributeValue {
 	return a.key
 }
 
+// sentKey is the item's key as the library built it, for the errors and
+// results that name it after the request was sent (see Table.keyOf).
+func (a *action) sentKey() map[string]types.AttributeValue {
+	if a.id == (itemID{}) {
+		return a.keyAttrs()
+	}
+	return a.m.table.keyOf(a.id)
+}
+
 // condError turns a condition rendering error into an operation error.
 func condError(op string, err error) error {
 	var le *LimitError
@@ -452,10 +461,10 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
 				Owner: a.m.guardOwner(item), Err: err}
 		}
-		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: ErrConditionFailed, Err: err,
+		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.keyAttrs(), Item: item, Kind: a.whenMissing.err(), Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
 		ce.Kind = a.whenExists.err()
 	}
@@ -532,7 +541,7 @@ func (a *action) sendError(err error) error {
 	if a.kind == actUpdate && errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(ae.ErrorMessage(), "incorrect data type") {
 		// What DynamoDB says of a change computed from a value of another
 		// type, most often a NULL.
-		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.keyAttrs()), err, nullHint)
+		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.sentKey()), err, nullHint)
 	}
 	return opError(a.op, err)
 }

@@ -55,12 +55,13 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 	if err != nil {
 		return vs.out, err
 	}
+	id := db.table.idOf(in.Key) // for ErrNotFound: the Client may change in
 	res, err := db.client.GetItem(ctx, in)
 	if err != nil {
 		return vs.out, opError(e.m.ops.get, err)
 	}
 	if len(res.Item) == 0 || db.expiryFor(s, e.m).expired(res.Item) {
-		return vs.out, &notFoundError{op: e.m.ops.get, key: in.Key}
+		return vs.out, &notFoundError{op: e.m.ops.get, key: db.table.keyOf(id)}
 	}
 	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
 	return vs.out, err
@@ -102,12 +103,16 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternG
 	if err != nil {
 		return zero, err
 	}
+	var id itemID // for ErrNotFound: the Client may change r.get
+	if r.get != nil {
+		id = db.table.idOf(r.get.Key)
+	}
 	found, _, err := queryPage(ctx, db, r, 2, decodeMember[T], nil)
 	switch {
 	case err != nil:
 		return zero, err
 	case len(found.Items) == 0 && r.get != nil:
-		return zero, &notFoundError{op: r.Op, key: r.get.Key}
+		return zero, &notFoundError{op: r.Op, key: db.table.keyOf(id)}
 	case len(found.Items) == 0:
 		return zero, &notFoundError{op: r.Op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.Binding.Partition)}}
 	case len(found.Items) > 1:

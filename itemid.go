@@ -84,6 +84,17 @@ func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
 	return id
 }
 
+// keyOf is the key whose itemID is id: a fresh map, for the errors that
+// name a key after its request was sent (the request's own maps are the
+// Client's, which may have changed them). The library's keys are strings.
+func (t *Table) keyOf(id itemID) map[string]types.AttributeValue {
+	k := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: id.pk}}
+	if t.sk != "" {
+		k[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
+	}
+	return k
+}
+
 // keySize is the itemSize of the key attributes of a key, or of a whole
 // item (only the table's key attributes are read).
 func (t *Table) keySize(item map[string]types.AttributeValue) int {

@@ -322,7 +322,7 @@ func (tx *Tx) error(op, token string, err error) error {
 			continue
 		}
 		a := tx.actions[i]
-		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Code: code,
+		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
 			f.Guard = a.guard.field.GoName

@@ -456,7 +456,7 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) 
 	if len(res.Attributes) == 0 {
 		// DynamoDB always answers ReturnValues ALL_NEW with the item: a
 		// Client that does not (a mock, a wrapper) is at fault, not the item.
-		return zero, fmt.Errorf("singletable: %s %s: UpdateItem answered without the item (Update asks for ReturnValues ALL_NEW): a Client must return it, as DynamoDB does; with singletabletest.Client, set UpdateItemFunc", a.op, formatKey(a.keyAttrs()))
+		return zero, fmt.Errorf("singletable: %s %s: UpdateItem answered without the item (Update asks for ReturnValues ALL_NEW): a Client must return it, as DynamoDB does; with singletabletest.Client, set UpdateItemFunc", a.op, formatKey(a.sentKey()))
 	}
 	*into = zero
 	err = e.m.decode(res.Attributes, reflect.ValueOf(into).Elem())
