@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 )
 
@@ -507,34 +508,46 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 	tx.add(acts, nil)
 }
 
-// updateAction is an Update's action with room for its key values. It
-// holds no settings: the caller's stay on its stack (see planUpdate).
+// updateAction is an Update's action with room for what its request
+// holds, so that it is allocated with the action rather than bit by bit.
+// It holds no settings: the caller's stay on its stack (see planUpdate).
 type updateAction struct {
 	action
 	// primary holds its table key's values.
 	primary [2]types.AttributeValueMemberS
 	// acts is room for the plan of an Update, this action alone.
 	acts [1]*action
+	// nums is room for the numbers the update gives (its changes' values,
+	// Increment's zero): see updatePlan.room.
+	nums [2]types.AttributeValueMemberN
+}
+
+// plainUpdateAction is the updateAction of an entity without index keys
+// to write, with room for the strings its changes give.
+type plainUpdateAction struct {
+	updateAction
+	strs [2]types.AttributeValueMemberS
 }
 
 // indexedUpdateAction is the updateAction of an entity with index keys
 // to write, with room for the index key values the update sets (see
-// keyValue): the others need none.
+// keyValue) besides the strings its changes give.
 type indexedUpdateAction struct {
 	updateAction
-	keys [4]types.AttributeValueMemberS
+	strs [6]types.AttributeValueMemberS
 }
 
-// newUpdateAction allocates an update's action, with room for the index
-// key values when the entity writes index keys.
-func (m *entityModel) newUpdateAction() (*updateAction, []types.AttributeValueMemberS) {
+// newUpdateAction allocates an update's action, and a room that hands out
+// the room for values it holds (to release once the plan is made).
+func (m *entityModel) newUpdateAction() (*updateAction, codec.Room) {
 	for _, ei := range m.indexes {
 		if ei.writes() {
-			iu := new(indexedUpdateAction)
-			return &iu.updateAction, iu.keys[:0]
+			u := new(indexedUpdateAction)
+			return &u.updateAction, codec.NewRoom(u.strs[:], u.nums[:])
 		}
 	}
-	return new(updateAction), nil
+	u := new(plainUpdateAction)
+	return &u.updateAction, codec.NewRoom(u.strs[:], u.nums[:])
 }
 
 // planUpdate plans Update of the item whose key fields are set in key. old
@@ -554,12 +567,13 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			return nil, err
 		}
 	}
-	// The action and room for its key values in one allocation; the
+	// The action and room for its values in one allocation; the
 	// settings are the caller's, on its stack (nothing the plan keeps
 	// points to them); the builder is recycled (see updateCache).
-	u, keyVals := m.newUpdateAction()
+	u, room := m.newUpdateAction()
 	k, kf, err := m.keyFacts(key, u.primary[:])
 	if err != nil {
+		room.Release()
 		return nil, err
 	}
 	s := given
@@ -569,9 +583,10 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
-	plan := updatePlan{read: read, keyVals: keyVals}
+	plan := updatePlan{read: read, room: room}
 	defer func() {
 		plan.releaseNext()
+		plan.room.Release()
 		m.updates.releaseBuilder(b)
 	}()
 	w := write{a: a, now: m.managed.clock(db), b: b, key: key, old: old, upsert: given.upsert}

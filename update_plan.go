@@ -41,9 +41,10 @@ type updatePlan struct {
 	// created is the created timestamp a new item gets (zero without one):
 	// what the index keys of an upsert-created item read.
 	created time.Time
-	// keyVals is room for the index key values the update sets, allocated
-	// with the action rather than one by one.
-	keyVals []types.AttributeValueMemberS
+	// room hands out the values the update gives (its changes' values,
+	// its index keys'), from room allocated with its action (see
+	// updateAction) rather than one by one; the zero Room allocates each.
+	room codec.Room
 	// ranges are the room the changes to integer fields need.
 	ranges []rangeCheck
 	// storedBytes is what the values the item holds after the update add
@@ -52,14 +53,8 @@ type updatePlan struct {
 	storedBytes int
 }
 
-// keyValue is the string attribute value s, in keyVals while it has room.
-func (p *updatePlan) keyValue(s string) types.AttributeValue {
-	if len(p.keyVals) < cap(p.keyVals) {
-		p.keyVals = append(p.keyVals, types.AttributeValueMemberS{Value: s})
-		return &p.keyVals[len(p.keyVals)-1]
-	}
-	return expr.S(s)
-}
+// keyValue is the string attribute value s, from the plan's room.
+func (p *updatePlan) keyValue(s string) types.AttributeValue { return p.room.S(s) }
 
 // storedRead is what Update read of the stored item, strongly consistent,
 // before planning: the fields the update needs and does not give.
@@ -127,8 +122,8 @@ type operator struct {
 	// error removes the attribute instead, as Put would leave it out.
 	check func(m *entityModel, c change, f *codec.Field, av types.AttributeValue) (types.AttributeValue, error)
 	// konst makes a constant the action reads ("$k"), added to the
-	// request's values before the change's own.
-	konst func() types.AttributeValue
+	// request's values before the change's own; from r when it can.
+	konst func(r codec.Room) types.AttributeValue
 	// clause and action are what the change writes: action's parts
 	// concatenated, "$p" standing for the path, "$v" for the value (see
 	// expr.Update.Template).
@@ -170,11 +165,11 @@ var operators = [...]operator{
 // (see codec.Size).
 const listOverhead = 3
 
-func emptyList() types.AttributeValue {
+func emptyList(codec.Room) types.AttributeValue {
 	return &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
 }
 
-func zeroNumber() types.AttributeValue { return &types.AttributeValueMemberN{Value: "0"} }
+func zeroNumber(r codec.Room) types.AttributeValue { return r.N("0") }
 
 // checkSet removes, rather than sets, what Put leaves out: an omitempty
 // field's zero value (at any depth through structs), and an index key's
@@ -251,7 +246,7 @@ func isNumberKind(k reflect.Kind) bool {
 func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.AttributeValue) (size int) {
 	var k, v string
 	if o.konst != nil {
-		k = b.Value(o.konst())
+		k = b.Value(o.konst(p.room))
 	}
 	if av != nil {
 		v, size = b.SizedValue(av)
@@ -492,7 +487,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
 			}
 			// By the field's own rules, at any depth.
-			if av, err = m.encodeChange(f, nested, c, o.value == elementValue); err != nil {
+			if av, err = m.encodeChange(plan.room, f, nested, c, o.value == elementValue); err != nil {
 				if ke := m.keyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
@@ -598,12 +593,12 @@ func changePath(r resolver, f *codec.Field, nested bool, path string) (string, e
 }
 
 // encodeChange encodes the value of change c to a path below top-level
-// field f when nested, else to f itself.
-func (m *entityModel) encodeChange(f *codec.Field, nested bool, c change, element bool) (types.AttributeValue, error) {
+// field f when nested, else to f itself, its values from room r.
+func (m *entityModel) encodeChange(r codec.Room, f *codec.Field, nested bool, c change, element bool) (types.AttributeValue, error) {
 	if nested {
-		return m.encodeValue(c.field, c.value, element)
+		return m.encodeAt(r, nil, c.field, c.value, element)
 	}
-	return m.encodeField(f, c.value, element)
+	return m.encodeAt(r, f, f.GoName, c.value, element)
 }
 
 // inputError is an *InputError of op, its reason formatted.

@@ -439,6 +439,11 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 // An embedded pointer field, whose Type is the type pointed to, is encoded
 // as pointing to a copy of fv.
 func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValue, bool, error) {
+	return p.EncodeFieldValueIn(f, fv, Room{})
+}
+
+// EncodeFieldValueIn is EncodeFieldValue with its values from room r.
+func (p *Plan) EncodeFieldValueIn(f *Field, fv reflect.Value, r Room) (types.AttributeValue, bool, error) {
 	fp, err := p.planOf(f)
 	if err != nil {
 		return nil, false, err
@@ -458,7 +463,7 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 		c.Set(fv)
 		fv = c
 	}
-	av, err := fp.enc(fv, true, nil)
+	av, err := fp.enc(fv, true, r.a)
 	if err != nil || av == nil {
 		return nil, false, err
 	}
