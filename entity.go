@@ -47,7 +47,7 @@ type entityModel struct {
 	shard *shardModel
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
-	// updates is what its updates share between calls (update_cache.go).
+	// updates is what its updates share between calls (update_compile.go).
 	updates updateCache
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
