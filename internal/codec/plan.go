@@ -393,6 +393,13 @@ func (fp *fieldPlan) decValue(v reflect.Value) (reflect.Value, error) {
 }
 
 // planOf returns the fieldPlan of f, which normally points into p.Fields().List.
+//
+// What the pointer arithmetic buys: f's index in the list is its offset
+// from the list's start, so the field's plan is found in a few
+// instructions, where a lookup by attribute name (the fallback, for a
+// Field from elsewhere) hashes the name; every update and condition
+// encodes its values field by field through here. Only the address is
+// compared, never dereferenced, so a Field outside the list is safe.
 func (p *Plan) planOf(f *Field) (*fieldPlan, error) {
 	if n := len(p.fields.List); n > 0 {
 		base := uintptr(unsafe.Pointer(&p.fields.List[0]))
