@@ -38,15 +38,16 @@ type plainUpdateAction struct {
 }
 
 // indexedUpdateAction is the updateAction of an entity with index keys
-// to write, with room for the index key values the update sets (see
-// keyValue) besides the strings its changes give.
+// to write, with room for the index key values the update sets (two
+// indexes' keys, see keyValue) besides two strings its changes give.
 type indexedUpdateAction struct {
 	updateAction
 	strs [6]types.AttributeValueMemberS
 }
 
-// newUpdateAction allocates an update's action, and a room that hands out
-// the room for values it holds (to release once the plan is made).
+// newUpdateAction allocates an update's action with room for its values,
+// and the codec.Room that hands that room out (to Release once the plan
+// is made).
 func (m *entityModel) newUpdateAction() (*updateAction, codec.Room) {
 	for _, ei := range m.indexes {
 		if ei.writes() {
