@@ -9,6 +9,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/recycle"
 )
 
 // Entity is one Go struct type T registered on a table under an entity name,
@@ -47,11 +48,11 @@ type entityModel struct {
 	shard *shardModel
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
-	// updates is what its updates share between calls (update_cache.go).
+	// updates is what its updates share between calls (update_compile.go).
 	updates updateCache
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
-	values values
+	values recycle.Pool
 }
 
 // opNames are an entity's operation names as errors give them
@@ -403,7 +404,7 @@ func registerEntity(_ *entitySpec, m *entityModel) *ModelError {
 	if err := m.table.register(m); err != nil {
 		return asModelError(err)
 	}
-	m.values.built, m.values.copies = m.recycling()
+	m.values.Enable(m.recycling())
 	return nil
 }
 

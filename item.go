@@ -263,18 +263,19 @@ func itemSize(item map[string]types.AttributeValue) int {
 // AttributeValue passes as is. Either way the value must be one DynamoDB
 // takes (codec.CheckedSize): the error names the field.
 func (m *entityModel) encodeValue(path string, v any, element bool) (types.AttributeValue, error) {
-	return m.encodeAt(nil, path, v, element)
+	return m.encodeAt(codec.Room{}, nil, path, v, element)
 }
 
 // encodeField is encodeValue for top-level field f, resolved already.
 func (m *entityModel) encodeField(f *codec.Field, v any, element bool) (types.AttributeValue, error) {
-	return m.encodeAt(f, f.GoName, v, element)
+	return m.encodeAt(codec.Room{}, f, f.GoName, v, element)
 }
 
 // encodeAt is encodeValue at path, or at top-level field top when it is
-// not nil (path is then its name).
-func (m *entityModel) encodeAt(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
-	av, err := m.encodePath(top, path, v, element)
+// not nil (path is then its name), its values from room r (see
+// codec.Room; the zero Room allocates each).
+func (m *entityModel) encodeAt(r codec.Room, top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
+	av, err := m.encodePath(r, top, path, v, element)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (m *entityModel) encodeAt(top *codec.Field, path string, v any, element boo
 	return av, nil
 }
 
-func (m *entityModel) encodePath(top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
+func (m *entityModel) encodePath(r codec.Room, top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
 	if av, ok := v.(types.AttributeValue); ok {
 		return av, nil
 	}
@@ -333,7 +334,7 @@ func (m *entityModel) encodePath(top *codec.Field, path string, v any, element b
 		if !m.settable(t.field) {
 			return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", path)
 		}
-		av, ok, err := m.plan.EncodeFieldValue(t.field, fv)
+		av, ok, err := m.plan.EncodeFieldValueIn(t.field, fv, r)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", path, err)
 		}
@@ -341,7 +342,7 @@ func (m *entityModel) encodePath(top *codec.Field, path string, v any, element b
 			return av, nil
 		}
 	} else {
-		av, ok, err := codec.EncodeValue(typ, tag, fv)
+		av, ok, err := codec.EncodeValueIn(typ, tag, fv, r)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", path, err)
 		}

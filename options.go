@@ -128,7 +128,7 @@ type settings struct {
 	cond       Cond
 	changes    []change
 	// current is Current's value: the item as the caller holds it, which
-	// gives an update the fields it would read (update_current.go).
+	// gives an update the fields it would read (update_read.go).
 	current *givenValue
 	limit   int
 	write   writeSettings // write-side options (IdempotencyToken, batch options)

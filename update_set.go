@@ -130,3 +130,21 @@ func setElements(v any, elem reflect.Type) (_ []reflect.Value, ok bool, _ error)
 	}
 	return members, true, nil
 }
+
+// asSet turns a single element into a one-element set when the field is a
+// set (a slice or a map other than []byte), for Add and DeleteFromSet.
+func asSet(av types.AttributeValue, field reflect.Type) types.AttributeValue {
+	k := field.Kind()
+	if (k != reflect.Slice && k != reflect.Map && k != reflect.Array) || field.Elem().Kind() == reflect.Uint8 && k == reflect.Slice {
+		return nil
+	}
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberSS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberNS{Value: []string{v.Value}}
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberBS{Value: [][]byte{v.Value}}
+	}
+	return nil
+}

@@ -16,6 +16,13 @@ import (
 // never moved or reused: a slab that fills up is left to the values that
 // point into it and a new one is started, and the byte buffer is only ever
 // appended to, so the strings taken from it stay immutable.
+//
+// What it buys: an item's attribute values and formatted numbers cost a
+// few allocations (a slab per member type, a buffer) instead of one per
+// attribute, the bulk of what Put, a batch or an update would otherwise
+// allocate. text's unsafe.String is what keeps a number's string from
+// being copied out of the buffer: safe since the bytes it covers are
+// never written again.
 type arena struct {
 	ss   []types.AttributeValueMemberS
 	ns   []types.AttributeValueMemberN
@@ -45,6 +52,39 @@ func (a *arena) release() {
 	*a = arena{}
 	arenas.Put(a)
 }
+
+// Room lends the values of single encodings (an update's values, one at
+// a time) memory its caller allocated with something else (the update's
+// action), so that each value costs no allocation of its own while the
+// room lasts; past it, values come from slabs as an arena's do. What it
+// buys: an allocation per value an update gives (two or three per
+// update). The zero Room allocates every value on its own.
+type Room struct{ a *arena }
+
+// noHint sizes a room's slabs once its own are full: by use alone.
+var noHint sizes
+
+// NewRoom returns a Room that hands out ss and ns first (from index 0;
+// their lengths are ignored), to Release once the encodings are done:
+// the values stay where they are, in ss, ns and the slabs.
+func NewRoom(ss []types.AttributeValueMemberS, ns []types.AttributeValueMemberN) Room {
+	a := newArena(&noHint)
+	a.ss, a.ns = ss[:0:cap(ss)], ns[:0:cap(ns)]
+	return Room{a}
+}
+
+// Release recycles the room's header; the values it handed out stay.
+func (r Room) Release() {
+	if r.a != nil {
+		r.a.release()
+	}
+}
+
+// S is a string value from the room.
+func (r Room) S(v string) types.AttributeValue { return r.a.s(v) }
+
+// N is a number value from the room.
+func (r Room) N(v string) types.AttributeValue { return r.a.n(v) }
 
 // sizes counts arena use: per member type, and bytes of formatted text.
 type sizes struct {

@@ -393,6 +393,13 @@ func (fp *fieldPlan) decValue(v reflect.Value) (reflect.Value, error) {
 }
 
 // planOf returns the fieldPlan of f, which normally points into p.Fields().List.
+//
+// What the pointer arithmetic buys: f's index in the list is its offset
+// from the list's start, so the field's plan is found in a few
+// instructions, where a lookup by attribute name (the fallback, for a
+// Field from elsewhere) hashes the name; every update and condition
+// encodes its values field by field through here. Only the address is
+// compared, never dereferenced, so a Field outside the list is safe.
 func (p *Plan) planOf(f *Field) (*fieldPlan, error) {
 	if n := len(p.fields.List); n > 0 {
 		base := uintptr(unsafe.Pointer(&p.fields.List[0]))
@@ -439,6 +446,11 @@ func (p *Plan) EncodeField(v reflect.Value, f *Field) (types.AttributeValue, boo
 // An embedded pointer field, whose Type is the type pointed to, is encoded
 // as pointing to a copy of fv.
 func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValue, bool, error) {
+	return p.EncodeFieldValueIn(f, fv, Room{})
+}
+
+// EncodeFieldValueIn is EncodeFieldValue with its values from room r.
+func (p *Plan) EncodeFieldValueIn(f *Field, fv reflect.Value, r Room) (types.AttributeValue, bool, error) {
 	fp, err := p.planOf(f)
 	if err != nil {
 		return nil, false, err
@@ -458,7 +470,7 @@ func (p *Plan) EncodeFieldValue(f *Field, fv reflect.Value) (types.AttributeValu
 		c.Set(fv)
 		fv = c
 	}
-	av, err := fp.enc(fv, true, nil)
+	av, err := fp.enc(fv, true, r.a)
 	if err != nil || av == nil {
 		return nil, false, err
 	}

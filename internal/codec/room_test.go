@@ -61,3 +61,44 @@ func TestEncodeRoom(t *testing.T) {
 		})
 	}
 }
+
+// A Room hands out its caller's memory first, then slabs: the values an
+// encoding gives land in ss and ns, and past them are still right.
+func TestRoomHandsOutCallerMemory(t *testing.T) {
+	var ss [1]types.AttributeValueMemberS
+	var ns [1]types.AttributeValueMemberN
+	r := NewRoom(ss[:], ns[:])
+	defer r.Release()
+	type item struct {
+		S string
+		N int
+	}
+	p, err := PlanOf(reflect.TypeFor[item]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := FieldsOf(reflect.TypeFor[item]())
+	fS, _ := fs.ByGoName("S")
+	fN, _ := fs.ByGoName("N")
+	s, _, err := p.EncodeFieldValueIn(fS, reflect.ValueOf("a"), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := p.EncodeFieldValueIn(fN, reflect.ValueOf(7), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != types.AttributeValue(&ss[0]) || ss[0].Value != "a" {
+		t.Errorf("S: %#v, not the room's %#v", s, &ss[0])
+	}
+	if n != types.AttributeValue(&ns[0]) || ns[0].Value != "7" {
+		t.Errorf("N: %#v, not the room's %#v", n, &ns[0])
+	}
+	// Past the room: a slab of its own, the values still right.
+	if v := r.S("b"); v == types.AttributeValue(&ss[0]) || v.(*types.AttributeValueMemberS).Value != "b" || ss[0].Value != "a" {
+		t.Errorf("past the room: %#v (room %q)", v, ss[0].Value)
+	}
+	if v := (Room{}).N("1"); v.(*types.AttributeValueMemberN).Value != "1" {
+		t.Errorf("zero Room: %#v", v)
+	}
+}

@@ -17,6 +17,11 @@ var valueEncs sync.Map // codecKey -> encFn
 // value, whose type and tag the caller found by walking the struct types.
 // It returns false when the tag omits the value (omitempty and friends).
 func EncodeValue(t reflect.Type, tg Tag, v reflect.Value) (types.AttributeValue, bool, error) {
+	return EncodeValueIn(t, tg, v, Room{})
+}
+
+// EncodeValueIn is EncodeValue with its values from room r.
+func EncodeValueIn(t reflect.Type, tg Tag, v reflect.Value, r Room) (types.AttributeValue, bool, error) {
 	if !v.IsValid() || v.Type() != t {
 		return nil, false, fmt.Errorf("codec: EncodeValue of a %v as a %v", v, t)
 	}
@@ -41,7 +46,7 @@ func EncodeValue(t reflect.Type, tg Tag, v reflect.Value) (types.AttributeValue,
 		c.Set(v)
 		v = c
 	}
-	av, err := enc.(encFn)(v, true, nil)
+	av, err := enc.(encFn)(v, true, r.a)
 	if err != nil || av == nil {
 		return nil, false, err
 	}

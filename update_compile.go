@@ -1,12 +1,21 @@
 package singletable
 
+// Compiling an update: what the shape of its changes decides (which field
+// each names, that the operators apply there, what each index key needs)
+// is worked out once per shape and cached (changeShape, updateCache); the
+// values are bound to it on every call (update_bind.go).
+
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
 )
 
 // changeShape is what planChanges works out from the shape of an update
@@ -212,4 +221,63 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		sh.indexes = append(sh.indexes, is)
 	}
 	return sh, nil
+}
+
+// overlaps reports whether two document paths overlap: equal, or one
+// inside the other.
+func overlaps(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
+}
+
+// primaryTemplates describes the primary key templates for messages.
+func (m *entityModel) primaryTemplates() string {
+	if m.sk == nil {
+		return fmt.Sprintf("%s %q", m.table.pk, m.pk.Raw)
+	}
+	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.Raw, m.table.sk, m.sk.Raw)
+}
+
+// updateCache is what an entity's updates share from one call to the next,
+// so that an update of a shape seen before (the same changes to the same
+// fields, the same options and condition) allocates only what depends on
+// its values:
+//
+//   - shared interns the update and condition expressions, keyed by their
+//     whole content: a request that takes one is byte for byte the
+//     request it would have built, whatever its values did to its shape
+//     (an omitempty zero that becomes a REMOVE, a sparse index left, a
+//     When condition), so no value-dependent shape can be served a wrong
+//     plan. It is bounded (expr.MaxShared) and lock-free to read. Maps are
+//     never shared: each request's are its own, for its Client to modify.
+//   - shapes holds what planChanges works out from an update's shape
+//     alone (see changeShape), keyed by that shape; bounded like shared.
+//   - builders recycles the expression builders of updates (a builder
+//     escapes to the heap, conditions rendering through interfaces); what
+//     a request keeps of one (its maps) is handed over, not recycled.
+//
+// The zero value is ready to use; it is safe for concurrent use.
+type updateCache struct {
+	shared   expr.Shared
+	shapes   expr.Table[*changeShape]
+	builders sync.Pool // of *expr.Builder sharing shared, reset when put back
+}
+
+// builder returns an empty expression builder sharing the cache's
+// expressions, for releaseBuilder once the plan is made.
+func (c *updateCache) builder() *expr.Builder {
+	if b, ok := c.builders.Get().(*expr.Builder); ok {
+		return b
+	}
+	b := new(expr.Builder)
+	b.ShareNames(&c.shared)
+	return b
+}
+
+// releaseBuilder recycles b, whose request holds what it needs of it.
+func (c *updateCache) releaseBuilder(b *expr.Builder) {
+	b.Reset()
+	c.builders.Put(b)
 }

@@ -1,0 +1,201 @@
+package singletable
+
+// What the item becomes after an update, as far as the request knows it:
+// which fields it knows (known), the struct value they make (nextValue),
+// the index keys it renders, whether it leaves a sparse index.
+
+import (
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// touches reports whether the update changes top-level field goName.
+func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goName) }
+
+// known reports whether the update knows field goName's value after it: a
+// key field, or a field that the update sets (other than to a raw
+// AttributeValue, which tells nothing) or removes as a whole, with no change
+// that leaves its value unknown.
+func (p *updatePlan) known(goName string) bool {
+	known := p.m.keyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
+	for _, c := range p.changes {
+		if topField(c.field) != goName {
+			continue
+		}
+		switch {
+		case c.unknown():
+			return false
+		case c.op == changeSet:
+			_, raw := c.value.(types.AttributeValue)
+			known = !raw
+		case c.op == changeRemove:
+			known = true
+		}
+	}
+	return known
+}
+
+// nextValue is the item as far as the update knows it: the key fields
+// and the fields read (or, with nothing read, the created timestamp a new
+// item gets), with every field a top-level Set or Remove gives a value; the
+// other fields are zero, as in an item the update creates. Which of its
+// fields are known is for known to say. Built on first use.
+func (p *updatePlan) nextValue() reflect.Value {
+	if p.next.IsValid() {
+		return p.next
+	}
+	next, ptr := p.m.newValue()
+	p.nextPtr = ptr
+	if p.read != nil {
+		next.Set(p.read.value)
+	} else {
+		p.m.baseValue(next, p.key, p.created)
+	}
+	for i, c := range p.changes {
+		if p.shape.nested[i] || (c.op != changeSet && c.op != changeRemove) {
+			continue
+		}
+		f := p.shape.fields[i]
+		// Reached as for any Set, allocating embedded pointers on the way;
+		// planChanges refused the fields that cannot be set.
+		fv, ok := settableField(next, f.Index)
+		if !ok {
+			continue
+		}
+		if _, raw := c.value.(types.AttributeValue); raw {
+			continue
+		}
+		if c.op == changeSet {
+			fv.Set(setValue(c.value, f))
+		} else {
+			fv.SetZero()
+		}
+	}
+	p.next = next
+	return next
+}
+
+// indexKey is the key of index is.ei that the item has after the update
+// (see entityModel.indexKey): rendered from the values the update gives
+// when their sources are known, else from nextValue.
+func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
+	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
+		return p.m.indexKey(is.ei, p.nextValue())
+	}
+	var room [8]reflect.Value
+	vals := room[:len(is.sources)]
+	for i, src := range is.sources {
+		f := src.field
+		switch {
+		case src.from == fromKey:
+			vals[i] = fieldValue(f, p.key)
+		case src.from == fromZero || p.changes[src.from].op == changeRemove:
+			vals[i] = reflect.Zero(f.Type)
+		default:
+			vals[i] = setValue(p.changes[src.from].value, f)
+		}
+	}
+	return p.m.indexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
+}
+
+// releaseNext recycles the value nextValue built, once the plan is done
+// with it (planUpdate's last step).
+func (p *updatePlan) releaseNext() {
+	if p.next.IsValid() {
+		p.m.releaseValue(p.next, p.nextPtr)
+		p.next, p.nextPtr = reflect.Value{}, nil
+	}
+}
+
+// leaves reports whether the update takes the item out of sparse index ei
+// by the fields it gives: every field the index's When condition reads is
+// known, and the condition is false.
+func (p *updatePlan) leaves(ei *entityIndex) bool {
+	if ei.when == nil {
+		return false
+	}
+	for _, f := range ei.whenFields {
+		if !p.known(f) {
+			return false
+		}
+	}
+	return !ei.when(p.nextValue())
+}
+
+// baseValue sets into v, a zero struct value, the key fields of key and
+// the created timestamp a new item gets (when created is not zero).
+func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
+	for _, f := range m.keyFieldList {
+		if fv, ok := settableField(v, f.Index); ok {
+			fv.Set(fieldValue(f, key))
+		}
+	}
+	if f := m.managed.created; f != nil && !created.IsZero() {
+		setTimestamp(f, v, created)
+	}
+}
+
+// omitsZero reports whether Put leaves out field path's zero value: the
+// field (at any depth through structs) is tagged omitempty and v is its
+// zero value. A path through a list or a map, or into an unknown type, is
+// not known to omit anything.
+func (m *entityModel) omitsZero(path string, v any) bool {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || !rv.IsZero() {
+		return false
+	}
+	f, ok := m.fields.ByGoName(topField(path))
+	if !ok {
+		return false
+	}
+	for rest := path[len(f.GoName):]; rest != ""; {
+		if rest[0] != '.' {
+			return false
+		}
+		name := rest[1:]
+		rest = ""
+		if i := strings.IndexAny(name, ".["); i >= 0 {
+			name, rest = name[:i], name[i:]
+		}
+		t := f.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == timeType {
+			return false
+		}
+		fs, err := codec.FieldsOf(t)
+		if err != nil {
+			return false
+		}
+		if f, ok = fs.ByGoName(name); !ok {
+			return false
+		}
+	}
+	return f.Tag.OmitEmpty && (rv.Type() == f.Type || convertible(rv, f.Type))
+}
+
+// setValue is v as Set stores it in field f: converted to the field's type
+// (planChanges checked that it converts without loss), the zero value for
+// nil.
+func setValue(v any, f *codec.Field) reflect.Value {
+	rv := reflect.ValueOf(v)
+	switch {
+	case !rv.IsValid():
+		return reflect.Zero(f.Type)
+	case rv.Type() == f.Type:
+		return rv
+	case rv.Type().AssignableTo(f.Type):
+		fv := reflect.New(f.Type).Elem() // an interface field, or another named type
+		fv.Set(rv)
+		return fv
+	case pointsTo(rv, f.Type):
+		return pointerTo(rv, f.Type)
+	}
+	return rv.Convert(f.Type)
+}
