@@ -108,15 +108,18 @@ func NewHandler(t *st.Table, opts ...Option) (*Handler, error) {
 // given. Several functions may be registered for one entity; each record
 // goes to every function that takes its event, in registration order.
 //
-// On panics with an *singletable.InputError if h, e or fn is nil or an
-// event is none of EventInsert, EventModify, EventRemove: a registration
-// that could never run is a programming error, found when the handler is
-// built rather than when records are lost.
+// On panics with an *singletable.InputError if h, e or fn is nil, h was
+// not made by NewHandler, or an event is none of EventInsert, EventModify,
+// EventRemove: a registration that could never run is a programming
+// error, found when the handler is built rather than when records are
+// lost.
 func On[T any](h *Handler, e *st.Entity[T], fn func(ctx context.Context, c Change[T]) error, events ...EventType) {
 	refuse := func(reason string) { panic(&st.InputError{Op: "stream.On", Reason: reason}) }
 	switch {
 	case h == nil:
 		refuse("the handler is nil")
+	case h.table == nil:
+		refuse("the handler was not made by NewHandler")
 	case e == nil:
 		refuse("the entity is nil")
 	case fn == nil:
