@@ -31,6 +31,11 @@ func init() {
 	g.Expired = func(db, entity any, item map[string]types.AttributeValue) bool {
 		return db.(*DB).expiryFor(&noOptions, entity.(AnyEntity).model()).expired(item)
 	}
+	g.Upserts = func(opts any) bool {
+		s, err := collect("", opts.([]UpdateOption))
+		return err == nil && s.upsert
+	}
+	g.TxFail = func(tx any, err error) { tx.(*Tx).add(nil, err) }
 	g.SameItem = func(entity any, a, b reflect.Value) bool {
 		m := entity.(AnyEntity).model()
 		ka, err1 := m.key(a)

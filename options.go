@@ -222,15 +222,35 @@ func (s *settings) given(names ...string) string {
 
 // applyAll applies opts to s. A nil option is an *InputError: the
 // options are sealed interfaces, so nil is the only zero a caller can
-// pass.
+// pass. So is Filter or If of the zero Cond, which And would drop: a
+// condition the caller meant to give must not vanish.
 func applyAll[O option](op string, s *settings, opts []O) error {
 	for i, o := range opts {
 		if option(o) == nil {
 			return &InputError{Op: op, Reason: fmt.Sprintf("option %d of %d is nil", i+1, len(opts))}
 		}
+		if name := zeroCond(o); name != "" {
+			return &InputError{Op: op, Reason: name + "(Cond{}): the condition is empty"}
+		}
 		o.apply(s)
 	}
 	return nil
+}
+
+// zeroCond names the option, Filter or If, when o is one of the zero
+// Cond; else "".
+func zeroCond(o option) string {
+	switch c := o.(type) {
+	case filterOpt:
+		if c.c.IsZero() {
+			return "Filter"
+		}
+	case condOpt:
+		if c.c.IsZero() {
+			return "If"
+		}
+	}
+	return ""
 }
 
 // The options are implemented by these unexported types, one for each set
@@ -327,8 +347,10 @@ func After(cursor string) QueryOption {
 // items still cost read capacity (and count toward the 1 MB page), so a
 // pattern that filters most of what it reads is a sign that it needs its own
 // key or index. Limit still counts matching items: the query reads further
-// pages until it has them. Several Filter options must all hold. Given to
-// a scan, it filters the items scanned (see Entity.Scan and DB.Scan).
+// pages until it has them. Several Filter options must all hold; the
+// zero Cond is an *InputError (ErrInvalidInput), not a filter that
+// vanishes. Given to a scan, it filters the items scanned (see
+// Entity.Scan and DB.Scan).
 //
 // On a collection, each member that has the fields c names applies it to
 // its own attributes (a field Name stored as "name" by one member and
@@ -430,7 +452,9 @@ func SortFields(n int) interface {
 
 // If adds a condition the item must meet for the write to happen; when it
 // does not, the write fails with a *ConditionError (ErrConditionFailed).
-// Several If options must all hold. For Update, see Changes.If.
+// Several If options must all hold; the zero Cond is an *InputError
+// (ErrInvalidInput), not a condition that vanishes. For Update, see
+// Changes.If.
 func If(c Cond) interface {
 	PutOption
 	DeleteOption

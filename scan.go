@@ -42,6 +42,17 @@ type walkSettings struct {
 	hasSegments                     bool // Segments was given (0 is then wrong)
 	progress                        func(ScanProgress)
 	resume                          string
+	// refused says why an option's value was refused (the first such),
+	// for scanRequest to report: 0 means "the default" only inside the
+	// library (package migrate's defaults), never from a caller.
+	refused string
+}
+
+// refuse records why an option's value was refused, keeping the first.
+func (w *walkSettings) refuse(format string, args ...any) {
+	if w.refused == "" {
+		w.refused = fmt.Sprintf(format, args...)
+	}
 }
 
 // scanOpt is a scan option.
@@ -59,28 +70,47 @@ func (s *settings) walkSettings() *walkSettings {
 }
 
 // Segments splits the scan into n segments (DynamoDB's TotalSegments, 1
-// to 1,000,000; default 1) read in parallel, ScanConcurrency at a time.
+// to 1,000,000, else an *InputError; default 1) read in parallel,
+// ScanConcurrency at a time.
 // Each segment is an independent sequence of pages; results interleave.
 func Segments(n int) ScanOption {
 	return scanOpt{func(w *walkSettings) { w.segments, w.hasSegments = n, true }}
 }
 
-// ScanConcurrency bounds how many segments are read at once (default
-// min(Segments, 4)).
+// ScanConcurrency bounds how many segments are read at once: n at least
+// 1 (else an *InputError); default min(Segments, 4).
 func ScanConcurrency(n int) ScanOption {
-	return scanOpt{func(w *walkSettings) { w.concurrency = n }}
+	return scanOpt{func(w *walkSettings) {
+		if n < 1 {
+			w.refuse("ScanConcurrency(%d) must be at least 1", n)
+		}
+		w.concurrency = n
+	}}
 }
 
-// PageSize caps the items each Scan request reads (its Limit); DynamoDB
-// also ends a page at 1 MB. Smaller pages make progress and resumable
-// positions finer and spread the read capacity a scan consumes.
-func PageSize(n int) ScanOption { return scanOpt{func(w *walkSettings) { w.pageSize = n }} }
+// PageSize caps the items each Scan request reads (its Limit; n at least
+// 1, else an *InputError); DynamoDB also ends a page at 1 MB. Smaller
+// pages make progress and resumable positions finer and spread the read
+// capacity a scan consumes.
+func PageSize(n int) ScanOption {
+	return scanOpt{func(w *walkSettings) {
+		if n < 1 {
+			w.refuse("PageSize(%d) must be at least 1", n)
+		}
+		w.pageSize = n
+	}}
+}
 
 // OnProgress calls f after each page a segment has finished with (the
 // loop has handled its items), one call at a time, from the scan's
-// goroutines.
+// goroutines. A nil f is an *InputError.
 func OnProgress(f func(ScanProgress)) ScanOption {
-	return scanOpt{func(w *walkSettings) { w.progress = f }}
+	return scanOpt{func(w *walkSettings) {
+		if f == nil {
+			w.refuse("OnProgress(nil): the function is nil")
+		}
+		w.progress = f
+	}}
 }
 
 // ResumeScan resumes a scan from a position an earlier one reported
@@ -163,6 +193,8 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 		r.Total = r.w.segments
 	}
 	switch {
+	case r.w.refused != "":
+		return fail("%s", r.w.refused)
 	case r.Total < 1 || r.Total > maxSegments:
 		return fail("Segments(%d): a scan has 1 to %d segments", r.w.segments, maxSegments)
 	case r.w.concurrency < 0:

@@ -17,7 +17,10 @@ import (
 
 // Relation is a relationship between entity F (the from end) and entity T
 // (the to end), whose edges are items of entity E. Declare it with Relate
-// or MustRelate, at package level; it is safe for concurrent use.
+// or MustRelate, at package level; it is safe for concurrent use. Its
+// methods refuse a nil DB, and a Relation not made by Relate (a zero one),
+// with an *singletable.InputError naming it, before anything is sent
+// (TxLink and TxUnlink add the error to the transaction).
 type Relation[F, E, T any] struct {
 	name     string
 	from     *st.Entity[F]
@@ -37,12 +40,14 @@ type fieldPair struct{ edge, end *codec.Field }
 // Relate declares the relationship name from entity from to entity to,
 // with edges of entity edge, all on one table. Everything is checked now,
 // and errors are *singletable.ModelError (singletable.ErrInvalidModel): a
-// nil Option or one with an empty name, an unknown field, an end key field
-// no FromField or ToField maps, mapped fields of different types, an edge
-// partition template that reads other fields than the from end's, neither
-// or both of InIndex and InMirror, an index that does not hold the edge, a
-// count field that is not an integer or that a key reads, counts over an
-// edge entity that declares an expiry (see singletable.Expires). It
+// nil Option or one with an empty name, InIndex, InMirror, CountOut or
+// CountIn given twice, an unknown field, an end key field no FromField or
+// ToField maps, an edge or end field mapped twice, mapped fields of
+// different types, an edge partition template that reads other fields
+// than the from end's, neither or both of InIndex and InMirror, an index
+// that does not hold the edge, a count field that is not an integer or
+// that a key reads, counts over an edge entity that declares an expiry
+// (see singletable.Expires). It
 // declares the patterns name+".Out" and name+".In" (see OutPattern and
 // InPattern), which the access-pattern sheet lists, and for InMirror the
 // mirror entity.
@@ -169,6 +174,9 @@ func mapEnd(edge, end *bridge.GraphModel, option string, pairs [][2]string, used
 		if used[p[0]] {
 			return nil, fmt.Errorf("%s(%q, %q): the edge's field %s is mapped twice", option, p[0], p[1], p[0])
 		}
+		if slices.ContainsFunc(out, func(q fieldPair) bool { return q.end == nf }) {
+			return nil, fmt.Errorf("%s(%q, %q): %s's field %s is mapped twice", option, p[0], p[1], end.Name, p[1])
+		}
 		used[p[0]] = true
 		out = append(out, fieldPair{edge: ef, end: nf})
 	}
@@ -245,6 +253,27 @@ func countField(m *bridge.GraphModel, name string) error {
 	return nil
 }
 
+// check refuses a call that cannot run, before anything is sent: on a
+// Relation not made by Relate (a zero one, or nil), or with a nil DB, an
+// *singletable.InputError naming it.
+func (r *Relation[F, E, T]) check(method string, db *st.DB) error {
+	if r == nil || r.edge == nil {
+		return &st.InputError{Op: "graph.Relation." + method, Reason: "the relation was not made by Relate"}
+	}
+	if db == nil {
+		return &st.InputError{Op: r.name + "." + method, Reason: "the DB is nil"}
+	}
+	return nil
+}
+
+// failed is an iteration that yields err alone.
+func failed[E any](err error) iter.Seq2[E, error] {
+	return func(yield func(E, error) bool) {
+		var zero E
+		yield(zero, err)
+	}
+}
+
 // Name is the relation's name.
 func (r *Relation[F, E, T]) Name() string { return r.name }
 
@@ -311,6 +340,9 @@ func (r *Relation[F, E, T]) inParams(t T) E {
 // [singletable.Pattern.Query]'s (Limit, After, Descending, Filter on edge
 // fields ...).
 func (r *Relation[F, E, T]) Out(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) (*st.Page[E], error) {
+	if err := r.check("Out", db); err != nil {
+		return nil, err
+	}
 	return r.out.Query(ctx, db, r.outParams(f), opts...)
 }
 
@@ -319,34 +351,52 @@ func (r *Relation[F, E, T]) Out(ctx context.Context, db *st.DB, f F, opts ...st.
 // index holds (their key fields always), unless singletable.FetchFull is
 // given.
 func (r *Relation[F, E, T]) In(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) (*st.Page[E], error) {
+	if err := r.check("In", db); err != nil {
+		return nil, err
+	}
 	return r.in.Query(ctx, db, r.inParams(t), opts...)
 }
 
 // OutAll iterates over every edge from f, across pages, as
 // [singletable.Pattern.All] does.
 func (r *Relation[F, E, T]) OutAll(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) iter.Seq2[E, error] {
+	if err := r.check("OutAll", db); err != nil {
+		return failed[E](err)
+	}
 	return r.out.All(ctx, db, r.outParams(f), opts...)
 }
 
 // InAll iterates over every edge to t, across pages, as
 // [singletable.Pattern.All] does.
 func (r *Relation[F, E, T]) InAll(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) iter.Seq2[E, error] {
+	if err := r.check("InAll", db); err != nil {
+		return failed[E](err)
+	}
 	return r.in.All(ctx, db, r.inParams(t), opts...)
 }
 
 // OutInput is the first request Out sends (a dry run).
 func (r *Relation[F, E, T]) OutInput(db *st.DB, f F, opts ...st.QueryOption) (*dynamodb.QueryInput, error) {
+	if err := r.check("OutInput", db); err != nil {
+		return nil, err
+	}
 	return r.out.QueryInput(db, r.outParams(f), opts...)
 }
 
 // InInput is the first request In sends (a dry run).
 func (r *Relation[F, E, T]) InInput(db *st.DB, t T, opts ...st.QueryOption) (*dynamodb.QueryInput, error) {
+	if err := r.check("InInput", db); err != nil {
+		return nil, err
+	}
 	return r.in.QueryInput(db, r.inParams(t), opts...)
 }
 
 // Has reports whether edge e (its key fields set) exists: one GetItem.
 // singletable.ConsistentRead applies.
 func (r *Relation[F, E, T]) Has(ctx context.Context, db *st.DB, e E, opts ...st.GetOption) (bool, error) {
+	if err := r.check("Has", db); err != nil {
+		return false, err
+	}
 	_, err := r.edge.Get(ctx, db, e, opts...)
 	if errors.Is(err, st.ErrNotFound) {
 		return false, nil

@@ -302,6 +302,12 @@ func TestRelationRefusesBadDeclarations(t *testing.T) {
 		{"empty index", []graph.Option{from, to, graph.InIndex("")}, "InIndex: the index name is empty"},
 		{"empty count out", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountOut("")}, "CountOut: the field name is empty"},
 		{"empty count in", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("")}, "CountIn: the field name is empty"},
+		// A single-valued option given twice is refused, not won by the last.
+		{"count out twice", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountOut("Count"), graph.CountOut("Ver")}, "CountOut is given twice"},
+		{"count in twice", []graph.Option{from, to, graph.InIndex("Inverted"), graph.CountIn("Count"), graph.CountIn("Count")}, "CountIn is given twice"},
+		{"index twice", []graph.Option{from, to, graph.InIndex("Inverted"), graph.InIndex("Inverted")}, "InIndex is given twice"},
+		{"mirror twice", []graph.Option{from, to, graph.InMirror("M", "N#{To}", "R#{From}"), graph.InMirror("M2", "N#{To}", "R#{From}")}, "InMirror is given twice"},
+		{"end field mapped twice", []graph.Option{from, graph.FromField("Note", "ID"), to, graph.InIndex("Inverted")}, "Node's field ID is mapped twice"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, e := mk()

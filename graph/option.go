@@ -1,11 +1,16 @@
 package graph
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Option declares part of a Relation: which edge fields hold the ends'
 // keys (FromField, ToField), how In reads (InIndex or InMirror) and the
 // counts kept in step (CountOut, CountIn). Only this package's functions
-// make one; Relate refuses a nil Option.
+// make one; Relate refuses a nil Option, and a single-valued option
+// (InIndex, InMirror, CountOut, CountIn) given twice, rather than let the
+// last one win.
 type Option interface{ apply(*spec) error }
 
 // spec is a Relation's declaration as its options give it.
@@ -20,6 +25,14 @@ type spec struct {
 type option func(*spec) error
 
 func (o option) apply(s *spec) error { return o(s) }
+
+// once refuses a single-valued option that was given already (set).
+func once(name string, set bool) error {
+	if set {
+		return fmt.Errorf("%s is given twice: a relation has one", name)
+	}
+	return nil
+}
 
 // FromField says that the edge's field edgeField holds the from end's key
 // field endField. Every field of the from end's primary key needs one, and
@@ -45,6 +58,9 @@ func InIndex(index string) Option {
 		if index == "" {
 			return errors.New("InIndex: the index name is empty")
 		}
+		if err := once("InIndex", s.index != ""); err != nil {
+			return err
+		}
 		s.index = index
 		s.ways++
 		return nil
@@ -63,7 +79,14 @@ func InIndex(index string) Option {
 // Delete, batch or transaction action on the edge entity itself changes the
 // edge alone, leaving In to read a stale (or deleted edge's) mirror.
 func InMirror(name, pk, sk string) Option {
-	return option(func(s *spec) error { s.mirror = &[3]string{name, pk, sk}; s.ways++; return nil })
+	return option(func(s *spec) error {
+		if err := once("InMirror", s.mirror != nil); err != nil {
+			return err
+		}
+		s.mirror = &[3]string{name, pk, sk}
+		s.ways++
+		return nil
+	})
 }
 
 // CountOut keeps the from end's integer field field equal to its number of
@@ -74,6 +97,9 @@ func CountOut(field string) Option {
 	return option(func(s *spec) error {
 		if field == "" {
 			return errors.New("CountOut: the field name is empty")
+		}
+		if err := once("CountOut", s.countOut != ""); err != nil {
+			return err
 		}
 		s.countOut = field
 		return nil
@@ -87,6 +113,9 @@ func CountIn(field string) Option {
 	return option(func(s *spec) error {
 		if field == "" {
 			return errors.New("CountIn: the field name is empty")
+		}
+		if err := once("CountIn", s.countIn != ""); err != nil {
+			return err
 		}
 		s.countIn = field
 		return nil

@@ -43,17 +43,36 @@ func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E) (unlinke
 // caller's, an edge that already exists cancels the whole transaction
 // (singletable.ErrAlreadyExists), an expired one too (a transaction cannot tell
 // whether to count it: Link replaces it).
-func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E) { r.plan(tx, e, true) }
+func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E) { r.txPlan("TxLink", tx, e, true) }
 
 // TxUnlink adds Unlink of edge e to a transaction; an edge that does not
 // exist cancels it (singletable.ErrNotFound).
-func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E) { r.plan(tx, e, false) }
+func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E) { r.txPlan("TxUnlink", tx, e, false) }
+
+// txPlan plans TxLink (link) or TxUnlink of e into tx, or, on a Relation
+// not made by Relate, adds the error that fails the transaction.
+func (r *Relation[F, E, T]) txPlan(method string, tx *st.Tx, e E, link bool) {
+	if r == nil || r.edge == nil {
+		bridge.Graph.TxFail(tx, r.check(method, nil))
+		return
+	}
+	r.plan(tx, e, link)
+}
 
 // Update changes the attributes of edge e (its key fields set), and of its
 // mirror in the same transaction with InMirror, as
-// [singletable.Entity.Update] does:
-// the edge must exist unless singletable.Upsert is given.
+// [singletable.Entity.Update] does: the edge must exist
+// (singletable.ErrNotFound otherwise). singletable.Upsert is an
+// *singletable.InputError, and nothing is sent: an edge is created by Link
+// alone, which writes its mirror and counts it (an upserted edge would go
+// uncounted, and a later Unlink drive the counts below the edges).
 func (r *Relation[F, E, T]) Update(ctx context.Context, db *st.DB, e E, ch st.Changes, opts ...st.UpdateOption) error {
+	if err := r.check("Update", db); err != nil {
+		return err
+	}
+	if bridge.Graph.Upserts(opts) {
+		return &st.InputError{Op: r.name + ".Update", Reason: "Upsert: Relation.Update changes an existing edge; create one with Link, which writes its mirror and counts it"}
+	}
 	if r.mirror == nil {
 		_, err := r.edge.Update(ctx, db, e, ch, opts...)
 		return err
@@ -67,6 +86,13 @@ func (r *Relation[F, E, T]) Update(ctx context.Context, db *st.DB, e E, ch st.Ch
 
 // write sends Link (link) or Unlink of e.
 func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool) (bool, error) {
+	method := "Unlink"
+	if link {
+		method = "Link"
+	}
+	if err := r.check(method, db); err != nil {
+		return false, err
+	}
 	// What the edge's own action fails with when there is nothing to do.
 	noop := st.ErrNotFound
 	if link {
@@ -84,10 +110,7 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 		}
 		return err == nil, err
 	}
-	op := r.name + ".Unlink"
-	if link {
-		op = r.name + ".Link"
-	}
+	op := r.name + "." + method
 	var expired map[string]types.AttributeValue // the expired edge a Link replaces
 	for attempt := 0; ; attempt++ {
 		err := bridge.Graph.Transact(ctx, db, op, func(txa any) {

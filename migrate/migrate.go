@@ -38,12 +38,16 @@ type Report struct {
 	// written (see DryRun).
 	Entity string
 	DryRun bool
-	// Scanned items of the entity were read; of them, Changed were
-	// written (or, in a dry run, would be), Skipped were left as they
-	// are (already in the target shape, ErrSkipItem, or deleted by
-	// another writer meanwhile) and Failed were not written (Failures
-	// says why, for the first 100). An item a resumed migration reads
-	// again counts again.
+	// Scanned items of the entity were read and handled; of them,
+	// Changed were written (or, in a dry run, would be), Skipped were
+	// left as they are (already in the target shape, ErrSkipItem, or
+	// deleted by another writer meanwhile) and Failed were not written
+	// (Failures says why, for the first 100): Scanned is always Changed
+	// + Skipped + Failed. An item the migration had read but not finished
+	// when it stopped (a cancelled context: its write may or may not have
+	// happened) is in none of them; a resumed migration reads it again,
+	// as it does every item of a page not handled in full, and an item a
+	// resumed migration reads again counts again.
 	Scanned, Changed, Skipped, Failed int64
 	// Retried counts the writes made again because another writer
 	// changed the item between the read and the write.
@@ -198,7 +202,6 @@ func (mg *migration[T]) page(ctx context.Context, page *dynamodb.ScanOutput) err
 		if err := mg.items.take(ctx, 1); err != nil {
 			return err
 		}
-		mg.counts.scanned.Add(1)
 		if err := mg.item(ctx, raw); err != nil {
 			return err
 		}
@@ -217,22 +220,24 @@ const (
 )
 
 // item migrates one item, reading it again after a conflict. Only what
-// stops the whole migration (a cancelled context) is returned.
+// stops the whole migration (a cancelled context) is returned. The item
+// counts as scanned with its outcome, so that Report.Scanned is the sum
+// of the outcomes: an item left unfinished counts nowhere.
 func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) error {
 	key := mg.g.KeyOf(raw)
 	for attempt := 0; ; attempt++ {
 		out, err := mg.try(ctx, raw)
 		switch {
 		case out == outChanged && err == nil:
-			mg.counts.changed.Add(1)
+			mg.count(&mg.counts.changed)
 		case out == outSkipped:
-			mg.counts.skipped.Add(1)
+			mg.count(&mg.counts.skipped)
 		case ctx.Err() != nil:
 			// Cancelled: not the item's failure, and not a conflict to
 			// retry; a resumed migration handles it again.
 			return ctx.Err()
 		case out == outChanged: // written, then the pacing wait failed
-			mg.counts.changed.Add(1)
+			mg.count(&mg.counts.changed)
 			return err
 		case out == outFailed:
 			mg.fail(key, err)
@@ -249,7 +254,7 @@ func (mg *migration[T]) item(ctx context.Context, raw map[string]types.Attribute
 				if err != nil {
 					mg.fail(key, err)
 				} else {
-					mg.counts.skipped.Add(1) // deleted meanwhile
+					mg.count(&mg.counts.skipped) // deleted meanwhile
 				}
 				return nil
 			}
@@ -259,8 +264,14 @@ func (mg *migration[T]) item(ctx context.Context, raw map[string]types.Attribute
 	}
 }
 
+// count counts an item handled, with its outcome.
+func (mg *migration[T]) count(outcome *atomic.Int64) {
+	mg.counts.scanned.Add(1)
+	outcome.Add(1)
+}
+
 func (mg *migration[T]) fail(key map[string]types.AttributeValue, err error) {
-	mg.counts.failed.Add(1)
+	mg.count(&mg.counts.failed)
 	mg.mu.Lock()
 	if len(mg.rep.Failures) < maxReportedFailures {
 		mg.rep.Failures = append(mg.rep.Failures, Failure{Key: key, Err: err})

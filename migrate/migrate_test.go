@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -224,6 +225,8 @@ func TestMigrateRateLimits(t *testing.T) {
 			"RateLimit(0)":                      migrate.RateLimit(0),
 			"CapacityLimit(-2)":                 migrate.CapacityLimit(-2),
 			"CapacityLimit(0)":                  migrate.CapacityLimit(0),
+			"RateLimit(+Inf)":                   migrate.RateLimit(math.Inf(1)),
+			"CapacityLimit(+Inf)":               migrate.CapacityLimit(math.Inf(1)),
 			"MaxRetries(-1)":                    migrate.MaxRetries(-1),
 			"SaveCheckpoints":                   migrate.SaveCheckpoints(migrate.FileCheckpoint(t.TempDir()+"/pos"), -time.Second),
 			"SaveCheckpoints: the store is nil": migrate.SaveCheckpoints(nil, 0),
@@ -251,6 +254,36 @@ func TestMigrateRateLimits(t *testing.T) {
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
 		assert.Empty(t, client.Calls(), "nothing is sent")
 	})
+}
+
+// A cancelled migration's report accounts for every item it counts as
+// scanned: an item whose write the cancellation cut short is unfinished,
+// in none of the counts (a resumed migration reads it again).
+func TestMigrateCancelledReportAddsUp(t *testing.T) {
+	m := newMigModel(t, true)
+	var items []map[string]types.AttributeValue
+	for i := range 3 {
+		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", mDoc{ID: fmt.Sprint(i), Owner: "o"}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	puts := 0
+	client := &singletabletest.Client{ScanFunc: scanOnce(items...),
+		PutItemFunc: func(ctx context.Context, _ *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+			// The second write is cancelled in flight, as the SDK
+			// returns a cancelled request.
+			if puts++; puts == 2 {
+				cancel()
+				return nil, ctx.Err()
+			}
+			return &dynamodb.PutItemOutput{}, nil
+		}}
+	db := st.New(client, m.table)
+	rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, len(calls(client, "PutItem")), "the third item is not started")
+	assert.Equal(t, int64(1), rep.Changed)
+	assert.Equal(t, rep.Changed+rep.Skipped+rep.Failed, rep.Scanned, "Scanned is the sum of the outcomes: %+v", rep)
 }
 
 func TestMigrateFileCheckpoint(t *testing.T) {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -117,13 +118,13 @@ func DryRun() Option { return option(func(s *settings) string { s.dryRun = true;
 // it changes; by default it leaves them as stored.
 func TouchUpdated() Option { return option(func(s *settings) string { s.touch = true; return "" }) }
 
-// RateLimit paces a migration to at most n items per second (n > 0),
-// scanned items counted, across all segments. Without it, a migration is
-// not paced.
+// RateLimit paces a migration to at most n items per second (n > 0 and
+// finite), scanned items counted, across all segments. Without it, a
+// migration is not paced.
 func RateLimit(n float64) Option {
 	return option(func(s *settings) string {
-		if !(n > 0) {
-			return fmt.Sprintf("RateLimit(%v): the rate must be positive (leave the option out for no limit)", n)
+		if !(n > 0) || math.IsInf(n, 1) {
+			return fmt.Sprintf("RateLimit(%v): the rate must be positive and finite (leave the option out for no limit)", n)
 		}
 		s.items = n
 		return ""
@@ -131,12 +132,12 @@ func RateLimit(n float64) Option {
 }
 
 // CapacityLimit paces a migration to at most n capacity units per second
-// (n > 0), reads and writes together, as DynamoDB reports them consumed
-// (ReturnConsumedCapacity). Without it, a migration is not paced.
+// (n > 0 and finite), reads and writes together, as DynamoDB reports them
+// consumed (ReturnConsumedCapacity). Without it, a migration is not paced.
 func CapacityLimit(n float64) Option {
 	return option(func(s *settings) string {
-		if !(n > 0) {
-			return fmt.Sprintf("CapacityLimit(%v): the rate must be positive (leave the option out for no limit)", n)
+		if !(n > 0) || math.IsInf(n, 1) {
+			return fmt.Sprintf("CapacityLimit(%v): the rate must be positive and finite (leave the option out for no limit)", n)
 		}
 		s.units = n
 		return ""

@@ -8,6 +8,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/bridge"
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // Change is a stream record of entity T, decoded: what happened, the value
@@ -43,10 +44,16 @@ func (c Change[T]) FieldChanged(field string) bool { return slices.Contains(c.Ch
 // Decode decodes a stream record of entity e into a Change. A record of
 // another entity is an *singletable.EntityMismatchError (matching
 // singletable.ErrWrongEntity): find a record's entity with the table's
-// EntityOf(rec.Keys), or let a Handler dispatch. A record Decode cannot
-// handle rightly (an unknown event, no sequence number) is an
-// *singletable.InputError.
+// EntityOf(rec.Keys), or let a Handler dispatch. A nil e, or a record
+// Decode cannot handle rightly (an unknown event, no sequence number), is
+// an *singletable.InputError. A record whose images are not of the item
+// its Keys name (their table key attributes differ), or whose OldImage and
+// NewImage are of two items, is an *singletable.DecodeError
+// (singletable.ErrDecode): DynamoDB writes no such record.
 func Decode[T any](e *st.Entity[T], rec Record) (Change[T], error) {
+	if e == nil {
+		return Change[T]{Record: rec}, &st.InputError{Op: "stream.Decode", Reason: "the entity is nil"}
+	}
 	c := Change[T]{Entity: e.Name(), Event: rec.Event, Expired: rec.Expired, SequenceNumber: rec.SequenceNumber, Time: rec.Time, Record: rec}
 	if err := rec.check(); err != nil {
 		return c, err
@@ -54,6 +61,9 @@ func Decode[T any](e *st.Entity[T], rec Record) (Change[T], error) {
 	keys := rec.Keys
 	if keys == nil {
 		keys = keyOf(e.Table(), rec.image())
+	}
+	if err := sameItem(e.Table(), e.Name(), keys, rec); err != nil {
+		return c, err
 	}
 	var err error
 	if c.Key, err = e.Decode(keys); err != nil {
@@ -91,6 +101,26 @@ func changedFields(e st.AnyEntity, rec Record) []string {
 		return nil
 	}
 	return bridge.ChangedFields(e, old, nu)
+}
+
+// sameItem checks that the record's images are of the item keys names:
+// each image's table key attributes are the keys' own.
+func sameItem(t *st.Table, entity string, keys map[string]types.AttributeValue, rec Record) error {
+	for _, img := range []struct {
+		name string
+		item map[string]types.AttributeValue
+	}{{"OldImage", rec.OldImage}, {"NewImage", rec.NewImage}} {
+		if img.item == nil {
+			continue
+		}
+		for _, a := range []string{t.PartitionKey(), t.SortKey()} {
+			if a != "" && !codec.Equal(img.item[a], keys[a]) {
+				return &st.DecodeError{Op: "stream.Decode", Entity: entity, Attr: a, Key: keys,
+					Reason: "the record's " + img.name + " is of another item than its Keys"}
+			}
+		}
+	}
+	return nil
 }
 
 // keyOf picks the table key attributes out of an item.

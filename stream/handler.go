@@ -108,15 +108,18 @@ func NewHandler(t *st.Table, opts ...Option) (*Handler, error) {
 // given. Several functions may be registered for one entity; each record
 // goes to every function that takes its event, in registration order.
 //
-// On panics with an *singletable.InputError if h, e or fn is nil or an
-// event is none of EventInsert, EventModify, EventRemove: a registration
-// that could never run is a programming error, found when the handler is
-// built rather than when records are lost.
+// On panics with an *singletable.InputError if h, e or fn is nil, h was
+// not made by NewHandler, or an event is none of EventInsert, EventModify,
+// EventRemove: a registration that could never run is a programming
+// error, found when the handler is built rather than when records are
+// lost.
 func On[T any](h *Handler, e *st.Entity[T], fn func(ctx context.Context, c Change[T]) error, events ...EventType) {
 	refuse := func(reason string) { panic(&st.InputError{Op: "stream.On", Reason: reason}) }
 	switch {
 	case h == nil:
 		refuse("the handler is nil")
+	case h.table == nil:
+		refuse("the handler was not made by NewHandler")
 	case e == nil:
 		refuse("the entity is nil")
 	case fn == nil:
@@ -164,6 +167,9 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // later change to the same item must not be applied before an earlier one
 // that failed, and everything from the failed record on is delivered
 // again anyway (see HandleLambda).
+//
+// A Handler not made by NewHandler (a zero Handler, or a nil one) fails
+// the first record with an *singletable.InputError.
 func (h *Handler) Process(ctx context.Context, records []Record) *RecordError {
 	for _, rec := range records {
 		if err := h.handle(ctx, rec); err != nil {
@@ -177,6 +183,9 @@ func (h *Handler) Process(ctx context.Context, records []Record) *RecordError {
 func (h *Handler) handle(ctx context.Context, rec Record) *RecordError {
 	fail := func(entity string, err error) *RecordError {
 		return &RecordError{SequenceNumber: rec.SequenceNumber, EventID: rec.EventID, Entity: entity, Err: err}
+	}
+	if h == nil || h.table == nil {
+		return fail("", &st.InputError{Op: "stream.Handler", Reason: "the handler was not made by NewHandler"})
 	}
 	if err := rec.check(); err != nil {
 		return fail("", err)
@@ -215,9 +224,16 @@ func (h *Handler) handle(ctx context.Context, rec Record) *RecordError {
 // number in BatchItemFailures. With ReportBatchItemFailures enabled on the
 // event source mapping, Lambda then checkpoints before it and delivers it
 // and every later record again, so one bad record does not replay the
-// records before it, and none after it is lost. The error is always nil
-// (an error would make Lambda retry the whole batch); a record's failure
-// goes to OnFailure. A record the library cannot convert fails the same way.
+// records before it, and none after it is lost. The error is nil (an
+// error makes Lambda retry the whole batch) but at a record without a
+// sequence number (see below); a record's failure
+// goes to OnFailure. A record the library cannot convert fails the same
+// way.
+//
+// A record without a sequence number (FromLambda refuses it) cannot be
+// reported: an empty ItemIdentifier would make Lambda fail the whole batch
+// unsaid. At such a record HandleLambda returns its *RecordError instead,
+// and Lambda retries the whole batch, the records before it included.
 func (h *Handler) HandleLambda(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	for _, r := range ev.Records {
 		rec, err := FromLambda(r)
@@ -229,6 +245,9 @@ func (h *Handler) HandleLambda(ctx context.Context, ev events.DynamoDBEvent) (ev
 		}
 		if failed != nil {
 			h.reportFailure(ctx, failed)
+			if failed.SequenceNumber == "" {
+				return events.DynamoDBEventResponse{}, failed
+			}
 			return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: failed.SequenceNumber}}}, nil
 		}
 	}
@@ -236,7 +255,7 @@ func (h *Handler) HandleLambda(ctx context.Context, ev events.DynamoDBEvent) (ev
 }
 
 func (h *Handler) reportFailure(ctx context.Context, err *RecordError) {
-	if h.onFailure != nil {
+	if h != nil && h.onFailure != nil {
 		h.onFailure(ctx, err)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	st "github.com/singletable/singletable"
 )
 
 // Client is the part of the DynamoDB Streams API Read uses;
@@ -33,9 +35,18 @@ var _ Client = (*dynamodbstreams.Client)(nil)
 // SequenceNumber at least, when it has them), and the iteration goes on to
 // the records after it unless the caller stops: one record must not hide
 // the rest of the stream (DynamoDB Local's TTL deletions are such records,
-// see docs/streams.md).
+// see docs/streams.md). A nil client or an empty ARN is an
+// *singletable.InputError, yielded before anything is sent.
 func Read(ctx context.Context, client Client, streamARN string) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
+		switch {
+		case client == nil:
+			yield(Record{}, &st.InputError{Op: "stream.Read", Reason: "the client is nil"})
+			return
+		case streamARN == "":
+			yield(Record{}, &st.InputError{Op: "stream.Read", Reason: "the stream ARN is empty"})
+			return
+		}
 		shards, err := streamShards(ctx, client, streamARN)
 		if err != nil {
 			yield(Record{}, err)

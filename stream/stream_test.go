@@ -403,6 +403,7 @@ func TestOnRefusesNothing(t *testing.T) {
 		register()
 	}
 	refused("the handler is nil", func() { stream.On(nil, notesE, fn) })
+	refused("the handler was not made by NewHandler", func() { stream.On(&stream.Handler{}, notesE, fn) })
 	refused("the entity is nil", func() { stream.On(h, (*st.Entity[StreamNote])(nil), fn) })
 	refused("the function for entity Note is nil", func() { stream.On(h, notesE, nil) })
 	refused(`event "UPSERT"`, func() { stream.On(h, notesE, fn, stream.EventInsert, "UPSERT") })

@@ -36,6 +36,12 @@ var Graph struct {
 	// SameItem reports whether a and b, values of entity's struct, are the
 	// key of one item (false if either has no valid key).
 	SameItem func(entity any, a, b reflect.Value) bool
+	// Upserts reports whether opts (a []singletable.UpdateOption) holds
+	// Upsert.
+	Upserts func(opts any) bool
+	// TxFail adds err to tx (a *singletable.Tx), which then sends nothing
+	// and fails with it, as an action that could not be planned does.
+	TxFail func(tx any, err error)
 }
 
 // GraphModel is the part of an entity's declaration that Relate checks.
