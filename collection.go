@@ -59,26 +59,6 @@ func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
 	return &Collection{d: d}
 }
 
-// NewCollection declares an item collection on table t over partition:
-// t.Collection(name, members...).Partition(partition), returning its
-// declaration error (a *ModelError).
-func NewCollection(t *Table, name, partition string, members ...AnyEntity) (*Collection, error) {
-	c := t.Collection(name, members...).Partition(partition)
-	if c.d.err != nil {
-		return nil, c.d.err
-	}
-	return c, nil
-}
-
-// MustCollection is NewCollection that panics on error.
-func MustCollection(t *Table, name, partition string, members ...AnyEntity) *Collection {
-	c, err := NewCollection(t, name, partition, members...)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func (c *Collection) with(f func(*readDecl)) *Collection { return &Collection{d: c.d.with(f)} }
 
 // Partition sets the partition template; see Collection.
