@@ -220,9 +220,10 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 }
 
 // Query reads one page of the collection's partition given by values, and
-// decodes every item into its entity's type. Limit counts member items;
-// the sort-key options (PartialMatch, PartialTime, SortFields) do not apply
-// to a collection. Paging works as for Pattern.Query.
+// decodes every item into its entity's type. Limit counts member items.
+// It takes CollectionOptions: the sort-key options (PartialMatch,
+// PartialTime, SortFields) and the fan-out ones do not compile here.
+// Paging works as for Pattern.Query.
 func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...CollectionOption) (*CollectionResult, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {

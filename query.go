@@ -55,8 +55,8 @@ type Page[T any] struct {
 // params with Date "2024-01-15" query begins_with "ORDER#2024-01-15#" (which
 // cannot match 2024-01-150). A filter on the entity type keeps other
 // entities of the partition out. It is the read of a SortPrefix pattern on
-// the table (see Pattern), and takes the same query options; declare a
-// Pattern for any other read.
+// the table (see Pattern), and takes the same query options but FetchFull
+// (EntityQueryOption); declare a Pattern for any other read.
 func (e *Entity[T]) QueryInput(db *DB, params T, opts ...EntityQueryOption) (*dynamodb.QueryInput, error) {
 	return e.query.QueryInput(db, params, asQueryOptions(opts)...)
 }
