@@ -59,26 +59,6 @@ func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
 	return &Collection{d: d}
 }
 
-// NewCollection declares an item collection on table t over partition:
-// t.Collection(name, members...).Partition(partition), returning its
-// declaration error (a *ModelError).
-func NewCollection(t *Table, name, partition string, members ...AnyEntity) (*Collection, error) {
-	c := t.Collection(name, members...).Partition(partition)
-	if c.d.err != nil {
-		return nil, c.d.err
-	}
-	return c, nil
-}
-
-// MustCollection is NewCollection that panics on error.
-func MustCollection(t *Table, name, partition string, members ...AnyEntity) *Collection {
-	c, err := NewCollection(t, name, partition, members...)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func (c *Collection) with(f func(*readDecl)) *Collection { return &Collection{d: c.d.with(f)} }
 
 // Partition sets the partition template; see Collection.
@@ -164,10 +144,10 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 	return mem.renderPartition(d.pkAttr(), v)
 }
 
-func (c *Collection) request(db *DB, values Values, opts []QueryOption) (*readReq, error) {
+func (c *Collection) request(db *DB, values Values, opts []CollectionOption) (*readReq, error) {
 	d := c.d
 	op := d.name
-	s, err := d.settingsFor(op, opts)
+	s, err := checkedSettings(d, op, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +166,7 @@ func (c *Collection) request(db *DB, values Values, opts []QueryOption) (*readRe
 }
 
 // QueryInput is the first Query request Query sends (a dry run).
-func (c *Collection) QueryInput(db *DB, values Values, opts ...QueryOption) (*dynamodb.QueryInput, error) {
+func (c *Collection) QueryInput(db *DB, values Values, opts ...CollectionOption) (*dynamodb.QueryInput, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {
 		return nil, err
@@ -240,10 +220,11 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 }
 
 // Query reads one page of the collection's partition given by values, and
-// decodes every item into its entity's type. Limit counts member items;
-// the sort-key options (PartialMatch, PartialTime, SortFields) do not apply
-// to a collection. Paging works as for Pattern.Query.
-func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...QueryOption) (*CollectionResult, error) {
+// decodes every item into its entity's type. Limit counts member items.
+// It takes CollectionOptions: the sort-key options (PartialMatch,
+// PartialTime, SortFields) and the fan-out ones do not compile here.
+// Paging works as for Pattern.Query.
+func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...CollectionOption) (*CollectionResult, error) {
 	r, err := c.request(db, values, opts)
 	if err != nil {
 		return nil, err
@@ -274,7 +255,7 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...Q
 // Query's; Limit caps the total and After starts from a cursor. An item of
 // an unknown type is yielded as an error wrapping ErrWrongEntity (with a
 // nil value), and the iteration goes on if the loop does.
-func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...QueryOption) iter.Seq2[any, error] {
+func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...CollectionOption) iter.Seq2[any, error] {
 	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, opts) }, decodeMembers, c.notMember)
 }
 

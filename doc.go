@@ -22,10 +22,10 @@
 //
 // # Options and changes
 //
-// Each operation takes its own option interface (GetOption,
-// PatternGetOption, QueryOption, PutOption, DeleteOption, UpdateOption,
-// TxOption, BatchGetOption, BatchWriteOption), so an option given where it
-// does not apply is a compile error; an option that fits several
+// Each operation takes its own option interface (GetOption, QueryOption,
+// PatternGetOption, EntityQueryOption, CollectionOption, PutOption,
+// DeleteOption, UpdateOption, TxOption, BatchGetOption, BatchWriteOption),
+// so an option given where it does not apply is a compile error; an option that fits several
 // operations, such as ConsistentRead, returns an interface listing them. An update's changes are a value,
 // Changes, built by chaining (Set("Status", "SHIPPED").Increment("Count",
 // 1).Remove("Note")) and conditioned with If. A SortBetween pattern takes

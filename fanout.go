@@ -56,9 +56,10 @@ const defaultFanOutConcurrency = 32
 // ErrInvalidInput below 1, or on a pattern that does not fan out.
 func FanOutConcurrency(n int) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	PartitionQueryOption
 } {
-	return findOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
+	return fanOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
 }
 
 // DefaultMaxFanOutRequests is the fan-out ceiling without
@@ -79,9 +80,10 @@ const DefaultMaxFanOutRequests = 1000
 // fan out.
 func MaxFanOutRequests(n int) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	PartitionQueryOption
 } {
-	return findOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
+	return fanOpt{func(s *settings) { s.read.fanCeiling, s.read.hasFanCeiling = n, true }}
 }
 
 // fanReq is a fan-out read resolved for one call: the engine's (read.Fan:

@@ -37,7 +37,7 @@ var (
 		st.Key("COUNT#{ID}#{Day:2006-01-02}#{Shard}", "D#{Day}"), st.Shards("Shard", 4), st.Expires("Expires"))
 	expCountsDay     = expCounts.Pattern("CountsOfDay").Partition("COUNT#{ID}#{Day}#{Shard}").Must()
 	expCountsBetween = expCounts.Pattern("CountsBetween").SortBetween().Must()
-	expCountsColl    = st.MustCollection(clockTable, "CountShard", "COUNT#{ID}#{Day}#{Shard}", expCounts)
+	expCountsColl    = clockTable.Collection("CountShard", expCounts).Partition("COUNT#{ID}#{Day}#{Shard}").Must()
 
 	// 18.9: the events of a stream by their ID (By("Stream", "ID")).
 	streamEvent       = streamEvs.Pattern("StreamEvent").SortEquals().Must()

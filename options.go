@@ -6,56 +6,87 @@ import (
 )
 
 // Options are typed per operation: each operation takes its own option
-// interface (GetOption, PatternGetOption, QueryOption, PutOption,
-// DeleteOption, UpdateOption, TxOption, BatchGetOption, BatchWriteOption,
-// ScanOption ...), so that an option given to an operation it cannot
-// apply to is a compile error. The interfaces are sealed (an unexported
-// method), so only this package implements them, and by unexported types:
-// a caller cannot make a zero option, and a nil one is an *InputError
-// (ErrInvalidInput). An option that fits several operations returns an
-// interface that lists them: ConsistentRead() is a GetOption, a
-// PatternGetOption, a QueryOption, a BatchGetOption and a ScanOption. What
-// a read can use may also depend on how it was declared (a GetItem
-// pattern, a SortPrefix pattern, an index): those checks are made when it
-// runs, before anything is sent, and name the option. The DB's own
-// options (DBOption) are in db.go, beside New.
+// interface (GetOption, QueryOption, PutOption, DeleteOption, UpdateOption,
+// TxOption, BatchGetOption, BatchWriteOption, ScanOption ...), so that an
+// option given to an operation it cannot apply to is a compile error. The
+// interfaces are sealed (an unexported method), so only this package
+// implements them, and by unexported types: a caller cannot make a zero
+// option, and a nil one is an *InputError (ErrInvalidInput). An option that
+// fits several operations returns an interface that lists them:
+// ConsistentRead() is a GetOption, a PatternGetOption, an
+// EntityQueryOption, a CollectionOption, a BatchGetOption and a ScanOption.
+//
+// The query options form a small hierarchy: QueryOption is every one of
+// them (a pattern's query takes them all), and each narrower interface
+// embeds it and leaves out what its reads can never use: PatternGetOption
+// (Pattern.Get) the options that page or order a list, EntityQueryOption
+// (Entity.Query) FetchFull, PartitionQueryOption (the graph package's
+// relation reads) the sort-key options, and CollectionOption, which embeds
+// PartitionQueryOption, the fan-out ones too. What a read can use may also
+// depend on how it was declared (a GetItem pattern, a SortPrefix pattern,
+// an index, shards): those checks are made when it runs, before anything
+// is sent, and name the option. The DB's own options (DBOption) are in
+// db.go, beside New.
 
 // option is what every option does: add itself to an operation's settings.
 type option interface{ apply(*settings) }
 
 // GetOption tunes Entity.Get, Entity.GetInput and Entity.TxGet.
-// ConsistentRead and IncludeExpired satisfy it.
+// ConsistentRead and IncludeExpired satisfy it (TxGet refuses
+// ConsistentRead: a transactional read is always strongly consistent).
 type GetOption interface {
 	option
 	getOption()
 }
 
-// PatternGetOption tunes Pattern.Get and Pattern.GetInput: the query
-// options that can change which one item a pattern finds, or how it is
-// read. ConsistentRead, IncludeExpired, Project, Filter, FetchFull,
-// PartialMatch, PartialTime, SortFields, FanOutConcurrency and
-// MaxFanOutRequests satisfy it; Limit, After, Descending and Ascending,
-// which page or order a list, do not. A GetItem pattern takes only
-// ConsistentRead, Project and IncludeExpired (the others are an
-// ErrInvalidInput naming the option), as its declaration decides.
-type PatternGetOption interface {
-	option
-	patternGetOption()
-}
-
-// QueryOption tunes a query: Pattern.Query, Pattern.QueryBetween,
-// Pattern.All, Pattern.AllBetween, Collection.Query, Collection.All,
-// Entity.Query, Entity.All, Sum, SumBetween and their Input dry runs
-// (Pattern.Get takes a PatternGetOption). Limit, After, Descending,
+// QueryOption tunes a pattern's query: Pattern.Query, Pattern.QueryBetween,
+// Pattern.All, Pattern.AllBetween, Sum, SumBetween and their Input dry
+// runs. Every query option satisfies it: Limit, After, Descending,
 // Ascending, Filter, Project, FetchFull, PartialMatch, PartialTime,
 // SortFields, ConsistentRead, IncludeExpired, FanOutConcurrency and
-// MaxFanOutRequests satisfy it. What a query can
-// use also depends on how it was declared (an option that needs a kind of
-// sort condition, an index, or a Query rather than a GetItem pattern): see
-// each option, and each operation for the ones it leaves out.
+// MaxFanOutRequests. What a query can use also depends on how the pattern
+// was declared (an option that needs a kind of sort condition, an index, a
+// pattern that fans out, or a Query rather than a GetItem pattern): see
+// each option.
 type QueryOption interface {
 	option
 	queryOption()
+}
+
+// PatternGetOption tunes Pattern.Get and Pattern.GetInput: the query
+// options that can change which one item a pattern finds, or how it is
+// read. Every QueryOption but Limit, After, Descending and Ascending, which
+// page or order a list, satisfies it. A GetItem pattern takes only
+// ConsistentRead, Project and IncludeExpired (the others are an
+// ErrInvalidInput naming the option), as its declaration decides.
+type PatternGetOption interface {
+	QueryOption
+	patternGetOption()
+}
+
+// EntityQueryOption tunes Entity.Query, Entity.All and their Input dry
+// runs: every QueryOption but FetchFull (they read the table, which holds
+// whole items).
+type EntityQueryOption interface {
+	QueryOption
+	entityQueryOption()
+}
+
+// PartitionQueryOption tunes a query of whole partitions, whose sort
+// condition the declaration fixes rather than the params (the graph
+// package's Relation.In and Relation.Out): every QueryOption but the
+// sort-key ones, PartialMatch, PartialTime and SortFields.
+type PartitionQueryOption interface {
+	QueryOption
+	partitionQueryOption()
+}
+
+// CollectionOption tunes Collection.Query, Collection.All and
+// Collection.QueryInput: every PartitionQueryOption but FanOutConcurrency
+// and MaxFanOutRequests (a collection reads one partition).
+type CollectionOption interface {
+	PartitionQueryOption
+	collectionOption()
 }
 
 // PutOption tunes Put, Create, TxPut, TxCreate and their Input dry runs.
@@ -220,6 +251,20 @@ func (s *settings) given(names ...string) string {
 	return ""
 }
 
+// asQueryOptions passes a narrower interface's options on to a pattern's
+// read (Entity.Query runs a pattern of its own): Go converts no slice of
+// one interface type to another. Without options it allocates nothing.
+func asQueryOptions[O QueryOption](opts []O) []QueryOption {
+	if len(opts) == 0 {
+		return nil
+	}
+	qs := make([]QueryOption, len(opts))
+	for i, o := range opts {
+		qs[i] = o
+	}
+	return qs
+}
+
 // applyAll applies opts to s. A nil option is an *InputError: the
 // options are sealed interfaces, so nil is the only zero a caller can
 // pass. So is Filter or If of the zero Cond, which And would drop: a
@@ -261,9 +306,12 @@ func zeroCond(o option) string {
 // so that passing one as an interface allocates no more than the option
 // itself.
 type (
-	readOpt   struct{ set func(*settings) } // every read: gets, Pattern.Get, queries, BatchGet, scans
-	findOpt   struct{ set func(*settings) } // Pattern.Get and queries
-	queryOpt  struct{ set func(*settings) } // queries only
+	readOpt   struct{ set func(*settings) } // every read: gets, queries, BatchGet, scans
+	listOpt   struct{ set func(*settings) } // Pattern.Get and every query: Project
+	fetchOpt  struct{ set func(*settings) } // Pattern.Get, queries that may read an index: FetchFull
+	sortOpt   struct{ set func(*settings) } // Pattern.Get, Pattern and Entity queries: the sort-key options
+	fanOpt    struct{ set func(*settings) } // Pattern.Get, queries that may fan out
+	queryOpt  struct{ set func(*settings) } // every query, not Pattern.Get: paging and order
 	filterOpt struct{ c Cond }              // Pattern.Get, queries and scans
 	condOpt   struct{ c Cond }              // Put and Delete
 	deleteOpt struct{ set func(*settings) }
@@ -277,7 +325,10 @@ type (
 func apply(set func(*settings), s *settings) { set(s) }
 
 func (o readOpt) apply(s *settings)   { apply(o.set, s) }
-func (o findOpt) apply(s *settings)   { apply(o.set, s) }
+func (o listOpt) apply(s *settings)   { apply(o.set, s) }
+func (o fetchOpt) apply(s *settings)  { apply(o.set, s) }
+func (o sortOpt) apply(s *settings)   { apply(o.set, s) }
+func (o fanOpt) apply(s *settings)    { apply(o.set, s) }
 func (o queryOpt) apply(s *settings)  { apply(o.set, s) }
 func (o filterOpt) apply(s *settings) { s.read.filter = And(s.read.filter, o.c) }
 func (o condOpt) apply(s *settings)   { s.cond = And(s.cond, o.c) }
@@ -287,33 +338,61 @@ func (shardOpt) apply(s *settings)    { s.write.randomShard = true }
 func (o txOpt) apply(s *settings)     { apply(o.set, s) }
 func (o batchOpt) apply(s *settings)  { apply(o.set, s) }
 
-func (readOpt) getOption()          {}
-func (readOpt) patternGetOption()   {}
-func (readOpt) queryOption()        {}
-func (readOpt) batchGetOption()     {}
-func (readOpt) scanOption()         {}
-func (findOpt) patternGetOption()   {}
-func (findOpt) queryOption()        {}
-func (queryOpt) queryOption()       {}
-func (filterOpt) patternGetOption() {}
-func (filterOpt) queryOption()      {}
-func (filterOpt) scanOption()       {}
-func (condOpt) putOption()          {}
-func (condOpt) deleteOption()       {}
-func (deleteOpt) deleteOption()     {}
-func (updateOpt) updateOption()     {}
-func (shardOpt) putOption()         {}
-func (shardOpt) updateOption()      {}
-func (txOpt) txOption()             {}
-func (batchOpt) batchGetOption()    {}
-func (batchOpt) batchWriteOption()  {}
+func (readOpt) getOption()              {}
+func (readOpt) queryOption()            {}
+func (readOpt) patternGetOption()       {}
+func (readOpt) entityQueryOption()      {}
+func (readOpt) partitionQueryOption()   {}
+func (readOpt) collectionOption()       {}
+func (readOpt) batchGetOption()         {}
+func (readOpt) scanOption()             {}
+func (listOpt) queryOption()            {}
+func (listOpt) patternGetOption()       {}
+func (listOpt) entityQueryOption()      {}
+func (listOpt) partitionQueryOption()   {}
+func (listOpt) collectionOption()       {}
+func (fetchOpt) queryOption()           {}
+func (fetchOpt) patternGetOption()      {}
+func (fetchOpt) partitionQueryOption()  {}
+func (fetchOpt) collectionOption()      {}
+func (sortOpt) queryOption()            {}
+func (sortOpt) patternGetOption()       {}
+func (sortOpt) entityQueryOption()      {}
+func (fanOpt) queryOption()             {}
+func (fanOpt) patternGetOption()        {}
+func (fanOpt) entityQueryOption()       {}
+func (fanOpt) partitionQueryOption()    {}
+func (queryOpt) queryOption()           {}
+func (queryOpt) entityQueryOption()     {}
+func (queryOpt) partitionQueryOption()  {}
+func (queryOpt) collectionOption()      {}
+func (filterOpt) queryOption()          {}
+func (filterOpt) patternGetOption()     {}
+func (filterOpt) entityQueryOption()    {}
+func (filterOpt) partitionQueryOption() {}
+func (filterOpt) collectionOption()     {}
+func (filterOpt) scanOption()           {}
+func (condOpt) putOption()              {}
+func (condOpt) deleteOption()           {}
+func (deleteOpt) deleteOption()         {}
+func (updateOpt) updateOption()         {}
+func (shardOpt) putOption()             {}
+func (shardOpt) updateOption()          {}
+func (txOpt) txOption()                 {}
+func (batchOpt) batchGetOption()        {}
+func (batchOpt) batchWriteOption()      {}
+
+// The query options' return types list the narrowest interfaces they
+// satisfy (each embeds QueryOption; CollectionOption embeds
+// PartitionQueryOption).
 
 // ConsistentRead asks for a strongly consistent read (Get, BatchGet, and
 // queries on the base table; global secondary indexes cannot serve one).
 func ConsistentRead() interface {
 	GetOption
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	CollectionOption
 	BatchGetOption
 	ScanOption
 } {
@@ -325,10 +404,20 @@ func setConsistent(s *settings) { s.consistent = true }
 // Limit caps the number of items a query returns (All: in all). Limit(0)
 // is no cap, as if Limit were not given; a negative n is an
 // ErrInvalidInput.
-func Limit(n int) QueryOption { return queryOpt{func(s *settings) { s.limit = n }} }
+func Limit(n int) interface {
+	EntityQueryOption
+	CollectionOption
+} {
+	return queryOpt{func(s *settings) { s.limit = n }}
+}
 
 // Descending returns query results in descending sort-key order.
-func Descending() QueryOption { return queryOpt{setDescending} }
+func Descending() interface {
+	EntityQueryOption
+	CollectionOption
+} {
+	return queryOpt{setDescending}
+}
 
 func setDescending(s *settings) { s.descending = true }
 
@@ -338,7 +427,10 @@ func setDescending(s *settings) { s.descending = true }
 // WithCursorKey); any other, or a tampered one, is a *CursorError
 // (ErrInvalidCursor) and no request is sent. An empty cursor starts from
 // the beginning.
-func After(cursor string) QueryOption {
+func After(cursor string) interface {
+	EntityQueryOption
+	CollectionOption
+} {
 	return queryOpt{func(s *settings) { s.read.cursor, s.read.hasCursor = cursor, true }}
 }
 
@@ -358,7 +450,8 @@ func After(cursor string) QueryOption {
 // fields are filtered out.
 func Filter(c Cond) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	CollectionOption
 	ScanOption
 } {
 	return filterOpt{c}
@@ -371,10 +464,11 @@ func Filter(c Cond) interface {
 // the other fields are left at their zero values.
 func Project(fields ...string) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	CollectionOption
 } {
 	fs := append([]string(nil), fields...)
-	return findOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
+	return listOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
 }
 
 // FetchFull makes a query on a KEYS_ONLY or INCLUDE index return complete
@@ -384,9 +478,9 @@ func Project(fields ...string) interface {
 // deleted between the query and the batch read is left out.
 func FetchFull() interface {
 	PatternGetOption
-	QueryOption
+	CollectionOption
 } {
-	return findOpt{setFetchFull}
+	return fetchOpt{setFetchFull}
 }
 
 func setFetchFull(s *settings) {
@@ -395,7 +489,12 @@ func setFetchFull(s *settings) {
 
 // Ascending returns query results in ascending sort-key order, overriding a
 // pattern declared Descending.
-func Ascending() QueryOption { return queryOpt{setAscending} }
+func Ascending() interface {
+	EntityQueryOption
+	CollectionOption
+} {
+	return queryOpt{setAscending}
+}
 
 func setAscending(s *settings) {
 	s.read.ascending = true
@@ -410,9 +509,9 @@ func setAscending(s *settings) {
 // otherwise) is not given.
 func PartialMatch() interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
 } {
-	return findOpt{setPartialMatch}
+	return sortOpt{setPartialMatch}
 }
 
 func setPartialMatch(s *settings) {
@@ -428,9 +527,9 @@ func setPartialMatch(s *settings) {
 // the hour and the day); a layout that does not is an ErrInvalidInput.
 func PartialTime(precision TimePrecision) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
 } {
-	return findOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
+	return sortOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
 }
 
 // SortFields says how far the sort prefix of the params goes: the first n
@@ -445,9 +544,9 @@ func PartialTime(precision TimePrecision) interface {
 // comparisons).
 func SortFields(n int) interface {
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
 } {
-	return findOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
+	return sortOpt{func(s *settings) { s.read.sortFields, s.read.hasSortFields = n, true }}
 }
 
 // If adds a condition the item must meet for the write to happen; when it

@@ -72,6 +72,45 @@ func TestMisuseDoesNotCompile(t *testing.T) {
 			_, _ = st.Sum(ctx, db, byDate, Order{}, func(o Order) int { return o.N }, st.Limit(1), st.MaxFanOutRequests(2))
 			_, _ = orders.BatchGet(ctx, db, nil, st.ConsistentRead(), st.Concurrency(2), st.BatchRetry(st.DefaultRetryPolicy))
 			_ = db.BatchWrite(ctx, nil, st.Concurrency(2))
+			// Each query option where it may apply: the entity's query,
+			// which reads the table, takes every one but FetchFull; a
+			// collection's every one but the sort-key and fan-out ones; a
+			// relation's every one but the sort-key ones (Out: nor FetchFull).
+			_, _ = byDate.Query(ctx, db, Order{}, st.FetchFull(), st.PartialMatch(), st.PartialTime(st.Day), st.SortFields(1), st.FanOutConcurrency(2), st.MaxFanOutRequests(9), st.Ascending(), st.IncludeExpired())
+			_, _ = orders.Query(ctx, db, Order{}, st.Limit(1), st.After(""), st.Ascending(), st.Filter(st.Eq("Status", "P")), st.Project("ID"), st.ConsistentRead(), st.IncludeExpired(),
+				st.PartialMatch(), st.PartialTime(st.Day), st.SortFields(1), st.FanOutConcurrency(2), st.MaxFanOutRequests(9))
+			_, _ = orders.QueryInput(db, Order{}, st.Descending(), st.SortFields(1))
+			_, _ = orders.QueryInputs(db, Order{}, st.MaxFanOutRequests(9))
+			for range orders.All(ctx, db, Order{}, st.Limit(1), st.PartialMatch()) {
+			}
+			_, _ = coll.Query(ctx, db, st.Values{"ID": "o1"}, st.Limit(1), st.After(""), st.Descending(), st.Ascending(), st.Filter(st.Eq("Status", "P")), st.Project("ID"),
+				st.ConsistentRead(), st.IncludeExpired(), st.FetchFull())
+			_, _ = coll.QueryInput(db, st.Values{"ID": "o1"}, st.FetchFull())
+			for range coll.All(ctx, db, st.Values{"ID": "o1"}, st.Limit(1)) {
+			}
+			_, _ = rel.Out(ctx, db, User{}, st.Limit(1), st.After(""), st.Descending(), st.Ascending(), st.Filter(st.Eq("Status", "P")), st.Project("ID"),
+				st.ConsistentRead(), st.IncludeExpired(), st.FanOutConcurrency(2), st.MaxFanOutRequests(9))
+			_, _ = rel.OutInput(db, User{}, st.Limit(1))
+			for range rel.OutAll(ctx, db, User{}, st.Limit(1)) {
+			}
+			_, _ = rel.In(ctx, db, User{}, st.Limit(1), st.After(""), st.Descending(), st.Ascending(), st.Filter(st.Eq("Status", "P")), st.Project("ID"),
+				st.ConsistentRead(), st.IncludeExpired(), st.FanOutConcurrency(2), st.MaxFanOutRequests(9), st.FetchFull())
+			_, _ = rel.InInput(db, User{}, st.FetchFull())
+			for range rel.InAll(ctx, db, User{}, st.FetchFull()) {
+			}
+			_, _ = rel.Has(ctx, db, Order{}, st.ConsistentRead(), st.IncludeExpired())
+			_ = orders.TxGet(tg, Order{}, st.IncludeExpired())
+			// A caller can name each operation's option type to build a list.
+			eo := []st.EntityQueryOption{st.Limit(1), st.SortFields(1)}
+			_, _ = orders.Query(ctx, db, Order{}, eo...)
+			co := []st.CollectionOption{st.Limit(1), st.FetchFull()}
+			_, _ = coll.Query(ctx, db, nil, co...)
+			po := []st.PartitionQueryOption{st.Limit(1), st.FetchFull(), st.FanOutConcurrency(2)}
+			_, _ = rel.In(ctx, db, User{}, po...)
+			oo := []graph.OutOption{st.Limit(1), st.MaxFanOutRequests(2)}
+			_, _ = rel.Out(ctx, db, User{}, oo...)
+			qo := []st.QueryOption{st.Limit(1), st.FetchFull(), st.PartialMatch()}
+			_, _ = byDate.Query(ctx, db, Order{}, qo...)
 			_ = db.Transact(ctx, func(tx *st.Tx) error {
 				orders.TxPut(tx, Order{}, st.If(st.Exists("ID")))
 				orders.TxUpdate(tx, Order{}, st.Decrement("N", 1).If(st.Ge("N", 1)))
@@ -107,6 +146,35 @@ func TestMisuseDoesNotCompile(t *testing.T) {
 		"filter_to_entity_get":   `_, _ = orders.Get(ctx, db, Order{}, st.Filter(st.Eq("Status", "P")))`,
 		"random_shard_to_delete": `_ = orders.Delete(ctx, db, Order{}, st.RandomShard())`,
 		"concurrency_to_put":     `_ = orders.Put(ctx, db, Order{}, st.Concurrency(2))`,
+		// An entity's query reads the table, which holds whole items.
+		"fetch_full_to_entity_query":        `_, _ = orders.Query(ctx, db, Order{}, st.FetchFull())`,
+		"fetch_full_to_entity_all":          `for range orders.All(ctx, db, Order{}, st.FetchFull()) {}`,
+		"fetch_full_to_entity_query_input":  `_, _ = orders.QueryInput(db, Order{}, st.FetchFull())`,
+		"fetch_full_to_entity_query_inputs": `_, _ = orders.QueryInputs(db, Order{}, st.FetchFull())`,
+		"query_option_to_entity_query": `var o st.QueryOption = st.Limit(1)
+			_, _ = orders.Query(ctx, db, Order{}, o)`,
+		// A collection reads one partition, and its sort condition is a
+		// literal: no fan-out, no sort-key options.
+		"fan_out_concurrency_to_collection": `_, _ = coll.Query(ctx, db, nil, st.FanOutConcurrency(2))`,
+		"max_fan_out_to_collection_all":     `for range coll.All(ctx, db, nil, st.MaxFanOutRequests(2)) {}`,
+		"max_fan_out_to_collection_input":   `_, _ = coll.QueryInput(db, nil, st.MaxFanOutRequests(2))`,
+		"partial_match_to_collection":       `_, _ = coll.Query(ctx, db, nil, st.PartialMatch())`,
+		"partial_time_to_collection":        `_, _ = coll.Query(ctx, db, nil, st.PartialTime(st.Day))`,
+		"sort_fields_to_collection":         `_, _ = coll.Query(ctx, db, nil, st.SortFields(1))`,
+		"entity_option_to_collection": `var o st.EntityQueryOption = st.Limit(1)
+			_, _ = coll.Query(ctx, db, nil, o)`,
+		// A relation reads whole partitions: no sort-key options; Out reads
+		// the table: no FetchFull.
+		"fetch_full_to_relation_out":       `_, _ = rel.Out(ctx, db, User{}, st.FetchFull())`,
+		"fetch_full_to_relation_out_all":   `for range rel.OutAll(ctx, db, User{}, st.FetchFull()) {}`,
+		"fetch_full_to_relation_out_input": `_, _ = rel.OutInput(db, User{}, st.FetchFull())`,
+		"partial_match_to_relation_out":    `_, _ = rel.Out(ctx, db, User{}, st.PartialMatch())`,
+		"sort_fields_to_relation_in":       `_, _ = rel.In(ctx, db, User{}, st.SortFields(1))`,
+		"partial_time_to_relation_in_all":  `for range rel.InAll(ctx, db, User{}, st.PartialTime(st.Day)) {}`,
+		"partial_match_to_relation_input":  `_, _ = rel.InInput(db, User{}, st.PartialMatch())`,
+		"project_to_relation_has":          `_, _ = rel.Has(ctx, db, Order{}, st.Project("ID"))`,
+		"number_is_gone":                   `type n interface{ st.Number }`,
+		"new_collection_is_gone":           `_, _ = st.NewCollection(nil, "C", "P")`,
 		// The option types that existed only to satisfy several interfaces
 		// are gone: a zero one cannot be written.
 		"zero_read_option":        `_, _ = orders.Get(ctx, db, Order{}, st.ReadOption{})`,
@@ -148,6 +216,7 @@ import (
 	"context"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/graph"
 )
 
 type Order struct{ ID, Status, Note string; N int; Log []string }
@@ -156,7 +225,8 @@ type User struct{ ID string }
 
 type myOption struct{}
 
-func use(ctx context.Context, db *st.DB, orders *st.Entity[Order], byDate *st.Pattern[Order]) {
+func use(ctx context.Context, db *st.DB, orders *st.Entity[Order], byDate *st.Pattern[Order],
+	coll *st.Collection, rel *graph.Relation[User, Order, User], tg *st.GetTx) {
 	`+body+`
 }
 `)
@@ -190,16 +260,19 @@ func TestOptionValuesSatisfyOnlyTheirInterfaces(t *testing.T) {
 	is := func(o any) []string {
 		var got []string
 		for name, ok := range map[string]bool{
-			"Get":        func() bool { _, ok := o.(GetOption); return ok }(),
-			"PatternGet": func() bool { _, ok := o.(PatternGetOption); return ok }(),
-			"Query":      func() bool { _, ok := o.(QueryOption); return ok }(),
-			"Put":        func() bool { _, ok := o.(PutOption); return ok }(),
-			"Delete":     func() bool { _, ok := o.(DeleteOption); return ok }(),
-			"Update":     func() bool { _, ok := o.(UpdateOption); return ok }(),
-			"Tx":         func() bool { _, ok := o.(TxOption); return ok }(),
-			"BatchGet":   func() bool { _, ok := o.(BatchGetOption); return ok }(),
-			"BatchWrite": func() bool { _, ok := o.(BatchWriteOption); return ok }(),
-			"Scan":       func() bool { _, ok := o.(ScanOption); return ok }(),
+			"Get":            func() bool { _, ok := o.(GetOption); return ok }(),
+			"PatternGet":     func() bool { _, ok := o.(PatternGetOption); return ok }(),
+			"Query":          func() bool { _, ok := o.(QueryOption); return ok }(),
+			"EntityQuery":    func() bool { _, ok := o.(EntityQueryOption); return ok }(),
+			"PartitionQuery": func() bool { _, ok := o.(PartitionQueryOption); return ok }(),
+			"Collection":     func() bool { _, ok := o.(CollectionOption); return ok }(),
+			"Put":            func() bool { _, ok := o.(PutOption); return ok }(),
+			"Delete":         func() bool { _, ok := o.(DeleteOption); return ok }(),
+			"Update":         func() bool { _, ok := o.(UpdateOption); return ok }(),
+			"Tx":             func() bool { _, ok := o.(TxOption); return ok }(),
+			"BatchGet":       func() bool { _, ok := o.(BatchGetOption); return ok }(),
+			"BatchWrite":     func() bool { _, ok := o.(BatchWriteOption); return ok }(),
+			"Scan":           func() bool { _, ok := o.(ScanOption); return ok }(),
 		} {
 			if ok {
 				got = append(got, name)
@@ -208,26 +281,30 @@ func TestOptionValuesSatisfyOnlyTheirInterfaces(t *testing.T) {
 		slices.Sort(got)
 		return got
 	}
-	reads := []string{"BatchGet", "Get", "PatternGet", "Query", "Scan"}
-	find := []string{"PatternGet", "Query"}
+	// Each query option is a QueryOption, and an option of each narrower
+	// interface whose reads it may apply to.
+	reads := []string{"BatchGet", "Collection", "EntityQuery", "Get", "PartitionQuery", "PatternGet", "Query", "Scan"}
+	list := []string{"Collection", "EntityQuery", "PartitionQuery", "Query"}
+	sortKey := []string{"EntityQuery", "PatternGet", "Query"}
+	fan := []string{"EntityQuery", "PartitionQuery", "PatternGet", "Query"}
 	for name, c := range map[string]struct {
 		o    any
 		want []string
 	}{
 		"ConsistentRead":    {ConsistentRead(), reads},
 		"IncludeExpired":    {IncludeExpired(), reads},
-		"Project":           {Project("ID"), find},
-		"FetchFull":         {FetchFull(), find},
-		"PartialMatch":      {PartialMatch(), find},
-		"PartialTime":       {PartialTime(Month), find},
-		"SortFields":        {SortFields(1), find},
-		"FanOutConcurrency": {FanOutConcurrency(2), find},
-		"MaxFanOutRequests": {MaxFanOutRequests(2), find},
-		"Filter":            {Filter(Exists("ID")), []string{"PatternGet", "Query", "Scan"}},
-		"Limit":             {Limit(1), []string{"Query"}},
-		"After":             {After(""), []string{"Query"}},
-		"Descending":        {Descending(), []string{"Query"}},
-		"Ascending":         {Ascending(), []string{"Query"}},
+		"Project":           {Project("ID"), []string{"Collection", "EntityQuery", "PartitionQuery", "PatternGet", "Query"}},
+		"FetchFull":         {FetchFull(), []string{"Collection", "PartitionQuery", "PatternGet", "Query"}},
+		"PartialMatch":      {PartialMatch(), sortKey},
+		"PartialTime":       {PartialTime(Month), sortKey},
+		"SortFields":        {SortFields(1), sortKey},
+		"FanOutConcurrency": {FanOutConcurrency(2), fan},
+		"MaxFanOutRequests": {MaxFanOutRequests(2), fan},
+		"Filter":            {Filter(Exists("ID")), []string{"Collection", "EntityQuery", "PartitionQuery", "PatternGet", "Query", "Scan"}},
+		"Limit":             {Limit(1), list},
+		"After":             {After(""), list},
+		"Descending":        {Descending(), list},
+		"Ascending":         {Ascending(), list},
 		"If":                {If(Exists("ID")), []string{"Delete", "Put"}},
 		"MustExist":         {MustExist(), []string{"Delete"}},
 		"Upsert":            {Upsert(), []string{"Update"}},

@@ -213,6 +213,17 @@ func mxPages[T any](t *testing.T, r *rand.Rand, norm func(T) T, read func(opts .
 	}
 }
 
+// mxNarrow passes mxPages' options (Limit, After) on to a read that takes
+// a narrower option interface than QueryOption (an entity's or a
+// collection's query), followed by more.
+func mxNarrow[O st.QueryOption](opts []st.QueryOption, more ...O) []O {
+	out := make([]O, 0, len(opts)+len(more))
+	for _, o := range opts {
+		out = append(out, o.(O))
+	}
+	return append(out, more...)
+}
+
 // mxCountingHTTP counts the HTTP requests that reach DynamoDB Local: a
 // refused input must send none.
 type mxCountingHTTP struct {

@@ -68,7 +68,7 @@ func (x *mxRun) readNotesOfAccount() {
 	k := x.noteKey()
 	match := func(n mxNote) bool { return n.Org == k.Org && n.Acct == k.Acct }
 	want := sortedBy(x.liveNotes(match), mxNoteSK, same)
-	more := []st.QueryOption{st.SortFields(1)}
+	more := []st.EntityQueryOption{st.SortFields(1)}
 	if x.r.IntN(3) == 0 {
 		var all []mxNote
 		for _, n := range x.notes {
@@ -80,7 +80,7 @@ func (x *mxRun) readNotesOfAccount() {
 		more = append(more, st.IncludeExpired())
 	}
 	got := mxPages(x.t, x.r, mxNote.norm, func(opts ...st.QueryOption) (*st.Page[mxNote], error) {
-		return x.m.notes.Query(x.ctx, x.db, mxNote{Org: k.Org, Acct: k.Acct}, append(opts, more...)...)
+		return x.m.notes.Query(x.ctx, x.db, mxNote{Org: k.Org, Acct: k.Acct}, mxNarrow(opts, more...)...)
 	})
 	require.Equal(x.t, want, got, x.where+": notes of an account")
 }
@@ -116,7 +116,7 @@ func (x *mxRun) readCollection() {
 		return
 	}
 	got := mxPages(x.t, x.r, norm, func(opts ...st.QueryOption) (*st.Page[any], error) {
-		res, err := x.m.org.Query(x.ctx, x.db, st.Values{"Org": o}, opts...)
+		res, err := x.m.org.Query(x.ctx, x.db, st.Values{"Org": o}, mxNarrow[st.CollectionOption](opts)...)
 		if err != nil {
 			return nil, err
 		}

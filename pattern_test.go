@@ -258,7 +258,7 @@ func TestPatternDeclarationErrors(t *testing.T) {
 	// A collection's sort condition can only be a literal prefix.
 	c := s.Table.Collection("P", s.Users, s.Orders).Partition("USER#{UserID}").SortBeginsWith("ZZZ")
 	assert.ErrorIs(t, c.Err(), singletable.ErrInvalidModel)
-	_, err := singletable.NewCollection(s.Table, "Q", "USER#{UserID}")
+	err := s.Table.Collection("Q").Partition("USER#{UserID}").Err()
 	assert.ErrorIs(t, err, singletable.ErrInvalidModel, "no members")
 
 	// A declaration error is returned by the query, and nothing is sent.

@@ -55,31 +55,31 @@ type Page[T any] struct {
 // params with Date "2024-01-15" query begins_with "ORDER#2024-01-15#" (which
 // cannot match 2024-01-150). A filter on the entity type keeps other
 // entities of the partition out. It is the read of a SortPrefix pattern on
-// the table (see Pattern), and takes the same query options; declare a
-// Pattern for any other read.
-func (e *Entity[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	return e.query.QueryInput(db, params, opts...)
+// the table (see Pattern), and takes the same query options but FetchFull
+// (EntityQueryOption); declare a Pattern for any other read.
+func (e *Entity[T]) QueryInput(db *DB, params T, opts ...EntityQueryOption) (*dynamodb.QueryInput, error) {
+	return e.query.QueryInput(db, params, asQueryOptions(opts)...)
 }
 
 // QueryInputs are the first requests Query sends for params (a dry run):
 // one per shard of a sharded entity whose partition Query fans out over
 // (see Shards), or per time bucket a PartialTime covers; the one request
 // of any other entity.
-func (e *Entity[T]) QueryInputs(db *DB, params T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
-	return e.query.QueryInputs(db, params, opts...)
+func (e *Entity[T]) QueryInputs(db *DB, params T, opts ...EntityQueryOption) ([]*dynamodb.QueryInput, error) {
+	return e.query.QueryInputs(db, params, asQueryOptions(opts)...)
 }
 
 // Query reads one page of the entity's items in the partition given by
 // params (see QueryInput); paging works as for Pattern.Query: Limit, After
 // and the page's Cursor.
-func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
-	return e.query.Query(ctx, db, params, opts...)
+func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...EntityQueryOption) (*Page[T], error) {
+	return e.query.Query(ctx, db, params, asQueryOptions(opts)...)
 }
 
 // All iterates over every item of the entity in the partition given by
 // params (see QueryInput), across pages, as Pattern.All does.
-func (e *Entity[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
-	return e.query.All(ctx, db, params, opts...)
+func (e *Entity[T]) All(ctx context.Context, db *DB, params T, opts ...EntityQueryOption) iter.Seq2[T, error] {
+	return e.query.All(ctx, db, params, asQueryOptions(opts)...)
 }
 
 // entityQuery declares the pattern Entity.Query runs: the entity's own

@@ -348,19 +348,15 @@ func RandomShard() interface {
 	return shardOpt{}
 }
 
-// Number is the numeric types Sum adds up.
-type Number interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
-}
-
 // Sum adds up value over every item pattern p reads for params (All, with
 // its options): over all the shards of a pattern that fans out, the seed's
 // page-view total. A read of more legs than the fan-out ceiling is refused
-// before sending: see MaxFanOutRequests.
+// before sending: see MaxFanOutRequests. N is any integer or
+// floating-point type.
 //
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
-func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
+func Sum[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
 	return sum(p.all(ctx, db, params, nil, opts, true), value)
 }
 
@@ -372,11 +368,17 @@ func Sum[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], params T, 
 //	total, err := singletable.SumBetween(ctx, db, ReadingsBetween,
 //		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
 //		func(r Reading) float64 { return r.Value })
-func SumBetween[T any, N Number](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
+func SumBetween[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
 	return sum(p.all(ctx, db, from, &to, opts, true), value)
 }
 
-func sum[T any, N Number](items iter.Seq2[T, error], value func(T) N) (N, error) {
+// number is the numeric types Sum adds up (spelled out in Sum's and
+// SumBetween's signatures, so that the package exports no name for it).
+type number interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+func sum[T any, N number](items iter.Seq2[T, error], value func(T) N) (N, error) {
 	var total N
 	for v, err := range items {
 		if err != nil {

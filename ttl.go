@@ -56,7 +56,8 @@ import (
 func IncludeExpired() interface {
 	GetOption
 	PatternGetOption
-	QueryOption
+	EntityQueryOption
+	CollectionOption
 	BatchGetOption
 	ScanOption
 } {

@@ -276,3 +276,22 @@ func TestTransactGetFailedRerunClearsValues(t *testing.T) {
 	_, err = p.Get()
 	assert.ErrorIs(t, err, st.ErrTransactionConflict)
 }
+
+// A transactional read is always strongly consistent: ConsistentRead,
+// which TxGet used to accept and ignore, is an *InputError naming it, and
+// nothing is sent. IncludeExpired still applies.
+func TestTxGetRefusesConsistentRead(t *testing.T) {
+	db, mock := pureDB()
+	tg := db.TransactGet()
+	st.WProducts.TxGet(tg, st.WProduct{ID: "p1"}, st.ConsistentRead())
+	err := tg.Run(context.Background())
+	var ie *st.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, ie.Reason, "ConsistentRead does not apply")
+	assert.Empty(t, mock.Calls(), "nothing sent")
+
+	tg = db.TransactGet()
+	st.WProducts.TxGet(tg, st.WProduct{ID: "p1"}, st.IncludeExpired())
+	_, err = tg.Input()
+	require.NoError(t, err)
+}

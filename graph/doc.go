@@ -44,7 +44,9 @@
 // writes nothing.
 //
 // Reads and writes take the singletable DB, and the options of the
-// operation they run: Out and In are a Pattern's Query (QueryOption), Has
-// an Entity's Get (GetOption), Update an Entity's Update (UpdateOption).
+// operation they run: Out and In are a Pattern's Query (OutOption,
+// singletable.PartitionQueryOption: no sort-key options, and Out no
+// FetchFull), Has an Entity's Get (GetOption), Update an Entity's Update
+// (UpdateOption).
 // See docs/graphs.md.
 package graph

@@ -335,60 +335,86 @@ func (r *Relation[F, E, T]) inParams(t T) E {
 	return e
 }
 
+// OutOption tunes Out, OutAll and OutInput: every
+// [singletable.PartitionQueryOption] but FetchFull (Out reads the edges on
+// the table, which holds whole items). Limit, After, Ascending,
+// Descending, Filter, Project, ConsistentRead and IncludeExpired satisfy
+// it, and the fan-out options (for an edge whose partition reads a shard).
+type OutOption interface {
+	st.PartitionQueryOption
+	st.EntityQueryOption
+}
+
 // Out reads one page of the edges from f (its key fields set), in the
-// edge's sort order: "who does alice follow". Options and paging are
+// edge's sort order: "who does alice follow". Paging is
 // [singletable.Pattern.Query]'s (Limit, After, Descending, Filter on edge
-// fields ...).
-func (r *Relation[F, E, T]) Out(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) (*st.Page[E], error) {
+// fields ...); the options that need a sort condition from the params
+// (PartialMatch, PartialTime, SortFields) do not apply to a relation's
+// reads, which read whole partitions.
+func (r *Relation[F, E, T]) Out(ctx context.Context, db *st.DB, f F, opts ...OutOption) (*st.Page[E], error) {
 	if err := r.check("Out", db); err != nil {
 		return nil, err
 	}
-	return r.out.Query(ctx, db, r.outParams(f), opts...)
+	return r.out.Query(ctx, db, r.outParams(f), queryOptions(opts)...)
 }
 
 // In reads one page of the edges to t (its key fields set): "who follows
 // bob". Through a KEYS_ONLY or INCLUDE index the edges carry what the
 // index holds (their key fields always), unless singletable.FetchFull is
-// given.
-func (r *Relation[F, E, T]) In(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) (*st.Page[E], error) {
+// given. Its options are Out's, and FetchFull.
+func (r *Relation[F, E, T]) In(ctx context.Context, db *st.DB, t T, opts ...st.PartitionQueryOption) (*st.Page[E], error) {
 	if err := r.check("In", db); err != nil {
 		return nil, err
 	}
-	return r.in.Query(ctx, db, r.inParams(t), opts...)
+	return r.in.Query(ctx, db, r.inParams(t), queryOptions(opts)...)
 }
 
 // OutAll iterates over every edge from f, across pages, as
 // [singletable.Pattern.All] does.
-func (r *Relation[F, E, T]) OutAll(ctx context.Context, db *st.DB, f F, opts ...st.QueryOption) iter.Seq2[E, error] {
+func (r *Relation[F, E, T]) OutAll(ctx context.Context, db *st.DB, f F, opts ...OutOption) iter.Seq2[E, error] {
 	if err := r.check("OutAll", db); err != nil {
 		return failed[E](err)
 	}
-	return r.out.All(ctx, db, r.outParams(f), opts...)
+	return r.out.All(ctx, db, r.outParams(f), queryOptions(opts)...)
 }
 
 // InAll iterates over every edge to t, across pages, as
 // [singletable.Pattern.All] does.
-func (r *Relation[F, E, T]) InAll(ctx context.Context, db *st.DB, t T, opts ...st.QueryOption) iter.Seq2[E, error] {
+func (r *Relation[F, E, T]) InAll(ctx context.Context, db *st.DB, t T, opts ...st.PartitionQueryOption) iter.Seq2[E, error] {
 	if err := r.check("InAll", db); err != nil {
 		return failed[E](err)
 	}
-	return r.in.All(ctx, db, r.inParams(t), opts...)
+	return r.in.All(ctx, db, r.inParams(t), queryOptions(opts)...)
 }
 
 // OutInput is the first request Out sends (a dry run).
-func (r *Relation[F, E, T]) OutInput(db *st.DB, f F, opts ...st.QueryOption) (*dynamodb.QueryInput, error) {
+func (r *Relation[F, E, T]) OutInput(db *st.DB, f F, opts ...OutOption) (*dynamodb.QueryInput, error) {
 	if err := r.check("OutInput", db); err != nil {
 		return nil, err
 	}
-	return r.out.QueryInput(db, r.outParams(f), opts...)
+	return r.out.QueryInput(db, r.outParams(f), queryOptions(opts)...)
 }
 
 // InInput is the first request In sends (a dry run).
-func (r *Relation[F, E, T]) InInput(db *st.DB, t T, opts ...st.QueryOption) (*dynamodb.QueryInput, error) {
+func (r *Relation[F, E, T]) InInput(db *st.DB, t T, opts ...st.PartitionQueryOption) (*dynamodb.QueryInput, error) {
 	if err := r.check("InInput", db); err != nil {
 		return nil, err
 	}
-	return r.in.QueryInput(db, r.inParams(t), opts...)
+	return r.in.QueryInput(db, r.inParams(t), queryOptions(opts)...)
+}
+
+// queryOptions passes Out's or In's options on to their pattern's read:
+// Go converts no slice of one interface type to another. Without options
+// it allocates nothing.
+func queryOptions[O st.QueryOption](opts []O) []st.QueryOption {
+	if len(opts) == 0 {
+		return nil
+	}
+	qs := make([]st.QueryOption, len(opts))
+	for i, o := range opts {
+		qs[i] = o
+	}
+	return qs
 }
 
 // Has reports whether edge e (its key fields set) exists: one GetItem.

@@ -198,13 +198,17 @@ func TestIntegrationGraphPages(t *testing.T) {
 	}
 	for _, dir := range []struct {
 		name string
-		page func(opts ...st.QueryOption) (*st.Page[gFollow], error)
+		page func(opts ...graph.OutOption) (*st.Page[gFollow], error)
 		id   func(gFollow) string
 	}{
-		{"in", func(opts ...st.QueryOption) (*st.Page[gFollow], error) {
-			return gFollows.In(ctx, db, gUser{ID: "star"}, opts...)
+		{"in", func(opts ...graph.OutOption) (*st.Page[gFollow], error) {
+			in := make([]st.PartitionQueryOption, len(opts)) // Out's options are In's too
+			for i, o := range opts {
+				in[i] = o
+			}
+			return gFollows.In(ctx, db, gUser{ID: "star"}, in...)
 		}, func(e gFollow) string { return e.Follower }},
-		{"out", func(opts ...st.QueryOption) (*st.Page[gFollow], error) {
+		{"out", func(opts ...graph.OutOption) (*st.Page[gFollow], error) {
 			return gFollows.Out(ctx, db, gUser{ID: "star"}, opts...)
 		}, func(e gFollow) string { return e.Followee }},
 	} {

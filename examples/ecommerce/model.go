@@ -87,7 +87,7 @@ var (
 	)
 
 	// UserAndOrders is a user's partition: the profile and every order.
-	UserAndOrders = st.MustCollection(Shop, "UserAndOrders", "USER#{UserID}", Users, Orders)
+	UserAndOrders = Shop.Collection("UserAndOrders", Users, Orders).Partition("USER#{UserID}").Must()
 	// OrderWithItems is an order's partition: its details and line items.
-	OrderWithItems = st.MustCollection(Shop, "OrderWithItems", "ORDER#{OrderID}", OrderDetailsE, OrderItems)
+	OrderWithItems = Shop.Collection("OrderWithItems", OrderDetailsE, OrderItems).Partition("ORDER#{OrderID}").Must()
 )

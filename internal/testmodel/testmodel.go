@@ -272,5 +272,5 @@ var (
 	ShopSessions = st.MustDefine[ShopSession](Shop, "Session",
 		st.Key("SESSION#{ID}", "METADATA"),
 	)
-	ShopUserAndOrders = st.MustCollection(Shop, "UserAndOrders", "USER#{UserID}", ShopUsers, ShopOrders)
+	ShopUserAndOrders = Shop.Collection("UserAndOrders", ShopUsers, ShopOrders).Partition("USER#{UserID}").Must()
 )
