@@ -410,7 +410,7 @@ func scribbleCases() []scribbleCase {
 // the same requests the second time (its golden ones, where it has them),
 // and its retries and later pages are the requests they would have been.
 func TestClientMayModifyRequests(t *testing.T) {
-	for _, c := range scribbleCases() {
+	for _, c := range append(scribbleCases(), scribbleReadCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			if c.model == nil {
 				c.model = testmodel.Shop
@@ -445,7 +445,7 @@ func TestClientMayModifyRequests(t *testing.T) {
 					assert.Equal(t, string(want), r[i], "request %d is golden %s", i, name)
 				}
 			}
-			if strings.Contains(c.name, "retrying") || strings.HasPrefix(c.name, "Query") || c.name == "Scan" {
+			if strings.Contains(c.name, "retrying") || strings.HasPrefix(c.name, "Query") || strings.Contains(c.name, "Scan") {
 				// The retry, or the next page, is the first request again
 				// (but for where it starts), built after the first was
 				// scribbled over.
