@@ -176,8 +176,13 @@ type batchResult struct {
 // the backoff of its most-tried unit. It returns the units never processed,
 // the number of requests, and the error that stopped it (or the last
 // throttling error).
+//
+// send is told, in sent, how many times each unit was sent before (it
+// reads those of its chunk only): a Client may modify the requests it is
+// given, so a unit sent before is built anew, never from a map that went
+// to the Client.
 func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc int, p RetryPolicy,
-	send func(context.Context, []int) ([]int, error)) (left []int, requests int, stopErr error) {
+	send batchSend) (left []int, requests int, stopErr error) {
 	attempts := make([]int, n)
 	queue := make([]int, n)
 	for i := range queue {
@@ -214,14 +219,14 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 			if inflight == 0 && len(queue) == 0 {
 				// The only request to make (a single chunk, or the last
 				// retry): no goroutine to hand it to.
-				r, sent = db.batchRequest(ctx, p, send, idx, retry), true
+				r, sent = db.batchRequest(ctx, p, send, idx, attempts, retry), true
 				break
 			}
 			inflight++
 			wg.Add(1)
 			go func(idx []int, retry int) {
 				defer wg.Done()
-				results <- db.batchRequest(ctx, p, send, idx, retry)
+				results <- db.batchRequest(ctx, p, send, idx, attempts, retry)
 			}(idx, retry)
 		}
 		if !sent {
@@ -261,15 +266,20 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 	return left, requests, stopErr
 }
 
+// batchSend sends the units idx of a batch in one request, and returns
+// those left unprocessed; sent[i] is how many times unit i was sent
+// before.
+type batchSend func(ctx context.Context, idx []int, sent []int) (left []int, err error)
+
 // batchRequest sends one chunk of a batch, after the backoff of its
 // most-tried unit (retry, 0 for none).
-func (db *DB) batchRequest(ctx context.Context, p RetryPolicy, send func(context.Context, []int) ([]int, error), idx []int, retry int) batchResult {
+func (db *DB) batchRequest(ctx context.Context, p RetryPolicy, send batchSend, idx, sent []int, retry int) batchResult {
 	if retry > 0 {
 		if err := db.sleep(ctx, db.backoff(p, retry)); err != nil {
 			return batchResult{idx: idx, err: err}
 		}
 	}
-	l, err := send(ctx, idx)
+	l, err := send(ctx, idx, sent)
 	return batchResult{idx: idx, left: l, err: err}
 }
 

@@ -32,29 +32,43 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	}
 	var out []*dynamodb.BatchGetItemInput
 	for i := 0; i < len(ks); i += maxBatchGet {
-		out = append(out, db.getInput(ks[i:min(i+maxBatchGet, len(ks))], getSpec{consistent: s.consistent}))
+		part := make([]map[string]types.AttributeValue, 0, maxBatchGet)
+		for _, k := range ks[i:min(i+maxBatchGet, len(ks))] {
+			part = append(part, k.key)
+		}
+		out = append(out, db.getInput(part, getSpec{consistent: s.consistent}))
 	}
 	return out, nil
 }
 
+// batchKey is a key of a batch read: the map its first request sends, and
+// its itemID. The id is the library's own record of the key: a Client may
+// modify the requests it is given, so the items and keys DynamoDB answers
+// with are matched against the ids, and a key sent again is made anew
+// from its id (Table.keyOfID), never from the map sent before.
+type batchKey struct {
+	key map[string]types.AttributeValue
+	id  itemID
+}
+
 // prepareGet renders the table key of each of keys, refusing bad and
 // duplicate ones; index finds each key's place in keys by its itemID.
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]map[string]types.AttributeValue, *itemIndex, error) {
+func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]batchKey, *itemIndex, error) {
 	if err := db.checkTable(op, e.m); err != nil {
 		return nil, nil, err
 	}
 	if len(keys) == 0 {
 		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
-	ks := make([]map[string]types.AttributeValue, len(keys))
-	index := newItemIndex(len(ks), func(i int) itemID { return db.table.idOf(ks[i]) })
+	ks := make([]batchKey, len(keys))
+	index := newItemIndex(len(ks), func(i int) itemID { return ks[i].id })
 	for i := range keys {
 		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
 			return nil, nil, err
 		}
-		ks[i] = k
-		if j, dup := index.add(db.table.idOf(k), i); dup {
+		ks[i] = batchKey{key: k, id: db.table.idOf(k)}
+		if j, dup := index.add(ks[i].id, i); dup {
 			return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("keys %d and %d are the same item %s; DynamoDB rejects duplicate keys in a batch", j, i, formatKey(k))}
 		}
 	}
@@ -86,15 +100,17 @@ func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dy
 
 // getItems reads the items at keys (distinct table keys) with
 // BatchGetItem through runBatch, calling found(i, item) for each item found
-// at keys[i], one call at a time. index finds each key's place in keys.
-// left lists the keys still unread after the retry budget, and err is what
-// stopped the reads, if anything did.
-func (db *DB) getItems(ctx context.Context, keys []map[string]types.AttributeValue, index *itemIndex, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
+// at keys[i], one call at a time. index finds each key's place in keys by
+// its id. left lists the keys still unread after the retry budget, and err
+// is what stopped the reads, if anything did.
+func (db *DB) getItems(ctx context.Context, keys []batchKey, index *itemIndex, spec getSpec, conc int, p RetryPolicy, found func(i int, item map[string]types.AttributeValue)) (left []int, requests int, err error) {
 	var mu sync.Mutex
-	send := func(ctx context.Context, idx []int) ([]int, error) {
+	send := func(ctx context.Context, idx, sent []int) ([]int, error) {
 		part := make([]map[string]types.AttributeValue, len(idx))
 		for j, i := range idx {
-			part[j] = keys[i]
+			if part[j] = keys[i].key; sent[i] > 0 {
+				part[j] = db.table.keyOfID(keys[i].id) // a retry
+			}
 		}
 		res, err := db.client.BatchGetItem(ctx, db.getInput(part, spec))
 		if err != nil {
@@ -166,11 +182,22 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
-		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: ks[i], Value: keys[i]})
+		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
 	}
 	if decodeErr != nil {
 		// Both: the keys left unread must not pass for misses.
 		return out, errors.Join(decodeErr, be)
 	}
 	return out, be
+}
+
+// keyOfID is the table key whose itemID is id, made anew: the table's key
+// attributes hold strings (see keyValue).
+func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
+	key := make(map[string]types.AttributeValue, 2)
+	key[t.pk] = &types.AttributeValueMemberS{Value: id.pk}
+	if t.sk != "" {
+		key[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
+	}
+	return key
 }

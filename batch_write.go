@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -13,44 +14,64 @@ import (
 // theirs (the managed-field hooks say what a batch may do: no conditions,
 // and no entity with unique fields), and checks them: entity and table,
 // keys, item size, duplicates. index gives each item's position by its
-// itemID.
-func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *itemIndex, err error) {
+// itemID; now is the clock reading the items were stamped with.
+func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *itemIndex, now time.Time, err error) {
 	n := 0
 	for _, g := range ops {
 		n += len(g.items)
 	}
 	items = make([]*action, 0, n)
 	index = newItemIndex(n, func(i int) itemID { return items[i].id })
-	now := db.now()
+	now = db.now()
 	for _, g := range ops {
 		for i := range g.items {
-			it := &g.items[i]
-			m := it.m
-			if it.kind == actDelete {
-				items, err = m.planDelete(items, db, op, it.value, it.value, writeBatch, &noOptions)
-			} else {
-				v := it.value
-				if m.managed.stamps() {
-					// A copy to stamp: the value given stays as it is.
-					v = reflect.New(m.typ).Elem()
-					v.Set(it.value)
-				}
-				items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
-			}
-			if err != nil {
-				return nil, nil, err
+			if items, err = db.planBatchItem(items, op, &g.items[i], now); err != nil {
+				return nil, nil, now, err
 			}
 			p := items[len(items)-1]
-			p.value = it.value
 			if j, dup := index.add(p.id, len(items)-1); dup {
-				return nil, nil, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items)-1, formatKey(p.keyAttrs()))}
+				return nil, nil, now, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items)-1, formatKey(p.keyAttrs()))}
 			}
 		}
 	}
 	if len(items) == 0 {
-		return nil, nil, &InputError{Op: op, Reason: "no items"}
+		return nil, nil, now, &InputError{Op: op, Reason: "no items"}
 	}
-	return items, index, nil
+	return items, index, now, nil
+}
+
+// planBatchItem appends the action of it, stamped with now, to items.
+func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time.Time) ([]*action, error) {
+	var err error
+	m := it.m
+	if it.kind == actDelete {
+		items, err = m.planDelete(items, db, op, it.value, it.value, writeBatch, &noOptions)
+	} else {
+		v := it.value
+		if m.managed.stamps() {
+			// A copy to stamp: the value given stays as it is.
+			v = reflect.New(m.typ).Elem()
+			v.Set(it.value)
+		}
+		items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
+	}
+	if err != nil {
+		return nil, err
+	}
+	items[len(items)-1].value = it.value
+	return items, nil
+}
+
+// replan is item a of a batch planned again, as it was (with the clock
+// reading now): a Client may modify the requests it is given, so an item
+// sent again, or reported unprocessed, is made anew, never taken from
+// maps that went to the Client.
+func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
+	items, err := db.planBatchItem(nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now)
+	if err != nil {
+		return nil, err
+	}
+	return items[len(items)-1], nil
 }
 
 // writeRequest is the action as one request of a BatchWriteItem.
@@ -78,7 +99,7 @@ func (db *DB) writeInput(items []*action) *dynamodb.BatchWriteItemInput {
 // BatchWriteInputs are the BatchWriteItem requests BatchWrite sends first:
 // the items in chunks of 25 (and 16 MB), in order, after the same checks.
 func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, error) {
-	items, _, err := db.prepareWrite("BatchWrite", ops)
+	items, _, _, err := db.prepareWrite("BatchWrite", ops)
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +138,21 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 	if err != nil {
 		return err
 	}
-	items, index, err := db.prepareWrite(op, ops)
+	items, index, now, err := db.prepareWrite(op, ops)
 	if err != nil {
 		return err
 	}
-	send := func(ctx context.Context, idx []int) ([]int, error) {
+	send := func(ctx context.Context, idx, sent []int) ([]int, error) {
 		part := make([]*action, len(idx))
 		for j, i := range idx {
-			part[j] = items[i]
+			a := items[i]
+			if sent[i] > 0 { // a retry
+				var err error
+				if a, err = db.replan(op, a, now); err != nil {
+					return nil, err
+				}
+			}
+			part[j] = a
 		}
 		res, err := db.client.BatchWriteItem(ctx, db.writeInput(part))
 		if err != nil {
@@ -154,7 +182,12 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
-		be.Unprocessed = append(be.Unprocessed, items[i].unprocessed())
+		// Its maps, as planned: those sent are the Client's.
+		a, err := db.replan(op, items[i], now)
+		if err != nil {
+			a = items[i]
+		}
+		be.Unprocessed = append(be.Unprocessed, a.unprocessed())
 		be.items = append(be.items, items[i])
 	}
 	return be

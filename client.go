@@ -11,11 +11,10 @@ import (
 // fault injection, a DAX client) or a mock: see package singletabletest.
 // To wrap a DB's client, derive the DB with DB.WithClient, which keeps its
 // clock, cursor keys and other settings; New starts from the defaults.
-// A Client may modify the GetItem, PutItem, UpdateItem, DeleteItem and
-// transaction requests it is given (their maps and slices): no later
-// request shares them. It must not yet modify a Query or Scan request, nor
-// a batch request: a later page is built from the first page's request,
-// and a batch retry resends the maps of the first attempt.
+// A Client may modify any request it is given (its maps, slices and the
+// attribute values' lists and maps) and keep it: no later request shares
+// them. A query's later pages and a scan's pages have maps of their own,
+// and a batch retry is made anew from the library's own keys and items.
 type Client interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

@@ -156,14 +156,15 @@ func keySkips(kts []struct {
 func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
 	t := r.d.table
 	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
-	var keys []map[string]types.AttributeValue
-	seen := newItemIndex(len(raws), func(i int) itemID { return t.idOf(keys[i]) })
+	var keys []batchKey
+	seen := newItemIndex(len(raws), func(i int) itemID { return keys[i].id })
 	for i, raw := range raws {
 		k := keyOf(t, raw)
-		j, dup := seen.add(t.idOf(k), len(keys))
+		id := t.idOf(k)
+		j, dup := seen.add(id, len(keys))
 		if !dup {
 			j = len(keys)
-			keys = append(keys, k)
+			keys = append(keys, batchKey{key: k, id: id})
 		}
 		pos[i] = j
 	}

@@ -107,6 +107,10 @@ type readReq struct {
 	parseKeys bool                   // recover fields from keys: the read may not carry them all
 	fetch     *fetchSpec             // FetchFull
 	expiry    expiryCheck
+	// pk and sk are the partition and sort condition the request was built
+	// for: Renew builds it again from them.
+	pk string
+	sk skCond
 }
 
 // Expired tells the engine the read's expired items.
@@ -115,6 +119,19 @@ func (r *readReq) Expired(item map[string]types.AttributeValue) bool { return r.
 // FetchFull gives the engine the whole items of a FetchFull read.
 func (r *readReq) FetchFull(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
 	return r.fetchItems(ctx, r.db, items)
+}
+
+// Renew gives the engine the read's first request built again, for the
+// maps of a later page: a Client may have modified those it was given.
+// Where the request starts is the engine's: the cursor is not opened again.
+func (r *readReq) Renew() (dynamodb.QueryInput, error) {
+	s := *r.s
+	s.read.hasCursor, s.read.cursor = false, ""
+	again, err := r.d.buildQuery(r.db, r.Op, r.mem, &s, r.pk, r.sk)
+	if err != nil {
+		return dynamodb.QueryInput{}, err
+	}
+	return again.Query, nil
 }
 
 // decodeFunc decodes one item of a read into *v. ok is false for an item
@@ -280,7 +297,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
-	r := &readReq{d: d, db: db, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...)}
+	r := &readReq{d: d, db: db, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...), pk: pk, sk: sk}
 	r.Op, r.Src = op, r
 	if err := d.checkExpiry(op, s, r.expiry); err != nil {
 		return nil, err

@@ -349,8 +349,12 @@ type GetTx struct {
 }
 
 type txGet struct {
-	m   *entityModel
+	m *entityModel
+	// key is the read's key until a request takes it (Input): a Client,
+	// or a dry run's caller, may modify what it is given, so the library
+	// keeps id, and makes the key anew from it after that.
 	key map[string]types.AttributeValue
+	id  itemID
 	// done fills in the read's TxValue from the item read, or with the
 	// error of a failed Run (so that no earlier run's value stays).
 	done func(item map[string]types.AttributeValue, runErr error) error
@@ -407,13 +411,14 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 		tg.errs = append(tg.errs, err)
 		return out
 	}
-	tg.gets = append(tg.gets, txGet{m: e.m, key: k, done: func(item map[string]types.AttributeValue, runErr error) error {
+	id := tg.db.table.idOf(k)
+	tg.gets = append(tg.gets, txGet{m: e.m, key: k, id: id, done: func(item map[string]types.AttributeValue, runErr error) error {
 		out.value, out.found, out.err = *new(T), false, runErr
 		switch {
 		case runErr != nil:
 			return nil
 		case len(item) == 0 || expiry.at(tg.now).expired(item):
-			out.err = &notFoundError{op: op, key: k}
+			out.err = &notFoundError{op: op, key: tg.db.table.keyOfID(id)}
 			return nil
 		}
 		if err := e.m.decode(item, reflect.ValueOf(&out.value).Elem()); err != nil {
@@ -443,12 +448,19 @@ func (tg *GetTx) Input() (*dynamodb.TransactGetItemsInput, error) {
 	in := &dynamodb.TransactGetItemsInput{TransactItems: make([]types.TransactGetItem, len(tg.gets))}
 	seen := make(map[itemID]int, len(tg.gets))
 	for i, g := range tg.gets {
-		id := tg.db.table.idOf(g.key)
-		if j, dup := seen[id]; dup {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, formatKey(g.key))}
+		if j, dup := seen[g.id]; dup {
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, formatKey(tg.db.table.keyOfID(g.id)))}
 		}
-		seen[id] = i
-		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(tg.db.name), Key: g.key}}
+		seen[g.id] = i
+	}
+	for i := range tg.gets {
+		g := &tg.gets[i]
+		key := g.key
+		if key == nil {
+			key = tg.db.table.keyOfID(g.id)
+		}
+		g.key = nil // the request's now
+		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(tg.db.name), Key: key}}
 	}
 	return in, nil
 }
@@ -494,7 +506,7 @@ func (tg *GetTx) error(err error) error {
 	te := &TxError{Op: "TransactGet", Err: err}
 	for i, r := range tce.CancellationReasons {
 		if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
-			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.gets[i].key,
+			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.db.table.keyOfID(tg.gets[i].id),
 				Code: code, Message: aws.ToString(r.Message)})
 		}
 	}

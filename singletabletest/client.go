@@ -42,10 +42,8 @@ type Call struct {
 // version), nil for "there is no such item" (Update's and MustExist's
 // ErrNotFound). Entity.PutInput(db, v).Item is such an item.
 //
-// A Func may modify the single-item and transaction requests it is given,
-// as any singletable.Client may (see singletable.Client), but not yet a
-// Query, Scan or batch request, whose later pages and retries are built
-// from it.
+// A Func may modify any request it is given, as any singletable.Client
+// may (see singletable.Client): no later request, page or retry shares it.
 type Client struct {
 	GetItemFunc            func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error)
 	PutItemFunc            func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error)

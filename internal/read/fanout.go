@@ -50,6 +50,7 @@ type leg struct {
 	pos      int                             // buf[:pos] are merged
 	bufStart map[string]types.AttributeValue // where buf's fetch started
 	inflight bool
+	fetched  bool // r.Query went to the Client: later fetches use Later
 	// fresh: this call fetched the leg from its beginning (not from where
 	// a cursor left it), so its group widens the read-ahead window.
 	fresh bool
@@ -206,7 +207,9 @@ func (run *Run) fill() error {
 			return err
 		}
 		if l := f.at(i); !l.inflight && !l.ended && l.pos == len(l.buf) {
-			run.fetch(i)
+			if err := run.fetch(i); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -214,16 +217,25 @@ func (run *Run) fill() error {
 
 // fetch reads leg i's next items from where it is: as many as the read
 // still wants, or one DynamoDB page (with a match) when it has no limit.
-func (run *Run) fetch(i int) {
+// The leg's first fetch sends its request; a later one, a request of its
+// own (Later), as does a fetch from a start the leg keeps (the cursor
+// needs it as it was).
+func (run *Run) fetch(i int) error {
 	l := run.f.at(i)
+	r, start, want := l.r, l.start, run.want
+	rr := *r // the leg's; its ExclusiveStartKey is this fetch's
+	if l.fetched || start != nil {
+		var err error
+		if rr.Query, err = r.Later(start); err != nil {
+			return OpError(r.Op, err)
+		}
+	}
+	l.fetched = true
 	l.inflight = true
 	run.inflight++
 	run.started++
-	r, start, want := l.r, l.start, run.want
 	l.fresh = l.fresh || start == nil
 	go func() {
-		rr := *r // the request is shared; its ExclusiveStartKey is this fetch's
-		rr.Query.ExclusiveStartKey = start
 		res := result{leg: i, start: start}
 		res.next, res.err = rr.Run(run.ctx, run.client, want, true, &res.scanned, &res.requests,
 			func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
@@ -235,6 +247,7 @@ func (run *Run) fetch(i int) {
 			})
 		run.results <- res
 	}()
+	return nil
 }
 
 // await takes one fetch's result into its leg.

@@ -24,19 +24,43 @@ type Source interface {
 	// FetchFull reads the whole items of index items, in their order (nil
 	// for one deleted since), and how many requests that took.
 	FetchFull(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error)
+	// Renew builds the read's first request again, maps and all: a
+	// Client may have modified the maps of the requests it was given, so
+	// every later request of the read is built from Renew's.
+	Renew() (dynamodb.QueryInput, error)
 }
 
 // Req is a Query read resolved for one call: its first request, what its
 // cursor is bound to, and what the paging loop needs.
 type Req struct {
-	Op      string // the operation, for errors
+	Op string // the operation, for errors
+	// Query is the read's first request. Its maps go to the Client with
+	// it; later requests have maps of their own (see Later).
 	Query   dynamodb.QueryInput
 	Binding Binding
 	Secret  []byte // seals the read's cursors
 	// FetchBatch is how many items FetchFull reads at a time (DynamoDB's
 	// BatchGetItem limit); 0: the read does not fetch.
 	FetchBatch int
-	Src        Source
+	// Src is what the root adds. A read that sends more than one request
+	// needs it (Later).
+	Src Source
+}
+
+// Later is a request of r after its first, from start (nil: the
+// beginning): Query with maps of its own, not shared with any request
+// sent before, nor with start, which stays the caller's. A Client may
+// modify the requests it is given: those maps it may have modified are
+// not used again.
+func (r *Req) Later(start map[string]types.AttributeValue) (dynamodb.QueryInput, error) {
+	in := r.Query
+	fresh, err := r.Src.Renew()
+	if err != nil {
+		return in, err
+	}
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = fresh.ExpressionAttributeNames, fresh.ExpressionAttributeValues
+	in.ExclusiveStartKey = CopyItem(start)
+	return in, nil
 }
 
 // KeyOf picks the key to resume after item from it.
@@ -84,13 +108,18 @@ func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, s
 			lim = min(lim, 1<<30)
 		}
 		// The first page is the call's own request when it asks for what
-		// the page needs; each later page is a request of its own: a
-		// client may keep the requests it is given, as a recorder or a
-		// logging wrapper does.
+		// the page needs; each later page is a request of its own, maps
+		// and all (Later): a client may keep the requests it is given, as
+		// a recorder or a logging wrapper does, or modify them.
 		in := &r.Query
 		if !first || (want > 0 && (in.Limit == nil || int(*in.Limit) != lim)) {
 			c := r.Query
-			c.ExclusiveStartKey = start
+			if !first {
+				var err error
+				if c, err = r.Later(start); err != nil {
+					return nil, OpError(r.Op, err)
+				}
+			}
 			if want > 0 {
 				c.Limit = aws.Int32(int32(lim))
 			}
@@ -156,7 +185,7 @@ func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, s
 		if len(res.LastEvaluatedKey) == 0 {
 			return nil, nil
 		}
-		if in.ExclusiveStartKey != nil && codec.EqualItems(res.LastEvaluatedKey, in.ExclusiveStartKey) {
+		if start != nil && codec.EqualItems(res.LastEvaluatedKey, start) {
 			// DynamoDB never does this; a Client that does (a mock answering
 			// every call alike) would keep the read going for ever.
 			return nil, fmt.Errorf("singletable: %s: the Client answered a Query with the key it was sent as ExclusiveStartKey as its LastEvaluatedKey: the read would never end", r.Op)

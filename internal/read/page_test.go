@@ -63,11 +63,36 @@ func (p *partitions) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func
 }
 
 func request(pk string) *Req {
-	r := &Req{Op: "Orders", Secret: secret}
-	r.Query.ExpressionAttributeValues = map[string]types.AttributeValue{":pk": s(pk)}
+	r := &Req{Op: "Orders", Secret: secret, Src: source{pk: pk}}
+	r.Query = source{pk: pk}.query()
 	r.Binding = Binding{Pattern: "Orders", Partition: pk, KeyAttrs: []string{"PK", "SK"}, PKAttr: "PK", SKAttr: "SK", PKValue: s(pk)}
 	return r
 }
+
+// source is the Source of a read of partition pk: no item expires, no
+// FetchFull, and Renew builds its request as request does.
+type source struct {
+	pk      string
+	expired string // the sort key of the one item that has expired
+}
+
+func (src source) query() dynamodb.QueryInput {
+	return dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": "PK"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": s(src.pk)},
+	}
+}
+
+func (src source) Expired(item map[string]types.AttributeValue) bool {
+	return src.expired != "" && item["SK"].(*types.AttributeValueMemberS).Value == src.expired
+}
+
+func (source) FetchFull(context.Context, []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
+	panic("not a FetchFull read")
+}
+
+func (src source) Renew() (dynamodb.QueryInput, error) { return src.query(), nil }
 
 func sks(n int, prefix string) []string {
 	out := make([]string, n)
@@ -143,19 +168,10 @@ func TestRunRefusesAClientThatNeverEnds(t *testing.T) {
 	}
 }
 
-type expiredSource struct{ sk string }
-
-func (e expiredSource) Expired(item map[string]types.AttributeValue) bool {
-	return item["SK"].(*types.AttributeValueMemberS).Value == e.sk
-}
-func (expiredSource) FetchFull(context.Context, []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, int, error) {
-	panic("not a FetchFull read")
-}
-
 func TestRunLeavesExpiredItemsOut(t *testing.T) {
 	db := &partitions{items: map[string][]string{"U#1": sks(3, "O#")}, pageSize: 10}
 	r := request("U#1")
-	r.Src = expiredSource{"O#01"}
+	r.Src = source{pk: "U#1", expired: "O#01"}
 	if got, _, _ := collect(t, r, db, 0, false); strings.Join(got, ",") != "O#00,O#02" {
 		t.Fatalf("got %v; want the expired O#01 left out", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,7 +41,9 @@ type Progress struct {
 // Walk is a scan resolved for one call: the request every page copies,
 // and where each segment stands.
 type Walk struct {
-	Op          string // the operation, for errors
+	Op string // the operation, for errors
+	// In is the request every page copies. Its maps never go to a Client:
+	// each page has copies of its own (see Input).
 	In          dynamodb.ScanInput
 	Total       int // segments
 	Concurrency int // segments read at once
@@ -65,13 +68,18 @@ type segState struct {
 // Reset has every segment start from the beginning.
 func (w *Walk) Reset() { w.segs, w.nDone = make([]segState, w.Total), 0 }
 
-// Input is the Scan request of segment seg's next page.
+// Input is the Scan request of segment seg's next page, from start. It
+// shares no map with In, start or any other page's request: a Client may
+// modify the requests it is given, and the segments' pages go out
+// concurrently, while the walk keeps start to seal positions.
 func (w *Walk) Input(seg int, start map[string]types.AttributeValue) *dynamodb.ScanInput {
 	in := w.In
 	if w.Total > 1 {
 		in.Segment = aws.Int32(int32(seg))
 	}
-	in.ExclusiveStartKey = start
+	in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+	in.ExpressionAttributeValues = CopyItem(in.ExpressionAttributeValues)
+	in.ExclusiveStartKey = CopyItem(start)
 	return &in
 }
 
