@@ -23,14 +23,11 @@ var (
 	scribbleKinds      = st.MustDefine[testmodel.Kinds](scribbleKindsTable, "Kinds", st.Key("K#{ID}", "SEQ#{Seq:4}"))
 )
 
-// kindsFilter compares lists, maps, sets and bytes: values a Client may
+// kindsCond compares lists, maps, sets and bytes: values a Client may
 // modify inside the request's attribute values.
-func kindsFilter() interface {
-	st.QueryOption
-	st.ScanOption
-} {
+func kindsCond() st.Cond {
 	v := testmodel.KindsValue()
-	return st.Filter(st.And(st.Eq("List", v.List), st.Eq("Map", v.Map), st.Eq("Deep", v.Deep), st.Eq("Nums", v.Nums), st.Eq("Bin", v.Bin)))
+	return st.And(st.Eq("List", v.List), st.Eq("Map", v.Map), st.Eq("Deep", v.Deep), st.Eq("Nums", v.Nums), st.Eq("Bin", v.Bin))
 }
 
 // The reads and batches a Client may modify (see TestClientMayModifyRequests):
@@ -72,7 +69,7 @@ func scribbleReadCases() []scribbleCase {
 				return &dynamodb.QueryOutput{LastEvaluatedKey: paged(last, in.ExclusiveStartKey)}, nil
 			}
 		}, run: func(ctx context.Context, db *st.DB) error {
-			_, err := scribbleKinds.Query(ctx, db, testmodel.Kinds{ID: "a"}, kindsFilter(), st.Limit(5))
+			_, err := scribbleKinds.Query(ctx, db, testmodel.Kinds{ID: "a"}, st.Filter(kindsCond()), st.Limit(5))
 			return err
 		}},
 		{name: "Scan of lists and maps, in segments", model: scribbleKindsTable, answer: func(_ *testing.T, mock *singletabletest.Client, _ *st.DB) {
@@ -84,7 +81,7 @@ func scribbleReadCases() []scribbleCase {
 			var positions []string
 			// One segment at a time, so that both runs send theirs in one
 			// order.
-			for _, err := range scribbleKinds.Scan(ctx, db, kindsFilter(), st.Segments(3), st.ScanConcurrency(1),
+			for _, err := range scribbleKinds.Scan(ctx, db, st.Filter(kindsCond()), st.Segments(3), st.ScanConcurrency(1),
 				st.OnProgress(func(p st.ScanProgress) { positions = append(positions, p.Position) })) {
 				if err != nil {
 					return err
