@@ -62,14 +62,15 @@ func FanOutConcurrency(n int) interface {
 	return fanOpt{func(s *settings) { s.read.fanConcurrency, s.read.hasFanConcurrency = n, true }}
 }
 
-// DefaultMaxFanOutRequests is the fan-out ceiling without
+// defaultMaxFanOutRequests is the fan-out ceiling without
 // MaxFanOutRequests: a month of hour buckets (744) is under it, a day of
 // minute buckets (1,440) over.
-const DefaultMaxFanOutRequests = 1000
+const defaultMaxFanOutRequests = 1000
 
 // MaxFanOutRequests sets the fan-out ceiling of one call: how many
 // requests a read over shards or time buckets may send before it returns
-// (default DefaultMaxFanOutRequests). Sum, SumBetween and Get read every
+// (default 1,000: a month of hour buckets, 744, is under it; a day of
+// minute buckets, 1,440, over). Sum, SumBetween and Get read every
 // leg before they return: one over the ceiling, they are refused before
 // sending anything (an ErrInvalidInput naming the count and this option).
 // A Query page reads ahead at most that many requests, then returns what
@@ -122,7 +123,7 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 	if s.read.hasFanConcurrency {
 		f.Conc = s.read.fanConcurrency
 	}
-	f.limit = DefaultMaxFanOutRequests
+	f.limit = defaultMaxFanOutRequests
 	if s.read.hasFanCeiling {
 		f.limit = s.read.fanCeiling
 	}
