@@ -14,15 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/singletabletest"
 )
 
 func TestIntegrationScanSegmentsEveryItemOnce(t *testing.T) {
 	ctx := context.Background()
-	m := newMigModel(t, false)
-	db := singletabletest.LocalDB(t, m.table)
+	m := testmodel.NewMigModel(t, false)
+	db := singletabletest.LocalDB(t, m.Table)
 	const n = 240
-	loadDocs(t, ctx, db, m, n)
+	testmodel.LoadDocs(t, ctx, db, m, n)
 	// Two items the model does not register: another type, and no type.
 	client := db.Client().(*dynamodb.Client)
 	for _, item := range []map[string]types.AttributeValue{
@@ -40,10 +41,10 @@ func TestIntegrationScanSegmentsEveryItemOnce(t *testing.T) {
 		for it, err := range db.Scan(ctx, st.Segments(4), st.PageSize(17), st.OnProgress(func(p st.ScanProgress) { progress = append(progress, p) })) {
 			require.NoError(t, err)
 			switch v := it.Value.(type) {
-			case mDoc:
+			case testmodel.MigDoc:
 				seen["doc "+v.ID]++
-				assert.Equal(t, testDoc(v.N), sortedTags(v))
-			case mNote:
+				assert.Equal(t, testmodel.MigTestDoc(v.N), testmodel.SortedTags(v))
+			case testmodel.MigNote:
 				seen["note "+v.ID]++
 			case nil:
 				assert.False(t, it.Known())
@@ -66,19 +67,19 @@ func TestIntegrationScanSegmentsEveryItemOnce(t *testing.T) {
 
 	t.Run("entity", func(t *testing.T) {
 		seen := map[string]int{}
-		for d, err := range m.docs.Scan(ctx, db, st.Segments(3), st.PageSize(50)) {
+		for d, err := range m.Docs.Scan(ctx, db, st.Segments(3), st.PageSize(50)) {
 			require.NoError(t, err)
 			seen[d.ID]++
 		}
 		assert.Len(t, seen, n)
 		for i := range n {
-			assert.Equal(t, 1, seen[docID(i)], docID(i))
+			assert.Equal(t, 1, seen[testmodel.MigDocID(i)], testmodel.MigDocID(i))
 		}
 	})
 
 	t.Run("filter", func(t *testing.T) {
 		count := 0
-		for d, err := range m.docs.Scan(ctx, db, st.Segments(2), st.Filter(st.Eq("Owner", "o1"))) {
+		for d, err := range m.Docs.Scan(ctx, db, st.Segments(2), st.Filter(st.Eq("Owner", "o1"))) {
 			require.NoError(t, err)
 			assert.Equal(t, "o1", d.Owner)
 			count++
@@ -100,10 +101,10 @@ func TestIntegrationScanSegmentsEveryItemOnce(t *testing.T) {
 
 func TestIntegrationScanResume(t *testing.T) {
 	ctx := context.Background()
-	m := newMigModel(t, false)
-	db := singletabletest.LocalDB(t, m.table)
+	m := testmodel.NewMigModel(t, false)
+	db := singletabletest.LocalDB(t, m.Table)
 	const n = 120
-	loadDocs(t, ctx, db, m, n)
+	testmodel.LoadDocs(t, ctx, db, m, n)
 
 	// One segment read at a time: the loop has handled exactly the pages
 	// a progress call covers when it is made.
@@ -112,7 +113,7 @@ func TestIntegrationScanResume(t *testing.T) {
 	covered := 0
 	opts := []st.ScanOption{st.Segments(3), st.ScanConcurrency(1), st.PageSize(7),
 		st.OnProgress(func(p st.ScanProgress) { position, covered = p.Position, len(yielded) })}
-	for d, err := range m.docs.Scan(ctx, db, opts...) {
+	for d, err := range m.Docs.Scan(ctx, db, opts...) {
 		require.NoError(t, err)
 		yielded = append(yielded, d.ID)
 		if len(yielded) == n/2 {
@@ -126,7 +127,7 @@ func TestIntegrationScanResume(t *testing.T) {
 	for _, id := range yielded[:covered] {
 		seen[id]++
 	}
-	for d, err := range m.docs.Scan(ctx, db, st.Segments(3), st.PageSize(7), st.ResumeScan(position)) {
+	for d, err := range m.Docs.Scan(ctx, db, st.Segments(3), st.PageSize(7), st.ResumeScan(position)) {
 		require.NoError(t, err)
 		seen[d.ID]++
 	}
@@ -141,9 +142,9 @@ func TestIntegrationScanResume(t *testing.T) {
 		"tampered":       {st.Segments(3), st.ResumeScan(position[:len(position)-2] + "AA")},
 		"garbage":        {st.Segments(3), st.ResumeScan("x")},
 	} {
-		_, err := m.docs.ScanInput(db, opts...)
+		_, err := m.Docs.ScanInput(db, opts...)
 		assert.ErrorIs(t, err, st.ErrInvalidCursor, name)
 	}
-	_, err := m.notes.ScanInput(db, st.Segments(3), st.ResumeScan(position))
+	_, err := m.Notes.ScanInput(db, st.Segments(3), st.ResumeScan(position))
 	assert.ErrorIs(t, err, st.ErrInvalidCursor, "another entity")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/singletabletest"
 )
@@ -43,38 +44,38 @@ func (s *memStore) Save(_ context.Context, p string) error {
 }
 
 // v2DB is the v2 model on the v1 table of db, its missing index added.
-func v2DB(t *testing.T, ctx context.Context, db *st.DB) (*st.DB, *migModel) {
+func v2DB(t *testing.T, ctx context.Context, db *st.DB) (*st.DB, *testmodel.MigModel) {
 	t.Helper()
-	m2 := newMigModel(t, true)
-	db2 := st.New(db.Client(), m2.table, st.WithTableName(db.TableName()))
+	m2 := testmodel.NewMigModel(t, true)
+	db2 := st.New(db.Client(), m2.Table, st.WithTableName(db.TableName()))
 	require.ErrorIs(t, db2.EnsureTable(ctx), st.ErrSchemaMismatch, "without AddMissingIndexes the index stays missing")
 	require.NoError(t, db2.EnsureTable(ctx, st.AddMissingIndexes()))
 	require.NoError(t, db2.EnsureTable(ctx), "the table now matches the model")
 	return db2, m2
 }
 
-func ownerDocs(t *testing.T, ctx context.Context, db *st.DB, m *migModel, owner string) map[string]mDoc {
+func ownerDocs(t *testing.T, ctx context.Context, db *st.DB, m *testmodel.MigModel, owner string) map[string]testmodel.MigDoc {
 	t.Helper()
-	out := map[string]mDoc{}
-	for d, err := range m.byOwner.All(ctx, db, mDoc{Owner: owner}) {
+	out := map[string]testmodel.MigDoc{}
+	for d, err := range m.ByOwner.All(ctx, db, testmodel.MigDoc{Owner: owner}) {
 		require.NoError(t, err)
-		out[d.ID] = sortedTags(d)
+		out[d.ID] = testmodel.SortedTags(d)
 	}
 	return out
 }
 
 func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 	ctx := context.Background()
-	m1 := newMigModel(t, false)
-	db1 := singletabletest.LocalDB(t, m1.table)
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
 	const n = 150
-	loadDocs(t, ctx, db1, m1, n)
+	testmodel.LoadDocs(t, ctx, db1, m1, n)
 	db2, m2 := v2DB(t, ctx, db1)
 	assert.Empty(t, ownerDocs(t, ctx, db2, m2, "o1"), "the items lack the new index's keys")
 
 	// A dry run reports every item and changes nothing.
 	var changes atomic.Int64
-	rep, err := migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.DryRun(), migrate.Segments(3),
+	rep, err := migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI1", migrate.DryRun(), migrate.Segments(3),
 		migrate.OnChange(func(c migrate.Change) {
 			changes.Add(1)
 			assert.Equal(t, []string{"GSI1PK", "GSI1SK"}, c.Attributes)
@@ -85,7 +86,7 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 	assert.Equal(t, int64(n), changes.Load())
 	assert.Empty(t, ownerDocs(t, ctx, db2, m2, "o1"), "a dry run writes nothing")
 
-	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.Segments(3), migrate.PageSize(20))
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI1", migrate.Segments(3), migrate.PageSize(20))
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), rep.Scanned)
 	assert.Equal(t, int64(n), rep.Changed)
@@ -96,20 +97,20 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 		got := ownerDocs(t, ctx, db2, m2, fmt.Sprint("o", o))
 		total += len(got)
 		for _, d := range got {
-			assert.Equal(t, testDoc(d.N), d)
+			assert.Equal(t, testmodel.MigTestDoc(d.N), d)
 		}
 	}
 	assert.Equal(t, n, total)
 
 	// Again: everything is in shape already.
-	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1", migrate.Segments(2))
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI1", migrate.Segments(2))
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), rep.Skipped)
 	assert.Zero(t, rep.Changed)
 
-	_, err = migrate.BackfillIndex(ctx, db2, m2.notes, "GSI1")
+	_, err = migrate.BackfillIndex(ctx, db2, m2.Notes, "GSI1")
 	assert.ErrorIs(t, err, st.ErrInvalidInput, "notes write no key into GSI1")
-	_, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI9")
+	_, err = migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI9")
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
 }
 
@@ -118,15 +119,15 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 // condition, read the item again and migrate the new content.
 func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 	ctx := context.Background()
-	m1 := newMigModel(t, false)
-	db1 := singletabletest.LocalDB(t, m1.table)
-	loadDocs(t, ctx, db1, m1, 12)
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
+	testmodel.LoadDocs(t, ctx, db1, m1, 12)
 	for i := range 5 {
-		require.NoError(t, m1.vdocs.Put(ctx, db1, mVDoc{ID: docID(i), Owner: "o", Title: fmt.Sprint("v", i)}))
+		require.NoError(t, m1.VDocs.Put(ctx, db1, testmodel.MigVDoc{ID: testmodel.MigDocID(i), Owner: "o", Title: fmt.Sprint("v", i)}))
 	}
 	db2, m2 := v2DB(t, ctx, db1)
-	target := docID(4)
-	upper := func(_ context.Context, d *mDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
+	target := testmodel.MigDocID(4)
+	upper := func(_ context.Context, d *testmodel.MigDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
 
 	t.Run("all-attributes condition", func(t *testing.T) {
 		var once sync.Once
@@ -135,16 +136,16 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 				return
 			}
 			once.Do(func() {
-				d := testDoc(4)
+				d := testmodel.MigTestDoc(4)
 				d.Title = "changed meanwhile"
-				require.NoError(t, m1.docs.Put(ctx, db1, d))
+				require.NoError(t, m1.Docs.Put(ctx, db1, d))
 			})
 		})
-		rep, err := migrate.Run(ctx, db2, m2.docs, upper, hook)
+		rep, err := migrate.Run(ctx, db2, m2.Docs, upper, hook)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Retried)
 		assert.Equal(t, int64(12), rep.Changed)
-		got, err := m2.docs.Get(ctx, db2, mDoc{ID: target})
+		got, err := m2.Docs.Get(ctx, db2, testmodel.MigDoc{ID: target})
 		require.NoError(t, err)
 		assert.Equal(t, "CHANGED MEANWHILE", got.Title, "the change made meanwhile is migrated, not overwritten")
 		assert.Len(t, ownerDocs(t, ctx, db2, m2, "o1"), 4)
@@ -157,25 +158,25 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 				return
 			}
 			once.Do(func() {
-				cur, err := m1.vdocs.Get(ctx, db1, mVDoc{ID: target})
+				cur, err := m1.VDocs.Get(ctx, db1, testmodel.MigVDoc{ID: target})
 				require.NoError(t, err)
 				cur.Title = "changed meanwhile"
-				require.NoError(t, m1.vdocs.Put(ctx, db1, cur))
+				require.NoError(t, m1.VDocs.Put(ctx, db1, cur))
 			})
 		})
-		rep, err := migrate.Run(ctx, db2, m2.vdocs, func(_ context.Context, d *mVDoc) error {
+		rep, err := migrate.Run(ctx, db2, m2.VDocs, func(_ context.Context, d *testmodel.MigVDoc) error {
 			d.Title = strings.ToUpper(d.Title)
 			return nil
 		}, hook)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Retried)
 		assert.Equal(t, int64(5), rep.Changed)
-		got, err := m2.vdocs.Get(ctx, db2, mVDoc{ID: target})
+		got, err := m2.VDocs.Get(ctx, db2, testmodel.MigVDoc{ID: target})
 		require.NoError(t, err)
 		assert.Equal(t, "CHANGED MEANWHILE", got.Title)
 		assert.Equal(t, int64(3), got.Version, "1 by the first Put, 2 by the concurrent one, 3 by the migration")
 		var n int
-		for _, err := range m2.vByOwner.All(ctx, db2, mVDoc{Owner: "o"}) {
+		for _, err := range m2.VByOwner.All(ctx, db2, testmodel.MigVDoc{Owner: "o"}) {
 			require.NoError(t, err)
 			n++
 		}
@@ -184,12 +185,12 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 
 	t.Run("retries run out", func(t *testing.T) {
 		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
-			d := testDoc(1)
+			d := testmodel.MigTestDoc(1)
 			d.Title = fmt.Sprint("other writer ", time.Now().UnixNano())
-			require.NoError(t, m1.docs.Put(ctx, db1, d))
+			require.NoError(t, m1.Docs.Put(ctx, db1, d))
 		})
-		rep, err := migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error {
-			if d.ID != docID(1) {
+		rep, err := migrate.Run(ctx, db2, m2.Docs, func(_ context.Context, d *testmodel.MigDoc) error {
+			if d.ID != testmodel.MigDocID(1) {
 				return migrate.ErrSkipItem
 			}
 			d.Title = "migrated"
@@ -201,17 +202,17 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 		assert.Equal(t, int64(11), rep.Skipped)
 		require.Len(t, rep.Failures, 1)
 		assert.ErrorContains(t, rep.Failures[0].Err, "kept changing")
-		got, err := m2.docs.Get(ctx, db2, mDoc{ID: docID(1)})
+		got, err := m2.Docs.Get(ctx, db2, testmodel.MigDoc{ID: testmodel.MigDocID(1)})
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(got.Title, "other writer"), "the other writer's value stays: %q", got.Title)
 	})
 
 	t.Run("deleted meanwhile", func(t *testing.T) {
 		hook := migrate.BeforeWrite(func(ctx context.Context, key map[string]types.AttributeValue) {
-			require.NoError(t, m1.docs.Delete(ctx, db1, mDoc{ID: docID(2)}))
+			require.NoError(t, m1.Docs.Delete(ctx, db1, testmodel.MigDoc{ID: testmodel.MigDocID(2)}))
 		})
-		rep, err := migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error {
-			if d.ID != docID(2) {
+		rep, err := migrate.Run(ctx, db2, m2.Docs, func(_ context.Context, d *testmodel.MigDoc) error {
+			if d.ID != testmodel.MigDocID(2) {
 				return migrate.ErrSkipItem
 			}
 			d.Title = "resurrected?"
@@ -219,30 +220,30 @@ func TestIntegrationMigrateConcurrentWrites(t *testing.T) {
 		}, hook)
 		require.NoError(t, err)
 		assert.Equal(t, int64(12), rep.Skipped)
-		_, err = m2.docs.Get(ctx, db2, mDoc{ID: docID(2)})
+		_, err = m2.Docs.Get(ctx, db2, testmodel.MigDoc{ID: testmodel.MigDocID(2)})
 		assert.ErrorIs(t, err, st.ErrNotFound, "a deleted item is not written back")
 	})
 }
 
-// escapedID is docID(i) as the key holds it.
+// escapedID is testmodel.MigDocID(i) as the key holds it.
 func escapedID(id string) string {
 	return strings.NewReplacer("%", "%25", "#", "%23").Replace(id)
 }
 
 func TestIntegrationMigrateResume(t *testing.T) {
 	ctx := context.Background()
-	m1 := newMigModel(t, false)
-	db1 := singletabletest.LocalDB(t, m1.table)
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
 	const n = 200
-	loadDocs(t, ctx, db1, m1, n)
+	testmodel.LoadDocs(t, ctx, db1, m1, n)
 	db2, m2 := v2DB(t, ctx, db1)
 	// An idempotent transform: it computes the target shape.
-	upper := func(_ context.Context, d *mDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
+	upper := func(_ context.Context, d *testmodel.MigDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
 
 	store := &memStore{}
 	cctx, cancel := context.WithCancel(ctx)
 	var handled atomic.Int64
-	rep1, err := migrate.Run(cctx, db2, m2.docs, func(ctx context.Context, d *mDoc) error {
+	rep1, err := migrate.Run(cctx, db2, m2.Docs, func(ctx context.Context, d *testmodel.MigDoc) error {
 		if handled.Add(1) == n/2 {
 			cancel() // the crash
 		}
@@ -255,7 +256,7 @@ func TestIntegrationMigrateResume(t *testing.T) {
 	assert.Equal(t, rep1.Position, store.pos)
 	assert.Less(t, rep1.Changed, int64(n))
 
-	rep2, err := migrate.Run(ctx, db2, m2.docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
+	rep2, err := migrate.Run(ctx, db2, m2.Docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
 	require.NoError(t, err)
 	assert.Empty(t, rep2.Failures)
 	assert.Equal(t, int64(n), rep1.Changed+rep2.Changed, "every item changed once across the runs")
@@ -267,7 +268,7 @@ func TestIntegrationMigrateResume(t *testing.T) {
 		total += len(got)
 		for _, d := range got {
 			assert.Equal(t, fmt.Sprint("o", o), d.Owner)
-			want := testDoc(d.N)
+			want := testmodel.MigTestDoc(d.N)
 			want.Title = strings.ToUpper(want.Title)
 			assert.Equal(t, want, d)
 		}
@@ -275,7 +276,7 @@ func TestIntegrationMigrateResume(t *testing.T) {
 	assert.Equal(t, n, total)
 
 	// A completed migration's store resumes to nothing.
-	rep3, err := migrate.Run(ctx, db2, m2.docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
+	rep3, err := migrate.Run(ctx, db2, m2.Docs, upper, migrate.Segments(3), migrate.PageSize(15), migrate.SaveCheckpoints(store, 0))
 	require.NoError(t, err)
 	assert.Zero(t, rep3.Scanned)
 }
@@ -284,23 +285,23 @@ func TestIntegrationMigrateResume(t *testing.T) {
 // item moves to its new key in one transaction.
 func TestIntegrationMigrateMovesKeys(t *testing.T) {
 	ctx := context.Background()
-	m1 := newMigModel(t, false)
-	db1 := singletabletest.LocalDB(t, m1.table)
-	loadDocs(t, ctx, db1, m1, 9)
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
+	testmodel.LoadDocs(t, ctx, db1, m1, 9)
 
 	t2, err := st.NewTable("MigDocs")
 	require.NoError(t, err)
-	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+	moved := st.MustDefine[testmodel.MigDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 	db2 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
-	rep, err := migrate.Run(ctx, db2, moved, func(context.Context, *mDoc) error { return nil })
+	rep, err := migrate.Run(ctx, db2, moved, func(context.Context, *testmodel.MigDoc) error { return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(9), rep.Changed)
 	assert.Empty(t, rep.Failures)
 	for i := range 9 {
-		got, err := moved.Get(ctx, db2, mDoc{ID: docID(i), Owner: testDoc(i).Owner})
+		got, err := moved.Get(ctx, db2, testmodel.MigDoc{ID: testmodel.MigDocID(i), Owner: testmodel.MigTestDoc(i).Owner})
 		require.NoError(t, err)
-		assert.Equal(t, testDoc(i), sortedTags(got))
-		_, err = m1.docs.Get(ctx, db1, mDoc{ID: docID(i)})
+		assert.Equal(t, testmodel.MigTestDoc(i), testmodel.SortedTags(got))
+		_, err = m1.Docs.Get(ctx, db1, testmodel.MigDoc{ID: testmodel.MigDocID(i)})
 		assert.ErrorIs(t, err, st.ErrNotFound, "the old item is gone")
 	}
 	out, err := db1.Client().(*dynamodb.Client).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(db1.TableName()), Select: types.SelectCount})
@@ -364,40 +365,40 @@ func assertUnknownKept(t *testing.T, ctx context.Context, db *st.DB, pk, sk stri
 // not name, of every type; and an in-shape item carrying them is skipped.
 func TestIntegrationMigrateKeepsUnknownAttributes(t *testing.T) {
 	ctx := context.Background()
-	m1 := newMigModel(t, false)
-	db1 := singletabletest.LocalDB(t, m1.table)
-	loadDocs(t, ctx, db1, m1, 3)
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
+	testmodel.LoadDocs(t, ctx, db1, m1, 3)
 	for i := range 3 {
-		addUnknown(t, ctx, db1, "DOC#"+escapedID(docID(i)), "DOC")
+		addUnknown(t, ctx, db1, "DOC#"+escapedID(testmodel.MigDocID(i)), "DOC")
 	}
 	db2, m2 := v2DB(t, ctx, db1)
 
-	rep, err := migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1")
+	rep, err := migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	for i := range 3 {
-		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(docID(i)), "DOC")
+		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(testmodel.MigDocID(i)), "DOC")
 	}
-	rep, err = migrate.BackfillIndex(ctx, db2, m2.docs, "GSI1")
+	rep, err = migrate.BackfillIndex(ctx, db2, m2.Docs, "GSI1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Skipped, "unknown attributes are no change")
 
-	rep, err = migrate.Run(ctx, db2, m2.docs, func(_ context.Context, d *mDoc) error { d.Title += "!"; return nil })
+	rep, err = migrate.Run(ctx, db2, m2.Docs, func(_ context.Context, d *testmodel.MigDoc) error { d.Title += "!"; return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	for i := range 3 {
-		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(docID(i)), "DOC")
+		assertUnknownKept(t, ctx, db2, "DOC#"+escapedID(testmodel.MigDocID(i)), "DOC")
 	}
 
 	t2, err := st.NewTable("MigDocs")
 	require.NoError(t, err)
-	moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+	moved := st.MustDefine[testmodel.MigDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 	db3 := st.New(db1.Client(), t2, st.WithTableName(db1.TableName()))
-	rep, err = migrate.Run(ctx, db3, moved, func(context.Context, *mDoc) error { return nil })
+	rep, err = migrate.Run(ctx, db3, moved, func(context.Context, *testmodel.MigDoc) error { return nil })
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), rep.Changed)
 	assert.Empty(t, rep.Failures)
 	for i := range 3 {
-		assertUnknownKept(t, ctx, db3, "DOC#"+testDoc(i).Owner+"#"+escapedID(docID(i)), "DOC")
+		assertUnknownKept(t, ctx, db3, "DOC#"+testmodel.MigTestDoc(i).Owner+"#"+escapedID(testmodel.MigDocID(i)), "DOC")
 	}
 }

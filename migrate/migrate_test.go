@@ -18,6 +18,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/singletabletest"
 )
@@ -57,14 +58,14 @@ func calls(c *singletabletest.Client, op string) []any {
 
 func TestMigrateRequests(t *testing.T) {
 	ctx := context.Background()
-	m := newMigModel(t, true)
-	doc := mDoc{ID: "d#1", Owner: "o1", Title: "t", Tags: []string{"a"}, N: 1}
-	vdoc := mVDoc{ID: "v1", Owner: "o1", Title: "t", Version: 4}
+	m := testmodel.NewMigModel(t, true)
+	doc := testmodel.MigDoc{ID: "d#1", Owner: "o1", Title: "t", Tags: []string{"a"}, N: 1}
+	vdoc := testmodel.MigVDoc{ID: "v1", Owner: "o1", Title: "t", Version: 4}
 
 	t.Run("all attributes", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
-		db := st.New(client, m.table, st.WithTableName("Docs"))
-		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
+		db := st.New(client, m.Table, st.WithTableName("Docs"))
+		rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
 		golden.Request(t, "migrate/scan", calls(client, "Scan")[0])
@@ -73,8 +74,8 @@ func TestMigrateRequests(t *testing.T) {
 
 	t.Run("version", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "VDoc", "VDOC#v1", "VDOC", vdoc))}
-		db := st.New(client, m.table, st.WithTableName("Docs"))
-		rep, err := migrate.BackfillIndex(ctx, db, m.vdocs, "GSI1")
+		db := st.New(client, m.Table, st.WithTableName("Docs"))
+		rep, err := migrate.BackfillIndex(ctx, db, m.VDocs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
 		golden.Request(t, "migrate/put_version", calls(client, "PutItem")[0])
@@ -83,11 +84,11 @@ func TestMigrateRequests(t *testing.T) {
 	t.Run("move", func(t *testing.T) {
 		t2, err := st.NewTable("MigDocs")
 		require.NoError(t, err)
-		moved := st.MustDefine[mDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
+		moved := st.MustDefine[testmodel.MigDoc](t2, "Doc", st.Key("DOC#{Owner}#{ID}", "DOC"))
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, t2, st.WithTableName("Docs"))
 		var changes []migrate.Change
-		rep, err := migrate.Run(ctx, db, moved, func(context.Context, *mDoc) error { return nil },
+		rep, err := migrate.Run(ctx, db, moved, func(context.Context, *testmodel.MigDoc) error { return nil },
 			migrate.OnChange(func(c migrate.Change) { changes = append(changes, c) }))
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Changed)
@@ -98,19 +99,19 @@ func TestMigrateRequests(t *testing.T) {
 	})
 
 	t.Run("dry run and skips send no write", func(t *testing.T) {
-		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", mDoc{ID: "d#2", Owner: "o2"})
+		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", testmodel.MigDoc{ID: "d#2", Owner: "o2"})
 		inShape["GSI1PK"] = &types.AttributeValueMemberS{Value: "OWNER#o2"}
 		inShape["GSI1SK"] = &types.AttributeValueMemberS{Value: "DOC#d%232"}
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc), inShape)}
-		db := st.New(client, m.table)
-		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1", migrate.DryRun())
+		db := st.New(client, m.Table)
+		rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1", migrate.DryRun())
 		require.NoError(t, err)
 		assert.Equal(t, migrate.Report{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: 0.5, Position: rep.Position}, *rep)
 		assert.Empty(t, calls(client, "PutItem"))
 	})
 
 	t.Run("unknown attributes are no change, and are carried", func(t *testing.T) {
-		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", mDoc{ID: "d#2", Owner: "o2"})
+		inShape := storedItem(t, "Doc", "DOC#d%232", "DOC", testmodel.MigDoc{ID: "d#2", Owner: "o2"})
 		inShape["GSI1PK"] = &types.AttributeValueMemberS{Value: "OWNER#o2"}
 		inShape["GSI1SK"] = &types.AttributeValueMemberS{Value: "DOC#d%232"}
 		stale := storedItem(t, "Doc", "DOC#d%231", "DOC", doc)
@@ -119,8 +120,8 @@ func TestMigrateRequests(t *testing.T) {
 			item["GSI9PK"] = &types.AttributeValueMemberS{Value: "another index's key"}
 		}
 		client := &singletabletest.Client{ScanFunc: scanOnce(inShape, stale)}
-		db := st.New(client, m.table)
-		rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
+		db := st.New(client, m.Table)
+		rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1")
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Skipped, "the in-shape item is not rewritten")
 		assert.Equal(t, int64(1), rep.Changed)
@@ -134,9 +135,9 @@ func TestMigrateRequests(t *testing.T) {
 
 	t.Run("transform errors and unique values", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
-		db := st.New(client, m.table)
+		db := st.New(client, m.Table)
 		boom := errors.New("boom")
-		rep, err := migrate.Run(ctx, db, m.docs, func(context.Context, *mDoc) error { return boom })
+		rep, err := migrate.Run(ctx, db, m.Docs, func(context.Context, *testmodel.MigDoc) error { return boom })
 		require.NoError(t, err)
 		assert.Equal(t, int64(1), rep.Failed)
 		require.Len(t, rep.Failures, 1)
@@ -181,17 +182,17 @@ func (f *fakeTime) Sleep(_ context.Context, d time.Duration) error {
 }
 
 func TestMigrateRateLimits(t *testing.T) {
-	m := newMigModel(t, true)
+	m := testmodel.NewMigModel(t, true)
 	var items []map[string]types.AttributeValue
 	for i := range 10 {
-		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", mDoc{ID: fmt.Sprint(i), Owner: "o"}))
+		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", testmodel.MigDoc{ID: fmt.Sprint(i), Owner: "o"}))
 	}
 
 	t.Run("items per second", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(items...)}
-		db := st.New(client, m.table)
+		db := st.New(client, m.Table)
 		clock := &fakeTime{now: time.Unix(1e9, 0)}
-		rep, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", migrate.RateLimit(5), migrate.Timing(clock.Now, clock.Sleep))
+		rep, err := migrate.BackfillIndex(context.Background(), db, m.Docs, "GSI1", migrate.RateLimit(5), migrate.Timing(clock.Now, clock.Sleep))
 		require.NoError(t, err)
 		assert.Equal(t, int64(10), rep.Changed)
 		// The first item goes at once, each other 1/5 s after the one before.
@@ -204,9 +205,9 @@ func TestMigrateRateLimits(t *testing.T) {
 			PutItemFunc: func(context.Context, *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
 				return &dynamodb.PutItemOutput{ConsumedCapacity: &types.ConsumedCapacity{CapacityUnits: aws.Float64(2)}}, nil
 			}}
-		db := st.New(client, m.table)
+		db := st.New(client, m.Table)
 		clock := &fakeTime{now: time.Unix(1e9, 0)}
-		rep, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", migrate.CapacityLimit(4), migrate.Timing(clock.Now, clock.Sleep))
+		rep, err := migrate.BackfillIndex(context.Background(), db, m.Docs, "GSI1", migrate.CapacityLimit(4), migrate.Timing(clock.Now, clock.Sleep))
 		require.NoError(t, err)
 		assert.Equal(t, 20.5, rep.ConsumedCapacity)
 		// 0.5 units of scan, then 10 writes of 2: each reservation waits
@@ -217,7 +218,7 @@ func TestMigrateRateLimits(t *testing.T) {
 
 	t.Run("bad options", func(t *testing.T) {
 		client := &singletabletest.Client{}
-		db := st.New(client, m.table)
+		db := st.New(client, m.Table)
 		// Each names the option at fault, and nothing is sent. A zero or
 		// nil setting is an error, never taken as the default.
 		for name, o := range map[string]migrate.Option{
@@ -240,17 +241,17 @@ func TestMigrateRateLimits(t *testing.T) {
 			"OnChange(nil)":                     migrate.OnChange(nil),
 			"a nil option":                      nil,
 		} {
-			_, err := migrate.BackfillIndex(context.Background(), db, m.docs, "GSI1", o)
+			_, err := migrate.BackfillIndex(context.Background(), db, m.Docs, "GSI1", o)
 			assert.ErrorIs(t, err, st.ErrInvalidInput, name)
 			assert.ErrorContains(t, err, name)
-			_, err = migrate.Run(context.Background(), db, m.docs, func(context.Context, *mDoc) error { return nil }, o)
+			_, err = migrate.Run(context.Background(), db, m.Docs, func(context.Context, *testmodel.MigDoc) error { return nil }, o)
 			assert.ErrorContains(t, err, name)
 		}
-		_, err := migrate.Run(context.Background(), db, m.docs, nil)
+		_, err := migrate.Run(context.Background(), db, m.Docs, nil)
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
-		_, err = migrate.Run[mDoc](context.Background(), db, nil, func(context.Context, *mDoc) error { return nil })
+		_, err = migrate.Run[testmodel.MigDoc](context.Background(), db, nil, func(context.Context, *testmodel.MigDoc) error { return nil })
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
-		_, err = migrate.BackfillIndex(context.Background(), nil, m.docs, "GSI1")
+		_, err = migrate.BackfillIndex(context.Background(), nil, m.Docs, "GSI1")
 		assert.ErrorIs(t, err, st.ErrInvalidInput)
 		assert.Empty(t, client.Calls(), "nothing is sent")
 	})
@@ -260,10 +261,10 @@ func TestMigrateRateLimits(t *testing.T) {
 // scanned: an item whose write the cancellation cut short is unfinished,
 // in none of the counts (a resumed migration reads it again).
 func TestMigrateCancelledReportAddsUp(t *testing.T) {
-	m := newMigModel(t, true)
+	m := testmodel.NewMigModel(t, true)
 	var items []map[string]types.AttributeValue
 	for i := range 3 {
-		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", mDoc{ID: fmt.Sprint(i), Owner: "o"}))
+		items = append(items, storedItem(t, "Doc", fmt.Sprintf("DOC#%d", i), "DOC", testmodel.MigDoc{ID: fmt.Sprint(i), Owner: "o"}))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -278,8 +279,8 @@ func TestMigrateCancelledReportAddsUp(t *testing.T) {
 			}
 			return &dynamodb.PutItemOutput{}, nil
 		}}
-	db := st.New(client, m.table)
-	rep, err := migrate.BackfillIndex(ctx, db, m.docs, "GSI1")
+	db := st.New(client, m.Table)
+	rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1")
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, len(calls(client, "PutItem")), "the third item is not started")
 	assert.Equal(t, int64(1), rep.Changed)
