@@ -151,12 +151,12 @@ func (a *action) keyAttrs() map[string]types.AttributeValue {
 }
 
 // sentKey is the item's key as the library built it, for the errors and
-// results that name it after the request was sent (see Table.keyOf).
+// results that name it after the request was sent (see Table.keyOfID).
 func (a *action) sentKey() map[string]types.AttributeValue {
 	if a.id == (itemID{}) {
 		return a.keyAttrs()
 	}
-	return a.m.table.keyOf(a.id)
+	return a.m.table.keyOfID(a.id)
 }
 
 // condError turns a condition rendering error into an operation error.

@@ -190,14 +190,3 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	}
 	return out, be
 }
-
-// keyOfID is the table key whose itemID is id, made anew: the table's key
-// attributes hold strings (see keyValue).
-func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
-	key := make(map[string]types.AttributeValue, 2)
-	key[t.pk] = &types.AttributeValueMemberS{Value: id.pk}
-	if t.sk != "" {
-		key[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
-	}
-	return key
-}

@@ -192,14 +192,3 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 	}
 	return be
 }
-
-// keyOf picks the table's key attributes out of an item.
-func keyOf(t *Table, item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	key := map[string]types.AttributeValue{}
-	for _, a := range []string{t.pk, t.sk} {
-		if v, ok := item[a]; ok && a != "" {
-			key[a] = v
-		}
-	}
-	return key
-}

@@ -61,7 +61,7 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 		return vs.out, opError(e.m.ops.get, err)
 	}
 	if len(res.Item) == 0 || db.expiryFor(s, e.m).expired(res.Item) {
-		return vs.out, &notFoundError{op: e.m.ops.get, key: db.table.keyOf(id)}
+		return vs.out, &notFoundError{op: e.m.ops.get, key: db.table.keyOfID(id)}
 	}
 	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
 	return vs.out, err
@@ -112,7 +112,7 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternG
 	case err != nil:
 		return zero, err
 	case len(found.Items) == 0 && r.get != nil:
-		return zero, &notFoundError{op: r.Op, key: db.table.keyOf(id)}
+		return zero, &notFoundError{op: r.Op, key: db.table.keyOfID(id)}
 	case len(found.Items) == 0:
 		return zero, &notFoundError{op: r.Op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.Binding.Partition)}}
 	case len(found.Items) > 1:

@@ -84,15 +84,17 @@ func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
 	return id
 }
 
-// keyOf is the key whose itemID is id: a fresh map, for the errors that
-// name a key after its request was sent (the request's own maps are the
-// Client's, which may have changed them). The library's keys are strings.
-func (t *Table) keyOf(id itemID) map[string]types.AttributeValue {
-	k := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: id.pk}}
+// keyOfID is the table key whose itemID is id, made anew (the table's key
+// attributes hold strings, see keyValue): for a retry, and for the errors
+// that name a key after its request was sent, since the request's own maps
+// are the Client's, which may have changed them.
+func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
+	key := make(map[string]types.AttributeValue, 2)
+	key[t.pk] = &types.AttributeValueMemberS{Value: id.pk}
 	if t.sk != "" {
-		k[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
+		key[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
 	}
-	return k
+	return key
 }
 
 // keySize is the itemSize of the key attributes of a key, or of a whole

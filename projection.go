@@ -159,7 +159,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 	var keys []batchKey
 	seen := newItemIndex(len(raws), func(i int) itemID { return keys[i].id })
 	for i, raw := range raws {
-		k := keyOf(t, raw)
+		k := t.keyOfItem(raw)
 		id := t.idOf(k)
 		j, dup := seen.add(id, len(keys))
 		if !dup {
