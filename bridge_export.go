@@ -19,6 +19,9 @@ func init() {
 	bridge.ExportItem = func(table any, entity string, v any) (string, map[string]types.AttributeValue, error) {
 		return table.(*Table).exportItem(entity, v)
 	}
+	bridge.SchemaDifferences = func(table any, d *types.TableDescription) []string {
+		return table.(*Table).schemaDifferences(d)
+	}
 }
 
 func (t *Table) exportModel() *bridge.ExportModel {

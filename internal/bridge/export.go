@@ -81,3 +81,8 @@ var Export func(table any) *ExportModel
 // as v holds them (no clock, no version): the entity's name and the item,
 // or an error naming the value's type.
 var ExportItem func(table any, entity string, v any) (string, map[string]types.AttributeValue, error)
+
+// SchemaDifferences is what EnsureTable finds different between table's
+// model and a described table (keys, key attribute types, missing indexes,
+// index keys and projections), each a sentence; set by the root package.
+var SchemaDifferences func(table any, d *types.TableDescription) []string
