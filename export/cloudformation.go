@@ -260,7 +260,8 @@ func (md *model) cfnGlobalTable() obj {
 		p = p.set("WriteProvisionedThroughputSettings", obj{{"WriteCapacityAutoScalingSettings", setting(a.MinWrite, a.MaxWrite)}})
 	}
 	var replicas []any
-	for _, region := range md.o.Replicas {
+	// The stack's own region is a replica too, and must be listed.
+	for _, region := range append([]any{obj{{"Ref", "AWS::Region"}}}, anys(md.o.Replicas)...) {
 		r := obj{{"Region", region}}
 		if provisioned {
 			r = r.set("ReadProvisionedThroughputSettings", obj{{"ReadCapacityAutoScalingSettings", setting(a.MinRead, a.MaxRead)}})

@@ -26,9 +26,11 @@ type Options struct {
 	// AutoScaling scales a provisioned table's and its indexes' capacity
 	// (target tracking); only for a table declared WithProvisioned.
 	AutoScaling *AutoScaling
-	// Replicas are the regions of a global table, the stack's own region
-	// included. A global table's stream carries new and old images: the
-	// model must declare WithStream(StreamNewAndOldImages).
+	// Replicas are the regions a global table is replicated to, besides
+	// the region it is deployed in (CloudFormation's AWS::Region,
+	// Terraform's provider region). A global table's stream carries new
+	// and old images: the model must declare
+	// WithStream(StreamNewAndOldImages).
 	Replicas []string
 	// Samples are the sample items: values (or pointers to values) of the
 	// entities' Go types, or Sample values naming the entity where several
