@@ -1,0 +1,41 @@
+// Package cli is a command over a singletable model, run from a tiny main
+// in the user's repository (standard library flag only):
+//
+//	package main
+//
+//	import (
+//		"github.com/singletable/singletable/cli"
+//		"example.com/shop/model"
+//	)
+//
+//	func main() {
+//		cli.Main(cli.Config{
+//			Table:      model.Shop,
+//			Export:     export.Options{Samples: model.Samples},
+//			Migrations: []cli.Migration{cli.Migrate("lowercase-emails", model.Users, lowercaseEmail)},
+//			Backfills:  []cli.Backfill{cli.Backfills(model.Orders)},
+//		})
+//	}
+//
+// Its subcommands:
+//
+//	sheet                       the access-pattern sheet (Markdown)
+//	lint [-fail-on LEVEL]       the model's lint findings; exit 1 at or above LEVEL (error, warning, info, never)
+//	doc                         the model document (Markdown: entities, indexes, patterns, sample items, diagram, lint)
+//	export cloudformation|terraform|workbench
+//	                            the table as CloudFormation (-format json|yaml), Terraform JSON or a NoSQL Workbench model
+//	items                       the sample items as stored (DynamoDB JSON)
+//	ensure-table                create the table, or check it (-add-missing-indexes adds the indexes it lacks)
+//	diff                        the live table against the model; exit 1 on any difference
+//	migrate NAME                run a registered migration
+//	backfill ENTITY INDEX       write an index's keys into the items stored before it
+//
+// The commands that write output take -o FILE (default standard output).
+// The ones that reach DynamoDB take -table NAME (the physical table name)
+// and connect with Config.Client, by default the AWS SDK's default
+// configuration (environment, shared files, AWS_ENDPOINT_URL_DYNAMODB).
+//
+// Exit codes fit CI: 0 success, 1 a check failed (lint findings at or above
+// the chosen severity, differences from the live table, failed migration
+// items), 2 a usage error, 3 an error running the command.
+package cli

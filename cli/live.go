@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/export"
+	"github.com/singletable/singletable/migrate"
+)
+
+// The subcommands that reach DynamoDB: ensure-table, diff, migrate,
+// backfill.
+
+// Migration is a migration the migrate subcommand runs by name: make it
+// with Migrate.
+type Migration struct {
+	name string
+	run  func(ctx context.Context, db *st.DB, opts ...migrate.Option) (*migrate.Report, error)
+}
+
+// Migrate registers migrate.Run of entity e with transform under name.
+func Migrate[T any](name string, e *st.Entity[T], transform func(ctx context.Context, v *T) error) Migration {
+	return Migration{name: name, run: func(ctx context.Context, db *st.DB, opts ...migrate.Option) (*migrate.Report, error) {
+		return migrate.Run(ctx, db, e, transform, opts...)
+	}}
+}
+
+// Backfill is an entity the backfill subcommand may fill an index of:
+// make it with Backfills.
+type Backfill struct {
+	entity string
+	run    func(ctx context.Context, db *st.DB, index string, opts ...migrate.Option) (*migrate.Report, error)
+}
+
+// Backfills lets backfill write the keys of any of entity e's indexes
+// (migrate.BackfillIndex).
+func Backfills[T any](e *st.Entity[T]) Backfill {
+	return Backfill{entity: e.Name(), run: func(ctx context.Context, db *st.DB, index string, opts ...migrate.Option) (*migrate.Report, error) {
+		return migrate.BackfillIndex(ctx, db, e, index, opts...)
+	}}
+}
+
+// tableFlag defines -table.
+func (c *call) tableFlag() *string {
+	name := c.cfg.Export.TableName
+	if name == "" {
+		name = c.cfg.Table.Name()
+	}
+	return c.flags.String("table", name, "the physical table name")
+}
+
+// db connects to DynamoDB and binds the model to table name.
+func (c *call) db(name string) (*st.DB, Client, error) {
+	connect := c.cfg.Client
+	if connect == nil {
+		connect = defaultClient
+	}
+	client, err := connect(c.ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to DynamoDB: %w", err)
+	}
+	opts := append(append([]st.DBOption(nil), c.cfg.DBOptions...), st.WithTableName(name), st.WithAdminClient(client))
+	return st.New(client, c.cfg.Table, opts...), client, nil
+}
+
+func defaultClient(ctx context.Context) (Client, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dynamodb.NewFromConfig(cfg), nil
+}
+
+func runEnsure(c *call) error {
+	name := c.tableFlag()
+	add := c.flags.Bool("add-missing-indexes", false, "add the indexes the model declares and the table lacks (UpdateTable), waiting for each")
+	if err := c.parseFlags(0); err != nil {
+		return err
+	}
+	db, _, err := c.db(*name)
+	if err != nil {
+		return err
+	}
+	var opts []st.EnsureOption
+	if *add {
+		opts = append(opts, st.AddMissingIndexes())
+	}
+	if err := db.EnsureTable(c.ctx, opts...); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "table %s is as the model declares it\n", *name)
+	return nil
+}
+
+func runDiff(c *call) error {
+	name := c.tableFlag()
+	if err := c.parseFlags(0); err != nil {
+		return err
+	}
+	_, client, err := c.db(*name)
+	if err != nil {
+		return err
+	}
+	d, err := client.DescribeTable(c.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(*name)})
+	if err != nil {
+		return err
+	}
+	ttl, err := client.DescribeTimeToLive(c.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(*name)})
+	if err != nil {
+		return err
+	}
+	diffs := export.Differences(c.cfg.Table, d.Table, ttl.TimeToLiveDescription)
+	if len(diffs) == 0 {
+		fmt.Fprintf(c.stdout, "table %s is as the model declares it\n", *name)
+		return nil
+	}
+	for _, s := range diffs {
+		fmt.Fprintln(c.stdout, "- "+s)
+	}
+	return &failed{fmt.Sprintf("table %s differs from the model in %d way(s)", *name, len(diffs))}
+}
+
+// migrateFlags defines the flags of migrate and backfill.
+func (c *call) migrateFlags() func() []migrate.Option {
+	dry := c.flags.Bool("dry-run", false, "report what would change; write nothing")
+	segments := c.flags.Int("segments", 0, "parallel scan segments (default: the migrate package's)")
+	rate := c.flags.Float64("rate", 0, "at most this many items written per second (0: no limit)")
+	checkpoint := c.flags.String("checkpoint", "", "save the position to this file, and resume from it")
+	return func() []migrate.Option {
+		var opts []migrate.Option
+		if *dry {
+			opts = append(opts, migrate.DryRun())
+		}
+		if *segments != 0 {
+			opts = append(opts, migrate.Segments(*segments))
+		}
+		if *rate != 0 {
+			opts = append(opts, migrate.RateLimit(*rate))
+		}
+		if *checkpoint != "" {
+			opts = append(opts, migrate.SaveCheckpoints(migrate.FileCheckpoint(*checkpoint), 5*time.Second))
+		}
+		return opts
+	}
+}
+
+func runMigrate(c *call) error {
+	name := c.tableFlag()
+	opts := c.migrateFlags()
+	if err := c.parseFlags(1); err != nil {
+		return err
+	}
+	var m *Migration
+	var names []string
+	for i := range c.cfg.Migrations {
+		names = append(names, c.cfg.Migrations[i].name)
+		if c.cfg.Migrations[i].name == c.args[0] {
+			m = &c.cfg.Migrations[i]
+		}
+	}
+	if m == nil {
+		return usagef("no migration %q; registered: %s", c.args[0], orNone(names))
+	}
+	mo := opts()
+	db, _, err := c.db(*name)
+	if err != nil {
+		return err
+	}
+	rep, err := m.run(c.ctx, db, mo...)
+	return c.report(rep, err)
+}
+
+func runBackfill(c *call) error {
+	name := c.tableFlag()
+	opts := c.migrateFlags()
+	if err := c.parseFlags(2); err != nil {
+		return err
+	}
+	var b *Backfill
+	var names []string
+	for i := range c.cfg.Backfills {
+		names = append(names, c.cfg.Backfills[i].entity)
+		if c.cfg.Backfills[i].entity == c.args[0] {
+			b = &c.cfg.Backfills[i]
+		}
+	}
+	if b == nil {
+		return usagef("no backfill of entity %q; registered: %s", c.args[0], orNone(names))
+	}
+	mo := opts()
+	db, _, err := c.db(*name)
+	if err != nil {
+		return err
+	}
+	rep, err := b.run(c.ctx, db, c.args[1], mo...)
+	return c.report(rep, err)
+}
+
+// report prints a migration's report; failed items fail the command.
+func (c *call) report(r *migrate.Report, err error) error {
+	if r != nil {
+		what := "changed"
+		if r.DryRun {
+			what = "would change"
+		}
+		fmt.Fprintf(c.stdout, "%s: scanned %d, %s %d, skipped %d, failed %d, retried %d\n", r.Entity, r.Scanned, what, r.Changed, r.Skipped, r.Failed, r.Retried)
+		for _, f := range r.Failures {
+			fmt.Fprintf(c.stdout, "  failed: %v\n", f.Err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if r.Failed > 0 {
+		return &failed{fmt.Sprintf("%d item(s) failed", r.Failed)}
+	}
+	return nil
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
