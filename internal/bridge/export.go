@@ -23,17 +23,17 @@ type ExportModel struct {
 // its stored fields and its managed fields (Go field names; "" when the
 // entity has none).
 type ExportEntity struct {
-	Name            string
-	PK, SK          string // primary key templates; SK "" without a sort key
-	Indexes         []ExportIndexKey
-	Fields          []ExportField
-	Version         string
-	Created         string
-	Updated         string
-	Unique          []string
-	Expires         string
-	ExpiresAfter    time.Duration
-	Shard           string // the shard field and count ("Shard of 8"); "" unsharded
+	Name         string
+	PK, SK       string // primary key templates; SK "" without a sort key
+	Indexes      []ExportIndexKey
+	Fields       []ExportField
+	Version      string
+	Created      string
+	Updated      string
+	Unique       []string
+	Expires      string
+	ExpiresAfter time.Duration
+	Shard        string // the shard field and count ("Shard of 8"); "" unsharded
 }
 
 // ExportIndexKey is what an entity writes into one global secondary index.
