@@ -274,9 +274,9 @@ func (md *model) docDiagram(b *strings.Builder) {
 	pk, sk := md.keyAttrs("")
 	for _, e := range md.m.Entities {
 		fmt.Fprintf(b, "    %s {\n", mermaidName(e.Name))
-		fmt.Fprintf(b, "        string %s PK %q\n", mermaidName(pk.name), e.PK)
+		fmt.Fprintf(b, "        string %s PK %s\n", mermaidName(pk.name), mermaidText(e.PK))
 		if sk.name != "" {
-			fmt.Fprintf(b, "        string %s %q\n", mermaidName(sk.name), "SK "+e.SK)
+			fmt.Fprintf(b, "        string %s %s\n", mermaidName(sk.name), mermaidText("SK "+e.SK))
 		}
 		for _, f := range e.Fields {
 			fmt.Fprintf(b, "        %s %s\n", f.Type, mermaidName(f.Attr))
@@ -288,14 +288,18 @@ func (md *model) docDiagram(b *strings.Builder) {
 			continue
 		}
 		for _, other := range r.Entities[1:] {
-			fmt.Fprintf(b, "    %s ||--o{ %s : %q\n", mermaidName(r.Entities[0]), mermaidName(other), "collection "+r.Name)
+			fmt.Fprintf(b, "    %s ||--o{ %s : %s\n", mermaidName(r.Entities[0]), mermaidName(other), mermaidText("collection "+r.Name))
 		}
 	}
 	for _, rel := range md.o.Relations {
-		fmt.Fprintf(b, "    %s }o--o{ %s : %q\n", mermaidName(rel.From), mermaidName(rel.To), rel.Name+" (edges: "+rel.Edge+")")
+		fmt.Fprintf(b, "    %s }o--o{ %s : %s\n", mermaidName(rel.From), mermaidName(rel.To), mermaidText(rel.Name+" (edges: "+rel.Edge+")"))
 	}
 	b.WriteString("```\n\n")
 }
+
+// mermaidText quotes s for Mermaid, which has no escape for a double
+// quote: it becomes a single one.
+func mermaidText(s string) string { return `"` + strings.ReplaceAll(s, `"`, "'") + `"` }
 
 // mermaidName is an identifier Mermaid's erDiagram accepts.
 func mermaidName(s string) string {
