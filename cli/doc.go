@@ -5,6 +5,8 @@
 //
 //	import (
 //		"github.com/singletable/singletable/cli"
+//		"github.com/singletable/singletable/export"
+//
 //		"example.com/shop/model"
 //	)
 //
