@@ -28,6 +28,7 @@ func Differences(t *st.Table, d *types.TableDescription, ttl *types.TimeToLiveDe
 			diffs = append(diffs, fmt.Sprintf("index %s is not in the model: delete it (UpdateTable) or declare it (WithGSI)", name))
 		}
 	}
+	// The model declares no local secondary index (yet): any is extra.
 	for _, l := range d.LocalSecondaryIndexes {
 		diffs = append(diffs, fmt.Sprintf("local secondary index %s is not in the model", aws.ToString(l.IndexName)))
 	}
