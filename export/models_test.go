@@ -121,12 +121,67 @@ var fullOptions = export.Options{
 	AutoScaling:         &export.AutoScaling{MinRead: 5, MaxRead: 100, MinWrite: 5, MaxWrite: 50, TargetUtilization: 70},
 }
 
+// The time-series seed (examples/iot): readings in hourly buckets, kept
+// 30 days through the TTL.
+type reading struct {
+	DeviceID string    `dynamodbav:"deviceId"`
+	At       time.Time `dynamodbav:"at"`
+	Celsius  float64   `dynamodbav:"celsius"`
+	Expires  int64     `dynamodbav:"ttl"`
+}
+
+func iotModel() exported {
+	t := st.MustTable("Telemetry", st.WithTTL("ttl"))
+	readings := st.MustDefine[reading](t, "Reading",
+		st.Key("DEVICE#{DeviceID}#{At:2006-01-02-15}", "{At}"),
+		st.Expires("Expires"), st.ExpiresAfter(30*24*time.Hour))
+	readings.Pattern("ReadingsBetween").SortBetween().Must()
+	readings.Pattern("LatestReadings").SortBetween().Descending().Must()
+	at := time.Date(2026, 3, 15, 14, 5, 0, 0, time.UTC)
+	return exported{name: "iot", table: t, opts: export.Options{Samples: []any{
+		reading{DeviceID: "123", At: at, Celsius: 21.5, Expires: at.Add(30 * 24 * time.Hour).Unix()},
+	}}}
+}
+
+// The adjacency seed (examples/social): users following users through
+// edges under the follower and, in GSI1, under the followee.
+type (
+	socialUser struct {
+		ID        string `dynamodbav:"userId"`
+		Name      string `dynamodbav:"name"`
+		Following int    `dynamodbav:"following"`
+		Followers int    `dynamodbav:"followers"`
+	}
+	follow struct {
+		Follower string    `dynamodbav:"follower"`
+		Followee string    `dynamodbav:"followee"`
+		Since    time.Time `dynamodbav:"since" singletable:"created"`
+	}
+)
+
+func socialModel() exported {
+	t := st.MustTable("Social", st.WithGSI("GSI1"))
+	st.MustDefine[socialUser](t, "User", st.Key("USER#{ID}", "USER#{ID}"))
+	st.MustDefine[follow](t, "Follow", st.Key("USER#{Follower}", "FOLLOWS#{Followee}"),
+		st.Index("GSI1", "FOLLOWED_BY#{Followee}", "USER#{Follower}"))
+	return exported{name: "social", table: t, opts: export.Options{
+		Relations: []export.Relation{{Name: "Follows", From: "User", Edge: "Follow", To: "User"}},
+		Samples: []any{
+			socialUser{ID: "alice", Name: "Alice", Following: 1},
+			socialUser{ID: "bob", Name: "Bob", Followers: 1},
+			follow{Follower: "alice", Followee: "bob", Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+		},
+	}}
+}
+
 func models() []exported {
 	global := fullOptions
 	global.Replicas = []string{"eu-west-1", "ap-southeast-2"}
 	return []exported{
 		seedModel(),
 		shopModel(),
+		iotModel(),
+		socialModel(),
 		fullModel("Everything", fullOptions),
 		fullModel("EverythingGlobal", global),
 	}
