@@ -59,6 +59,13 @@ func TestEverySubcommand(t *testing.T) {
 	cfg.Export.TableName = name
 	cfg.Export.Samples = []any{Order{CustomerID: "c1", ID: "o1", Status: "new"}}
 
+	// Before the table exists, diff says so (a failed check, not an error).
+	missing := cfg
+	missing.Export.TableName = name + "-missing"
+	if code, out, errs := run(t, missing, "diff"); code != cli.ExitFailed || !strings.Contains(out, "does not exist") {
+		t.Fatalf("diff of a missing table: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
 	steps := []struct {
 		args []string
 		code int
@@ -74,7 +81,7 @@ func TestEverySubcommand(t *testing.T) {
 		// The live table lacks GSI1 and TTL.
 		{[]string{"diff"}, cli.ExitFailed, "index GSI1 is missing"},
 		{[]string{"diff"}, cli.ExitFailed, "time to live is not enabled"},
-		{[]string{"ensure-table"}, cli.ExitError, "GSI1"},
+		{[]string{"ensure-table"}, cli.ExitFailed, "index GSI1 is missing"},
 		{[]string{"ensure-table", "-add-missing-indexes"}, cli.ExitOK, "is as the model declares it"},
 		{[]string{"diff"}, cli.ExitOK, "is as the model declares it"},
 		{[]string{"backfill", "Order", "GSI1", "-dry-run"}, cli.ExitOK, "scanned 3, would change 3"},

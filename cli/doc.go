@@ -38,6 +38,7 @@
 // configuration (environment, shared files, AWS_ENDPOINT_URL_DYNAMODB).
 //
 // Exit codes fit CI: 0 success, 1 a check failed (lint findings at or above
-// the chosen severity, differences from the live table, failed migration
-// items), 2 a usage error, 3 an error running the command.
+// the chosen severity, differences from the live table or a table
+// ensure-table cannot make as the model declares, failed migration items),
+// 2 a usage error, 3 an error running the command.
 package cli

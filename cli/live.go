@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/export"
@@ -93,6 +95,11 @@ func runEnsure(c *call) error {
 		opts = append(opts, st.AddMissingIndexes())
 	}
 	if err := db.EnsureTable(c.ctx, opts...); err != nil {
+		if errors.Is(err, st.ErrSchemaMismatch) {
+			// The table differs in a way EnsureTable does not change: a
+			// failed check, as diff's differences are.
+			return &failed{err.Error()}
+		}
 		return err
 	}
 	fmt.Fprintf(c.stdout, "table %s is as the model declares it\n", *name)
@@ -109,6 +116,11 @@ func runDiff(c *call) error {
 		return err
 	}
 	d, err := client.DescribeTable(c.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(*name)})
+	var notFound *types.ResourceNotFoundException
+	if errors.As(err, &notFound) {
+		fmt.Fprintf(c.stdout, "- table %s does not exist: ensure-table creates it\n", *name)
+		return &failed{fmt.Sprintf("table %s does not exist", *name)}
+	}
 	if err != nil {
 		return err
 	}

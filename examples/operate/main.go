@@ -142,7 +142,7 @@ func demo(ctx context.Context) error {
 	step(cli.ExitOK, `"aws_dynamodb_table"`, "export", "terraform")
 	step(cli.ExitOK, `"FacetName": "AgentQueue"`, "export", "workbench")
 	step(cli.ExitOK, `"GSI1PK": {`, "items")
-	step(cli.ExitError, "ResourceNotFoundException", "diff")
+	step(cli.ExitFailed, "does not exist", "diff")
 	step(cli.ExitOK, "is as the model declares it", "ensure-table")
 	step(cli.ExitOK, "is as the model declares it", "diff")
 	for _, v := range Samples {
