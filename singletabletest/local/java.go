@@ -36,9 +36,12 @@ func (o Options) javaCandidates() []string {
 	if p, err := exec.LookPath("java"); err == nil {
 		c = append(c, p)
 	}
-	jvms, _ := filepath.Glob("/usr/lib/jvm/java-*-openjdk*/bin/java")
+	jvms, _ := filepath.Glob(jvmGlob)
 	return append(c, jvms...)
 }
+
+// jvmGlob is where Debian's JVMs are; tests point it elsewhere.
+var jvmGlob = "/usr/lib/jvm/java-*-openjdk*/bin/java"
 
 var javaVersion = regexp.MustCompile(`version "(?:1\.)?(\d+)`)
 

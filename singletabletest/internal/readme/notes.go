@@ -1,0 +1,26 @@
+// Package notes is the code the README's test section tests: its files
+// are the README's snippets, byte for byte (TestReadmeTestSection), so
+// every snippet is compiled and run.
+package notes
+
+import (
+	"context"
+
+	"github.com/singletable/singletable"
+)
+
+type Note struct {
+	ID   string `dynamodbav:"id"`
+	Text string `dynamodbav:"text"`
+}
+
+var (
+	Table = singletable.MustTable("Notes")
+	Notes = singletable.MustDefine[Note](Table, "Note", singletable.Key("NOTE#{ID}", "NOTE"))
+)
+
+// Import writes many notes in batches, retrying what DynamoDB leaves
+// unprocessed.
+func Import(ctx context.Context, db *singletable.DB, ns []Note) error {
+	return db.BatchWrite(ctx, []singletable.BatchOp{singletable.BatchPut(Notes, ns...)})
+}
