@@ -1,6 +1,4 @@
-// Package notes is the code the README's test section tests: its files
-// are the README's snippets, byte for byte (TestReadmeTestSection), so
-// every snippet is compiled and run.
+// Package notes keeps notes in a single DynamoDB table.
 package notes
 
 import (
