@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"

