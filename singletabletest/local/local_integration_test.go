@@ -16,45 +16,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Start runs a private instance that answers, and Stop ends it and removes
-// its state; a kept instance is reused by the next Keep and stopped by
-// StopKept. These start JVMs of their own (seconds each).
+// Start runs a private instance that answers; Keep, Kept and StopKept
+// find, reuse and stop it as the kept instance of its state dir; Stop ends
+// a private one and removes its state. One JVM, started here (seconds).
 func TestStartAndKeep(t *testing.T) {
+	if os.Getenv("SINGLETABLE_DDB_ENV_ONLY") != "" {
+		t.Fatal("SINGLETABLE_DDB_ENV_ONLY is set: this test starts DynamoDB Local itself")
+	}
 	ctx := context.Background()
 	o := FromEnv()
 	o.Log = io.Discard
 
 	inst, err := Start(ctx, o)
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = inst.Stop() })
 	c, err := clientFor(ctx, inst.Endpoint)
 	require.NoError(t, err)
 	_, err = c.ListTables(ctx, &dynamodb.ListTablesInput{})
 	require.NoError(t, err)
-	require.NoError(t, inst.Stop())
-	assert.False(t, alive(inst.PID), "the JVM is stopped")
-	assert.NoDirExists(t, inst.stateDir)
-	assert.False(t, answers(inst.Port))
 
-	state := filepath.Join(t.TempDir(), "run")
-	t.Setenv("SINGLETABLE_STATE", state)
+	t.Setenv("SINGLETABLE_STATE", inst.stateDir)
 	kept, err := Keep(ctx, o)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = StopKept(o) })
-	assert.False(t, kept.Reused)
-	again, err := Keep(ctx, o)
-	require.NoError(t, err)
-	assert.True(t, again.Reused)
-	assert.Equal(t, kept.Endpoint, again.Endpoint)
-	require.NoError(t, again.Stop(), "Stop leaves a kept instance running")
+	assert.True(t, kept.Reused, "the instance of the state dir is reused")
+	assert.Equal(t, inst.PID, kept.PID)
+	require.NoError(t, kept.Stop(), "Stop leaves a kept instance running")
 	found, ok := Kept(o)
 	require.True(t, ok)
-	assert.Equal(t, kept.PID, found.PID)
+	assert.Equal(t, inst.Endpoint, found.Endpoint)
 
 	require.NoError(t, StopKept(o))
-	assert.False(t, alive(kept.PID))
+	assert.False(t, answers(inst.Port), "StopKept stopped it")
 	_, ok = Kept(o)
 	assert.False(t, ok)
-	assert.NoFileExists(t, filepath.Join(state, "pid"))
+	assert.NoFileExists(t, filepath.Join(inst.stateDir, "pid"))
+
+	require.NoError(t, inst.Stop())
+	assert.NoDirExists(t, inst.stateDir, "Stop removes a private instance's state")
 }
 
 // Ensure reuses the instance the environment names, and does not stop it.
