@@ -83,7 +83,7 @@ func BenchmarkColdStart(b *testing.B) {
 	for b.Loop() {
 		inst, err := Start(context.Background(), o)
 		if err == nil {
-			_, err = WarmStart(context.Background(), inst.Endpoint)
+			_, err = warmStart(context.Background(), inst.Endpoint)
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -96,7 +96,7 @@ func BenchmarkColdStart(b *testing.B) {
 
 func BenchmarkWarmStart(b *testing.B) {
 	for b.Loop() {
-		if _, err := WarmStart(context.Background(), os.Getenv(EndpointEnv)); err != nil {
+		if _, err := warmStart(context.Background(), os.Getenv(EndpointEnv)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -107,7 +107,7 @@ func BenchmarkFreshTable(b *testing.B) {
 	c, err := clientFor(ctx, os.Getenv(EndpointEnv))
 	require.NoError(b, err)
 	for b.Loop() {
-		_, drop, err := FreshTable(ctx, c)
+		_, drop, err := freshTable(ctx, c)
 		if err == nil {
 			err = drop()
 		}
@@ -121,13 +121,13 @@ func BenchmarkOperation(b *testing.B) {
 	ctx := context.Background()
 	c, err := clientFor(ctx, os.Getenv(EndpointEnv))
 	require.NoError(b, err)
-	db, drop, err := FreshTable(ctx, c)
+	db, drop, err := freshTable(ctx, c)
 	require.NoError(b, err)
 	defer drop()
 	i := 0
 	for b.Loop() {
 		i++
-		if _, err := Operation(ctx, db, i); err != nil {
+		if _, err := operation(ctx, db, i); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -69,11 +69,11 @@ func Measure(ctx context.Context, o Options, runs int) (Measurements, error) {
 		return m, err
 	}
 	defer inst.Stop()
-	if _, err := WarmStart(ctx, inst.Endpoint); err != nil {
+	if _, err := warmStart(ctx, inst.Endpoint); err != nil {
 		return m, err
 	}
 	m.ColdStart = time.Since(t)
-	if m.WarmStart, err = WarmStart(ctx, inst.Endpoint); err != nil {
+	if m.WarmStart, err = warmStart(ctx, inst.Endpoint); err != nil {
 		return m, err
 	}
 	client, err := clientFor(ctx, inst.Endpoint)
@@ -81,14 +81,14 @@ func Measure(ctx context.Context, o Options, runs int) (Measurements, error) {
 		return m, err
 	}
 	tables, puts := make([]time.Duration, m.Runs), make([]time.Duration, m.Runs)
-	db, drop, err := FreshTable(ctx, client)
+	db, drop, err := freshTable(ctx, client)
 	if err != nil {
 		return m, err
 	}
 	defer drop()
 	for i := range m.Runs {
 		t := time.Now()
-		_, drop, err := FreshTable(ctx, client)
+		_, drop, err := freshTable(ctx, client)
 		if err == nil {
 			err = drop()
 		}
@@ -96,7 +96,7 @@ func Measure(ctx context.Context, o Options, runs int) (Measurements, error) {
 			return m, err
 		}
 		tables[i] = time.Since(t)
-		if puts[i], err = Operation(ctx, db, i); err != nil {
+		if puts[i], err = operation(ctx, db, i); err != nil {
 			return m, err
 		}
 	}
@@ -120,9 +120,9 @@ func clientFor(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) }), nil
 }
 
-// WarmStart measures reaching the running instance at endpoint: a client
+// warmStart measures reaching the running instance at endpoint: a client
 // built and a first request (ListTables) answered.
-func WarmStart(ctx context.Context, endpoint string) (time.Duration, error) {
+func warmStart(ctx context.Context, endpoint string) (time.Duration, error) {
 	t := time.Now()
 	c, err := clientFor(ctx, endpoint)
 	if err != nil {
@@ -132,15 +132,15 @@ func WarmStart(ctx context.Context, endpoint string) (time.Duration, error) {
 	return time.Since(t), err
 }
 
-// measureTable is the model FreshTable creates: a key and one index, as
+// measureTable is the model freshTable creates: a key and one index, as
 // most single tables have.
 var measureTable = singletable.MustTable("measure", singletable.WithGSI("GSI1"))
 
-// FreshTable creates a uniquely named table of a small model (a key and
+// freshTable creates a uniquely named table of a small model (a key and
 // one global secondary index) through DB.EnsureTable, as
 // singletabletest.LocalDB does for each test, and returns its DB and the
 // function that deletes it.
-func FreshTable(ctx context.Context, client *dynamodb.Client) (*singletable.DB, func() error, error) {
+func freshTable(ctx context.Context, client *dynamodb.Client) (*singletable.DB, func() error, error) {
 	name := ddblocal.UniqueName("measure")
 	db := singletable.New(client, measureTable, singletable.WithTableName(name))
 	if err := db.EnsureTable(ctx); err != nil {
@@ -152,8 +152,8 @@ func FreshTable(ctx context.Context, client *dynamodb.Client) (*singletable.DB, 
 	}, nil
 }
 
-// Operation measures one PutItem of a small item into db's table.
-func Operation(ctx context.Context, db *singletable.DB, i int) (time.Duration, error) {
+// operation measures one PutItem of a small item into db's table.
+func operation(ctx context.Context, db *singletable.DB, i int) (time.Duration, error) {
 	id := fmt.Sprint("item-", i)
 	in := &dynamodb.PutItemInput{TableName: aws.String(db.TableName()), Item: map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: id}, "SK": &types.AttributeValueMemberS{Value: "A"},
