@@ -7,11 +7,13 @@ import (
 	"github.com/singletable/singletable"
 )
 
+// Note is one note.
 type Note struct {
 	ID   string `dynamodbav:"id"`
 	Text string `dynamodbav:"text"`
 }
 
+// Table is the notes' table; Notes their entity on it.
 var (
 	Table = singletable.MustTable("Notes")
 	Notes = singletable.MustDefine[Note](Table, "Note", singletable.Key("NOTE#{ID}", "NOTE"))
