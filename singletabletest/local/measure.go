@@ -36,6 +36,7 @@ type Measurements struct {
 	Runs      int
 }
 
+// String prints the measurements as a table, one line each.
 func (m Measurements) String() string {
 	var b strings.Builder
 	install := "found in the cache"
