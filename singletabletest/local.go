@@ -2,6 +2,8 @@ package singletabletest
 
 import (
 	"context"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +29,24 @@ func LocalClient(ctx context.Context, optFns ...func(*config.LoadOptions) error)
 	return ddblocal.Client(ctx, optFns...)
 }
 
+// clients holds one client per endpoint: building one loads the AWS
+// config (files, environment), which a test's fresh table should not pay
+// again.
+var clients sync.Map // endpoint -> *dynamodb.Client
+
+func sharedClient(ctx context.Context) (*dynamodb.Client, error) {
+	endpoint := os.Getenv(ddblocal.EndpointEnv)
+	if c, ok := clients.Load(endpoint); ok {
+		return c.(*dynamodb.Client), nil
+	}
+	c, err := LocalClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c2, _ := clients.LoadOrStore(endpoint, c)
+	return c2.(*dynamodb.Client), nil
+}
+
 // LocalDB returns a DB for table on DynamoDB Local (see LocalClient), bound
 // to a fresh table with a unique name, so that tests running in parallel
 // never share data. The table is created (with its indexes and TTL) before
@@ -34,12 +54,17 @@ func LocalClient(ctx context.Context, optFns ...func(*config.LoadOptions) error)
 // table name, so that WithClock, WithCursorKey and the like can be given.
 //
 // Without DynamoDB Local the test fails rather than skips: an integration
-// test that silently does not run would pass for the wrong reason.
+// test that silently does not run would pass for the wrong reason. Start
+// one from the package's TestMain with singletabletest/local.Main.
+//
+// A fresh table costs a few milliseconds on DynamoDB Local (docs/testing.md
+// has the figures; `singletable-local bench` measures them on your
+// machine), so every test can have its own, and run in parallel.
 func LocalDB(tb testing.TB, table *singletable.Table, opts ...singletable.DBOption) *singletable.DB {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client, err := LocalClient(ctx)
+	client, err := sharedClient(ctx)
 	if err != nil {
 		tb.Fatalf("singletabletest: DynamoDB Local: %v", err)
 	}

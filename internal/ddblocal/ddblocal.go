@@ -1,8 +1,9 @@
-// Package ddblocal connects singletable's tests and examples to DynamoDB Local.
+// Package ddblocal connects singletable's tests and examples, and the test
+// kit's (singletabletest, singletabletest/local), to DynamoDB Local.
 //
-// The endpoint comes from AWS_ENDPOINT_URL_DYNAMODB, which
-// scripts/dynamodb-local.sh sets (through `make test`, `make example` or
-// `scripts/dynamodb-local.sh run -- <cmd>`). The SDK honours that variable
+// The endpoint comes from AWS_ENDPOINT_URL_DYNAMODB, which the harness
+// (singletabletest/local, behind cmd/singletable-local, `make test` and
+// `make example`) sets. The SDK honours that variable
 // natively; this package only refuses to run without it, so that a test can
 // never reach a real AWS account by accident, and fills in dummy credentials
 // and a region when the environment has none.
@@ -40,8 +41,10 @@ import (
 const EndpointEnv = "AWS_ENDPOINT_URL_DYNAMODB"
 
 // ErrNoEndpoint is returned by Config and Client when EndpointEnv is not set.
-var ErrNoEndpoint = errors.New(EndpointEnv + " is not set: run through `make test` / `make example`, " +
-	"or `scripts/dynamodb-local.sh run -- <cmd>`")
+var ErrNoEndpoint = errors.New(EndpointEnv + " is not set: start DynamoDB Local from the package's TestMain " +
+	"(func TestMain(m *testing.M) { local.Main(m) }, package github.com/singletable/singletable/singletabletest/local), " +
+	"or run the command through `go run github.com/singletable/singletable/cmd/singletable-local -- <cmd>` " +
+	"(in this repository: make test, or eval \"$(make -s ddb-start)\")")
 
 // Dummy credentials and region used when the environment has none. DynamoDB
 // Local (started with -sharedDb) accepts any.
@@ -68,6 +71,12 @@ func Config(ctx context.Context, optFns ...func(*config.LoadOptions) error) (aws
 	if endpoint == "" {
 		return aws.Config{}, ErrNoEndpoint
 	}
+	return ConfigFor(ctx, endpoint, optFns...)
+}
+
+// ConfigFor is Config for the instance at endpoint, whatever
+// AWS_ENDPOINT_URL_DYNAMODB says.
+func ConfigFor(ctx context.Context, endpoint string, optFns ...func(*config.LoadOptions) error) (aws.Config, error) {
 	if u, err := url.Parse(endpoint); err != nil || u.Scheme == "" || u.Host == "" {
 		return aws.Config{}, fmt.Errorf("%s=%q is not a URL such as http://127.0.0.1:8000", EndpointEnv, endpoint)
 	}
@@ -89,8 +98,18 @@ func Config(ctx context.Context, optFns ...func(*config.LoadOptions) error) (aws
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("ddblocal: load AWS config: %w", err)
 	}
+	// The same endpoint as the environment's, set explicitly so that
+	// ConfigFor reaches the instance it was given.
+	cfg.BaseEndpoint = aws.String(endpoint)
 	cfg.APIOptions = append(cfg.APIOptions, replaceCRC32Validation)
 	return cfg, nil
+}
+
+// ChecksumFix is a dynamodb.Options function that makes the client check
+// a response's CRC32 only when the response carries one (see
+// replaceCRC32Validation); Config's clients have it already.
+func ChecksumFix(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, replaceCRC32Validation)
 }
 
 // Client returns a DynamoDB client for DynamoDB Local, built from Config.

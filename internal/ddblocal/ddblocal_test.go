@@ -46,8 +46,8 @@ func TestConfigRequiresEndpoint(t *testing.T) {
 	_, err := Config(context.Background())
 	require.ErrorIs(t, err, ErrNoEndpoint)
 	require.ErrorContains(t, err, "AWS_ENDPOINT_URL_DYNAMODB is not set")
-	require.ErrorContains(t, err, "make test")
-	require.ErrorContains(t, err, "scripts/dynamodb-local.sh run -- <cmd>")
+	require.ErrorContains(t, err, "local.Main(m)")
+	require.ErrorContains(t, err, "go run github.com/singletable/singletable/cmd/singletable-local -- <cmd>")
 
 	_, err = Client(context.Background())
 	require.ErrorIs(t, err, ErrNoEndpoint)
