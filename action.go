@@ -100,10 +100,10 @@ func (a *action) expiredReason(item map[string]types.AttributeValue) string {
 	if a.extra == nil || a.extra.liveAt == 0 {
 		return ""
 	}
-	if !(expiryCheck{attr: a.m.table.ttlAttr, now: a.extra.liveAt}).expired(item) {
+	if !(expiryCheck{attr: a.m.table.schema.TTLAttr, now: a.extra.liveAt}).expired(item) {
 		return ""
 	}
-	at, _ := expiryAt(item[a.m.table.ttlAttr])
+	at, _ := expiryAt(item[a.m.table.schema.TTLAttr])
 	return fmt.Sprintf("the item expired at %s and DynamoDB has not deleted it yet: to reads it is absent, so an upsert does not update it; Update replaces it, a transaction cannot (Delete it first, or Create over it)",
 		time.Unix(int64(at), 0).UTC().Format(time.RFC3339))
 }
@@ -217,14 +217,14 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 	if kind == actPut {
 		g.item = m.guardItem(key, owner)
 		if _, ok := expiryAt(ttl); ok && m.managed.expires != nil {
-			g.item[m.table.ttlAttr] = ttl
+			g.item[m.table.schema.TTLAttr] = ttl
 		}
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
 	cond := m.ownedBy(owner)
 	if kind == actPut && m.managed.expires != nil {
-		cond = Or(cond, expiredAt(m.table.ttlAttr, now)) // a guard's names are its attributes
+		cond = Or(cond, expiredAt(m.table.schema.TTLAttr, now)) // a guard's names are its attributes
 	}
 	if err := g.setCond(cond, Cond{}, nil); err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 	var guards []*action
 	ttl := w.guardTTL
 	if len(w.guards) > 0 && a.item != nil && a.m.managed.expires != nil {
-		ttl = a.item[a.m.table.ttlAttr] // a put's guards expire with its item
+		ttl = a.item[a.m.table.schema.TTLAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {
 		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl, w.now)
@@ -425,13 +425,13 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // err carries no such item (for example, the item did not exist).
 func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
 	var vc *VersionConflictError
-	if errors.As(err, &vc) && vc.Entity == e.m.name {
+	if errors.As(err, &vc) && vc.Entity == e.m.Name {
 		if cur, isT := vc.Current.(T); isT {
 			return cur, true
 		}
 	}
 	var ce *ConditionError
-	if errors.As(err, &ce) && ce.Entity == e.m.name && len(ce.Item) > 0 {
+	if errors.As(err, &ce) && ce.Entity == e.m.Name && len(ce.Item) > 0 {
 		if e.m.decode(ce.Item, reflect.ValueOf(&item).Elem()) == nil {
 			return item, true
 		}
@@ -439,7 +439,7 @@ func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
 	var te *TxError
 	if errors.As(err, &te) {
 		for _, f := range te.Actions {
-			if f.Entity == e.m.name && f.Guard == "" && len(f.Item) > 0 {
+			if f.Entity == e.m.Name && f.Guard == "" && len(f.Item) > 0 {
 				if e.m.decode(f.Item, reflect.ValueOf(&item).Elem()) == nil {
 					return item, true
 				}
@@ -458,13 +458,13 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		// A guard's Put fails only when another item holds the value, even
 		// if the service did not return the guard item.
 		if a.kind == actPut {
-			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
+			return &UniqueViolationError{Op: a.op, Entity: a.m.Name, Field: a.guard.field.GoName, Value: a.guard.value,
 				Owner: a.m.guardOwner(item), Err: err}
 		}
-		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
+		return &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
 		ce.Kind = a.whenExists.err()
 	}

@@ -182,7 +182,7 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
-		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
+		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.Name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
 	}
 	if decodeErr != nil {
 		// Both: the keys left unread must not pass for misses.

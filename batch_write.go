@@ -50,7 +50,7 @@ func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time
 		v := it.value
 		if m.managed.stamps() {
 			// A copy to stamp: the value given stays as it is.
-			v = reflect.New(m.typ).Elem()
+			v = reflect.New(m.Type).Elem()
 			v.Set(it.value)
 		}
 		items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
@@ -84,7 +84,7 @@ func (a *action) writeRequest() types.WriteRequest {
 
 // unprocessed is the batch item left unprocessed, typed as given.
 func (a *action) unprocessed() BatchItem {
-	return BatchItem{Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
+	return BatchItem{Entity: a.m.Name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
 }
 
 // writeInput builds one BatchWriteItem request for items.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 	"github.com/singletable/singletable/internal/read"
 )
 
@@ -68,7 +69,7 @@ func (m *entityModel) checkBucketSorts() error {
 					continue
 				}
 				if u, ok := read.UnitOf(sph.Layout); ok && u > bucket {
-					return &ModelError{Table: m.table.name, Entity: m.name, Field: pph.Field.GoName, Template: w[1].tpl.Raw,
+					return &ModelError{Table: m.table.schema.Name, Entity: m.Name, Field: pph.Field.GoName, Template: w[1].tpl.Raw,
 						Reason: fmt.Sprintf("%s renders %s by the %s (%q), coarser than the %s bucket its partition %s %q renders: sort it at least as finely as the bucket",
 							w[1].attr, pph.Field.GoName, u, sph.Layout, bucket, w[0].attr, w[0].tpl.Raw)}
 				}
@@ -83,12 +84,12 @@ func (m *entityModel) checkBucketSorts() error {
 // keys of.
 func (m *entityModel) keyPairs() [][2]writtenKey {
 	var out [][2]writtenKey
-	if m.sk != nil {
-		out = append(out, [2]writtenKey{{m.table.pk, m.pk}, {m.table.sk, m.sk}})
+	if m.SK != nil {
+		out = append(out, [2]writtenKey{{m.table.schema.PK, m.PK}, {m.table.schema.SK, m.SK}})
 	}
-	for _, ei := range m.indexes {
-		if ei.pkFrom == keyOwn && ei.pk != nil && ei.skFrom == keyOwn && ei.sk != nil {
-			out = append(out, [2]writtenKey{{ei.index.pk, ei.pk}, {ei.index.sk, ei.sk}})
+	for _, ei := range m.Indexes {
+		if ei.PKFrom == model.KeyOwn && ei.PK != nil && ei.SKFrom == model.KeyOwn && ei.SK != nil {
+			out = append(out, [2]writtenKey{{ei.Index.PK, ei.PK}, {ei.Index.SK, ei.SK}})
 		}
 	}
 	return out

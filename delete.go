@@ -120,7 +120,7 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 // readCurrent reads the stored item (strongly consistent) into a new
 // struct value; found is false when there is none.
 func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key reflect.Value) (reflect.Value, bool, error) {
-	v := reflect.New(m.typ).Elem()
+	v := reflect.New(m.Type).Elem()
 	k, err := m.key(key)
 	if err != nil {
 		return v, false, err

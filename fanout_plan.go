@@ -148,7 +148,7 @@ func (d *readDecl) derivedShards(mem *readMember, v reflect.Value, s *settings) 
 		case sortEquals:
 			whole = len(phs)
 		case sortPrefix:
-			whole = givenSortFields(mem.sk, v, d.table.delim)
+			whole = givenSortFields(mem.sk, v, d.table.schema.Delim)
 			if s.read.hasSortFields {
 				whole = min(whole, s.read.sortFields)
 			}
@@ -209,7 +209,7 @@ func (d *readDecl) fanBuckets(mem *readMember, v reflect.Value, upper reflect.Va
 	// The precision applies to the last sort field given: the bucket's
 	// field, or one after it (then the bucket's is whole: one bucket).
 	phs := mem.sk.Placeholders()
-	last := givenSortFields(mem.sk, v, d.table.delim) - 1
+	last := givenSortFields(mem.sk, v, d.table.schema.Delim) - 1
 	at := timeField(v, b.ph)
 	if unit <= b.unit || last < 0 || phs[last].Field.GoName != b.ph.Field.GoName || at.IsZero() {
 		return nil, from, to

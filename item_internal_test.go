@@ -26,7 +26,7 @@ func TestItemSizeMatchesItemSize(t *testing.T) {
 	}
 	for _, v := range values {
 		m := models[reflect.TypeOf(v)]
-		rv := reflect.New(m.typ).Elem()
+		rv := reflect.New(m.Type).Elem()
 		rv.Set(reflect.ValueOf(v))
 		item, facts, err := m.item(rv)
 		if err != nil {

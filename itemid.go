@@ -77,9 +77,9 @@ func (x *itemIndex) find(id itemID) (int, bool) {
 // idOf returns the itemID of a key, or of a whole item: only the table's
 // key attributes are read.
 func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
-	id := itemID{pk: keyValue(item[t.pk])}
-	if t.sk != "" {
-		id.sk = keyValue(item[t.sk])
+	id := itemID{pk: keyValue(item[t.schema.PK])}
+	if t.schema.SK != "" {
+		id.sk = keyValue(item[t.schema.SK])
 	}
 	return id
 }
@@ -90,9 +90,9 @@ func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
 // are the Client's, which may have changed them.
 func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
 	key := make(map[string]types.AttributeValue, 2)
-	key[t.pk] = &types.AttributeValueMemberS{Value: id.pk}
-	if t.sk != "" {
-		key[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
+	key[t.schema.PK] = &types.AttributeValueMemberS{Value: id.pk}
+	if t.schema.SK != "" {
+		key[t.schema.SK] = &types.AttributeValueMemberS{Value: id.sk}
 	}
 	return key
 }
@@ -101,12 +101,12 @@ func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
 // item (only the table's key attributes are read).
 func (t *Table) keySize(item map[string]types.AttributeValue) int {
 	n := 0
-	if v, ok := item[t.pk]; ok {
-		n += len(t.pk) + codec.Size(v)
+	if v, ok := item[t.schema.PK]; ok {
+		n += len(t.schema.PK) + codec.Size(v)
 	}
-	if t.sk != "" {
-		if v, ok := item[t.sk]; ok {
-			n += len(t.sk) + codec.Size(v)
+	if t.schema.SK != "" {
+		if v, ok := item[t.schema.SK]; ok {
+			n += len(t.schema.SK) + codec.Size(v)
 		}
 	}
 	return n

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // An item's key attributes (its table key, the type attribute and the key
@@ -52,48 +53,48 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 	}
 
 	start := len(buf)
-	buf, _, err = m.appendKey(buf, m.pk, t.pk, t.pkLimit, v, nil)
+	buf, _, err = m.appendKey(buf, m.PK, t.schema.PK, t.schema.PKLimit, v, nil)
 	if err != nil {
 		return facts, err
 	}
-	if m.pkMayBeReserved && isGuardKey(buf[start:], t.delim) {
-		return facts, &KeyError{Entity: m.name, Attr: t.pk, Template: m.pk.Raw,
-			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", string(buf[start:]), guardType+string(t.delim))}
+	if m.PKMayBeReserved && isGuardKey(buf[start:], t.schema.Delim) {
+		return facts, &KeyError{Entity: m.Name, Attr: t.schema.PK, Template: m.PK.Raw,
+			Reason: fmt.Sprintf("the key %q starts with %q, which is reserved for unique-value guard items", string(buf[start:]), guardType+string(t.schema.Delim))}
 	}
-	spans = append(spans, keySpan{t.pk, start, len(buf)})
-	if m.sk != nil {
+	spans = append(spans, keySpan{t.schema.PK, start, len(buf)})
+	if m.SK != nil {
 		start = len(buf)
-		if buf, _, err = m.appendKey(buf, m.sk, t.sk, maxSortKeyBytes, v, nil); err != nil {
+		if buf, _, err = m.appendKey(buf, m.SK, t.schema.SK, maxSortKeyBytes, v, nil); err != nil {
 			return facts, err
 		}
-		spans = append(spans, keySpan{t.sk, start, len(buf)})
+		spans = append(spans, keySpan{t.schema.SK, start, len(buf)})
 	}
 
-	for i := 0; full && i < len(m.indexes); i++ {
-		ei := m.indexes[i]
-		if !ei.writes() { // keys the item has anyway: nothing to write
-			removed, err := ei.fieldKeys(m, dst)
+	for i := 0; full && i < len(m.Indexes); i++ {
+		ei := m.Indexes[i]
+		if !ei.Writes() { // keys the item has anyway: nothing to write
+			removed, err := m.indexFieldKeys(ei, dst)
 			if err != nil {
 				return facts, err
 			}
 			facts.size -= removed
 			continue
 		}
-		if ei.when != nil && !ei.when(v) {
+		if ei.When != nil && !ei.When(v) {
 			continue
 		}
 		keyStart, keySpans := len(buf), len(spans)
 		var missing bool
-		if ei.pkFrom == keyOwn {
-			buf, missing, err = m.appendKey(buf, ei.pk, ei.index.pk, maxPartitionKeyBytes, v, nil)
+		if ei.PKFrom == model.KeyOwn {
+			buf, missing, err = m.appendKey(buf, ei.PK, ei.Index.PK, maxPartitionKeyBytes, v, nil)
 			if err == nil {
-				spans = append(spans, keySpan{ei.index.pk, keyStart, len(buf)})
+				spans = append(spans, keySpan{ei.Index.PK, keyStart, len(buf)})
 			}
 		}
-		if err == nil && ei.sk != nil && ei.skFrom == keyOwn {
+		if err == nil && ei.SK != nil && ei.SKFrom == model.KeyOwn {
 			start = len(buf)
-			buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v, nil)
-			spans = append(spans, keySpan{ei.index.sk, start, len(buf)})
+			buf, missing, err = m.appendKey(buf, ei.SK, ei.Index.SK, maxSortKeyBytes, v, nil)
+			spans = append(spans, keySpan{ei.Index.SK, start, len(buf)})
 		}
 		switch {
 		case missing: // a key field is empty: the item is not in the index
@@ -120,15 +121,15 @@ func (m *entityModel) addKeys(dst map[string]types.AttributeValue, v reflect.Val
 		facts.size += len(sp.attr) + sp.end - sp.start
 	}
 	// The table key comes first: the partition key, then the sort key.
-	facts.id.pk, facts.keyBytes = values[0].Value, len(t.pk)+len(values[0].Value)
-	if m.sk != nil {
+	facts.id.pk, facts.keyBytes = values[0].Value, len(t.schema.PK)+len(values[0].Value)
+	if m.SK != nil {
 		facts.id.sk = values[1].Value
-		facts.keyBytes += len(t.sk) + len(values[1].Value)
+		facts.keyBytes += len(t.schema.SK) + len(values[1].Value)
 	}
 	if full {
-		values[n-1].Value = m.name
-		dst[t.typeAttr] = &values[n-1]
-		facts.size += len(t.typeAttr) + len(m.name)
+		values[n-1].Value = m.Name
+		dst[t.schema.TypeAttr] = &values[n-1]
+		facts.size += len(t.schema.TypeAttr) + len(m.Name)
 	}
 	return facts, nil
 }
@@ -164,6 +165,6 @@ func (m *entityModel) checkKeySize(attr, template, field string, n, limit int) e
 	if field != "" {
 		what = "the key of the unique-value guard item"
 	}
-	return &KeyError{Entity: m.name, Attr: attr, Template: template, Field: field,
+	return &KeyError{Entity: m.Name, Attr: attr, Template: template, Field: field,
 		Reason: fmt.Sprintf("%s is %d bytes; DynamoDB allows %d", what, n, limit)}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Write sharding
@@ -107,12 +108,12 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 	}
 	s := spec.shard
 	fail := func(field, reason string, args ...any) error {
-		return &ModelError{Table: m.table.name, Entity: m.name, Field: field, Reason: "Shards: " + fmt.Sprintf(reason, args...)}
+		return &ModelError{Table: m.table.schema.Name, Entity: m.Name, Field: field, Reason: "Shards: " + fmt.Sprintf(reason, args...)}
 	}
 	if spec.shardCalls > 1 {
 		return fail("", "given %d times", spec.shardCalls)
 	}
-	f, ok := m.fields.ByGoName(s.field)
+	f, ok := m.Fields.ByGoName(s.field)
 	if !ok {
 		return fail(s.field, "no such field")
 	}
@@ -135,7 +136,7 @@ func (m *entityModel) resolveShard(spec *entitySpec) error {
 		// It would wrap: a read would fan out over one shard twice.
 		return fail(s.field, "the field's type %s cannot hold shard %d", f.Type, read-1)
 	}
-	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.delim}
+	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.schema.Delim}
 	if s.hasPrev && s.prev != s.n {
 		sm.prev = s.prev
 	}
@@ -179,16 +180,16 @@ type writtenKey struct {
 // writtenTemplates lists the templates the entity renders keys from: the
 // primary key's and those of the indexes it writes a key of its own into.
 func (m *entityModel) writtenTemplates() []writtenKey {
-	out := []writtenKey{{m.table.pk, m.pk}}
-	if m.sk != nil {
-		out = append(out, writtenKey{m.table.sk, m.sk})
+	out := []writtenKey{{m.table.schema.PK, m.PK}}
+	if m.SK != nil {
+		out = append(out, writtenKey{m.table.schema.SK, m.SK})
 	}
-	for _, ei := range m.indexes {
-		if ei.pkFrom == keyOwn && ei.pk != nil {
-			out = append(out, writtenKey{ei.index.pk, ei.pk})
+	for _, ei := range m.Indexes {
+		if ei.PKFrom == model.KeyOwn && ei.PK != nil {
+			out = append(out, writtenKey{ei.Index.PK, ei.PK})
 		}
-		if ei.skFrom == keyOwn && ei.sk != nil {
-			out = append(out, writtenKey{ei.index.sk, ei.sk})
+		if ei.SKFrom == model.KeyOwn && ei.SK != nil {
+			out = append(out, writtenKey{ei.Index.SK, ei.SK})
 		}
 	}
 	return out
@@ -197,7 +198,7 @@ func (m *entityModel) writtenTemplates() []writtenKey {
 // primaryPlaceholder is field name's placeholder in the primary key
 // templates, or nil.
 func (m *entityModel) primaryPlaceholder(name string) *keys.Placeholder {
-	for _, tpl := range []*keys.Template{m.pk, m.sk} {
+	for _, tpl := range []*keys.Template{m.PK, m.SK} {
 		if tpl == nil {
 			continue
 		}
@@ -263,14 +264,14 @@ func (m *entityModel) placeShard(v reflect.Value) (reflect.Value, error) {
 	fv := v.FieldByIndex(sm.field.Index)
 	if sm.by == nil {
 		if n, ok := shardNumber(fv); !ok || n >= sm.read {
-			return v, &KeyError{Entity: m.name, Attr: sm.attr, Template: sm.tpl, Field: sm.field.GoName,
+			return v, &KeyError{Entity: m.Name, Attr: sm.attr, Template: sm.tpl, Field: sm.field.GoName,
 				Reason: fmt.Sprintf("shard %v is out of range: the entity has shards 0 to %d", fv.Interface(), sm.read-1)}
 		}
 		return v, nil
 	}
 	n, err := sm.hash(v)
 	if err != nil {
-		return v, m.keyError(m.pk, m.table.pk, err)
+		return v, m.keyError(m.PK, m.table.schema.PK, err)
 	}
 	if cur, ok := shardNumber(fv); ok && cur == n {
 		return v, nil
@@ -319,9 +320,9 @@ func (m *entityModel) chooseShard(op string, v reflect.Value, s *settings) error
 	}
 	switch {
 	case m.shard == nil:
-		return &InputError{Op: op, Reason: "RandomShard: entity " + m.name + " declares no Shards"}
+		return &InputError{Op: op, Reason: "RandomShard: entity " + m.Name + " declares no Shards"}
 	case m.shard.by != nil:
-		return &InputError{Op: op, Reason: fmt.Sprintf("RandomShard: entity %s derives its shard from %s (By)", m.name, m.shardByNames())}
+		return &InputError{Op: op, Reason: fmt.Sprintf("RandomShard: entity %s derives its shard from %s (By)", m.Name, m.shardByNames())}
 	}
 	setShard(v.FieldByIndex(m.shard.field.Index), rand.IntN(m.shard.n))
 	return nil

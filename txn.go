@@ -322,7 +322,7 @@ func (tx *Tx) error(op, token string, err error) error {
 			continue
 		}
 		a := tx.actions[i]
-		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
+		f := TxFailure{Index: i, Entity: a.m.Name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
 			f.Guard = a.guard.field.GoName
@@ -506,7 +506,7 @@ func (tg *GetTx) error(err error) error {
 	te := &TxError{Op: "TransactGet", Err: err}
 	for i, r := range tce.CancellationReasons {
 		if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
-			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.db.table.keyOfID(tg.gets[i].id),
+			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.Name, Op: "Get", Key: tg.db.table.keyOfID(tg.gets[i].id),
 				Code: code, Message: aws.ToString(r.Message)})
 		}
 	}

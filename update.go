@@ -200,7 +200,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 	op := e.m.ops.update
 	for attempt := 1; ; attempt++ {
 		for _, exists := range [2]bool{true, false} {
-			rd := &storedRead{found: exists, value: reflect.New(e.m.typ).Elem(),
+			rd := &storedRead{found: exists, value: reflect.New(e.m.Type).Elem(),
 				attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
 			e.m.baseValue(rd.value, kv, time.Time{})
 			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)

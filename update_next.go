@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // touches reports whether the update changes top-level field goName.
@@ -22,7 +23,7 @@ func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goN
 // AttributeValue, which tells nothing) or removes as a whole, with no change
 // that leaves its value unknown.
 func (p *updatePlan) known(goName string) bool {
-	known := p.m.keyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
+	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
 	for _, c := range p.changes {
 		if topField(c.field) != goName {
 			continue
@@ -115,22 +116,22 @@ func (p *updatePlan) releaseNext() {
 // leaves reports whether the update takes the item out of sparse index ei
 // by the fields it gives: every field the index's When condition reads is
 // known, and the condition is false.
-func (p *updatePlan) leaves(ei *entityIndex) bool {
-	if ei.when == nil {
+func (p *updatePlan) leaves(ei *model.EntityIndex) bool {
+	if ei.When == nil {
 		return false
 	}
-	for _, f := range ei.whenFields {
+	for _, f := range ei.WhenFields {
 		if !p.known(f) {
 			return false
 		}
 	}
-	return !ei.when(p.nextValue())
+	return !ei.When(p.nextValue())
 }
 
 // baseValue sets into v, a zero struct value, the key fields of key and
 // the created timestamp a new item gets (when created is not zero).
 func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
-	for _, f := range m.keyFieldList {
+	for _, f := range m.KeyFieldList {
 		if fv, ok := settableField(v, f.Index); ok {
 			fv.Set(fieldValue(f, key))
 		}
@@ -149,7 +150,7 @@ func (m *entityModel) omitsZero(path string, v any) bool {
 	if !rv.IsValid() || !rv.IsZero() {
 		return false
 	}
-	f, ok := m.fields.ByGoName(topField(path))
+	f, ok := m.Fields.ByGoName(topField(path))
 	if !ok {
 		return false
 	}
