@@ -15,6 +15,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Every write is planned as a list of actions: the item's own Put, Update,
@@ -60,7 +61,7 @@ type action struct {
 	// it out of the item (see keyAttrs).
 	key, item map[string]types.AttributeValue
 	// id is the item's itemID, worked out when its key was encoded.
-	id itemID
+	id model.ItemID
 	// bytes is the action's share of a transaction's size: its key or
 	// item, its expressions and their names and values, added up as each
 	// is made. A batch chunks by it too (16 MB, which 25 items of at most
@@ -153,7 +154,7 @@ func (a *action) keyAttrs() map[string]types.AttributeValue {
 // sentKey is the item's key as the library built it, for the errors and
 // results that name it after the request was sent (see Table.keyOfID).
 func (a *action) sentKey() map[string]types.AttributeValue {
-	if a.id == (itemID{}) {
+	if a.id == (model.ItemID{}) {
 		return a.keyAttrs()
 	}
 	return a.m.table.keyOfID(a.id)

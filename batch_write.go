@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"context"
 	"fmt"
 	"reflect"
@@ -21,7 +23,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 		n += len(g.items)
 	}
 	items = make([]*action, 0, n)
-	index = newItemIndex(n, func(i int) itemID { return items[i].id })
+	index = newItemIndex(n, func(i int) model.ItemID { return items[i].id })
 	now = db.now()
 	for _, g := range ops {
 		for i := range g.items {

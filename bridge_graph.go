@@ -38,8 +38,8 @@ func init() {
 	g.TxFail = func(tx any, err error) { tx.(*Tx).add(nil, err) }
 	g.SameItem = func(entity any, a, b reflect.Value) bool {
 		m := entity.(AnyEntity).model()
-		ka, err1 := m.key(a)
-		kb, err2 := m.key(b)
+		ka, err1 := m.Key(a)
+		kb, err2 := m.Key(b)
 		return err1 == nil && err2 == nil && m.table.idOf(ka) == m.table.idOf(kb)
 	}
 }

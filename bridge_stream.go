@@ -5,6 +5,7 @@ import (
 
 	"github.com/singletable/singletable/internal/bridge"
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Package stream's part of the bridge (see internal/bridge).
@@ -21,9 +22,9 @@ func init() {
 	bridge.IsGuardItem = func(table any, item map[string]types.AttributeValue) bool {
 		t := table.(*Table)
 		if pk, ok := item[t.schema.PK].(*types.AttributeValueMemberS); ok {
-			return isGuardKey([]byte(pk.Value), t.schema.Delim)
+			return model.IsGuardKey([]byte(pk.Value), t.schema.Delim)
 		}
 		typ, ok := item[t.schema.TypeAttr].(*types.AttributeValueMemberS)
-		return ok && typ.Value == guardType
+		return ok && typ.Value == model.GuardType
 	}
 }

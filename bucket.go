@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/singletable/singletable/internal/keys"
-	"github.com/singletable/singletable/internal/model"
 	"github.com/singletable/singletable/internal/read"
 )
 
@@ -47,50 +46,4 @@ func (b *bucketPlan) span(op string, from, to time.Time) (first, last time.Time,
 	}
 	first, last = b.unit.Start(from), b.unit.Start(to)
 	return first, last, b.unit.Count(first, last), nil
-}
-
-// checkBucketSorts refuses a key whose sort template renders a bucketed
-// time coarser than its partition's bucket (a day in the sort key of an
-// hour's partition): the bucket's items would share that text, and a range
-// read over them could not tell 10:05 from 10:30 (it returned readings
-// outside the range it was asked for).
-func (m *entityModel) checkBucketSorts() error {
-	for _, w := range m.keyPairs() {
-		for _, pph := range w[0].tpl.Placeholders() {
-			if pph.Kind != keys.KindTime {
-				continue
-			}
-			bucket, ok := read.UnitOf(pph.Layout)
-			if !ok {
-				continue
-			}
-			for _, sph := range w[1].tpl.Placeholders() {
-				if sph.Field.GoName != pph.Field.GoName {
-					continue
-				}
-				if u, ok := read.UnitOf(sph.Layout); ok && u > bucket {
-					return &ModelError{Table: m.table.schema.Name, Entity: m.Name, Field: pph.Field.GoName, Template: w[1].tpl.Raw,
-						Reason: fmt.Sprintf("%s renders %s by the %s (%q), coarser than the %s bucket its partition %s %q renders: sort it at least as finely as the bucket",
-							w[1].attr, pph.Field.GoName, u, sph.Layout, bucket, w[0].attr, w[0].tpl.Raw)}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// keyPairs lists the partition and sort templates the entity writes
-// together: the primary key's, and those of the indexes it writes both
-// keys of.
-func (m *entityModel) keyPairs() [][2]writtenKey {
-	var out [][2]writtenKey
-	if m.SK != nil {
-		out = append(out, [2]writtenKey{{m.table.schema.PK, m.PK}, {m.table.schema.SK, m.SK}})
-	}
-	for _, ei := range m.Indexes {
-		if ei.PKFrom == model.KeyOwn && ei.PK != nil && ei.SKFrom == model.KeyOwn && ei.SK != nil {
-			out = append(out, [2]writtenKey{{ei.Index.PK, ei.PK}, {ei.Index.SK, ei.SK}})
-		}
-	}
-	return out
 }

@@ -30,8 +30,6 @@ type entityModel struct {
 	// managed are the managed fields: version, timestamps, unique values,
 	// expiry (managed.go, a file per feature).
 	managed managed
-	// shard is the shard field, nil when the entity is not sharded (shard.go).
-	shard *shardModel
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
 	// updates is what its updates share between calls (update_compile.go).
@@ -71,9 +69,6 @@ type entitySpec struct {
 	indexes  []IndexKey
 	keyCalls int
 	write    writeSpec // managed-field options: managed.go
-	// shard is the Shards declaration (shard.go).
-	shard      *ShardSpec
-	shardCalls int
 }
 
 type keyOption struct{ pk, sk string }
@@ -118,17 +113,17 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 // has the table, the name and the Go type to begin with.
 var defineSteps = [...]func(*entitySpec, *entityModel) *ModelError{
 	modelStep(model.CheckName),
-	modelStep(model.ResolveFields),   // the struct's fields and codec plan
-	applyOptions,                     // the options, into spec
-	modelStep(model.CheckAttributes), // no field under a key, type or (mistyped) TTL attribute
-	modelStep(model.ParseKeys),       // the primary key templates
-	modelStep(model.DeclaredIndexes), // the Index declarations
-	modelStep(model.DerivedIndexes),  // the indexes keyed on attributes the item has anyway
-	checkGuardNamespace,              // managed_unique.go
-	resolveManaged,                   // managed.go: version, timestamps, unique values, expiry
-	resolveShardStep,                 // shard.go
-	checkBucketSortsStep,
-	registerEntity, // on the table, last: then the entity is defined
+	modelStep(model.ResolveFields),       // the struct's fields and codec plan
+	applyOptions,                         // the options, into spec
+	modelStep(model.CheckAttributes),     // no field under a key, type or (mistyped) TTL attribute
+	modelStep(model.ParseKeys),           // the primary key templates
+	modelStep(model.DeclaredIndexes),     // the Index declarations
+	modelStep(model.DerivedIndexes),      // the indexes keyed on attributes the item has anyway
+	modelStep(model.CheckGuardNamespace), // no key in the namespace of unique-value guard items
+	resolveManaged,                       // managed.go: version, timestamps, unique values, expiry
+	modelStep(model.ResolveShard),        // Shards
+	modelStep(model.CheckBucketSorts),    // time buckets sorted at least as finely
+	registerEntity,                       // on the table, last: then the entity is defined
 }
 
 // modelStep is one of internal/model's steps, run on the entity's model.
@@ -170,14 +165,6 @@ func applyOptions(spec *entitySpec, m *entityModel) *ModelError {
 		return m.compileWhen(c)
 	}
 	return nil
-}
-
-func resolveShardStep(spec *entitySpec, m *entityModel) *ModelError {
-	return asModelError(m.resolveShard(spec))
-}
-
-func checkBucketSortsStep(_ *entitySpec, m *entityModel) *ModelError {
-	return asModelError(m.checkBucketSorts())
 }
 
 // registerEntity registers the entity on its table, and readies what its

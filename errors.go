@@ -34,7 +34,9 @@ var (
 	ErrConditionFailed = errors.New("singletable: condition failed")
 	// ErrInvalidKey: a key value is empty, too long or otherwise unusable;
 	// returned before any request is sent.
-	ErrInvalidKey = errors.New("singletable: invalid key")
+	// It is the model's own sentinel (internal/model), which every
+	// *KeyError matches.
+	ErrInvalidKey = model.ErrInvalidKey
 	// ErrInvalidModel: a table, entity or pattern declaration is wrong.
 	// It is the model's own sentinel (internal/model), which every
 	// *ModelError matches.
@@ -104,26 +106,12 @@ var (
 // entity model is built in internal/model, where the type is defined.
 type ModelError = model.Error
 
-// KeyError says why a key could not be built from a value. It matches
-// ErrInvalidKey.
-type KeyError struct {
-	Entity   string
-	Attr     string // the key attribute: PK, SK, GSI1PK ...
-	Template string
-	Field    string // the field at fault, if one is
-	Reason   string
-}
-
-func (e *KeyError) Error() string {
-	s := fmt.Sprintf("singletable: entity %s, key %s (template %q)", e.Entity, e.Attr, e.Template)
-	if e.Field != "" {
-		s += ", field " + e.Field
-	}
-	return s + ": " + e.Reason
-}
-
-// Is makes errors.Is(err, ErrInvalidKey) true.
-func (e *KeyError) Is(target error) bool { return target == ErrInvalidKey }
+// KeyError says why a key could not be built from a value: the Entity,
+// the key attribute (Attr: PK, SK, GSI1PK ...), its Template, the Field at
+// fault when one is, and the Reason. It matches ErrInvalidKey, and means no
+// request was sent. Keys are built by the entity model (internal/model),
+// where the type is defined.
+type KeyError = model.KeyError
 
 // InputError says what is wrong with an operation's arguments. It matches
 // ErrInvalidInput.

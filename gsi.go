@@ -163,76 +163,13 @@ func (m *entityModel) compileWhen(n expr.Node) (func(reflect.Value) bool, []stri
 	return eval, slices.Clone(paths), nil
 }
 
-// absentKeyValue reports whether av, stored under an index key attribute,
-// must be left out instead: DynamoDB refuses an empty string or binary, and
-// any non-key type (NULL), in an index key attribute. The item is then not
-// in the index, as for an empty value in a rendered key.
-func absentKeyValue(av types.AttributeValue) bool {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value == ""
-	case *types.AttributeValueMemberB:
-		return len(v.Value) == 0
-	case *types.AttributeValueMemberN:
-		return false
-	}
-	return true
-}
-
-// indexFieldKeys checks the field attributes index ei is keyed on, as the
-// item holds them: a value DynamoDB would refuse in an index key for its
-// type (absentKeyValue) is removed, the item then not in the index, and
-// the bytes removed from the item's size returned; a value too long for
-// the key it is, which DynamoDB would refuse, is a *KeyError.
-func (m *entityModel) indexFieldKeys(ei *model.EntityIndex, item map[string]types.AttributeValue) (removed int, err error) {
-	for _, sort := range [2]bool{false, true} {
-		from := ei.PKFrom
-		if sort {
-			from = ei.SKFrom
-		}
-		if from != model.KeyField {
-			continue
-		}
-		attr, tpl, limit := ei.FieldKey(sort)
-		av, ok := item[attr]
-		switch {
-		case !ok:
-		case absentKeyValue(av):
-			removed += len(attr) + codec.Size(av)
-			delete(item, attr)
-		default:
-			if err := m.checkFieldKey(ei.Index, tpl.Lead().Field.GoName, attr, tpl.Raw, av, limit); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return removed, nil
-}
-
-// checkFieldKey refuses the value of field goName, stored under attr, a
-// key attribute of index ix, when it is longer than that key's limit.
-func (m *entityModel) checkFieldKey(ix *model.Index, goName, attr, template string, av types.AttributeValue, limit int) error {
-	n := 0
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		n = len(v.Value)
-	case *types.AttributeValueMemberB:
-		n = len(v.Value)
-	}
-	if n <= limit {
-		return nil
-	}
-	return &KeyError{Entity: m.Name, Attr: attr, Template: template, Field: goName,
-		Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a key of index %s", n, limit, ix.Name)}
-}
-
 // renderPartition renders the partition value a read of mem sends, from
 // params v: the rendered key, or on an index keyed on a field's own
 // attribute the field's value as stored (base64 for binary, so that it
 // travels in a string; see partitionValue).
 func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, error) {
 	if mem.ei == nil || !mem.ei.RawPK() || mem.partTpl.Constant() {
-		s, err := mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
+		s, err := mem.m.RenderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
 		if err == nil || mem.ei == nil {
 			return s, err
 		}
@@ -251,7 +188,7 @@ func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, er
 	if err != nil {
 		return "", &KeyError{Entity: m.Name, Attr: attr, Template: mem.ei.PK.Raw, Field: f.GoName, Reason: err.Error()}
 	}
-	if !ok || absentKeyValue(av) {
+	if !ok || model.AbsentKeyValue(av) {
 		return "", &KeyError{Entity: m.Name, Attr: attr, Template: mem.ei.PK.Raw, Field: f.GoName,
 			Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
 	}

@@ -95,7 +95,7 @@ func resolveExpiry(r *managedResolver) (managedField, *ModelError) {
 	if f == nil {
 		return nil, nil
 	}
-	// The type rule of the TTL attribute is Define's (isTTLField).
+	// The type rule of the TTL attribute is Define's (model.IsTTLField).
 	switch {
 	case m.KeyFields[f.GoName]:
 		return nil, r.fail(f.GoName, "the expiry field cannot be part of the primary key")

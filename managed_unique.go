@@ -4,17 +4,13 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
-
-// guardType is the type attribute of unique-value guard items; no entity
-// may use it, so a guard never decodes as an entity.
-const guardType = "_unique"
 
 // Attributes of a guard item naming the item that holds the value.
 const (
@@ -52,28 +48,6 @@ const (
 // fields, since BatchWriteItem cannot keep guards in step.
 func Unique(fields ...string) EntityOption {
 	return writeOption(func(s *writeSpec) { s.add("unique", fields...) })
-}
-
-// checkGuardNamespace refuses an entity whose items could be taken for
-// guard items: its name, or a partition template that starts in their
-// namespace. A Define step, before the managed fields are resolved.
-func checkGuardNamespace(_ *entitySpec, m *entityModel) *ModelError {
-	fail := func(reason string, args ...any) *ModelError {
-		return &ModelError{Table: m.table.schema.Name, Entity: m.Name, Reason: fmt.Sprintf(reason, args...)}
-	}
-	if m.Name == guardType {
-		return fail("the entity name %q is reserved for unique-value guard items", guardType)
-	}
-	reserved := guardType + string(m.table.schema.Delim)
-	p := m.PK.LiteralPrefix()
-	if strings.HasPrefix(p, reserved) {
-		return fail("the partition template %q starts with %q, which is reserved for unique-value guard items", m.PK.Raw, reserved)
-	}
-	// A template that starts with a placeholder (or with part of the
-	// reserved prefix) could still render it from a value: each such key
-	// is checked as it is rendered (addKeys).
-	m.PKMayBeReserved = strings.HasPrefix(reserved, p)
-	return nil
 }
 
 // uniqueField is the unique-values feature: the unique fields, in the
@@ -225,27 +199,20 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
 	t := m.table
 	d := string(t.schema.Delim)
-	k := guardType + d + keys.Escape(m.Name, t.schema.Delim) + d + keys.Escape(f.Attr, t.schema.Delim) + d + keys.Escape(value, t.schema.Delim)
+	k := model.GuardType + d + keys.Escape(m.Name, t.schema.Delim) + d + keys.Escape(f.Attr, t.schema.Delim) + d + keys.Escape(value, t.schema.Delim)
 	attr, limit := t.schema.PK, t.schema.PKLimit
 	if t.schema.SK != "" {
 		attr, limit = t.schema.SK, maxSortKeyBytes
 	}
 	if len(k) > limit {
 		// The template, made only for the error: how the guard key is built.
-		return nil, m.checkKeySize(attr, guardType+d+m.Name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
+		return nil, m.CheckKeySize(attr, model.GuardType+d+m.Name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
 	}
 	key := map[string]types.AttributeValue{t.schema.PK: &types.AttributeValueMemberS{Value: k}}
 	if t.schema.SK != "" {
 		key[t.schema.SK] = &types.AttributeValueMemberS{Value: k}
 	}
 	return key, nil
-}
-
-// isGuardKey reports whether a rendered partition key is in the namespace
-// of guard items: "_unique" and the delimiter.
-func isGuardKey(key []byte, delim byte) bool {
-	n := len(guardType)
-	return len(key) > n && string(key[:n]) == guardType && key[n] == delim
 }
 
 // guardItem is the guard item of guard key key (see guardKey), held by the
@@ -255,7 +222,7 @@ func (m *entityModel) guardItem(key, owner map[string]types.AttributeValue) map[
 	for a, v := range key {
 		item[a] = v
 	}
-	item[m.table.schema.TypeAttr] = &types.AttributeValueMemberS{Value: guardType}
+	item[m.table.schema.TypeAttr] = &types.AttributeValueMemberS{Value: model.GuardType}
 	item[guardOwnerPK] = owner[m.table.schema.PK]
 	if m.table.schema.SK != "" {
 		item[guardOwnerSK] = owner[m.table.schema.SK]

@@ -616,11 +616,11 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 			}
 		}
 	}
-	if sm := mem.m.shard; sm != nil && sm.by != nil && d.fanShard() == nil && mem.partBinds(sm.field.GoName) {
+	if sm := mem.m.Shard; sm != nil && sm.By != nil && d.fanShard() == nil && mem.partBinds(sm.Field.GoName) {
 		// Every read of the pattern gives By's fields: it reads their
 		// shard (see shardAlwaysGiven).
 		var err error
-		if v, err = mem.m.placeShard(v); err != nil {
+		if v, err = mem.m.PlaceShard(v); err != nil {
 			return nil, err
 		}
 	}

@@ -158,7 +158,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 	t := r.d.table
 	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
 	var keys []batchKey
-	seen := newItemIndex(len(raws), func(i int) itemID { return keys[i].id })
+	seen := newItemIndex(len(raws), func(i int) model.ItemID { return keys[i].id })
 	for i, raw := range raws {
 		k := t.keyOfItem(raw)
 		id := t.idOf(k)

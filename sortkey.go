@@ -63,7 +63,7 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 			if errors.As(err, &gap) {
 				return "", false, &InputError{Op: op, Reason: fmt.Sprintf("%s of %s, template %q: %v", attr, mem.m.Name, sk.Raw, gap)}
 			}
-			return "", false, mem.m.keyError(sk, attr, err)
+			return "", false, mem.m.TemplateKeyError(sk, attr, err)
 		}
 		return p, complete, nil
 	}
@@ -81,7 +81,7 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 	case sortEquals:
 		v, err := sk.Render(params)
 		if err != nil {
-			return skCond{}, mem.m.keyError(sk, attr, err)
+			return skCond{}, mem.m.TemplateKeyError(sk, attr, err)
 		}
 		return skCond{op: "=", a: v}, nil
 	case sortPrefix:

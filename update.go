@@ -222,7 +222,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 			case !exists && len(ce.Item) > 0:
 				// Created meanwhile: update it.
 				if attempt == maxUpdateAttempts {
-					k, _ := e.m.key(kv)
+					k, _ := e.m.Key(kv)
 					return out, &ReadChangedError{Op: op, Key: k, Attempts: attempt, Err: err}
 				}
 			default:

@@ -81,7 +81,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	// settings are the caller's, on its stack (nothing the plan keeps
 	// points to them); the builder is recycled (see updateCache).
 	u, room := m.newUpdateAction()
-	k, kf, err := m.keyFacts(key, u.primary[:])
+	k, kf, err := m.KeyFacts(key, u.primary[:])
 	if err != nil {
 		room.Release()
 		return nil, err
@@ -89,7 +89,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	s := given
 	b := m.updates.builder()
 	a := &u.action
-	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, whenMissing: failNotFound}
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
@@ -111,7 +111,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 		a.extra = &actionExtra{ranges: plan.ranges}
 	}
-	if min := kf.keyBytes + plan.storedBytes; min > maxItemBytes {
+	if min := kf.KeyBytes + plan.storedBytes; min > maxItemBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
 	}
 	if s.upsert {
@@ -283,7 +283,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			// By the field's own rules, at any depth.
 			if av, err = m.encodeChange(plan.room, f, nested, c, o.value == elementValue); err != nil {
-				if ke := m.keyFieldError(f.GoName, err); ke != nil && !nested {
+				if ke := m.KeyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
 				return inputError(op, "%s(%q): %v", o.name, c.field, err)
@@ -338,7 +338,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			case !is.affected:
 				// An upsert: an existing item keeps its keys, and a new one
 				// gets the keys its zero values give, if any.
-				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
+				if _, _, ok, err := m.IndexKey(ei, plan.nextValue()); err != nil || !ok {
 					if err != nil {
 						return err
 					}

@@ -7,7 +7,6 @@ package singletable
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +68,7 @@ const (
 
 // placeholderSources works out indexShape.sources for index ei.
 func (m *entityModel) placeholderSources(ei *model.EntityIndex, s *settings, sh *changeShape) (out []placeholderSource, npk int) {
-	if ei.When != nil || m.shard != nil {
+	if ei.When != nil || m.Shard != nil {
 		return nil, 0
 	}
 	phs := ei.PK.Placeholders()
@@ -160,9 +159,9 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		}
 		if m.KeyFields[top] {
 			return nil, fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.name, c.field, m.primaryTemplates())
+				o.name, c.field, m.PrimaryTemplates())
 		}
-		if m.shardDerived(top) {
+		if m.ShardDerived(top) {
 			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
 		}
 		if m.managed.version != nil && top == m.managed.version.GoName {
@@ -231,14 +230,6 @@ func overlaps(a, b string) bool {
 		a, b = b, a
 	}
 	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
-}
-
-// primaryTemplates describes the primary key templates for messages.
-func (m *entityModel) primaryTemplates() string {
-	if m.SK == nil {
-		return fmt.Sprintf("%s %q", m.table.schema.PK, m.PK.Raw)
-	}
-	return fmt.Sprintf("%s %q, %s %q", m.table.schema.PK, m.PK.Raw, m.table.schema.SK, m.SK.Raw)
 }
 
 // updateCache is what an entity's updates share from one call to the next,

@@ -23,7 +23,7 @@ func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goN
 // AttributeValue, which tells nothing) or removes as a whole, with no change
 // that leaves its value unknown.
 func (p *updatePlan) known(goName string) bool {
-	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
+	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.ShardDerived(goName)
 	for _, c := range p.changes {
 		if topField(c.field) != goName {
 			continue
@@ -82,11 +82,11 @@ func (p *updatePlan) nextValue() reflect.Value {
 }
 
 // indexKey is the key of index is.ei that the item has after the update
-// (see entityModel.indexKey): rendered from the values the update gives
+// (see model.Entity.IndexKey): rendered from the values the update gives
 // when their sources are known, else from nextValue.
 func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
 	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
-		return p.m.indexKey(is.ei, p.nextValue())
+		return p.m.IndexKey(is.ei, p.nextValue())
 	}
 	var room [8]reflect.Value
 	vals := room[:len(is.sources)]
@@ -101,7 +101,7 @@ func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error
 			vals[i] = setValue(p.changes[src.from].value, f)
 		}
 	}
-	return p.m.indexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
+	return p.m.IndexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
 }
 
 // releaseNext recycles the value nextValue built, once the plan is done

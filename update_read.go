@@ -93,7 +93,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 			return out, err
 		}
 		if !rd.found && !s.upsert {
-			k, _ := e.m.key(kv)
+			k, _ := e.m.Key(kv)
 			return out, &notFoundError{op: op, key: k}
 		}
 		old := kv
@@ -123,7 +123,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 			return out, err
 		}
 		if attempt == maxUpdateAttempts {
-			k, _ := e.m.key(kv)
+			k, _ := e.m.Key(kv)
 			return out, &ReadChangedError{Op: op, Key: k, Fields: fields, Attempts: attempt, Err: err}
 		}
 		rd = again
@@ -135,7 +135,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 // when full (an update that moves a unique guard needs its old values).
 // For an item not found, the value holds the key fields only.
 func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key reflect.Value, fields []string, full bool) (*storedRead, error) {
-	k, err := m.key(key)
+	k, err := m.Key(key)
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +307,11 @@ func (m *entityModel) currentValue(op string, key reflect.Value, g *givenValue) 
 	if !cur.IsValid() || cur.Type() != m.Type {
 		return cur, &InputError{Op: op, Reason: fmt.Sprintf("Current: the value is a %T, not a %s (the entity's type)", v, m.Type)}
 	}
-	want, err := m.key(key)
+	want, err := m.Key(key)
 	if err != nil {
 		return cur, err
 	}
-	got, err := m.key(cur)
+	got, err := m.Key(cur)
 	if err != nil {
 		return cur, &InputError{Op: op, Reason: "Current: " + err.Error()}
 	}

@@ -21,6 +21,10 @@ type Spec struct {
 	// reads. The root gives it: the condition's values are encoded by
 	// the rules of its writes.
 	CompileWhen func(e *Entity, c expr.Node) (func(reflect.Value) bool, []string, error)
+	// Shard is the Shards declaration (nil: none), ShardCalls how many
+	// were given.
+	Shard      *ShardSpec
+	ShardCalls int
 }
 
 // IndexSpec is one Index declaration: the templates an entity writes into

@@ -32,9 +32,12 @@ type Entity struct {
 	KeyFields    map[string]bool
 	KeyFieldList []*codec.Field
 	// PKMayBeReserved is set when the partition template could render a
-	// key in the namespace of unique-value guard items (the root's
-	// checkGuardNamespace).
+	// key in the namespace of unique-value guard items (see
+	// CheckGuardNamespace).
 	PKMayBeReserved bool
+	// Shard is the shard field, nil when the entity is not sharded
+	// (shard.go).
+	Shard *Shard
 }
 
 // New is the model of entity name of Go type typ on schema, before
