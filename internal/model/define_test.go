@@ -107,7 +107,10 @@ func TestDefineErrorsNameWhatIsWrong(t *testing.T) {
 			_, err := define[order](newSchema(gsi1), "O", Spec{PK: "{ID}", SK: "X", Indexes: []IndexSpec{ix, ix}})
 			return err
 		}, "", "given twice"},
-		"guard namespace": {func() *Error { _, err := define[order](newSchema(), "O", Spec{PK: "_unique#{ID}", SK: "X"}); return err }, "", "reserved for unique-value guard items"},
+		"guard namespace": {func() *Error {
+			_, err := define[order](newSchema(), "O", Spec{PK: "_unique#{ID}", SK: "X"})
+			return err
+		}, "", "reserved for unique-value guard items"},
 		"shard in no template": {func() *Error {
 			_, err := define[order](newSchema(), "O", Spec{PK: "{ID}", SK: "X", Shard: &ShardSpec{Field: "Shard", N: 4}, ShardCalls: 1})
 			return err
