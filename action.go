@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -353,28 +352,48 @@ func (a *action) updateExpr() *string {
 	return &a.update
 }
 
+// withTable is a request allocated together with the table name its
+// TableName points at: one allocation where aws.String would add a second
+// (a Client may modify the request: the name is the request's own).
+type withTable[In any] struct {
+	in    In
+	table string
+}
+
+// newWithTable allocates a request of type In and the table name together.
+func newWithTable[In any](table string) (*In, *string) {
+	r := &withTable[In]{table: table}
+	return &r.in, &r.table
+}
+
 func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
-	return &dynamodb.PutItemInput{
-		TableName: aws.String(db.name), Item: a.item,
+	in, table := newWithTable[dynamodb.PutItemInput](db.name)
+	*in = dynamodb.PutItemInput{
+		TableName: table, Item: a.item,
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.name), Key: a.key, UpdateExpression: a.updateExpr(),
+	in, table := newWithTable[dynamodb.UpdateItemInput](db.name)
+	*in = dynamodb.UpdateItemInput{
+		TableName: table, Key: a.key, UpdateExpression: a.updateExpr(),
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
-	return &dynamodb.DeleteItemInput{
-		TableName: aws.String(db.name), Key: a.key,
+	in, table := newWithTable[dynamodb.DeleteItemInput](db.name)
+	*in = dynamodb.DeleteItemInput{
+		TableName: table, Key: a.key,
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 // sendActions sends a plan: one action as a single-item request, more as

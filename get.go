@@ -38,7 +38,8 @@ func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dyna
 	if err != nil {
 		return nil, nil, err
 	}
-	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k}
+	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in.TableName, in.Key = table, k
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
@@ -129,7 +130,8 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: key}
+	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in.TableName, in.Key = table, key
 	r := &readReq{d: d, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
 	r.Op = op
 	if s.consistent {
