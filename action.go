@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Every write is planned as a list of actions: the item's own Put, Update,
@@ -60,7 +60,7 @@ type action struct {
 	// it out of the item (see keyAttrs).
 	key, item map[string]types.AttributeValue
 	// id is the item's itemID, worked out when its key was encoded.
-	id itemID
+	id model.ItemID
 	// bytes is the action's share of a transaction's size: its key or
 	// item, its expressions and their names and values, added up as each
 	// is made. A batch chunks by it too (16 MB, which 25 items of at most
@@ -100,10 +100,10 @@ func (a *action) expiredReason(item map[string]types.AttributeValue) string {
 	if a.extra == nil || a.extra.liveAt == 0 {
 		return ""
 	}
-	if !(expiryCheck{attr: a.m.table.ttlAttr, now: a.extra.liveAt}).expired(item) {
+	if !(expiryCheck{attr: a.m.table.schema.TTLAttr, now: a.extra.liveAt}).expired(item) {
 		return ""
 	}
-	at, _ := expiryAt(item[a.m.table.ttlAttr])
+	at, _ := expiryAt(item[a.m.table.schema.TTLAttr])
 	return fmt.Sprintf("the item expired at %s and DynamoDB has not deleted it yet: to reads it is absent, so an upsert does not update it; Update replaces it, a transaction cannot (Delete it first, or Create over it)",
 		time.Unix(int64(at), 0).UTC().Format(time.RFC3339))
 }
@@ -153,7 +153,7 @@ func (a *action) keyAttrs() map[string]types.AttributeValue {
 // sentKey is the item's key as the library built it, for the errors and
 // results that name it after the request was sent (see Table.keyOfID).
 func (a *action) sentKey() map[string]types.AttributeValue {
-	if a.id == (itemID{}) {
+	if a.id == (model.ItemID{}) {
 		return a.keyAttrs()
 	}
 	return a.m.table.keyOfID(a.id)
@@ -217,14 +217,14 @@ func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, va
 	if kind == actPut {
 		g.item = m.guardItem(key, owner)
 		if _, ok := expiryAt(ttl); ok && m.managed.expires != nil {
-			g.item[m.table.ttlAttr] = ttl
+			g.item[m.table.schema.TTLAttr] = ttl
 		}
 		g.bytes = itemSize(g.item)
 	}
 	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
 	cond := m.ownedBy(owner)
 	if kind == actPut && m.managed.expires != nil {
-		cond = Or(cond, expiredAt(m.table.ttlAttr, now)) // a guard's names are its attributes
+		cond = Or(cond, expiredAt(m.table.schema.TTLAttr, now)) // a guard's names are its attributes
 	}
 	if err := g.setCond(cond, Cond{}, nil); err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 	var guards []*action
 	ttl := w.guardTTL
 	if len(w.guards) > 0 && a.item != nil && a.m.managed.expires != nil {
-		ttl = a.item[a.m.table.ttlAttr] // a put's guards expire with its item
+		ttl = a.item[a.m.table.schema.TTLAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {
 		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl, w.now)
@@ -352,28 +352,48 @@ func (a *action) updateExpr() *string {
 	return &a.update
 }
 
+// withTable is a request allocated together with the table name its
+// TableName points at: one allocation where aws.String would add a second
+// (a Client may modify the request: the name is the request's own).
+type withTable[In any] struct {
+	in    In
+	table string
+}
+
+// newWithTable allocates a request of type In and the table name together.
+func newWithTable[In any](table string) (*In, *string) {
+	r := &withTable[In]{table: table}
+	return &r.in, &r.table
+}
+
 func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
-	return &dynamodb.PutItemInput{
-		TableName: aws.String(db.name), Item: a.item,
+	in, table := newWithTable[dynamodb.PutItemInput](db.name)
+	*in = dynamodb.PutItemInput{
+		TableName: table, Item: a.item,
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.name), Key: a.key, UpdateExpression: a.updateExpr(),
+	in, table := newWithTable[dynamodb.UpdateItemInput](db.name)
+	*in = dynamodb.UpdateItemInput{
+		TableName: table, Key: a.key, UpdateExpression: a.updateExpr(),
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
-	return &dynamodb.DeleteItemInput{
-		TableName: aws.String(db.name), Key: a.key,
+	in, table := newWithTable[dynamodb.DeleteItemInput](db.name)
+	*in = dynamodb.DeleteItemInput{
+		TableName: table, Key: a.key,
 		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
 		ReturnValuesOnConditionCheckFailure: a.returnOld(),
 	}
+	return in
 }
 
 // sendActions sends a plan: one action as a single-item request, more as
@@ -425,13 +445,13 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // err carries no such item (for example, the item did not exist).
 func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
 	var vc *VersionConflictError
-	if errors.As(err, &vc) && vc.Entity == e.m.name {
+	if errors.As(err, &vc) && vc.Entity == e.m.Name {
 		if cur, isT := vc.Current.(T); isT {
 			return cur, true
 		}
 	}
 	var ce *ConditionError
-	if errors.As(err, &ce) && ce.Entity == e.m.name && len(ce.Item) > 0 {
+	if errors.As(err, &ce) && ce.Entity == e.m.Name && len(ce.Item) > 0 {
 		if e.m.decode(ce.Item, reflect.ValueOf(&item).Elem()) == nil {
 			return item, true
 		}
@@ -439,7 +459,7 @@ func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
 	var te *TxError
 	if errors.As(err, &te) {
 		for _, f := range te.Actions {
-			if f.Entity == e.m.name && f.Guard == "" && len(f.Item) > 0 {
+			if f.Entity == e.m.Name && f.Guard == "" && len(f.Item) > 0 {
 				if e.m.decode(f.Item, reflect.ValueOf(&item).Elem()) == nil {
 					return item, true
 				}
@@ -458,13 +478,13 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		// A guard's Put fails only when another item holds the value, even
 		// if the service did not return the guard item.
 		if a.kind == actPut {
-			return &UniqueViolationError{Op: a.op, Entity: a.m.name, Field: a.guard.field.GoName, Value: a.guard.value,
+			return &UniqueViolationError{Op: a.op, Entity: a.m.Name, Field: a.guard.field.GoName, Value: a.guard.value,
 				Owner: a.m.guardOwner(item), Err: err}
 		}
-		return &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
+		return &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
 		ce.Kind = a.whenExists.err()
 	}

@@ -116,7 +116,7 @@ func (db *DB) checkExisting(ctx context.Context, admin AdminClient, d *types.Tab
 	if streamDiff != "" {
 		diffs = append(diffs, streamDiff)
 	}
-	if db.table.ttlAttr != "" && (len(diffs) > 0 || len(add) > 0 || enableStream) {
+	if db.table.schema.TTLAttr != "" && (len(diffs) > 0 || len(add) > 0 || enableStream) {
 		var mismatch *SchemaMismatchError
 		if _, err := db.ttlEnabled(ctx, admin); errors.As(err, &mismatch) {
 			diffs = append(diffs, mismatch.Differences...)
@@ -135,7 +135,7 @@ func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 	if err := db.waitActive(ctx, admin); err != nil {
 		return opError("waiting for table "+db.name, err)
 	}
-	if db.table.ttlAttr == "" {
+	if db.table.schema.TTLAttr == "" {
 		return nil
 	}
 	if enabled, err := db.ttlEnabled(ctx, admin); err != nil || enabled {
@@ -143,7 +143,7 @@ func (db *DB) finishTable(ctx context.Context, admin AdminClient) error {
 	}
 	_, err := admin.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(db.name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(db.table.ttlAttr), Enabled: aws.Bool(true)},
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(db.table.schema.TTLAttr), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
 		// A concurrent EnsureTable may have enabled it meanwhile, which
@@ -170,10 +170,10 @@ func (db *DB) ttlEnabled(ctx context.Context, admin AdminClient) (bool, error) {
 	if d == nil || (d.TimeToLiveStatus != types.TimeToLiveStatusEnabled && d.TimeToLiveStatus != types.TimeToLiveStatusEnabling) {
 		return false, nil
 	}
-	if got := aws.ToString(d.AttributeName); got != db.table.ttlAttr {
+	if got := aws.ToString(d.AttributeName); got != db.table.schema.TTLAttr {
 		// DynamoDB allows one TTL attribute and refuses to enable another.
 		return false, &SchemaMismatchError{Table: db.name, Differences: []string{fmt.Sprintf(
-			"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.ttlAttr)}}
+			"time to live is enabled on attribute %s, the model wants %s: disable it (UpdateTimeToLive) and run EnsureTable again", got, db.table.schema.TTLAttr)}}
 	}
 	return true, nil
 }

@@ -41,9 +41,9 @@ func (t *Table) missingIndexes(d *types.TableDescription) []string {
 	var missing []string
 	for _, ix := range t.gsis {
 		if !slices.ContainsFunc(d.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
-			return aws.ToString(g.IndexName) == ix.name
+			return aws.ToString(g.IndexName) == ix.index.Name
 		}) {
-			missing = append(missing, ix.name)
+			missing = append(missing, ix.index.Name)
 		}
 	}
 	return missing
@@ -58,7 +58,7 @@ func (t *Table) AddIndexInput(name, index string) (*dynamodb.UpdateTableInput, e
 		return aws.ToString(g.IndexName) == index
 	})
 	if i < 0 {
-		return nil, &InputError{Op: "AddIndex", Reason: fmt.Sprintf("index %s is not declared on table %s", index, t.name)}
+		return nil, &InputError{Op: "AddIndex", Reason: fmt.Sprintf("index %s is not declared on table %s", index, t.schema.Name)}
 	}
 	g := create.GlobalSecondaryIndexes[i]
 	in := &dynamodb.UpdateTableInput{

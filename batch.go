@@ -70,7 +70,7 @@ func (e *Entity[T]) unprocessed(err error, op string) []T {
 	}
 	var out []T
 	for _, it := range be.Unprocessed {
-		if it.Entity == e.m.name && it.Op == op {
+		if it.Entity == e.m.Name && it.Op == op {
 			if v, ok := it.Value.(T); ok {
 				out = append(out, v)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // BatchGetInputs are the BatchGetItem requests BatchGet sends first: the
@@ -48,7 +49,7 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 // from its id (Table.keyOfID), never from the map sent before.
 type batchKey struct {
 	key map[string]types.AttributeValue
-	id  itemID
+	id  model.ItemID
 }
 
 // prepareGet renders the table key of each of keys, refusing bad and
@@ -61,9 +62,9 @@ func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]batchKey, *itemIn
 		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
 	ks := make([]batchKey, len(keys))
-	index := newItemIndex(len(ks), func(i int) itemID { return ks[i].id })
+	index := newItemIndex(len(ks), func(i int) model.ItemID { return ks[i].id })
 	for i := range keys {
-		k, err := e.m.key(reflect.ValueOf(&keys[i]).Elem())
+		k, err := e.m.Key(reflect.ValueOf(&keys[i]).Elem())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -182,7 +183,7 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
-		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
+		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.Name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
 	}
 	if decodeErr != nil {
 		// Both: the keys left unread must not pass for misses.

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"context"
 	"fmt"
 	"reflect"
@@ -21,7 +23,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 		n += len(g.items)
 	}
 	items = make([]*action, 0, n)
-	index = newItemIndex(n, func(i int) itemID { return items[i].id })
+	index = newItemIndex(n, func(i int) model.ItemID { return items[i].id })
 	now = db.now()
 	for _, g := range ops {
 		for i := range g.items {
@@ -50,7 +52,7 @@ func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time
 		v := it.value
 		if m.managed.stamps() {
 			// A copy to stamp: the value given stays as it is.
-			v = reflect.New(m.typ).Elem()
+			v = reflect.New(m.Type).Elem()
 			v.Set(it.value)
 		}
 		items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
@@ -84,7 +86,7 @@ func (a *action) writeRequest() types.WriteRequest {
 
 // unprocessed is the batch item left unprocessed, typed as given.
 func (a *action) unprocessed() BatchItem {
-	return BatchItem{Entity: a.m.name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
+	return BatchItem{Entity: a.m.Name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
 }
 
 // writeInput builds one BatchWriteItem request for items.

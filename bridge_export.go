@@ -9,6 +9,7 @@ import (
 
 	"github.com/singletable/singletable/internal/bridge"
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Package export's way in (see internal/bridge/export.go): the model as
@@ -35,7 +36,7 @@ func (t *Table) exportModel() *bridge.ExportModel {
 	for _, d := range t.reads.all() {
 		r := bridge.ExportRead{Name: d.name, Collection: d.collection, Descending: d.descending}
 		for _, m := range d.entities {
-			r.Entities = append(r.Entities, m.name)
+			r.Entities = append(r.Entities, m.Name)
 		}
 		if d.err != nil {
 			r.Err = d.err.Error()
@@ -44,7 +45,7 @@ func (t *Table) exportModel() *bridge.ExportModel {
 		}
 		r.Operation, r.KeyCondition, r.SkipsExpired = d.operation(), d.describeKeys(), d.expires()
 		if d.index != nil {
-			r.Index = d.index.name
+			r.Index = d.index.Name()
 		}
 		if d.fan != nil {
 			r.FanOut = d.fan.describe()
@@ -55,24 +56,24 @@ func (t *Table) exportModel() *bridge.ExportModel {
 }
 
 func exportEntity(m *entityModel) bridge.ExportEntity {
-	e := bridge.ExportEntity{Name: m.name, PK: m.pk.Raw}
-	if m.sk != nil {
-		e.SK = m.sk.Raw
+	e := bridge.ExportEntity{Name: m.Name, PK: m.PK.Raw}
+	if m.SK != nil {
+		e.SK = m.SK.Raw
 	}
-	for _, ei := range m.indexes {
-		k := bridge.ExportIndexKey{Index: ei.index.name, PK: ei.pk.Raw, PKFrom: sourceName(ei.pkFrom), When: slices.Clone(ei.whenFields)}
-		if ei.sk != nil {
-			k.SK, k.SKFrom = ei.sk.Raw, sourceName(ei.skFrom)
+	for _, ei := range m.Indexes {
+		k := bridge.ExportIndexKey{Index: ei.Index.Name, PK: ei.PK.Raw, PKFrom: sourceName(ei.PKFrom), When: slices.Clone(ei.WhenFields)}
+		if ei.SK != nil {
+			k.SK, k.SKFrom = ei.SK.Raw, sourceName(ei.SKFrom)
 		}
 		for _, f := range absentFields(m, ei) {
-			if !slices.Contains(ei.whenFields, f.Field.GoName) { // When speaks for those, as in the sheet
+			if !slices.Contains(ei.WhenFields, f.Field.GoName) { // When speaks for those, as in the sheet
 				k.Sparse = append(k.Sparse, f.Field.GoName)
 			}
 		}
 		e.Indexes = append(e.Indexes, k)
 	}
-	for i := range m.fields.List {
-		f := &m.fields.List[i]
+	for i := range m.Fields.List {
+		f := &m.Fields.List[i]
 		e.Fields = append(e.Fields, bridge.ExportField{GoName: f.GoName, Attr: f.Attr, Type: exportAttrType(f)})
 	}
 	mg := &m.managed
@@ -87,26 +88,26 @@ func exportEntity(m *entityModel) bridge.ExportEntity {
 	for _, u := range mg.unique {
 		e.Unique = append(e.Unique, u.GoName)
 	}
-	if m.shard != nil {
-		e.Shard = fmt.Sprintf("%s of %d", m.shard.field.GoName, m.shard.n)
+	if m.Shard != nil {
+		e.Shard = fmt.Sprintf("%s of %d", m.Shard.Field.GoName, m.Shard.N)
 	}
 	return e
 }
 
-func sourceName(s keySource) string {
+func sourceName(s model.KeySource) string {
 	switch s {
-	case keyTable:
+	case model.KeyTable:
 		return "table key"
-	case keyField:
+	case model.KeyField:
 		return "field"
 	}
 	return ""
 }
 
 // exportAttrType is the DynamoDB type field f is stored as: the scalar key
-// type where it has one (fieldAttrType), else by its Go kind.
+// type where it has one (model.FieldAttrType), else by its Go kind.
 func exportAttrType(f *codec.Field) string {
-	if t := fieldAttrType(f); t != "" {
+	if t := model.FieldAttrType(f); t != "" {
 		return string(t)
 	}
 	t := f.Type
@@ -138,12 +139,12 @@ func (t *Table) exportItem(entity string, v any) (string, map[string]types.Attri
 	t.mu.RLock()
 	var m *entityModel
 	for _, e := range t.entityOrder {
-		if !rv.IsValid() || e.typ != rv.Type() || (entity != "" && e.name != entity) {
+		if !rv.IsValid() || e.Type != rv.Type() || (entity != "" && e.Name != entity) {
 			continue
 		}
 		if m != nil {
 			t.mu.RUnlock()
-			return "", nil, &InputError{Op: "export", Reason: fmt.Sprintf("sample of type %s: entities %s and %s both store it; name the entity (export.Sample)", rv.Type(), m.name, e.name)}
+			return "", nil, &InputError{Op: "export", Reason: fmt.Sprintf("sample of type %s: entities %s and %s both store it; name the entity (export.Sample)", rv.Type(), m.Name, e.Name)}
 		}
 		m = e
 	}
@@ -153,7 +154,7 @@ func (t *Table) exportItem(entity string, v any) (string, map[string]types.Attri
 		if entity != "" {
 			what = "no entity " + entity
 		}
-		return "", nil, &InputError{Op: "export", Reason: fmt.Sprintf("sample of type %T: %s of table %s stores that type", v, what, t.name)}
+		return "", nil, &InputError{Op: "export", Reason: fmt.Sprintf("sample of type %T: %s of table %s stores that type", v, what, t.Name())}
 	}
 	// item needs an addressable value (the shard field is placed in a copy).
 	c := reflect.New(rv.Type()).Elem()
@@ -162,5 +163,5 @@ func (t *Table) exportItem(entity string, v any) (string, map[string]types.Attri
 	if err != nil {
 		return "", nil, err
 	}
-	return m.name, item, nil
+	return m.Name, item, nil
 }

@@ -38,8 +38,8 @@ func init() {
 	g.TxFail = func(tx any, err error) { tx.(*Tx).add(nil, err) }
 	g.SameItem = func(entity any, a, b reflect.Value) bool {
 		m := entity.(AnyEntity).model()
-		ka, err1 := m.key(a)
-		kb, err2 := m.key(b)
+		ka, err1 := m.Key(a)
+		kb, err2 := m.Key(b)
 		return err1 == nil && err2 == nil && m.table.idOf(ka) == m.table.idOf(kb)
 	}
 }
@@ -51,15 +51,15 @@ func graphModel(entity any) *bridge.GraphModel {
 	}
 	mg := &m.managed
 	g := &bridge.GraphModel{
-		Name: m.name, Fields: m.fields, KeyFields: m.keyFieldList, PK: m.pk,
+		Name: m.Name, Fields: m.Fields, KeyFields: m.KeyFieldList, PK: m.PK,
 		Versioned: mg.version != nil, Unique: len(mg.unique) > 0, Expires: mg.expires,
 		Managed: func(name string) bool {
 			return (mg.version != nil && mg.version.GoName == name) ||
 				slices.ContainsFunc(mg.unique, func(u *codec.Field) bool { return u.GoName == name })
 		},
 	}
-	for _, ei := range m.indexes {
-		g.Indexes = append(g.Indexes, bridge.GraphIndex{Name: ei.index.name, PK: ei.pk, DependsOn: ei.dependsOn})
+	for _, ei := range m.Indexes {
+		g.Indexes = append(g.Indexes, bridge.GraphIndex{Name: ei.Index.Name, PK: ei.PK, DependsOn: ei.DependsOn})
 	}
 	return g
 }
@@ -75,7 +75,7 @@ func graphPlanLink(txa, edge, mirror any, v reflect.Value, old map[string]types.
 	switch {
 	case old != nil:
 		// Replacing an expired edge: only if no other writer changed it.
-		s = &settings{cond: Eq(m.managed.expires.GoName, old[m.table.ttlAttr])}
+		s = &settings{cond: Eq(m.managed.expires.GoName, old[m.table.schema.TTLAttr])}
 	case m.managed.expires != nil:
 		// The edge must not exist, expired or not: an expired edge was
 		// counted when it was linked, and linking it again must not count

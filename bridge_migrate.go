@@ -77,12 +77,12 @@ func backfills(op string, entity any, index string) error {
 	m := entity.(AnyEntity).model()
 	ix, ok := m.table.GSI(index)
 	if !ok {
-		return &InputError{Op: op, Reason: fmt.Sprintf("index %s is not declared on table %s", index, m.table.name)}
+		return &InputError{Op: op, Reason: fmt.Sprintf("index %s is not declared on table %s", index, m.table.schema.Name)}
 	}
-	for _, ei := range m.indexes {
-		if ei.index == ix && ei.writes() {
+	for _, ei := range m.Indexes {
+		if ei.Index == &ix.index && ei.Writes() {
 			return nil
 		}
 	}
-	return &InputError{Op: op, Reason: fmt.Sprintf("entity %s writes no key of its own into index %s (declare it with Index), so there is nothing to backfill", m.name, index)}
+	return &InputError{Op: op, Reason: fmt.Sprintf("entity %s writes no key of its own into index %s (declare it with Index), so there is nothing to backfill", m.Name, index)}
 }

@@ -107,7 +107,7 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 		}
 	}
 	mem := d.members[0]
-	v := reflect.New(mem.m.typ).Elem()
+	v := reflect.New(mem.m.Type).Elem()
 	for _, b := range mem.part {
 		if b.Label == "" {
 			continue
@@ -208,11 +208,11 @@ func (e *Entity[T]) From(r *CollectionResult) []T {
 // no member.
 func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
 	d := r.d
-	mem := memberOf(r.Op, d.members, d.table.typeAttr, item, !d.projects(d.table.typeAttr))
+	mem := memberOf(r.Op, d.members, d.table.schema.TypeAttr, item, !d.projects(d.table.schema.TypeAttr))
 	if mem == nil {
 		return nil, nil, true, nil
 	}
-	rv := reflect.New(mem.m.typ).Elem()
+	rv := reflect.New(mem.m.Type).Elem()
 	if err := mem.decode(r.Op, item, rv, r.parseKeys); err != nil {
 		return nil, nil, false, err
 	}
@@ -273,7 +273,7 @@ func decodeMembers(r *readReq, item map[string]types.AttributeValue, v *any) (bo
 // notMember is the error of an item of no member type.
 func (c *Collection) notMember(item map[string]types.AttributeValue) error {
 	got := "no entity type"
-	if s, ok := item[c.d.table.typeAttr].(*types.AttributeValueMemberS); ok {
+	if s, ok := item[c.d.table.schema.TypeAttr].(*types.AttributeValueMemberS); ok {
 		got = "entity type " + s.Value
 	}
 	return fmt.Errorf("singletable: %s: item %s has %s, not a member of the collection: %w",

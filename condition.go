@@ -190,7 +190,7 @@ func (r resolver) path(path string) (p string, nested bool, err error) {
 		}
 		attr := path
 		if r.m != nil {
-			f, ok := r.m.fields.ByGoName(path)
+			f, ok := r.m.Fields.ByGoName(path)
 			if !ok {
 				return "", false, r.unknownField(path)
 			}
@@ -249,7 +249,7 @@ func walkPath(m *entityModel, path string, part func(attr string, index int)) (t
 			part(head, 0)
 		}
 	} else {
-		f, ok := m.fields.ByGoName(head)
+		f, ok := m.Fields.ByGoName(head)
 		if !ok {
 			return t, resolver{m: m}.unknownField(head)
 		}
@@ -361,11 +361,11 @@ func storedAsSet(typ reflect.Type, tg codec.Tag) bool {
 // unknownField explains a field name the entity does not have, suggesting
 // the Go field when the caller used an attribute name or another case.
 func (r resolver) unknownField(name string) error {
-	msg := fmt.Sprintf("entity %s has no field %q", r.m.name, name)
-	if f, ok := r.m.fields.ByAttr(name); ok {
+	msg := fmt.Sprintf("entity %s has no field %q", r.m.Name, name)
+	if f, ok := r.m.Fields.ByAttr(name); ok {
 		return fmt.Errorf("%s: %q is the attribute name of field %s; conditions and updates name Go fields", msg, name, f.GoName)
 	}
-	for _, f := range r.m.fields.List {
+	for _, f := range r.m.Fields.List {
 		if strings.EqualFold(f.GoName, name) {
 			return fmt.Errorf("%s: did you mean %s?", msg, f.GoName)
 		}
@@ -393,7 +393,7 @@ func (r resolver) encode(field string, v any, element bool) (types.AttributeValu
 	}
 	if topField(field) == field {
 		// A top-level field, the usual case: no path to walk.
-		if f, ok := r.m.fields.ByGoName(field); ok {
+		if f, ok := r.m.Fields.ByGoName(field); ok {
 			return r.m.encodeField(f, v, element)
 		}
 	}

@@ -18,12 +18,12 @@ import (
 // value (codec.Plan.LendsAddress). (A When condition is the library's own,
 // evaluated on the value without keeping it.)
 func (m *entityModel) recycling() (built, copies bool) {
-	return true, len(m.managed.unique) == 0 && !m.plan.LendsAddress()
+	return true, len(m.managed.unique) == 0 && !m.Plan.LendsAddress()
 }
 
 // newValue returns a zero struct value of the entity's type, addressable,
 // and what to hand back to releaseValue (nil: not recycled).
-func (m *entityModel) newValue() (reflect.Value, any) { return m.values.New(m.typ) }
+func (m *entityModel) newValue() (reflect.Value, any) { return m.values.New(m.Type) }
 
 // releaseValue zeroes v, which newValue returned with p, and recycles it.
 func (m *entityModel) releaseValue(v reflect.Value, p any) { m.values.Release(v, p) }

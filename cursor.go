@@ -70,7 +70,7 @@ func (db *DB) initCursorKeys() {
 // attributes anyway.
 func defaultCursorKey(name string, t *Table) []byte {
 	h := sha256.New()
-	for _, s := range []string{"singletable default cursor key v1", name, t.pk, t.sk, string(t.delim)} {
+	for _, s := range []string{"singletable default cursor key v1", name, t.schema.PK, t.schema.SK, string(t.schema.Delim)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

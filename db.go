@@ -100,7 +100,7 @@ func New(client Client, table *Table, opts ...DBOption) *DB {
 		// nothing: fail at once, clearly, as MustTable would have.
 		panic(&ModelError{Table: "(nil)", Reason: "New: the table is nil: declare it with NewTable or MustTable"})
 	}
-	db := &DB{client: client, table: table, name: table.name}
+	db := &DB{client: client, table: table, name: table.schema.Name}
 	if a, ok := client.(AdminClient); ok {
 		db.admin = a
 	}
@@ -148,7 +148,7 @@ func (db *DB) Client() Client { return db.client }
 // checkTable makes sure an entity belongs to the DB's table.
 func (db *DB) checkTable(op string, m *entityModel) error {
 	if m.table != db.table {
-		return &InputError{Op: op, Reason: "entity " + m.name + " is defined on table " + m.table.name + ", not on this DB's table " + db.table.name}
+		return &InputError{Op: op, Reason: "entity " + m.Name + " is defined on table " + m.table.schema.Name + ", not on this DB's table " + db.table.schema.Name}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"fmt"
 	"reflect"
 
@@ -36,7 +38,7 @@ func (t *Table) EntityOf(item map[string]types.AttributeValue) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return mem.m.name, nil
+	return mem.m.Name, nil
 }
 
 // Decode decodes a raw item of entity e (a base-table item, an index item
@@ -45,7 +47,7 @@ func (t *Table) EntityOf(item map[string]types.AttributeValue) (string, error) {
 // attribute is decoded if its keys parse as e's.
 func (e *Entity[T]) Decode(item map[string]types.AttributeValue) (T, error) {
 	var v T
-	err := e.m.rawMember(item).decode(e.m.name+".Decode", item, reflect.ValueOf(&v).Elem(), true)
+	err := e.m.rawMember(item).decode(e.m.Name+".Decode", item, reflect.ValueOf(&v).Elem(), true)
 	return v, err
 }
 
@@ -55,7 +57,7 @@ func (t *Table) decodeItem(op string, item map[string]types.AttributeValue) (any
 	if err != nil {
 		return nil, nil, err
 	}
-	rv := reflect.New(mem.m.typ).Elem()
+	rv := reflect.New(mem.m.Type).Elem()
 	if err := mem.decode(op, item, rv, true); err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +70,7 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 		return nil, err
 	}
 	var mem *readMember
-	if s, typed := item[t.typeAttr].(*types.AttributeValueMemberS); typed {
+	if s, typed := item[t.schema.TypeAttr].(*types.AttributeValueMemberS); typed {
 		t.mu.RLock()
 		m := t.entities[s.Value]
 		t.mu.RUnlock()
@@ -79,16 +81,16 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 		t.mu.RLock()
 		members := make([]*readMember, len(t.entityOrder))
 		for i, m := range t.entityOrder {
-			members[i] = &readMember{m: m, pk: m.pk, sk: m.sk}
+			members[i] = &readMember{m: m, pk: m.PK, sk: m.SK}
 		}
 		t.mu.RUnlock()
-		if mm := memberOf(op, members, t.typeAttr, item, true); mm != nil {
+		if mm := memberOf(op, members, t.schema.TypeAttr, item, true); mm != nil {
 			mem = mm.m.rawMember(item)
 		}
 	}
 	if mem == nil {
-		e := &UnknownEntityError{Table: t.name, Key: t.keyOfItem(item), Item: item}
-		if s, ok := item[t.typeAttr].(*types.AttributeValueMemberS); ok {
+		e := &UnknownEntityError{Table: t.schema.Name, Key: t.keyOfItem(item), Item: item}
+		if s, ok := item[t.schema.TypeAttr].(*types.AttributeValueMemberS); ok {
 			e.Type = s.Value
 		}
 		return nil, e
@@ -104,7 +106,7 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 func memberOf(op string, members []*readMember, typeAttr string, item map[string]types.AttributeValue, byKeys bool) *readMember {
 	if name, ok := item[typeAttr].(*types.AttributeValueMemberS); ok {
 		for _, mm := range members {
-			if mm.m.name == name.Value {
+			if mm.m.Name == name.Value {
 				return mm
 			}
 		}
@@ -115,7 +117,7 @@ func memberOf(op string, members []*readMember, typeAttr string, item map[string
 	}
 	var found *readMember
 	for _, mm := range members {
-		probe := reflect.New(mm.m.typ).Elem()
+		probe := reflect.New(mm.m.Type).Elem()
 		if mm.decode(op, item, probe, true) == nil {
 			if found != nil {
 				return nil
@@ -132,15 +134,15 @@ func memberOf(op string, members []*readMember, typeAttr string, item map[string
 // only that index's keys hold are parsed back too. A base-table item has
 // every index key but also every field, so the table's keys suffice.
 func (m *entityModel) rawMember(item map[string]types.AttributeValue) *readMember {
-	mem := &readMember{m: m, pk: m.pk, sk: m.sk}
-	if _, typed := item[m.table.typeAttr]; typed {
+	mem := &readMember{m: m, pk: m.PK, sk: m.SK}
+	if _, typed := item[m.table.schema.TypeAttr]; typed {
 		return mem
 	}
-	for _, ei := range m.indexes {
-		if ei.pkFrom != keyOwn {
+	for _, ei := range m.Indexes {
+		if ei.PKFrom != model.KeyOwn {
 			continue
 		}
-		if _, ok := item[ei.index.pk].(*types.AttributeValueMemberS); ok {
+		if _, ok := item[ei.Index.PK].(*types.AttributeValueMemberS); ok {
 			mem.ei = ei
 			return mem
 		}
@@ -151,7 +153,7 @@ func (m *entityModel) rawMember(item map[string]types.AttributeValue) *readMembe
 // keyOfItem picks the table key attributes out of an item.
 func (t *Table) keyOfItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{}
-	for _, a := range []string{t.pk, t.sk} {
+	for _, a := range []string{t.schema.PK, t.schema.SK} {
 		if v, ok := item[a]; ok && a != "" {
 			key[a] = v
 		}

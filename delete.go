@@ -61,7 +61,7 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 			// A missing item fails MustExist, and a version check (as the
 			// condition would without unique fields).
 			if s.mustExist || acts[0].versioned {
-				k, _ := e.m.key(kv)
+				k, _ := e.m.Key(kv)
 				return &notFoundError{op: op, key: k}
 			}
 			return nil
@@ -109,19 +109,19 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err := m.managed.onDelete(&w); err != nil {
 		return nil, err
 	}
-	k, kf, err := m.keyFacts(key, nil)
+	k, kf, err := m.KeyFacts(key, nil)
 	if err != nil {
 		return nil, err
 	}
-	a.key, a.id, a.bytes = k, kf.id, kf.keyBytes
+	a.key, a.id, a.bytes = k, kf.ID, kf.KeyBytes
 	return w.finish(dst, s.cond, nil)
 }
 
 // readCurrent reads the stored item (strongly consistent) into a new
 // struct value; found is false when there is none.
 func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key reflect.Value) (reflect.Value, bool, error) {
-	v := reflect.New(m.typ).Elem()
-	k, err := m.key(key)
+	v := reflect.New(m.Type).Elem()
+	k, err := m.Key(key)
 	if err != nil {
 		return v, false, err
 	}

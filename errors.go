@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Sentinel errors, for errors.Is. Errors returned by the library wrap one of
@@ -33,9 +34,13 @@ var (
 	ErrConditionFailed = errors.New("singletable: condition failed")
 	// ErrInvalidKey: a key value is empty, too long or otherwise unusable;
 	// returned before any request is sent.
-	ErrInvalidKey = errors.New("singletable: invalid key")
+	// It is the model's own sentinel (internal/model), which every
+	// *KeyError matches.
+	ErrInvalidKey = model.ErrInvalidKey
 	// ErrInvalidModel: a table, entity or pattern declaration is wrong.
-	ErrInvalidModel = errors.New("singletable: invalid model")
+	// It is the model's own sentinel (internal/model), which every
+	// *ModelError matches.
+	ErrInvalidModel = model.ErrInvalid
 	// ErrInvalidInput: an operation's arguments are wrong (an unknown field,
 	// an option the operation does not take, a value of the wrong type);
 	// returned before any request is sent.
@@ -93,59 +98,20 @@ var (
 	ErrSchemaMismatch = errors.New("singletable: table schema differs from the model")
 )
 
-// ModelError describes a wrong declaration: which entity, field and
-// template, and why. It matches ErrInvalidModel.
-type ModelError struct {
-	Table    string
-	Entity   string // empty for table-level errors
-	Field    string // the Go field, when one is at fault
-	Template string // the key template, when one is at fault
-	Reason   string
-}
+// ModelError describes a wrong declaration, found by NewTable, Define or
+// a pattern's or collection's declaration, before any request is sent. It
+// carries the Table, the Entity (empty for a table-level error), the Go
+// Field and the key Template at fault when one is, and the Reason. It
+// matches ErrInvalidModel (errors.Is) and is reached with errors.As. The
+// entity model is built in internal/model, where the type is defined.
+type ModelError = model.Error
 
-func (e *ModelError) Error() string {
-	var b strings.Builder
-	b.WriteString("singletable: ")
-	switch {
-	case e.Entity != "":
-		fmt.Fprintf(&b, "entity %s", e.Entity)
-	default:
-		fmt.Fprintf(&b, "table %s", e.Table)
-	}
-	if e.Template != "" {
-		fmt.Fprintf(&b, ", template %q", e.Template)
-	}
-	if e.Field != "" {
-		fmt.Fprintf(&b, ", field %s", e.Field)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Reason)
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrInvalidModel) true.
-func (e *ModelError) Is(target error) bool { return target == ErrInvalidModel }
-
-// KeyError says why a key could not be built from a value. It matches
-// ErrInvalidKey.
-type KeyError struct {
-	Entity   string
-	Attr     string // the key attribute: PK, SK, GSI1PK ...
-	Template string
-	Field    string // the field at fault, if one is
-	Reason   string
-}
-
-func (e *KeyError) Error() string {
-	s := fmt.Sprintf("singletable: entity %s, key %s (template %q)", e.Entity, e.Attr, e.Template)
-	if e.Field != "" {
-		s += ", field " + e.Field
-	}
-	return s + ": " + e.Reason
-}
-
-// Is makes errors.Is(err, ErrInvalidKey) true.
-func (e *KeyError) Is(target error) bool { return target == ErrInvalidKey }
+// KeyError says why a key could not be built from a value: the Entity,
+// the key attribute (Attr: PK, SK, GSI1PK ...), its Template, the Field at
+// fault when one is, and the Reason. It matches ErrInvalidKey, and means no
+// request was sent. Keys are built by the entity model (internal/model),
+// where the type is defined.
+type KeyError = model.KeyError
 
 // InputError says what is wrong with an operation's arguments. It matches
 // ErrInvalidInput.

@@ -35,7 +35,7 @@ func UpdateIndexKeysBothWays[T any](e *Entity[T], db *DB, key T, ch Changes, opt
 		}
 		pk, sk, ok, err := plan.indexKey(is)
 		fromValues = append(fromValues, fmt.Sprint(pk, "|", sk, "|", ok, "|", err))
-		pk, sk, ok, err = m.indexKey(is.ei, plan.nextValue())
+		pk, sk, ok, err = m.IndexKey(is.ei, plan.nextValue())
 		fromStruct = append(fromStruct, fmt.Sprint(pk, "|", sk, "|", ok, "|", err))
 	}
 	return fromValues, fromStruct, nil

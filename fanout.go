@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 	"github.com/singletable/singletable/internal/read"
 )
 
@@ -152,7 +153,7 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 		if ns, ok := d.derivedShards(mem, pv, s); ok {
 			shards = ns // the params give the shard (or one per count): those only
 		} else {
-			shards = make([]int, shard.read)
+			shards = make([]int, shard.Read)
 			for i := range shards {
 				shards[i] = i
 			}
@@ -178,7 +179,7 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 		lp := params
 		v := reflect.ValueOf(&lp).Elem()
 		if shards != nil {
-			setShard(v.FieldByIndex(shard.field.Index), shards[i])
+			model.SetShard(v.FieldByIndex(shard.Field.Index), shards[i])
 		}
 		if b != nil {
 			// The bucket's partition; its lower bound is the read's

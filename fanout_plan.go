@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 	"github.com/singletable/singletable/internal/read"
 )
 
@@ -17,8 +18,8 @@ import (
 
 // fanPlan is how a pattern fans out: over shards, time buckets, or both.
 type fanPlan struct {
-	shard  *shardModel // reads shards 0..shard.read-1; nil: none
-	bucket *bucketPlan // nil: none
+	shard  *model.Shard // reads shards 0..shard.read-1; nil: none
+	bucket *bucketPlan  // nil: none
 }
 
 // resolveFan finds whether the declared pattern fans out (d.fan), or why
@@ -35,7 +36,7 @@ func (d *readDecl) resolveFan() error {
 		if b.Label == "" {
 			continue // fixed to literal text: one shard, one bucket
 		}
-		if sm := mem.m.shard; sm != nil && b.Ph.Field.GoName == sm.field.GoName && !d.shardAlwaysGiven(mem, sm) {
+		if sm := mem.m.Shard; sm != nil && b.Ph.Field.GoName == sm.Field.GoName && !d.shardAlwaysGiven(mem, sm) {
 			f.shard = sm
 		}
 		if b.Ph.Kind != keys.KindTime || mem.sk == nil {
@@ -97,7 +98,7 @@ func (d *readDecl) checkBucketRange(mem *readMember, ph *keys.Placeholder) error
 func (d *readDecl) fans() bool { return d.fan != nil || d.prefixBucket != nil }
 
 // fanShard is the shard declaration the pattern fans out over, or nil.
-func (d *readDecl) fanShard() *shardModel {
+func (d *readDecl) fanShard() *model.Shard {
 	if d.fan == nil {
 		return nil
 	}
@@ -108,11 +109,11 @@ func (d *readDecl) fanShard() *shardModel {
 // fields a hashed shard is derived from (By): each is in the partition,
 // or the pattern matches the whole sort key. Such a read is of the one
 // shard the fields hash to, as Entity.Get's is.
-func (d *readDecl) shardAlwaysGiven(mem *readMember, sm *shardModel) bool {
-	if sm.by == nil || sm.prev > 0 {
+func (d *readDecl) shardAlwaysGiven(mem *readMember, sm *model.Shard) bool {
+	if sm.By == nil || sm.Prev > 0 {
 		return false // while the count changes, an item is in one of two: see derivedShards
 	}
-	for _, ph := range sm.by {
+	for _, ph := range sm.By {
 		if !mem.partBinds(ph.Field.GoName) && (d.sort != sortEquals || placeholderIndex(mem.sk, ph.Field.GoName) < 0) {
 			return false
 		}
@@ -138,7 +139,7 @@ func (mem *readMember) partBinds(name string) bool {
 // is. ok is false when they do not give them.
 func (d *readDecl) derivedShards(mem *readMember, v reflect.Value, s *settings) (ns []int, ok bool) {
 	sm := d.fanShard()
-	if sm == nil || sm.by == nil {
+	if sm == nil || sm.By == nil {
 		return nil, false
 	}
 	whole := 0 // leading sort fields the condition holds whole
@@ -148,7 +149,7 @@ func (d *readDecl) derivedShards(mem *readMember, v reflect.Value, s *settings) 
 		case sortEquals:
 			whole = len(phs)
 		case sortPrefix:
-			whole = givenSortFields(mem.sk, v, d.table.delim)
+			whole = givenSortFields(mem.sk, v, d.table.schema.Delim)
 			if s.read.hasSortFields {
 				whole = min(whole, s.read.sortFields)
 			}
@@ -157,12 +158,12 @@ func (d *readDecl) derivedShards(mem *readMember, v reflect.Value, s *settings) 
 			}
 		}
 	}
-	for _, ph := range sm.by {
+	for _, ph := range sm.By {
 		if i := placeholderIndex(mem.sk, ph.Field.GoName); !mem.partBinds(ph.Field.GoName) && (i < 0 || i >= whole) {
 			return nil, false
 		}
 	}
-	ns, err := sm.hashes(v)
+	ns, err := sm.Hashes(v)
 	return ns, err == nil
 }
 
@@ -209,7 +210,7 @@ func (d *readDecl) fanBuckets(mem *readMember, v reflect.Value, upper reflect.Va
 	// The precision applies to the last sort field given: the bucket's
 	// field, or one after it (then the bucket's is whole: one bucket).
 	phs := mem.sk.Placeholders()
-	last := givenSortFields(mem.sk, v, d.table.delim) - 1
+	last := givenSortFields(mem.sk, v, d.table.schema.Delim) - 1
 	at := timeField(v, b.ph)
 	if unit <= b.unit || last < 0 || phs[last].Field.GoName != b.ph.Field.GoName || at.IsZero() {
 		return nil, from, to
@@ -225,7 +226,7 @@ func (f *fanPlan) describe() string {
 		parts = append(parts, f.bucket.unit.String()+" buckets")
 	}
 	if f.shard != nil {
-		parts = append(parts, fmt.Sprintf("%d shards", f.shard.read))
+		parts = append(parts, fmt.Sprintf("%d shards", f.shard.Read))
 	}
 	return "fan-out over " + strings.Join(parts, " × ")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Each operation comes in two halves: XxxInput builds the request (pure: no
@@ -33,11 +34,12 @@ func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dyna
 	if err := db.checkTable(op, e.m); err != nil {
 		return nil, nil, err
 	}
-	k, err := e.m.key(key)
+	k, err := e.m.Key(key)
 	if err != nil {
 		return nil, nil, err
 	}
-	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k}
+	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in.TableName, in.Key = table, k
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
@@ -103,7 +105,7 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternG
 	if err != nil {
 		return zero, err
 	}
-	var id itemID // for ErrNotFound: the Client may change r.get
+	var id model.ItemID // for ErrNotFound: the Client may change r.get
 	if r.get != nil {
 		id = db.table.idOf(r.get.Key)
 	}
@@ -124,11 +126,12 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternG
 // getRequest resolves a GetItem pattern for one call: the key of params v.
 func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings, v reflect.Value) (*readReq, error) {
 	d := p.d
-	key, err := mem.m.key(v)
+	key, err := mem.m.Key(v)
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: key}
+	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in.TableName, in.Key = table, key
 	r := &readReq{d: d, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
 	r.Op = op
 	if s.consistent {

@@ -12,6 +12,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // GSI is a global secondary index of a table: its name, key attributes and
@@ -19,27 +20,26 @@ import (
 // writes its own templates into the same generic key attributes (GSI1PK,
 // GSI1SK), and an entity that writes nothing there is absent from the index.
 type GSI struct {
-	name        string
-	pk, sk      string
-	projection  types.ProjectionType
-	nonKeyAttrs []string
-	rcu, wcu    int64
+	// index is the index as the entity model needs it (internal/model);
+	// the table's schema lists a pointer to it.
+	index    model.Index
+	rcu, wcu int64
 }
 
 // Name is the index name.
-func (ix *GSI) Name() string { return ix.name }
+func (ix *GSI) Name() string { return ix.index.Name }
 
 // PartitionKey is the name of the index's partition key attribute.
-func (ix *GSI) PartitionKey() string { return ix.pk }
+func (ix *GSI) PartitionKey() string { return ix.index.PK }
 
 // SortKey is the name of the index's sort key attribute; empty if it has none.
-func (ix *GSI) SortKey() string { return ix.sk }
+func (ix *GSI) SortKey() string { return ix.index.SK }
 
 // Projection is the index's projection type (ALL, KEYS_ONLY or INCLUDE).
-func (ix *GSI) Projection() types.ProjectionType { return ix.projection }
+func (ix *GSI) Projection() types.ProjectionType { return ix.index.Projection }
 
 // Included lists the non-key attributes an INCLUDE projection carries.
-func (ix *GSI) Included() []string { return slices.Clone(ix.nonKeyAttrs) }
+func (ix *GSI) Included() []string { return slices.Clone(ix.index.NonKeyAttrs) }
 
 // IndexOption configures a global secondary index declared with WithGSI:
 // IndexKeys, KeysOnly, Include, IndexThroughput. A nil one is a
@@ -49,19 +49,19 @@ type IndexOption func(*GSI)
 // IndexKeys names the index's key attributes; sk "" makes a partition-only
 // index. The default is <name>PK and <name>SK.
 func IndexKeys(pk, sk string) IndexOption {
-	return func(ix *GSI) { ix.pk, ix.sk = pk, sk }
+	return func(ix *GSI) { ix.index.PK, ix.index.SK = pk, sk }
 }
 
 // KeysOnly projects only the table and index keys into the index.
 func KeysOnly() IndexOption {
-	return func(ix *GSI) { ix.projection, ix.nonKeyAttrs = types.ProjectionTypeKeysOnly, nil }
+	return func(ix *GSI) { ix.index.Projection, ix.index.NonKeyAttrs = types.ProjectionTypeKeysOnly, nil }
 }
 
 // Include projects the keys plus the named attributes (attribute names, as
 // stored) into the index.
 func Include(attrs ...string) IndexOption {
 	return func(ix *GSI) {
-		ix.projection, ix.nonKeyAttrs = types.ProjectionTypeInclude, slices.Clone(attrs)
+		ix.index.Projection, ix.index.NonKeyAttrs = types.ProjectionTypeInclude, slices.Clone(attrs)
 	}
 }
 
@@ -104,75 +104,12 @@ func (k IndexKey) When(c Cond) IndexKey {
 	return k
 }
 
-// entityIndex is an entity's resolved key templates for one GSI.
-type entityIndex struct {
-	index      *GSI
-	pk, sk     *keys.Template
-	when       func(reflect.Value) bool // nil: always; v is the struct value
-	whenFields []string
-	// pkFrom and skFrom say where each index key attribute's value comes
-	// from: written from the template (keyOwn), or already in the item as
-	// the table's own key (keyTable) or a field's attribute (keyField).
-	// Only keyOwn parts are written; the others are derived and read the
-	// attribute as it is.
-	pkFrom, skFrom keySource
-	// inputs is every field the index key and its condition read, listed
-	// once at Define (see listInputs).
-	inputs []string
-}
-
-// keySource is where an index key attribute's value comes from.
-type keySource uint8
-
-const (
-	keyOwn   keySource = iota // the index's own attribute, written from the template
-	keyTable                  // the table's partition or sort key attribute
-	keyField                  // a field's own attribute: its raw value, no copy
-)
-
-// writes reports whether the index has an attribute of its own to write;
-// an index whose keys are all derived needs nothing written or recomputed.
-func (ei *entityIndex) writes() bool {
-	return ei.pkFrom == keyOwn || (ei.sk != nil && ei.skFrom == keyOwn)
-}
-
-// rawPK reports whether the index partition key is a field's own
-// attribute, whose values are the field's as stored (not rendered keys).
-func (ei *entityIndex) rawPK() bool { return ei.pkFrom == keyField }
-
-// dependsOn reports whether the index key or its condition reads the field.
-// A derived index (one that writes nothing) depends on no field: what it
-// reads is kept by the writes of the table key or of the field itself.
-func (ei *entityIndex) dependsOn(goName string) bool {
-	if !ei.writes() {
-		return false
-	}
-	if ei.pk.Uses(goName) || (ei.sk != nil && ei.sk.Uses(goName)) {
-		return true
-	}
-	return slices.Contains(ei.whenFields, goName)
-}
-
-// listInputs lists every field the index key and its condition read.
-func (ei *entityIndex) listInputs() []string {
-	out := ei.pk.Fields()
-	if ei.sk != nil {
-		out = append(out, ei.sk.Fields()...)
-	}
-	for _, f := range ei.whenFields {
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // compileWhen compiles an index's When condition for evaluation in
 // process (see expr.Compile) over the struct value, as Put would store
 // it, and lists the top-level fields it reads. A refused condition is an
 // error saying why, for Define's *ModelError.
-func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, error) {
-	if c.IsZero() {
+func (m *entityModel) compileWhen(n expr.Node) (func(reflect.Value) bool, []string, error) {
+	if n == nil {
 		return nil, nil, nil
 	}
 	fields := map[string]*codec.Field{}
@@ -182,7 +119,7 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 		if f, ok := fields[path]; ok {
 			return f, nil
 		}
-		f, ok := m.fields.ByGoName(path)
+		f, ok := m.Fields.ByGoName(path)
 		if !ok {
 			if topField(path) != path {
 				return nil, fmt.Errorf("field path %q: When reads top-level fields only", path)
@@ -202,7 +139,7 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 		}
 		return m.encodeField(f, v, false)
 	}
-	pred, err := expr.Compile(c.n, enc)
+	pred, err := expr.Compile(n, enc)
 	if err != nil {
 		var unsup *expr.UnsupportedError
 		if errors.As(err, &unsup) {
@@ -219,132 +156,11 @@ func (m *entityModel) compileWhen(c Cond) (func(reflect.Value) bool, []string, e
 	eval := func(v reflect.Value) bool {
 		return pred.Eval(func(path string) (types.AttributeValue, bool) {
 			f := fields[path]
-			av, ok, err := m.plan.EncodeFieldValue(f, fieldValue(f, v))
+			av, ok, err := m.Plan.EncodeFieldValue(f, fieldValue(f, v))
 			return av, ok && err == nil
 		})
 	}
 	return eval, slices.Clone(paths), nil
-}
-
-// fieldAttrType is the scalar type field f is stored as, when it can be an
-// index key: S for strings (and values tagged `,string`), N for numbers
-// (and times tagged `,unixtime`), B for []byte; "" when it cannot.
-// A pointer field is its element's type; nil is absent.
-func fieldAttrType(f *codec.Field) types.ScalarAttributeType {
-	t := f.Type
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch {
-	case t == timeType && f.Tag.AsUnixTime:
-		return types.ScalarAttributeTypeN
-	case t == timeType:
-		return types.ScalarAttributeTypeS
-	case t.Kind() == reflect.String:
-		return types.ScalarAttributeTypeS
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64 && f.Tag.AsString:
-		return types.ScalarAttributeTypeS
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
-		return types.ScalarAttributeTypeN
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
-		return types.ScalarAttributeTypeB
-	}
-	return ""
-}
-
-// absentKeyValue reports whether av, stored under an index key attribute,
-// must be left out instead: DynamoDB refuses an empty string or binary, and
-// any non-key type (NULL), in an index key attribute. The item is then not
-// in the index, as for an empty value in a rendered key.
-func absentKeyValue(av types.AttributeValue) bool {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value == ""
-	case *types.AttributeValueMemberB:
-		return len(v.Value) == 0
-	case *types.AttributeValueMemberN:
-		return false
-	}
-	return true
-}
-
-// indexedField reports whether field goName (top level) is stored under a
-// key attribute of one of the entity's indexes: an empty value of it must
-// be absent (see absentKeyValue).
-func (m *entityModel) indexedField(goName string) bool {
-	_, _, ok := m.indexOfField(goName)
-	return ok
-}
-
-// indexOfField finds the index keyed on the attribute of field goName (top
-// level), and which of its keys that is: at most one, as an attribute is
-// one index's key.
-func (m *entityModel) indexOfField(goName string) (ei *entityIndex, sort bool, ok bool) {
-	for _, ei := range m.indexes {
-		switch {
-		case ei.pkFrom == keyField && ei.pk.Uses(goName):
-			return ei, false, true
-		case ei.sk != nil && ei.skFrom == keyField && ei.sk.Uses(goName):
-			return ei, true, true
-		}
-	}
-	return nil, false, false
-}
-
-// fieldKey is the index's partition key, or with sort its sort key: the
-// attribute, its template and DynamoDB's limit on its values.
-func (ei *entityIndex) fieldKey(sort bool) (attr string, tpl *keys.Template, limit int) {
-	if sort {
-		return ei.index.sk, ei.sk, maxSortKeyBytes
-	}
-	return ei.index.pk, ei.pk, maxPartitionKeyBytes
-}
-
-// fieldKeys checks the field attributes this index is keyed on, as the
-// item holds them: a value DynamoDB would refuse in an index key for its
-// type (absentKeyValue) is removed, the item then not in the index, and
-// the bytes removed from the item's size returned; a value too long for
-// the key it is, which DynamoDB would refuse, is a *KeyError.
-func (ei *entityIndex) fieldKeys(m *entityModel, item map[string]types.AttributeValue) (removed int, err error) {
-	for _, sort := range [2]bool{false, true} {
-		from := ei.pkFrom
-		if sort {
-			from = ei.skFrom
-		}
-		if from != keyField {
-			continue
-		}
-		attr, tpl, limit := ei.fieldKey(sort)
-		av, ok := item[attr]
-		switch {
-		case !ok:
-		case absentKeyValue(av):
-			removed += len(attr) + codec.Size(av)
-			delete(item, attr)
-		default:
-			if err := m.checkFieldKey(ei.index, tpl.Lead().Field.GoName, attr, tpl.Raw, av, limit); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return removed, nil
-}
-
-// checkFieldKey refuses the value of field goName, stored under attr, a
-// key attribute of index ix, when it is longer than that key's limit.
-func (m *entityModel) checkFieldKey(ix *GSI, goName, attr, template string, av types.AttributeValue, limit int) error {
-	n := 0
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		n = len(v.Value)
-	case *types.AttributeValueMemberB:
-		n = len(v.Value)
-	}
-	if n <= limit {
-		return nil
-	}
-	return &KeyError{Entity: m.name, Attr: attr, Template: template, Field: goName,
-		Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a key of index %s", n, limit, ix.name)}
 }
 
 // renderPartition renders the partition value a read of mem sends, from
@@ -352,8 +168,8 @@ func (m *entityModel) checkFieldKey(ix *GSI, goName, attr, template string, av t
 // attribute the field's value as stored (base64 for binary, so that it
 // travels in a string; see partitionValue).
 func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, error) {
-	if mem.ei == nil || !mem.ei.rawPK() || mem.partTpl.Constant() {
-		s, err := mem.m.renderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
+	if mem.ei == nil || !mem.ei.RawPK() || mem.partTpl.Constant() {
+		s, err := mem.m.RenderTableKey(mem.partTpl, attr, maxPartitionKeyBytes, v)
 		if err == nil || mem.ei == nil {
 			return s, err
 		}
@@ -362,18 +178,18 @@ func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, er
 			// An index key may be absent on an item (it is then not in
 			// the index), but a read of the index needs its value: not
 			// the table key's "every field needs one".
-			return "", &KeyError{Entity: mem.m.name, Attr: attr, Template: mem.partTpl.Raw, Field: missing.Field,
+			return "", &KeyError{Entity: mem.m.Name, Attr: attr, Template: mem.partTpl.Raw, Field: missing.Field,
 				Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
 		}
 		return s, err
 	}
-	m, f := mem.m, mem.ei.pk.Lead().Field
-	av, ok, err := m.plan.EncodeFieldValue(f, v.FieldByIndex(f.Index))
+	m, f := mem.m, mem.ei.PK.Lead().Field
+	av, ok, err := m.Plan.EncodeFieldValue(f, v.FieldByIndex(f.Index))
 	if err != nil {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName, Reason: err.Error()}
+		return "", &KeyError{Entity: m.Name, Attr: attr, Template: mem.ei.PK.Raw, Field: f.GoName, Reason: err.Error()}
 	}
-	if !ok || absentKeyValue(av) {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName,
+	if !ok || model.AbsentKeyValue(av) {
+		return "", &KeyError{Entity: m.Name, Attr: attr, Template: mem.ei.PK.Raw, Field: f.GoName,
 			Reason: "the value is empty; the read needs one (an item with an empty value is not in the index)"}
 	}
 	var s string
@@ -386,7 +202,7 @@ func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, er
 		s = base64.StdEncoding.EncodeToString(av.Value)
 	}
 	if len(s) > maxPartitionKeyBytes {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: mem.ei.pk.Raw, Field: f.GoName,
+		return "", &KeyError{Entity: m.Name, Attr: attr, Template: mem.ei.PK.Raw, Field: f.GoName,
 			Reason: fmt.Sprintf("the value is %d bytes; DynamoDB allows %d in a partition key", len(s), maxPartitionKeyBytes)}
 	}
 	return s, nil
@@ -397,7 +213,7 @@ func (mem *readMember) renderPartition(attr string, v reflect.Value) (string, er
 // keyed on a number or binary field's own attribute.
 func (d *readDecl) partitionValue(pk string) types.AttributeValue {
 	if d.index != nil && d.rawPK() {
-		switch d.table.attrTypeOf(d.index.pk) {
+		switch d.table.attrTypeOf(d.index.index.PK) {
 		case types.ScalarAttributeTypeN:
 			return &types.AttributeValueMemberN{Value: pk}
 		case types.ScalarAttributeTypeB:
@@ -413,19 +229,19 @@ func (d *readDecl) partitionValue(pk string) types.AttributeValue {
 // attribute for one of its members.
 func (d *readDecl) rawPK() bool {
 	for _, mem := range d.members {
-		if mem.ei != nil && mem.ei.rawPK() {
+		if mem.ei != nil && mem.ei.RawPK() {
 			return true
 		}
 	}
 	return false
 }
 
-// note says, in the sheet, where a derived index key comes from.
-func (s keySource) note() string {
+// sourceNote says, in the sheet, where a derived index key comes from.
+func sourceNote(s model.KeySource) string {
 	switch s {
-	case keyTable:
+	case model.KeyTable:
 		return " (table key)"
-	case keyField:
+	case model.KeyField:
 		return " (field's attribute)"
 	}
 	return ""

@@ -55,7 +55,7 @@ func localDB(t testing.TB, table *Table, client Client, opts ...DBOption) *DB {
 }
 
 func mustKey(t *testing.T, u WUser) map[string]types.AttributeValue {
-	k, err := WUsers.m.key(reflect.ValueOf(&u).Elem())
+	k, err := WUsers.m.Key(reflect.ValueOf(&u).Elem())
 	require.NoError(t, err)
 	return k
 }

@@ -11,149 +11,33 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
-	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // maxItemBytes is DynamoDB's item size limit: names and values, 400 KB.
 const maxItemBytes = 400 * 1024
-
-// key renders the primary key attributes of struct value v.
-func (m *entityModel) key(v reflect.Value) (map[string]types.AttributeValue, error) {
-	key, _, err := m.keyFacts(v, nil)
-	return key, err
-}
-
-// keyFacts renders the primary key attributes of struct value v, with the
-// key's facts (its itemID and size); their values are room's when it has
-// room for them (see addKeys).
-func (m *entityModel) keyFacts(v reflect.Value, room []types.AttributeValueMemberS) (map[string]types.AttributeValue, itemFacts, error) {
-	key := make(map[string]types.AttributeValue, 2)
-	facts, err := m.addKeys(key, v, false, room)
-	if err != nil {
-		return nil, facts, err
-	}
-	return key, facts, nil
-}
-
-// renderTableKey renders a table key: every field must have a value.
-func (m *entityModel) renderTableKey(tpl *keys.Template, attr string, limit int, v reflect.Value) (string, error) {
-	s, err := tpl.Render(v)
-	if err != nil {
-		return "", m.keyError(tpl, attr, err)
-	}
-	if len(s) > limit {
-		return "", &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw,
-			Reason: fmt.Sprintf("the key is %d bytes; DynamoDB allows %d", len(s), limit)}
-	}
-	return s, nil
-}
-
-func (m *entityModel) keyError(tpl *keys.Template, attr string, err error) error {
-	var missing keys.MissingError
-	var fe *keys.FieldError
-	switch {
-	case errors.As(err, &missing):
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Field: missing.Field,
-			Reason: "the value is empty; every field of a table key needs one"}
-	case errors.As(err, &fe):
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Field: fe.Field, Reason: fe.Reason}
-	default:
-		return &KeyError{Entity: m.name, Attr: attr, Template: tpl.Raw, Reason: err.Error()}
-	}
-}
-
-// keyFieldError is the *KeyError of field goName when err says its value
-// is not valid UTF-8 and a key (the table's or an index's) reads the field,
-// else nil: one rule for key fields on every path, as rendering a key (a
-// Get's, a Query's) says, even where the field's value is encoded first.
-func (m *entityModel) keyFieldError(goName string, err error) *KeyError {
-	if !errors.Is(err, codec.ErrInvalidUTF8) {
-		return nil
-	}
-	ke := &KeyError{Entity: m.name, Field: goName, Reason: "value is not valid UTF-8"}
-	switch {
-	case m.pk.Uses(goName):
-		ke.Attr, ke.Template = m.table.pk, m.pk.Raw
-	case m.sk != nil && m.sk.Uses(goName):
-		ke.Attr, ke.Template = m.table.sk, m.sk.Raw
-	default:
-		for _, ei := range m.indexes {
-			if ei.pk.Uses(goName) || ei.sk != nil && ei.sk.Uses(goName) {
-				attr, tpl, _ := ei.fieldKey(!ei.pk.Uses(goName))
-				ke.Attr, ke.Template = attr, tpl.Raw
-				return ke
-			}
-		}
-		return nil
-	}
-	return ke
-}
-
-// indexKey renders an entity's key for one GSI. ok is false when the item
-// belongs outside the index: a key field is empty, or the index's When
-// condition does not hold.
-func (m *entityModel) indexKey(ei *entityIndex, v reflect.Value) (pk, sk string, ok bool, err error) {
-	if m.shard != nil {
-		if v, err = m.placeShard(v); err != nil {
-			return "", "", false, err
-		}
-	}
-	if ei.when != nil && !ei.when(v) {
-		return "", "", false, nil
-	}
-	return m.renderIndexKey(ei, v, nil, nil)
-}
-
-// indexKeyFrom is indexKey of an index without a When condition, on an
-// entity without shards, from the values of the placeholders of its
-// partition key (pkVals) and sort key (skVals); see
-// keys.Template.AppendKeyFrom.
-func (m *entityModel) indexKeyFrom(ei *entityIndex, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
-	return m.renderIndexKey(ei, reflect.Value{}, pkVals, skVals)
-}
-
-// renderIndexKey renders index ei's key from struct value v, or from the
-// values of its placeholders when they are given (see appendKey).
-func (m *entityModel) renderIndexKey(ei *entityIndex, v reflect.Value, pkVals, skVals []reflect.Value) (pk, sk string, ok bool, err error) {
-	// Both keys into one buffer on the stack, copied out as one string.
-	var bufArray [256]byte
-	buf, missing, err := m.appendKey(bufArray[:0], ei.pk, ei.index.pk, maxPartitionKeyBytes, v, pkVals)
-	split := len(buf)
-	if err == nil && ei.sk != nil {
-		buf, missing, err = m.appendKey(buf, ei.sk, ei.index.sk, maxSortKeyBytes, v, skVals)
-	}
-	switch {
-	case missing: // a key field is empty: the item is not in the index
-		return "", "", false, nil
-	case err != nil:
-		return "", "", false, err
-	}
-	text := string(buf)
-	pk, sk = text[:split], text[split:]
-	return pk, sk, true, nil
-}
 
 // item encodes struct value v as a complete item: its fields, the entity
 // type, the primary key and the key of every index it belongs to. The
 // facts (its itemSize, its key's size and itemID) are for the callers to
 // keep: transactions and batches need them for their own checks, and
 // reading them back from the map costs a walk or lookups.
-func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, facts itemFacts, err error) {
-	if m.shard != nil { // the stored shard field is the one the keys hold
-		if v, err = m.placeShard(v); err != nil {
+func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, facts model.ItemFacts, err error) {
+	if m.Shard != nil { // the stored shard field is the one the keys hold
+		if v, err = m.PlaceShard(v); err != nil {
 			return nil, facts, err
 		}
 	}
-	item = make(map[string]types.AttributeValue, len(m.fields.List)+3+2*len(m.indexes))
-	// The sizes of what Encode and addKeys add make itemSize(item), without
+	item = make(map[string]types.AttributeValue, len(m.Fields.List)+3+2*len(m.Indexes))
+	// The sizes of what Encode and AddKeys (internal/model) add make itemSize(item), without
 	// a walk of the map: the key and type attributes are never fields.
 	// The key attributes' values come from the slab of the fields' values:
 	// the table key, the type and every index key the item may have.
-	fieldBytes, room, err := m.plan.EncodeRoom(v, item, 3+2*len(m.indexes))
+	fieldBytes, room, err := m.Plan.EncodeRoom(v, item, 3+2*len(m.Indexes))
 	if err != nil {
 		var fe *codec.FieldError
 		if errors.As(err, &fe) {
-			if ke := m.keyFieldError(fe.Field, err); ke != nil {
+			if ke := m.KeyFieldError(fe.Field, err); ke != nil {
 				return nil, facts, ke
 			}
 		}
@@ -161,12 +45,12 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
-	if facts, err = m.addKeys(item, v, true, room); err != nil {
+	if facts, err = m.AddKeys(item, v, true, room); err != nil {
 		return nil, facts, err
 	}
-	facts.size += fieldBytes
-	if facts.size > maxItemBytes {
-		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.size, maxItemBytes)}
+	facts.Size += fieldBytes
+	if facts.Size > maxItemBytes {
+		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.Size, maxItemBytes)}
 	}
 	return item, facts, nil
 }
@@ -177,7 +61,7 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 	if err := m.checkType(item); err != nil {
 		return err
 	}
-	if err := m.plan.Decode(item, v); err != nil {
+	if err := m.Plan.Decode(item, v); err != nil {
 		return m.decodeError("", item, err)
 	}
 	return nil
@@ -186,7 +70,7 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 // decodeError is the *DecodeError of a value of item that the codec could
 // not decode (err).
 func (m *entityModel) decodeError(op string, item map[string]types.AttributeValue, err error) error {
-	e := &DecodeError{Op: op, Entity: m.name, Key: m.keyOfItem(item), Reason: err.Error(), Err: err}
+	e := &DecodeError{Op: op, Entity: m.Name, Key: m.keyOfItem(item), Reason: err.Error(), Err: err}
 	var ae *codec.AttrError
 	if errors.As(err, &ae) {
 		e.Attr, e.Field, e.Reason = ae.Attr, ae.Field, ae.Err.Error()
@@ -197,13 +81,13 @@ func (m *entityModel) decodeError(op string, item map[string]types.AttributeValu
 // checkKeys refuses a raw item without the table's key attributes as
 // strings: it is no item of the table (nil, {}, a key that is a number).
 func (m *entityModel) checkKeys(op string, item map[string]types.AttributeValue) error {
-	return m.table.checkKeys(op, m.name, item)
+	return m.table.checkKeys(op, m.Name, item)
 }
 
 // checkKeys refuses a raw item of entity (empty: not known yet) without
 // the table's key attributes as strings.
 func (t *Table) checkKeys(op, entity string, item map[string]types.AttributeValue) error {
-	for _, a := range []string{t.pk, t.sk} {
+	for _, a := range []string{t.schema.PK, t.schema.SK} {
 		if a == "" {
 			continue
 		}
@@ -222,9 +106,9 @@ func (t *Table) checkKeys(op, entity string, item map[string]types.AttributeValu
 }
 
 func (m *entityModel) checkType(item map[string]types.AttributeValue) error {
-	got, _ := item[m.table.typeAttr].(*types.AttributeValueMemberS)
-	if got == nil || got.Value != m.name {
-		e := &EntityMismatchError{Want: m.name, Key: m.keyOfItem(item)}
+	got, _ := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS)
+	if got == nil || got.Value != m.Name {
+		e := &EntityMismatchError{Want: m.Name, Key: m.keyOfItem(item)}
 		if got != nil {
 			e.Got = got.Value
 		}
@@ -236,7 +120,7 @@ func (m *entityModel) checkType(item map[string]types.AttributeValue) error {
 // keyOfItem picks the table key attributes out of an item.
 func (m *entityModel) keyOfItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{}
-	for _, a := range []string{m.table.pk, m.table.sk} {
+	for _, a := range []string{m.table.schema.PK, m.table.schema.SK} {
 		if v, ok := item[a]; ok && a != "" {
 			key[a] = v
 		}
@@ -334,7 +218,7 @@ func (m *entityModel) encodePath(r codec.Room, top *codec.Field, path string, v 
 		if !m.settable(t.field) {
 			return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", path)
 		}
-		av, ok, err := m.plan.EncodeFieldValueIn(t.field, fv, r)
+		av, ok, err := m.Plan.EncodeFieldValueIn(t.field, fv, r)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", path, err)
 		}
@@ -379,7 +263,7 @@ func (m *entityModel) settable(f *codec.Field) bool {
 	if len(f.Index) == 1 && token.IsExported(f.GoName) {
 		return true
 	}
-	_, ok := settableField(reflect.New(m.typ).Elem(), f.Index)
+	_, ok := settableField(reflect.New(m.Type).Elem(), f.Index)
 	return ok
 }
 
@@ -451,7 +335,7 @@ func plainValue(path string, v any) (types.AttributeValue, error) {
 // decodeAny decodes a stored item as the entity's Go type, returning a T
 // value (not a pointer) as an any.
 func (m *entityModel) decodeAny(item map[string]types.AttributeValue) (any, error) {
-	v := reflect.New(m.typ).Elem()
+	v := reflect.New(m.Type).Elem()
 	if err := m.decode(item, v); err != nil {
 		return nil, err
 	}

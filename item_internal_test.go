@@ -26,27 +26,27 @@ func TestItemSizeMatchesItemSize(t *testing.T) {
 	}
 	for _, v := range values {
 		m := models[reflect.TypeOf(v)]
-		rv := reflect.New(m.typ).Elem()
+		rv := reflect.New(m.Type).Elem()
 		rv.Set(reflect.ValueOf(v))
 		item, facts, err := m.item(rv)
 		if err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
-		if want := itemSize(item); facts.size != want {
-			t.Errorf("%+v: item size %d, itemSize %d", v, facts.size, want)
+		if want := itemSize(item); facts.Size != want {
+			t.Errorf("%+v: item size %d, itemSize %d", v, facts.Size, want)
 		}
 		key := m.keyOfItem(item)
-		if want := itemSize(key); facts.keyBytes != want {
-			t.Errorf("%+v: key size %d, itemSize of the key %d", v, facts.keyBytes, want)
+		if want := itemSize(key); facts.KeyBytes != want {
+			t.Errorf("%+v: key size %d, itemSize of the key %d", v, facts.KeyBytes, want)
 		}
-		if want := m.table.idOf(item); facts.id != want {
-			t.Errorf("%+v: id %v, idOf %v", v, facts.id, want)
+		if want := m.table.idOf(item); facts.ID != want {
+			t.Errorf("%+v: id %v, idOf %v", v, facts.ID, want)
 		}
-		k, kf, err := m.keyFacts(rv, nil)
+		k, kf, err := m.KeyFacts(rv, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if kf.id != facts.id || kf.keyBytes != itemSize(k) {
+		if kf.ID != facts.ID || kf.KeyBytes != itemSize(k) {
 			t.Errorf("%+v: keyFacts %+v, key %v", v, kf, k)
 		}
 	}

@@ -6,14 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
-
-// itemID identifies an item of a table by the values of its key
-// attributes. Transactions, batches and FetchFull compare itemIDs to find
-// the same item twice and to match the keys DynamoDB returns unprocessed:
-// a small struct as a map key costs no allocation, where formatKey builds
-// (and sorts) a string per item. formatKey stays for messages.
-type itemID struct{ pk, sk string }
 
 // itemIndex maps the itemIDs of a batch's items (at most a few thousand)
 // to their places, to find the same item twice and the items a response
@@ -25,23 +19,23 @@ type itemID struct{ pk, sk string }
 type itemIndex struct {
 	seed   maphash.Seed
 	places map[uint64]int32
-	shared map[itemID]int // places of items whose hash an earlier one has
-	idAt   func(i int) itemID
+	shared map[model.ItemID]int // places of items whose hash an earlier one has
+	idAt   func(i int) model.ItemID
 }
 
 // newItemIndex makes an itemIndex for about n items, whose ids idAt reads
 // when it checks a place (so an item must be there once added).
-func newItemIndex(n int, idAt func(i int) itemID) *itemIndex {
+func newItemIndex(n int, idAt func(i int) model.ItemID) *itemIndex {
 	return &itemIndex{seed: maphash.MakeSeed(), places: make(map[uint64]int32, n), idAt: idAt}
 }
 
-func (x *itemIndex) hash(id itemID) uint64 {
-	return maphash.String(x.seed, id.pk)*31 + maphash.String(x.seed, id.sk)
+func (x *itemIndex) hash(id model.ItemID) uint64 {
+	return maphash.String(x.seed, id.PK)*31 + maphash.String(x.seed, id.SK)
 }
 
 // add records that the item at place i has id; if an item at an earlier
 // place has it, it reports that place instead.
-func (x *itemIndex) add(id itemID, i int) (earlier int, dup bool) {
+func (x *itemIndex) add(id model.ItemID, i int) (earlier int, dup bool) {
 	h := x.hash(id)
 	j, taken := x.places[h]
 	switch {
@@ -55,14 +49,14 @@ func (x *itemIndex) add(id itemID, i int) (earlier int, dup bool) {
 		return k, true
 	}
 	if x.shared == nil {
-		x.shared = map[itemID]int{}
+		x.shared = map[model.ItemID]int{}
 	}
 	x.shared[id] = i
 	return 0, false
 }
 
 // find returns the place of the item whose id is id.
-func (x *itemIndex) find(id itemID) (int, bool) {
+func (x *itemIndex) find(id model.ItemID) (int, bool) {
 	j, ok := x.places[x.hash(id)]
 	switch {
 	case !ok:
@@ -76,10 +70,10 @@ func (x *itemIndex) find(id itemID) (int, bool) {
 
 // idOf returns the itemID of a key, or of a whole item: only the table's
 // key attributes are read.
-func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
-	id := itemID{pk: keyValue(item[t.pk])}
-	if t.sk != "" {
-		id.sk = keyValue(item[t.sk])
+func (t *Table) idOf(item map[string]types.AttributeValue) model.ItemID {
+	id := model.ItemID{PK: keyValue(item[t.schema.PK])}
+	if t.schema.SK != "" {
+		id.SK = keyValue(item[t.schema.SK])
 	}
 	return id
 }
@@ -88,11 +82,11 @@ func (t *Table) idOf(item map[string]types.AttributeValue) itemID {
 // attributes hold strings, see keyValue): for a retry, and for the errors
 // that name a key after its request was sent, since the request's own maps
 // are the Client's, which may have changed them.
-func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
+func (t *Table) keyOfID(id model.ItemID) map[string]types.AttributeValue {
 	key := make(map[string]types.AttributeValue, 2)
-	key[t.pk] = &types.AttributeValueMemberS{Value: id.pk}
-	if t.sk != "" {
-		key[t.sk] = &types.AttributeValueMemberS{Value: id.sk}
+	key[t.schema.PK] = &types.AttributeValueMemberS{Value: id.PK}
+	if t.schema.SK != "" {
+		key[t.schema.SK] = &types.AttributeValueMemberS{Value: id.SK}
 	}
 	return key
 }
@@ -101,12 +95,12 @@ func (t *Table) keyOfID(id itemID) map[string]types.AttributeValue {
 // item (only the table's key attributes are read).
 func (t *Table) keySize(item map[string]types.AttributeValue) int {
 	n := 0
-	if v, ok := item[t.pk]; ok {
-		n += len(t.pk) + codec.Size(v)
+	if v, ok := item[t.schema.PK]; ok {
+		n += len(t.schema.PK) + codec.Size(v)
 	}
-	if t.sk != "" {
-		if v, ok := item[t.sk]; ok {
-			n += len(t.sk) + codec.Size(v)
+	if t.schema.SK != "" {
+		if v, ok := item[t.schema.SK]; ok {
+			n += len(t.schema.SK) + codec.Size(v)
 		}
 	}
 	return n

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"fmt"
 	"testing"
 
@@ -9,36 +11,36 @@ import (
 )
 
 func TestItemIndex(t *testing.T) {
-	var ids []itemID
-	x := newItemIndex(0, func(i int) itemID { return ids[i] })
-	add := func(id itemID) (int, bool) {
+	var ids []model.ItemID
+	x := newItemIndex(0, func(i int) model.ItemID { return ids[i] })
+	add := func(id model.ItemID) (int, bool) {
 		ids = append(ids, id)
 		return x.add(id, len(ids)-1)
 	}
 	for i := range 1000 {
-		_, dup := add(itemID{pk: fmt.Sprintf("USER#%d", i), sk: "PROFILE"})
+		_, dup := add(model.ItemID{PK: fmt.Sprintf("USER#%d", i), SK: "PROFILE"})
 		require.False(t, dup)
 	}
 	// Delimiters do not make two ids one.
-	_, dup := add(itemID{pk: "a#", sk: "b"})
+	_, dup := add(model.ItemID{PK: "a#", SK: "b"})
 	require.False(t, dup)
-	_, dup = add(itemID{pk: "a", sk: "#b"})
+	_, dup = add(model.ItemID{PK: "a", SK: "#b"})
 	require.False(t, dup)
 
-	j, dup := add(itemID{pk: "USER#7", sk: "PROFILE"})
+	j, dup := add(model.ItemID{PK: "USER#7", SK: "PROFILE"})
 	assert.True(t, dup)
 	assert.Equal(t, 7, j)
-	j, ok := x.find(itemID{pk: "a", sk: "#b"})
+	j, ok := x.find(model.ItemID{PK: "a", SK: "#b"})
 	assert.True(t, ok)
 	assert.Equal(t, 1001, j)
-	_, ok = x.find(itemID{pk: "USER#1000", sk: "PROFILE"})
+	_, ok = x.find(model.ItemID{PK: "USER#1000", SK: "PROFILE"})
 	assert.False(t, ok)
 }
 
 // Two ids that share a hash are told apart: the second is kept by its id.
 func TestItemIndexSharedHash(t *testing.T) {
-	ids := []itemID{{pk: "A"}, {pk: "B"}}
-	x := newItemIndex(2, func(i int) itemID { return ids[i] })
+	ids := []model.ItemID{{PK: "A"}, {PK: "B"}}
+	x := newItemIndex(2, func(i int) model.ItemID { return ids[i] })
 	_, dup := x.add(ids[0], 0)
 	require.False(t, dup)
 	x.places[x.hash(ids[1])] = 0 // B's hash is taken by A's place, as in a collision
@@ -53,6 +55,6 @@ func TestItemIndexSharedHash(t *testing.T) {
 		assert.True(t, dup)
 		assert.Equal(t, i, j)
 	}
-	_, ok := x.find(itemID{pk: "C"})
+	_, ok := x.find(model.ItemID{PK: "C"})
 	assert.False(t, ok)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Key templates ("USER#{ID}", "ORDER#{Date}#{ID}", their formats,
@@ -20,8 +21,8 @@ var timeType = reflect.TypeFor[time.Time]()
 
 // Service limits on key sizes, in bytes of UTF-8.
 const (
-	maxPartitionKeyBytes = 2048
-	maxSortKeyBytes      = 1024
+	maxPartitionKeyBytes = model.MaxPartitionKeyBytes
+	maxSortKeyBytes      = model.MaxSortKeyBytes
 )
 
 // settableField returns the field at index of the addressable struct v,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Lint checks the registered model for what is legal but likely wrong,
@@ -72,7 +73,7 @@ func (i LintIssue) String() string {
 // keyPlace is one entity's templates on the table or one index.
 type keyPlace struct {
 	m      *entityModel
-	ei     *entityIndex
+	ei     *model.EntityIndex
 	pk, sk *keys.Template
 }
 
@@ -85,12 +86,12 @@ func (t *Table) places() (names []string, by map[string][]keyPlace) {
 	by = map[string][]keyPlace{}
 	names = []string{""}
 	for _, ix := range t.gsis {
-		names = append(names, ix.name)
+		names = append(names, ix.index.Name)
 	}
 	for _, m := range entities {
-		by[""] = append(by[""], keyPlace{m: m, pk: m.pk, sk: m.sk})
-		for _, ei := range m.indexes {
-			by[ei.index.name] = append(by[ei.index.name], keyPlace{m: m, ei: ei, pk: ei.pk, sk: ei.sk})
+		by[""] = append(by[""], keyPlace{m: m, pk: m.PK, sk: m.SK})
+		for _, ei := range m.Indexes {
+			by[ei.Index.Name] = append(by[ei.Index.Name], keyPlace{m: m, ei: ei, pk: ei.PK, sk: ei.SK})
 		}
 	}
 	return names, by
@@ -103,7 +104,7 @@ func (t *Table) Lint() []LintIssue {
 		out = append(out, LintIssue{Severity: sev, Subject: subject, Message: fmt.Sprintf(format, args...)})
 	}
 	if n := len(t.gsis); n > recommendedMaxGSIs {
-		add(LintWarning, "table "+t.name, "%d global secondary indexes: more than %d; every write pays for each index it changes. Overload fewer indexes (several entities' templates in one GSI1PK/GSI1SK)", n, recommendedMaxGSIs)
+		add(LintWarning, "table "+t.schema.Name, "%d global secondary indexes: more than %d; every write pays for each index it changes. Overload fewer indexes (several entities' templates in one GSI1PK/GSI1SK)", n, recommendedMaxGSIs)
 	}
 	names, by := t.places()
 	for _, index := range names {
@@ -115,32 +116,32 @@ func (t *Table) Lint() []LintIssue {
 		for i, a := range ps {
 			if a.pk.Constant() {
 				sev := LintWarning
-				if a.ei != nil && a.ei.when != nil {
+				if a.ei != nil && a.ei.When != nil {
 					sev = LintInfo
 				}
-				add(sev, "entity "+a.m.name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.Raw, where)
+				add(sev, "entity "+a.m.Name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.Raw, where)
 			}
 			for _, b := range ps[i+1:] {
-				if !collide(a, b, t.delim) {
+				if !collide(a, b, t.schema.Delim) {
 					continue
 				}
 				sev := LintWarning
 				if index == "" {
 					sev = LintError // one item would overwrite the other
 				}
-				add(sev, "entity "+a.m.name, "keys can collide with entity %s on %s: %s vs %s; give one of them a distinct literal prefix",
-					b.m.name, where, describePlace(a), describePlace(b))
+				add(sev, "entity "+a.m.Name, "keys can collide with entity %s on %s: %s vs %s; give one of them a distinct literal prefix",
+					b.m.Name, where, describePlace(a), describePlace(b))
 			}
 		}
 	}
 	for _, index := range names[1:] {
 		for _, p := range by[index] {
-			if p.ei.when != nil {
+			if p.ei.When != nil {
 				continue
 			}
 			for _, f := range absentFields(p.m, p.ei) {
 				if f.Kind == keys.KindTime && !f.Ptr && !p.m.managed.fills(f.Field.GoName) {
-					add(LintWarning, "entity "+p.m.name, "index %s key %s uses the time.Time field %s: an item whose %s is the zero time is silently left out of the index, and no When declares it sparse; make %s a *time.Time (nil: not indexed) or declare When",
+					add(LintWarning, "entity "+p.m.Name, "index %s key %s uses the time.Time field %s: an item whose %s is the zero time is silently left out of the index, and no When declares it sparse; make %s a *time.Time (nil: not indexed) or declare When",
 						index, describePlace(p), f.Field.GoName, f.Field.GoName, f.Field.GoName)
 				}
 			}
@@ -158,28 +159,28 @@ func (t *Table) Lint() []LintIssue {
 		mem := d.members[0]
 		if mem.partTpl.Constant() {
 			sev := LintWarning
-			if mem.ei != nil && mem.ei.when != nil {
+			if mem.ei != nil && mem.ei.When != nil {
 				sev = LintInfo
 			}
 			add(sev, subject, "reads the single partition %q: every such read hits one partition (hot); fine for a small sparse index", mem.partTpl.LiteralPrefix())
 		}
-		if t.ttlAttr != "" && d.expires() && !d.projects(t.ttlAttr) {
-			add(LintWarning, subject, "index %s (%s) does not project the TTL attribute %s, so every call is refused unless it passes FetchFull() or IncludeExpired(); project %s into the index (Include) to read it plainly", d.index.name, d.index.projection, t.ttlAttr, t.ttlAttr)
+		if t.schema.TTLAttr != "" && d.expires() && !d.projects(t.schema.TTLAttr) {
+			add(LintWarning, subject, "index %s (%s) does not project the TTL attribute %s, so every call is refused unless it passes FetchFull() or IncludeExpired(); project %s into the index (Include) to read it plainly", d.index.index.Name, d.index.index.Projection, t.schema.TTLAttr, t.schema.TTLAttr)
 		}
 		index := ""
 		if d.index != nil {
-			index = d.index.name
+			index = d.index.index.Name
 		}
 		for _, other := range by[index] {
 			if d.hasMember(other.m) || !d.overMatches(other) {
 				continue
 			}
-			msg := fmt.Sprintf("its key condition (%s) also matches %s items (%s)", d.describeKeys(), other.m.name, describePlace(other))
+			msg := fmt.Sprintf("its key condition (%s) also matches %s items (%s)", d.describeKeys(), other.m.Name, describePlace(other))
 			switch {
 			case d.collection:
 				add(LintWarning, subject, "%s, which are not members: they come back in Unknown; add the entity to the collection or narrow it with SortBeginsWith", msg)
-			case !d.projects(t.typeAttr):
-				add(LintError, subject, "%s, and index %s does not carry the entity type: such items make the read fail; narrow the sort condition or project %s", msg, d.index.name, t.typeAttr)
+			case !d.projects(t.schema.TypeAttr):
+				add(LintError, subject, "%s, and index %s does not carry the entity type: such items make the read fail; narrow the sort condition or project %s", msg, d.index.index.Name, t.schema.TypeAttr)
 			default:
 				add(LintWarning, subject, "%s: they are filtered out by entity type, but still cost reads and shorten pages; narrow the sort condition", msg)
 			}
@@ -192,16 +193,16 @@ func (t *Table) Lint() []LintIssue {
 // can be absent (a nil pointer, an empty string, a zero time) while the
 // item exists: those not in its table key, which refuses absent values.
 // Each field once, in template order.
-func absentFields(m *entityModel, ei *entityIndex) []*keys.Placeholder {
+func absentFields(m *entityModel, ei *model.EntityIndex) []*keys.Placeholder {
 	var out []*keys.Placeholder
 	var seen []string
-	for _, tpl := range []*keys.Template{ei.pk, ei.sk} {
+	for _, tpl := range []*keys.Template{ei.PK, ei.SK} {
 		if tpl == nil {
 			continue
 		}
 		for _, ph := range tpl.Placeholders() {
 			name := ph.Field.GoName
-			if m.pk.Uses(name) || (m.sk != nil && m.sk.Uses(name)) || slices.Contains(seen, name) {
+			if m.PK.Uses(name) || (m.SK != nil && m.SK.Uses(name)) || slices.Contains(seen, name) {
 				continue
 			}
 			if ph.Ptr || ph.Kind == keys.KindString || ph.Kind == keys.KindTime {
@@ -244,7 +245,7 @@ func (d *readDecl) hasMember(m *entityModel) bool {
 // overMatches reports whether the read's key condition can match items
 // that entity place p writes.
 func (d *readDecl) overMatches(p keyPlace) bool {
-	delim := d.table.delim
+	delim := d.table.schema.Delim
 	mem := d.members[0]
 	if !keys.Intersects(mem.partTpl.Glob(), p.pk.Glob(), delim) {
 		return false

@@ -147,7 +147,7 @@ func resolveManaged(spec *entitySpec, m *entityModel) *ModelError {
 			r.declare(role, f)
 		}
 	}
-	for _, f := range m.fields.List {
+	for _, f := range m.Fields.List {
 		tag := f.Extra.Get("singletable")
 		if tag == "" {
 			continue
@@ -183,17 +183,17 @@ func (r *managedResolver) declare(role, name string) {
 }
 
 func (r *managedResolver) fail(field, reason string, args ...any) *ModelError {
-	return &ModelError{Table: r.m.table.name, Entity: r.m.name, Field: field, Reason: fmt.Sprintf(reason, args...)}
+	return &ModelError{Table: r.m.table.schema.Name, Entity: r.m.Name, Field: field, Reason: fmt.Sprintf(reason, args...)}
 }
 
 // lookup finds the field declared as name in role; a key field only if
 // keyOK.
 func (r *managedResolver) lookup(role, name string, keyOK bool) (*codec.Field, *ModelError) {
-	f, ok := r.m.fields.ByGoName(name)
+	f, ok := r.m.Fields.ByGoName(name)
 	if !ok {
 		return nil, r.fail(name, "declared as the %s field, but the struct has no such field", role)
 	}
-	if r.m.keyFields[name] && !keyOK {
+	if r.m.KeyFields[name] && !keyOK {
 		return nil, r.fail(name, "the %s field cannot be part of the primary key", role)
 	}
 	return f, nil

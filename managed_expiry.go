@@ -59,20 +59,20 @@ func resolveExpiry(r *managedResolver) (managedField, *ModelError) {
 	var f *codec.Field
 	switch len(declared) {
 	case 0:
-		if t.ttlAttr != "" {
-			f, _ = m.fields.ByAttr(t.ttlAttr)
+		if t.schema.TTLAttr != "" {
+			f, _ = m.Fields.ByAttr(t.schema.TTLAttr)
 		}
 	case 1:
 		name := declared[0]
-		if t.ttlAttr == "" {
-			return nil, r.fail(name, "declared as the expiry field, but table %s declares no TTL attribute: add WithTTL(\"ttl\") to the table", t.name)
+		if t.schema.TTLAttr == "" {
+			return nil, r.fail(name, "declared as the expiry field, but table %s declares no TTL attribute: add WithTTL(\"ttl\") to the table", t.schema.Name)
 		}
 		var ok bool
-		if f, ok = m.fields.ByGoName(name); !ok {
+		if f, ok = m.Fields.ByGoName(name); !ok {
 			return nil, r.fail(name, "declared as the expiry field, but the struct has no such field")
 		}
-		if f.Attr != t.ttlAttr {
-			return nil, r.fail(name, "the expiry field is stored as attribute %q, but DynamoDB's time to live reads %q: tag it `dynamodbav:\"%s,unixtime\"` (a time.Time) or `dynamodbav:\"%s\"` (epoch seconds)", f.Attr, t.ttlAttr, t.ttlAttr, t.ttlAttr)
+		if f.Attr != t.schema.TTLAttr {
+			return nil, r.fail(name, "the expiry field is stored as attribute %q, but DynamoDB's time to live reads %q: tag it `dynamodbav:\"%s,unixtime\"` (a time.Time) or `dynamodbav:\"%s\"` (epoch seconds)", f.Attr, t.schema.TTLAttr, t.schema.TTLAttr, t.schema.TTLAttr)
 		}
 	default:
 		return nil, r.fail("", "%d fields are declared as the expiry field; an entity has one", len(declared))
@@ -84,20 +84,20 @@ func resolveExpiry(r *managedResolver) (managedField, *ModelError) {
 		case spec.expiresAfter <= 0:
 			return nil, r.fail(f.GoName, "ExpiresAfter(%s): the duration must be positive", spec.expiresAfter)
 		}
-		for _, ei := range m.indexes {
-			if ei.dependsOn(f.GoName) {
+		for _, ei := range m.Indexes {
+			if ei.DependsOn(f.GoName) {
 				// An upsert sets it on the server (if_not_exists), where no
 				// index key could follow it.
-				return nil, r.fail(f.GoName, "index %s's key or When condition reads the expiry field, which ExpiresAfter sets; key the index on other fields", ei.index.name)
+				return nil, r.fail(f.GoName, "index %s's key or When condition reads the expiry field, which ExpiresAfter sets; key the index on other fields", ei.Index.Name)
 			}
 		}
 	}
 	if f == nil {
 		return nil, nil
 	}
-	// The type rule of the TTL attribute is Define's (isTTLField).
+	// The type rule of the TTL attribute is Define's (model.IsTTLField).
 	switch {
-	case m.keyFields[f.GoName]:
+	case m.KeyFields[f.GoName]:
 		return nil, r.fail(f.GoName, "the expiry field cannot be part of the primary key")
 	case m.managed.manages(f):
 		return nil, r.fail(f.GoName, "the field is declared both as the expiry field and as a version or timestamp field")
@@ -143,7 +143,7 @@ func (h *expiryField) onUpdate(w *write, plan *updatePlan) error {
 		return nil
 	}
 	m, f, b := w.a.m, h.field, w.b
-	holder := reflect.New(m.typ).Elem()
+	holder := reflect.New(m.Type).Elem()
 	setExpiry(f, holder, w.now.Add(h.after))
 	av, err := m.encodeValue(f.GoName, fieldValue(f, holder).Interface(), false)
 	if err != nil {
@@ -168,7 +168,7 @@ func guardExpiry(w *write, plan *updatePlan) error {
 	exp := m.managed.expires
 	for _, c := range plan.changes {
 		if topField(c.field) == exp.GoName && c.op != changeSet && c.op != changeRemove {
-			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", operators[c.op].name, c.field, m.name)}
+			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", operators[c.op].name, c.field, m.Name)}
 		}
 	}
 	v := plan.nextValue()
@@ -176,7 +176,7 @@ func guardExpiry(w *write, plan *updatePlan) error {
 	case plan.touches(exp.GoName):
 	case !r.found && m.managed.expiresAfter > 0:
 		// An upsert creating the item: ExpiresAfter's expiry.
-		v = reflect.New(m.typ).Elem()
+		v = reflect.New(m.Type).Elem()
 		setExpiry(exp, v, w.now.Add(m.managed.expiresAfter))
 	case r.found:
 		if stored, ok := r.attrs[exp.Attr]; ok {

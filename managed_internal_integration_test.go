@@ -3,6 +3,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"context"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ func guards(t *testing.T, db *DB) map[string]string {
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, item := range res.Items {
-		if typeOf(item) == guardType {
+		if typeOf(item) == model.GuardType {
 			out[strVal(item["PK"])] = strVal(item[guardOwnerPK])
 		}
 	}

@@ -59,8 +59,8 @@ func resolveTimestamps(r *managedResolver) (managedField, *ModelError) {
 		return nil, nil
 	}
 	if h.updated != nil {
-		for _, ei := range r.m.indexes {
-			h.indexed = h.indexed || ei.dependsOn(h.updated.GoName)
+		for _, ei := range r.m.Indexes {
+			h.indexed = h.indexed || ei.DependsOn(h.updated.GoName)
 		}
 	}
 	r.m.managed.created, r.m.managed.updated = h.created, h.updated
@@ -154,14 +154,14 @@ func setTime(fv reflect.Value, now time.Time) {
 
 // timestampGo is now as the Go value of a timestamp field.
 func (m *entityModel) timestampGo(f *codec.Field, now time.Time) any {
-	holder := reflect.New(m.typ).Elem()
+	holder := reflect.New(m.Type).Elem()
 	setTimestamp(f, holder, now)
 	return fieldValue(f, holder).Interface()
 }
 
 // timestampValue is now as a timestamp field stores it.
 func (m *entityModel) timestampValue(f *codec.Field, now time.Time) (types.AttributeValue, error) {
-	holder := reflect.New(m.typ).Elem()
+	holder := reflect.New(m.Type).Elem()
 	setTimestamp(f, holder, now)
 	return m.encodeValue(f.GoName, fieldValue(f, holder).Interface(), false)
 }

@@ -4,17 +4,13 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
-
-// guardType is the type attribute of unique-value guard items; no entity
-// may use it, so a guard never decodes as an entity.
-const guardType = "_unique"
 
 // Attributes of a guard item naming the item that holds the value.
 const (
@@ -52,28 +48,6 @@ const (
 // fields, since BatchWriteItem cannot keep guards in step.
 func Unique(fields ...string) EntityOption {
 	return writeOption(func(s *writeSpec) { s.add("unique", fields...) })
-}
-
-// checkGuardNamespace refuses an entity whose items could be taken for
-// guard items: its name, or a partition template that starts in their
-// namespace. A Define step, before the managed fields are resolved.
-func checkGuardNamespace(_ *entitySpec, m *entityModel) *ModelError {
-	fail := func(reason string, args ...any) *ModelError {
-		return &ModelError{Table: m.table.name, Entity: m.name, Reason: fmt.Sprintf(reason, args...)}
-	}
-	if m.name == guardType {
-		return fail("the entity name %q is reserved for unique-value guard items", guardType)
-	}
-	reserved := guardType + string(m.table.delim)
-	p := m.pk.LiteralPrefix()
-	if strings.HasPrefix(p, reserved) {
-		return fail("the partition template %q starts with %q, which is reserved for unique-value guard items", m.pk.Raw, reserved)
-	}
-	// A template that starts with a placeholder (or with part of the
-	// reserved prefix) could still render it from a value: each such key
-	// is checked as it is rendered (addKeys).
-	m.pkMayBeReserved = strings.HasPrefix(reserved, p)
-	return nil
 }
 
 // uniqueField is the unique-values feature: the unique fields, in the
@@ -181,7 +155,7 @@ func (h *uniqueField) onDelete(w *write) error {
 // refuseBatch is a unique field's answer to a batch: BatchWriteItem cannot
 // keep guard items in step.
 func refuseBatch(w *write) error {
-	return &InputError{Op: w.a.op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", w.a.m.name)}
+	return &InputError{Op: w.a.op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", w.a.m.Name)}
 }
 
 // isUnique reports whether the Go field is declared unique.
@@ -224,28 +198,21 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 // as for any other key.
 func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
 	t := m.table
-	d := string(t.delim)
-	k := guardType + d + keys.Escape(m.name, t.delim) + d + keys.Escape(f.Attr, t.delim) + d + keys.Escape(value, t.delim)
-	attr, limit := t.pk, t.pkLimit
-	if t.sk != "" {
-		attr, limit = t.sk, maxSortKeyBytes
+	d := string(t.schema.Delim)
+	k := model.GuardType + d + keys.Escape(m.Name, t.schema.Delim) + d + keys.Escape(f.Attr, t.schema.Delim) + d + keys.Escape(value, t.schema.Delim)
+	attr, limit := t.schema.PK, t.schema.PKLimit
+	if t.schema.SK != "" {
+		attr, limit = t.schema.SK, maxSortKeyBytes
 	}
 	if len(k) > limit {
 		// The template, made only for the error: how the guard key is built.
-		return nil, m.checkKeySize(attr, guardType+d+m.name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
+		return nil, m.CheckKeySize(attr, model.GuardType+d+m.Name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
 	}
-	key := map[string]types.AttributeValue{t.pk: &types.AttributeValueMemberS{Value: k}}
-	if t.sk != "" {
-		key[t.sk] = &types.AttributeValueMemberS{Value: k}
+	key := map[string]types.AttributeValue{t.schema.PK: &types.AttributeValueMemberS{Value: k}}
+	if t.schema.SK != "" {
+		key[t.schema.SK] = &types.AttributeValueMemberS{Value: k}
 	}
 	return key, nil
-}
-
-// isGuardKey reports whether a rendered partition key is in the namespace
-// of guard items: "_unique" and the delimiter.
-func isGuardKey(key []byte, delim byte) bool {
-	n := len(guardType)
-	return len(key) > n && string(key[:n]) == guardType && key[n] == delim
 }
 
 // guardItem is the guard item of guard key key (see guardKey), held by the
@@ -255,19 +222,19 @@ func (m *entityModel) guardItem(key, owner map[string]types.AttributeValue) map[
 	for a, v := range key {
 		item[a] = v
 	}
-	item[m.table.typeAttr] = &types.AttributeValueMemberS{Value: guardType}
-	item[guardOwnerPK] = owner[m.table.pk]
-	if m.table.sk != "" {
-		item[guardOwnerSK] = owner[m.table.sk]
+	item[m.table.schema.TypeAttr] = &types.AttributeValueMemberS{Value: model.GuardType}
+	item[guardOwnerPK] = owner[m.table.schema.PK]
+	if m.table.schema.SK != "" {
+		item[guardOwnerSK] = owner[m.table.schema.SK]
 	}
 	return item
 }
 
 // ownedBy is the condition that a guard item is absent or belongs to owner.
 func (m *entityModel) ownedBy(owner map[string]types.AttributeValue) Cond {
-	c := Eq(guardOwnerPK, owner[m.table.pk])
-	if m.table.sk != "" {
-		c = And(c, Eq(guardOwnerSK, owner[m.table.sk]))
+	c := Eq(guardOwnerPK, owner[m.table.schema.PK])
+	if m.table.schema.SK != "" {
+		c = And(c, Eq(guardOwnerSK, owner[m.table.schema.SK]))
 	}
 	return Or(m.table.notExists, c)
 }
@@ -279,10 +246,10 @@ func (m *entityModel) guardOwner(item map[string]types.AttributeValue) map[strin
 	}
 	owner := map[string]types.AttributeValue{}
 	if v, ok := item[guardOwnerPK]; ok {
-		owner[m.table.pk] = v
+		owner[m.table.schema.PK] = v
 	}
-	if v, ok := item[guardOwnerSK]; ok && m.table.sk != "" {
-		owner[m.table.sk] = v
+	if v, ok := item[guardOwnerSK]; ok && m.table.schema.SK != "" {
+		owner[m.table.schema.SK] = v
 	}
 	return owner
 }

@@ -44,11 +44,11 @@ func resolveVersion(r *managedResolver) (managedField, *ModelError) {
 	if !isIntegerType(f.Type) || f.Tag.AsString {
 		return nil, r.fail(f.GoName, "the version field must be an integer stored as a number, not %s", f.Type)
 	}
-	for _, ei := range r.m.indexes {
-		if ei.dependsOn(f.GoName) {
+	for _, ei := range r.m.Indexes {
+		if ei.DependsOn(f.GoName) {
 			// DynamoDB adds to the version on every write, so a key
 			// or condition reading it would go stale with each one.
-			return nil, r.fail(f.GoName, "index %s's key or When condition reads the version field, which every write changes; key the index on other fields", ei.index.name)
+			return nil, r.fail(f.GoName, "index %s's key or When condition reads the version field, which every write changes; key the index on other fields", ei.Index.Name)
 		}
 	}
 	r.m.managed.version = f

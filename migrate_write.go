@@ -41,7 +41,7 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 	oldKey, newKey := m.keyOfItem(raw), m.keyOfItem(item)
 	moved := !codec.EqualItems(oldKey, newKey)
 	if moved && len(mf.unique) > 0 {
-		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the item's key changes from %s to %s, and entity %s has unique fields whose guard items name the old key: a migration cannot move it", formatKey(oldKey), formatKey(newKey), m.name)}
+		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the item's key changes from %s to %s, and entity %s has unique fields whose guard items name the old key: a migration cannot move it", formatKey(oldKey), formatKey(newKey), m.Name)}
 	}
 	// The managed fields: the version goes up (so that other writers see
 	// the change), the updated timestamp only when asked.
@@ -80,7 +80,7 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		TransactItems: []types.TransactWriteItem{
 			{Delete: &types.Delete{TableName: aws.String(table), Key: oldKey, ConditionExpression: aws.String(cond),
 				ExpressionAttributeNames: b.Names, ExpressionAttributeValues: b.Values}},
-			{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(" + nb.Name(m.table.pk) + ")"),
+			{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(" + nb.Name(m.table.schema.PK) + ")"),
 				ExpressionAttributeNames: nb.Names}},
 		},
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
@@ -103,14 +103,14 @@ func (m *entityModel) carryUnknown(raw, item map[string]types.AttributeValue) {
 // leaves out on purpose: an omitted field, a sparse index key).
 func (m *entityModel) writesAttr(a string) bool {
 	t := m.table
-	if a == t.pk || a == t.sk || a == t.typeAttr {
+	if a == t.schema.PK || a == t.schema.SK || a == t.schema.TypeAttr {
 		return true
 	}
-	if _, ok := m.fields.ByAttr(a); ok {
+	if _, ok := m.Fields.ByAttr(a); ok {
 		return true
 	}
-	for _, ei := range m.indexes {
-		if a == ei.index.pk || a == ei.index.sk {
+	for _, ei := range m.Indexes {
+		if a == ei.Index.PK || a == ei.Index.SK {
 			return true
 		}
 	}
@@ -135,11 +135,11 @@ func (m *entityModel) unchanged(raw map[string]types.AttributeValue, b *expr.Bui
 	}
 	// What another writer could have added: the fields, and the index keys.
 	var absent []string
-	for _, f := range m.fields.List {
+	for _, f := range m.Fields.List {
 		absent = append(absent, f.Attr)
 	}
-	for _, ei := range m.indexes {
-		absent = append(absent, ei.index.pk, ei.index.sk)
+	for _, ei := range m.Indexes {
+		absent = append(absent, ei.Index.PK, ei.Index.SK)
 	}
 	slices.Sort(absent)
 	for _, a := range slices.Compact(absent) {

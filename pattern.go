@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Named access patterns
@@ -127,11 +128,11 @@ type readDecl struct {
 // read.
 type readMember struct {
 	m       *entityModel
-	ei      *entityIndex   // nil on the table
-	pk, sk  *keys.Template // what the entity writes into the index's keys
-	part    []keys.Binding // how the read's partition gives pk's placeholders
-	partTpl *keys.Template // pk with the fixed placeholders as literal text
-	skips   [][]bool       // keySkips of keyTemplates, all keys present
+	ei      *model.EntityIndex // nil on the table
+	pk, sk  *keys.Template     // what the entity writes into the index's keys
+	part    []keys.Binding     // how the read's partition gives pk's placeholders
+	partTpl *keys.Template     // pk with the fixed placeholders as literal text
+	skips   [][]bool           // keySkips of keyTemplates, all keys present
 }
 
 var readIDs atomic.Uint64
@@ -251,7 +252,7 @@ func (p *Pattern[T]) Index() string {
 	if p.d.index == nil {
 		return ""
 	}
-	return p.d.index.name
+	return p.d.index.index.Name
 }
 
 // Operation is the request the pattern sends: "GetItem" or "Query".
@@ -274,22 +275,22 @@ func (d *readDecl) isGet() bool {
 	if d.err != nil || d.collection || d.entityQuery || d.index != nil || d.fan != nil {
 		return false
 	}
-	return d.table.sk == "" || d.sort == sortEquals
+	return d.table.schema.SK == "" || d.sort == sortEquals
 }
 
 // pkAttr and skAttr are the key attributes of the index read.
 func (d *readDecl) pkAttr() string {
 	if d.index != nil {
-		return d.index.pk
+		return d.index.index.PK
 	}
-	return d.table.pk
+	return d.table.schema.PK
 }
 
 func (d *readDecl) skAttr() string {
 	if d.index != nil {
-		return d.index.sk
+		return d.index.index.SK
 	}
-	return d.table.sk
+	return d.table.schema.SK
 }
 
 // keyAttrs lists, sorted, the attributes of a key to resume a query from:
@@ -297,8 +298,8 @@ func (d *readDecl) skAttr() string {
 func (d *readDecl) keyAttrs() []string { return d.keys }
 
 func (d *readDecl) makeKeyAttrs() []string {
-	out := []string{d.table.pk}
-	for _, a := range []string{d.table.sk, d.pkAttr(), d.skAttr()} {
+	out := []string{d.table.schema.PK}
+	for _, a := range []string{d.table.schema.SK, d.pkAttr(), d.skAttr()} {
 		if a != "" && !slices.Contains(out, a) {
 			out = append(out, a)
 		}
@@ -309,18 +310,18 @@ func (d *readDecl) makeKeyAttrs() []string {
 
 // projects reports whether the index read carries attribute attr.
 func (d *readDecl) projects(attr string) bool {
-	if d.index == nil || d.index.projection == types.ProjectionTypeAll {
+	if d.index == nil || d.index.index.Projection == types.ProjectionTypeAll {
 		return true
 	}
 	if slices.Contains(d.keyAttrs(), attr) {
 		return true
 	}
-	return d.index.projection == types.ProjectionTypeInclude && slices.Contains(d.index.nonKeyAttrs, attr)
+	return d.index.index.Projection == types.ProjectionTypeInclude && slices.Contains(d.index.index.NonKeyAttrs, attr)
 }
 
 // fullItems reports whether the index read carries whole items.
 func (d *readDecl) fullItems() bool {
-	return d.index == nil || d.index.projection == types.ProjectionTypeAll
+	return d.index == nil || d.index.index.Projection == types.ProjectionTypeAll
 }
 
 // resolve checks the declaration against the model and fills in the
@@ -340,13 +341,13 @@ func (d *readDecl) resolve() {
 }
 
 func (d *readDecl) fail(format string, args ...any) error {
-	e := &ModelError{Table: d.table.name, Template: d.partRaw}
+	e := &ModelError{Table: d.table.schema.Name, Template: d.partRaw}
 	what := "pattern"
 	if d.collection {
 		what = "collection"
 		e.Entity = "collection " + d.name
 	} else {
-		e.Entity = d.entities[0].name
+		e.Entity = d.entities[0].Name
 	}
 	e.Reason = fmt.Sprintf(what+" %s: ", d.name) + fmt.Sprintf(format, args...)
 	return e
@@ -365,7 +366,7 @@ func (d *readDecl) check() error {
 	}
 	for _, m := range d.entities {
 		if m.table != t {
-			return d.fail("entity %s is defined on table %s", m.name, m.table.name)
+			return d.fail("entity %s is defined on table %s", m.Name, m.table.schema.Name)
 		}
 	}
 	if d.collection && d.partRaw == "" {
@@ -385,7 +386,7 @@ func (d *readDecl) check() error {
 	if d.indexName != "" {
 		ix, ok := t.GSI(d.indexName)
 		if !ok {
-			return d.fail("index %s is not declared on table %s", d.indexName, t.name)
+			return d.fail("index %s is not declared on table %s", d.indexName, t.schema.Name)
 		}
 		d.index = ix
 	} else if !d.collection && segs != nil {
@@ -398,17 +399,17 @@ func (d *readDecl) check() error {
 	// Resolve each member on it.
 	formats := map[string]*keys.Placeholder{}
 	for _, m := range d.entities {
-		mem := &readMember{m: m, pk: m.pk, sk: m.sk}
+		mem := &readMember{m: m, pk: m.PK, sk: m.SK}
 		if d.index != nil {
-			for _, ei := range m.indexes {
-				if ei.index == d.index {
+			for _, ei := range m.Indexes {
+				if ei.Index == &d.index.index {
 					mem.ei = ei
 				}
 			}
 			if mem.ei == nil {
-				return d.fail("entity %s writes no key into index %s (declare Index(%q, ...) on it)", m.name, d.index.name, d.index.name)
+				return d.fail("entity %s writes no key into index %s (declare Index(%q, ...) on it)", m.Name, d.index.index.Name, d.index.index.Name)
 			}
-			mem.pk, mem.sk = mem.ei.pk, mem.ei.sk
+			mem.pk, mem.sk = mem.ei.PK, mem.ei.SK
 		}
 		if segs == nil { // the entity's own template, each field a label
 			mem.part = make([]keys.Binding, 0)
@@ -416,18 +417,18 @@ func (d *readDecl) check() error {
 				mem.part = append(mem.part, keys.Binding{Ph: ph, Label: ph.Field.GoName})
 			}
 		} else {
-			bs, err := keys.Unify(segs, mem.pk, m.fields, func(label string, ph *keys.Placeholder) error {
+			bs, err := keys.Unify(segs, mem.pk, m.Fields, func(label string, ph *keys.Placeholder) error {
 				if !d.collection && label != ph.Field.GoName {
 					return fmt.Errorf("{%s} stands where %q has {%s}", label, mem.pk.Raw, ph.Field.GoName)
 				}
 				if prev, ok := formats[label]; ok && !prev.SameFormat(ph) {
-					return fmt.Errorf("{%s} is a %s in one member's template and formatted differently in %s's %q", label, prev.Field.Type, m.name, mem.pk.Raw)
+					return fmt.Errorf("{%s} is a %s in one member's template and formatted differently in %s's %q", label, prev.Field.Type, m.Name, mem.pk.Raw)
 				}
 				formats[label] = ph
 				return nil
 			})
 			if err != nil {
-				return d.fail("partition template %q does not match what entity %s writes into %s (%q): %v", d.partRaw, m.name, d.pkAttr(), mem.pk.Raw, err)
+				return d.fail("partition template %q does not match what entity %s writes into %s (%q): %v", d.partRaw, m.Name, d.pkAttr(), mem.pk.Raw, err)
 			}
 			mem.part = bs
 		}
@@ -449,7 +450,7 @@ func (d *readDecl) check() error {
 func (d *readDecl) pickIndex(segs []keys.ReadSegment) (*GSI, error) {
 	m := d.entities[0]
 	fits := func(tpl *keys.Template) bool {
-		_, err := keys.Unify(segs, tpl, m.fields, func(label string, ph *keys.Placeholder) error {
+		_, err := keys.Unify(segs, tpl, m.Fields, func(label string, ph *keys.Placeholder) error {
 			if label != ph.Field.GoName {
 				return fmt.Errorf("mismatch")
 			}
@@ -457,25 +458,25 @@ func (d *readDecl) pickIndex(segs []keys.ReadSegment) (*GSI, error) {
 		})
 		return err == nil
 	}
-	if fits(m.pk) {
+	if fits(m.PK) {
 		return nil, nil
 	}
 	var found []*GSI
-	writes := []string{fmt.Sprintf("%s %q", d.table.pk, m.pk.Raw)}
-	for _, ei := range m.indexes {
-		writes = append(writes, fmt.Sprintf("%s %q", ei.index.pk, ei.pk.Raw))
-		if fits(ei.pk) {
-			found = append(found, ei.index)
+	writes := []string{fmt.Sprintf("%s %q", d.table.schema.PK, m.PK.Raw)}
+	for _, ei := range m.Indexes {
+		writes = append(writes, fmt.Sprintf("%s %q", ei.Index.PK, ei.PK.Raw))
+		if fits(ei.PK) {
+			found = append(found, d.table.gsiOf(ei.Index))
 		}
 	}
 	switch len(found) {
 	case 0:
 		return nil, d.fail("no index serves partition %q: entity %s writes %s; a read no index serves would need a Scan",
-			d.partRaw, m.name, strings.Join(writes, ", "))
+			d.partRaw, m.Name, strings.Join(writes, ", "))
 	case 1:
 		return found[0], nil
 	}
-	return nil, d.fail("partition %q fits several indexes (%s, %s): choose one with On", d.partRaw, found[0].name, found[1].name)
+	return nil, d.fail("partition %q fits several indexes (%s, %s): choose one with On", d.partRaw, found[0].index.Name, found[1].index.Name)
 }
 
 func (d *readDecl) checkSort() error {
@@ -483,9 +484,9 @@ func (d *readDecl) checkSort() error {
 		return nil
 	}
 	if d.skAttr() == "" {
-		where := "table " + d.table.name
+		where := "table " + d.table.schema.Name
 		if d.index != nil {
-			where = "index " + d.index.name
+			where = "index " + d.index.index.Name
 		}
 		return d.fail("%s has no sort key, so %s does not apply", where, sortOpNames[d.sort])
 	}
@@ -509,7 +510,7 @@ func (d *readDecl) checkSort() error {
 		if mem.sk.AdmitsPrefix(d.sortLit) {
 			return nil
 		}
-		tried = append(tried, fmt.Sprintf("%s's %q", mem.m.name, mem.sk.Raw))
+		tried = append(tried, fmt.Sprintf("%s's %q", mem.m.Name, mem.sk.Raw))
 	}
 	return d.fail("no sort key written by %s starts with %q", strings.Join(tried, " or "), d.sortLit)
 }
@@ -602,7 +603,7 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 		fv := v.FieldByIndex(b.Ph.Field.Index)
 		// A field the pattern fixes needs no value: its zero (0 included)
 		// is "not given"; any other value must be the fixed one.
-		given, ok, err := b.Ph.AppendValue(nil, fv, d.table.delim)
+		given, ok, err := b.Ph.AppendValue(nil, fv, d.table.schema.Delim)
 		ok = ok && !fv.IsZero()
 		switch {
 		case err == nil && ok && string(given) != b.Fixed:
@@ -615,11 +616,11 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 			}
 		}
 	}
-	if sm := mem.m.shard; sm != nil && sm.by != nil && d.fanShard() == nil && mem.partBinds(sm.field.GoName) {
+	if sm := mem.m.Shard; sm != nil && sm.By != nil && d.fanShard() == nil && mem.partBinds(sm.Field.GoName) {
 		// Every read of the pattern gives By's fields: it reads their
 		// shard (see shardAlwaysGiven).
 		var err error
-		if v, err = mem.m.placeShard(v); err != nil {
+		if v, err = mem.m.PlaceShard(v); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Projections
@@ -43,18 +44,18 @@ func (mem *readMember) keyTemplates() []struct {
 		attr string
 	}
 	t := mem.m.table
-	out := []kt{{mem.m.pk, t.pk}}
-	if mem.m.sk != nil {
-		out = append(out, kt{mem.m.sk, t.sk})
+	out := []kt{{mem.m.PK, t.schema.PK}}
+	if mem.m.SK != nil {
+		out = append(out, kt{mem.m.SK, t.schema.SK})
 	}
 	// Only the index's own keys: the table's are above, and a field's own
 	// attribute is decoded as the field.
 	if mem.ei != nil {
-		if mem.ei.pkFrom == keyOwn {
-			out = append(out, kt{mem.ei.pk, mem.ei.index.pk})
+		if mem.ei.PKFrom == model.KeyOwn {
+			out = append(out, kt{mem.ei.PK, mem.ei.Index.PK})
 		}
-		if mem.ei.sk != nil && mem.ei.skFrom == keyOwn {
-			out = append(out, kt{mem.ei.sk, mem.ei.index.sk})
+		if mem.ei.SK != nil && mem.ei.SKFrom == model.KeyOwn {
+			out = append(out, kt{mem.ei.SK, mem.ei.Index.SK})
 		}
 	}
 	return out
@@ -77,8 +78,8 @@ func (mem *readMember) fromKeys(field string) bool {
 // carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
 	m := mem.m
-	if got, ok := item[m.table.typeAttr].(*types.AttributeValueMemberS); ok && got.Value != m.name {
-		return &EntityMismatchError{Want: m.name, Got: got.Value, Key: m.keyOfItem(item)}
+	if got, ok := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS); ok && got.Value != m.Name {
+		return &EntityMismatchError{Want: m.Name, Got: got.Value, Key: m.keyOfItem(item)}
 	}
 	if parseKeys {
 		kts := mem.keyTemplates()
@@ -105,11 +106,11 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			}
 			if err := k.tpl.ParseKey(item[k.attr].(*types.AttributeValueMemberS).Value, v, skips[i]); err != nil {
 				return fmt.Errorf("singletable: %s: item %s is not a %s item: %s: %v: %w",
-					op, formatKey(m.keyOfItem(item)), m.name, k.attr, err, ErrWrongEntity)
+					op, formatKey(m.keyOfItem(item)), m.Name, k.attr, err, ErrWrongEntity)
 			}
 		}
 	}
-	if err := m.plan.Decode(item, v); err != nil {
+	if err := m.Plan.Decode(item, v); err != nil {
 		return m.decodeError(op, item, err)
 	}
 	return nil
@@ -157,7 +158,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 	t := r.d.table
 	pos := make([]int, len(raws)) // raws[i] is keys[pos[i]]
 	var keys []batchKey
-	seen := newItemIndex(len(raws), func(i int) itemID { return keys[i].id })
+	seen := newItemIndex(len(raws), func(i int) model.ItemID { return keys[i].id })
 	for i, raw := range raws {
 		k := t.keyOfItem(raw)
 		id := t.idOf(k)
@@ -199,7 +200,7 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 		// it under different attribute names.
 		found := false
 		for _, mem := range d.members {
-			f, ok := mem.m.fields.ByGoName(name)
+			f, ok := mem.m.Fields.ByGoName(name)
 			if !ok {
 				continue
 			}
@@ -208,7 +209,7 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 				if mem.fromKeys(name) {
 					continue // recovered from the keys
 				}
-				return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.name, d.index.projection)}
+				return nil, &InputError{Op: op, Reason: fmt.Sprintf("Project(%q): index %s (%s) does not carry the field and the keys do not hold it; add FetchFull()", name, d.index.index.Name, d.index.index.Projection)}
 			}
 			add(f.Attr)
 		}
@@ -221,14 +222,14 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 			add(a)
 		}
 	} else {
-		add(d.table.pk)
-		add(d.table.sk)
+		add(d.table.schema.PK)
+		add(d.table.schema.SK)
 	}
-	if fetch || d.projects(d.table.typeAttr) {
-		add(d.table.typeAttr)
+	if fetch || d.projects(d.table.schema.TypeAttr) {
+		add(d.table.schema.TypeAttr)
 	}
-	if d.expires() && (fetch || d.projects(d.table.ttlAttr)) {
-		add(d.table.ttlAttr) // to leave expired items out (ttl.go)
+	if d.expires() && (fetch || d.projects(d.table.schema.TTLAttr)) {
+		add(d.table.schema.TTLAttr) // to leave expired items out (ttl.go)
 	}
 	return attrs, nil
 }
@@ -240,16 +241,16 @@ func (d *readDecl) unknownProjection(name string) string {
 	msg := fmt.Sprintf("Project(%q): no such field", name)
 	if i := strings.IndexAny(name, ".["); i > 0 {
 		for _, mem := range d.members {
-			if _, ok := mem.m.fields.ByGoName(name[:i]); ok {
+			if _, ok := mem.m.Fields.ByGoName(name[:i]); ok {
 				return fmt.Sprintf("%s: Project takes whole top-level fields, not paths: Project(%q)", msg, name[:i])
 			}
 		}
 	}
 	for _, mem := range d.members {
-		if f, ok := mem.m.fields.ByAttr(name); ok {
-			return fmt.Sprintf("%s: %q is the attribute name of %s's field %s; Project names Go fields", msg, name, mem.m.name, f.GoName)
+		if f, ok := mem.m.Fields.ByAttr(name); ok {
+			return fmt.Sprintf("%s: %q is the attribute name of %s's field %s; Project names Go fields", msg, name, mem.m.Name, f.GoName)
 		}
-		for _, f := range mem.m.fields.List {
+		for _, f := range mem.m.Fields.List {
 			if strings.EqualFold(f.GoName, name) {
 				return fmt.Sprintf("%s: did you mean %s?", msg, f.GoName)
 			}

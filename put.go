@@ -137,6 +137,6 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 		}
 		return nil, inOp(op, prefix, err)
 	}
-	a.item, a.id, a.bytes = item, facts.id, facts.keyBytes+facts.size
+	a.item, a.id, a.bytes = item, facts.ID, facts.KeyBytes+facts.Size
 	return w.finish(dst, s.cond, nil)
 }

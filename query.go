@@ -88,7 +88,7 @@ func (e *Entity[T]) All(ctx context.Context, db *DB, params T, opts ...EntityQue
 // reads the application declares.
 func entityQuery[T any](m *entityModel) Pattern[T] {
 	d := &readDecl{id: readIDs.Add(1), table: m.table, name: m.ops.query, entities: []*entityModel{m}, entityQuery: true}
-	if m.table.sk != "" {
+	if m.table.schema.SK != "" {
 		d.sort = sortPrefix
 	}
 	d.resolve()
@@ -267,7 +267,7 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 	case s.read.hasFanCeiling && (!d.fans() || s.read.fanCeiling < 1):
 		return fail("MaxFanOutRequests(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanCeiling)
 	case s.consistent && d.index != nil:
-		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.name)
+		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.index.Name)
 	case s.descending && s.read.ascending:
 		return fail("both Ascending and Descending are given")
 	case s.read.partial && d.sort != sortPrefix:
@@ -277,7 +277,7 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 	case s.read.fetchFull && d.fullItems():
 		where := "the table"
 		if d.index != nil {
-			where = "index " + d.index.name + ", which projects ALL"
+			where = "index " + d.index.index.Name + ", which projects ALL"
 		}
 		return fail("FetchFull: %s already returns whole items", where)
 	}
@@ -287,7 +287,7 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 // checkDB makes sure the read belongs to the DB's table.
 func (d *readDecl) checkDB(op string, db *DB) error {
 	if db.table != d.table {
-		return &InputError{Op: op, Reason: "declared on table " + d.table.name + ", not on this DB's table " + db.table.name}
+		return &InputError{Op: op, Reason: "declared on table " + d.table.schema.Name + ", not on this DB's table " + db.table.schema.Name}
 	}
 	return nil
 }
@@ -319,12 +319,12 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	in.TableName = aws.String(db.name)
 	in.KeyConditionExpression = aws.String(keyCond)
 	if d.index != nil {
-		in.IndexName = aws.String(d.index.name)
+		in.IndexName = aws.String(d.index.index.Name)
 	}
 	// The filter: the entity type (when the index carries it), then the caller's.
 	var filter string
-	if !d.collection && d.projects(d.table.typeAttr) {
-		filter = b.Name(d.table.typeAttr) + " = " + b.Value(expr.S(d.entities[0].name))
+	if !d.collection && d.projects(d.table.schema.TypeAttr) {
+		filter = b.Name(d.table.schema.TypeAttr) + " = " + b.Value(expr.S(d.entities[0].Name))
 	}
 	if !s.read.filter.IsZero() {
 		if err := d.checkFilter(op, s.read.filter); err != nil {
@@ -443,13 +443,13 @@ func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error)
 		}
 		return s, nil
 	}
-	if !d.projects(d.table.typeAttr) {
+	if !d.projects(d.table.schema.TypeAttr) {
 		names := make([]string, len(members))
 		for i, m := range members {
-			names[i] = m.name
+			names[i] = m.Name
 		}
 		return "", &InputError{Op: op, Reason: fmt.Sprintf("Filter: the members %s store the fields it names under different attributes or encodings, and index %s does not carry the entity type (%s) that would tell their items apart; filter one entity's pattern, or store the field alike",
-			strings.Join(names, ", "), d.index.name, d.table.typeAttr)}
+			strings.Join(names, ", "), d.index.index.Name, d.table.schema.TypeAttr)}
 	}
 	var out strings.Builder
 	for i, m := range members {
@@ -460,7 +460,7 @@ func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error)
 		if i > 0 {
 			out.WriteString(" OR ")
 		}
-		out.WriteString("(" + b.Name(d.table.typeAttr) + " = " + b.Value(expr.S(m.name)) + " AND (" + s + "))")
+		out.WriteString("(" + b.Name(d.table.schema.TypeAttr) + " = " + b.Value(expr.S(m.Name)) + " AND (" + s + "))")
 	}
 	return out.String(), nil
 }
@@ -479,7 +479,7 @@ func (d *readDecl) checkFilter(op string, c Cond) error {
 		if attr == d.pkAttr() || (attr != "" && attr == d.skAttr()) {
 			on := "the table"
 			if d.index != nil {
-				on = "index " + d.index.name
+				on = "index " + d.index.index.Name
 			}
 			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is a key attribute of %s, which DynamoDB does not filter on; give its value in the pattern's key condition", attr, on)}
 		}
@@ -489,7 +489,7 @@ func (d *readDecl) checkFilter(op string, c Cond) error {
 	}
 	for _, attr := range b.Names {
 		if !d.projects(attr) {
-			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is not projected into index %s (%s), so the filter would match nothing", attr, d.index.name, d.index.projection)}
+			return &InputError{Op: op, Reason: fmt.Sprintf("Filter: attribute %s is not projected into index %s (%s), so the filter would match nothing", attr, d.index.index.Name, d.index.index.Projection)}
 		}
 	}
 	return nil

@@ -22,7 +22,7 @@ func (r *readRegistry) checkName(d *readDecl) error {
 		if prev.collection {
 			what = "a collection"
 		}
-		return d.fail("%s of this name is already declared on table %s", what, d.table.name)
+		return d.fail("%s of this name is already declared on table %s", what, d.table.schema.Name)
 	}
 	return nil
 }

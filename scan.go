@@ -184,7 +184,7 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	r := &scanReq{m: m}
 	r.Op, r.Total, r.Bind = op, 1, "scan *"
 	if m != nil {
-		r.Bind = "scan " + m.name
+		r.Bind = "scan " + m.Name
 	}
 	if s.walk != nil {
 		r.w = *s.walk
@@ -218,7 +218,7 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	var b expr.Builder
 	var filter string
 	if m != nil {
-		filter = b.Name(m.table.typeAttr) + " = " + b.Value(expr.S(m.name))
+		filter = b.Name(m.table.schema.TypeAttr) + " = " + b.Value(expr.S(m.Name))
 	}
 	if c := s.read.filter; !c.IsZero() {
 		// An entity's fields by their Go names; the whole table's by
@@ -332,7 +332,7 @@ func (e *Entity[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, 
 }
 
 func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
-	op := e.m.name + ".Scan"
+	op := e.m.Name + ".Scan"
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
@@ -418,7 +418,7 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			if err != nil {
 				return yield(ScannedItem{}, err)
 			}
-			return yield(ScannedItem{Entity: m.name, Value: v, Item: item}, nil)
+			return yield(ScannedItem{Entity: m.Name, Value: v, Item: item}, nil)
 		}, func(err error) { yield(ScannedItem{}, err) })
 	}
 }

@@ -3,14 +3,12 @@ package singletable
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"iter"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 
-	"github.com/singletable/singletable/internal/codec"
-	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Write sharding
@@ -47,29 +45,23 @@ import (
 // ShardSpec declares an entity's shard field: see Shards. It is an
 // EntityOption.
 type ShardSpec struct {
-	field    string
-	n, prev  int
-	by       []string
-	hasPrev  bool
-	hasBy    bool
-	byCalled int
+	spec model.ShardSpec
 }
-
-// maxShards bounds N: a read fans out into one request per shard.
-const maxShards = 1000
 
 // Shards declares that integer field field holds a shard number from 0 to
 // n-1, written in one or more of the entity's key templates. See ShardSpec.By
 // for hashed shards and RandomShard for random ones.
-func Shards(field string, n int) ShardSpec { return ShardSpec{field: field, n: n} }
+func Shards(field string, n int) ShardSpec {
+	return ShardSpec{model.ShardSpec{Field: field, N: n}}
+}
 
 // By derives the shard from fields (of the primary key, so that an item's
 // shard never changes): FNV-1a of their values as written in keys, modulo
 // the shard count. The library sets the shard field on every write and key
 // it renders.
 func (s ShardSpec) By(fields ...string) ShardSpec {
-	s.by, s.hasBy = append([]string(nil), fields...), true
-	s.byCalled++
+	s.spec.By, s.spec.HasBy = append([]string(nil), fields...), true
+	s.spec.ByCalled++
 	return s
 }
 
@@ -78,237 +70,13 @@ func (s ShardSpec) By(fields ...string) ShardSpec {
 // use n, until every item has moved (see docs/access-patterns.md). With
 // By, a pattern read given By's fields reads their shard under each count.
 func (s ShardSpec) Previously(old int) ShardSpec {
-	s.prev, s.hasPrev = old, true
+	s.spec.Prev, s.spec.HasPrev = old, true
 	return s
 }
 
 func (s ShardSpec) applyEntity(e *entitySpec) {
-	e.shard = &s
-	e.shardCalls++
-}
-
-// shardModel is an entity's resolved shard declaration.
-type shardModel struct {
-	field *codec.Field
-	n     int                 // writes choose among 0..n-1 (By hashes into it)
-	read  int                 // reads fan out over 0..read-1; values up to it are accepted
-	prev  int                 // the count before a change (Previously); 0: none
-	by    []*keys.Placeholder // By's fields as the primary key writes them; nil: not hashed
-	delim byte
-	// attr and tpl are the first key attribute and template that hold the
-	// shard, for errors.
-	attr, tpl string
-}
-
-// resolveShard checks and resolves the entity's shard declaration.
-func (m *entityModel) resolveShard(spec *entitySpec) error {
-	if spec.shard == nil {
-		return nil
-	}
-	s := spec.shard
-	fail := func(field, reason string, args ...any) error {
-		return &ModelError{Table: m.table.name, Entity: m.name, Field: field, Reason: "Shards: " + fmt.Sprintf(reason, args...)}
-	}
-	if spec.shardCalls > 1 {
-		return fail("", "given %d times", spec.shardCalls)
-	}
-	f, ok := m.fields.ByGoName(s.field)
-	if !ok {
-		return fail(s.field, "no such field")
-	}
-	switch k := f.Type.Kind(); {
-	case k >= reflect.Int && k <= reflect.Int64, k >= reflect.Uint && k <= reflect.Uint64:
-	default:
-		return fail(s.field, "the shard field must be an integer, not %s", f.Type)
-	}
-	read := max(s.n, s.prev)
-	switch {
-	case s.n < 1 || s.n > maxShards:
-		return fail(s.field, "the shard count must be from 1 to %d, got %d", maxShards, s.n)
-	case s.hasPrev && (s.prev < 1 || s.prev > maxShards):
-		return fail(s.field, "Previously: the old shard count must be from 1 to %d, got %d", maxShards, s.prev)
-	case s.byCalled > 1:
-		return fail(s.field, "By is given %d times", s.byCalled)
-	case s.hasBy && len(s.by) == 0:
-		return fail(s.field, "By names no field")
-	case overflows(f.Type, read-1):
-		// It would wrap: a read would fan out over one shard twice.
-		return fail(s.field, "the field's type %s cannot hold shard %d", f.Type, read-1)
-	}
-	sm := &shardModel{field: f, n: s.n, read: read, delim: m.table.delim}
-	if s.hasPrev && s.prev != s.n {
-		sm.prev = s.prev
-	}
-	for _, w := range m.writtenTemplates() {
-		tpl := w.tpl
-		for _, ph := range tpl.Placeholders() {
-			if ph.Field.GoName != s.field {
-				continue
-			}
-			if sm.tpl == "" {
-				sm.attr, sm.tpl = w.attr, tpl.Raw
-			}
-			if ph.Width > 0 && len(fmt.Sprint(read-1)) > ph.Width {
-				return fail(s.field, "template %q pads the shard to %d digits, too few for shard %d", tpl.Raw, ph.Width, read-1)
-			}
-		}
-	}
-	if sm.tpl == "" {
-		return fail(s.field, "no key template writes {%s}, so the shard spreads nothing", s.field)
-	}
-	for _, name := range s.by {
-		ph := m.primaryPlaceholder(name)
-		switch {
-		case name == s.field:
-			return fail(name, "By cannot name the shard field itself")
-		case ph == nil:
-			return fail(name, "By names a field the primary key templates (%s) do not hold; an item's shard must not change with an update", m.primaryTemplates())
-		}
-		sm.by = append(sm.by, ph)
-	}
-	m.shard = sm
-	return nil
-}
-
-// writtenKey is a key attribute and the template the entity renders it from.
-type writtenKey struct {
-	attr string
-	tpl  *keys.Template
-}
-
-// writtenTemplates lists the templates the entity renders keys from: the
-// primary key's and those of the indexes it writes a key of its own into.
-func (m *entityModel) writtenTemplates() []writtenKey {
-	out := []writtenKey{{m.table.pk, m.pk}}
-	if m.sk != nil {
-		out = append(out, writtenKey{m.table.sk, m.sk})
-	}
-	for _, ei := range m.indexes {
-		if ei.pkFrom == keyOwn && ei.pk != nil {
-			out = append(out, writtenKey{ei.index.pk, ei.pk})
-		}
-		if ei.skFrom == keyOwn && ei.sk != nil {
-			out = append(out, writtenKey{ei.index.sk, ei.sk})
-		}
-	}
-	return out
-}
-
-// primaryPlaceholder is field name's placeholder in the primary key
-// templates, or nil.
-func (m *entityModel) primaryPlaceholder(name string) *keys.Placeholder {
-	for _, tpl := range []*keys.Template{m.pk, m.sk} {
-		if tpl == nil {
-			continue
-		}
-		for _, ph := range tpl.Placeholders() {
-			if ph.Field.GoName == name {
-				return ph
-			}
-		}
-	}
-	return nil
-}
-
-// shardDerived reports whether field goName is a shard the library
-// derives (By): an update knows it from the key, and may not set it.
-func (m *entityModel) shardDerived(goName string) bool {
-	return m.shard != nil && m.shard.by != nil && m.shard.field.GoName == goName
-}
-
-// hash is the shard By's fields give in struct value v.
-func (sm *shardModel) hash(v reflect.Value) (int, error) {
-	h, err := sm.hash32(v)
-	return int(h % uint32(sm.n)), err
-}
-
-// hashes are the shards an item with By's fields of v may be in: its
-// shard under the current count and, while the count changes
-// (Previously), under the old one; one when they agree.
-func (sm *shardModel) hashes(v reflect.Value) ([]int, error) {
-	h, err := sm.hash32(v)
-	if err != nil {
-		return nil, err
-	}
-	out := []int{int(h % uint32(sm.n))}
-	if old := int(h % uint32(max(sm.prev, 1))); sm.prev > 0 && old != out[0] {
-		out = append(out, old)
-	}
-	return out, nil
-}
-
-// hash32 is the FNV-1a hash of By's fields in v, as written in keys.
-func (sm *shardModel) hash32(v reflect.Value) (uint32, error) {
-	h := fnv.New32a()
-	var buf [128]byte
-	for _, ph := range sm.by {
-		b, ok, err := ph.AppendValue(buf[:0], v.FieldByIndex(ph.Field.Index), sm.delim)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return 0, keys.MissingError{Field: ph.Field.GoName}
-		}
-		h.Write(b)
-		h.Write([]byte{0})
-	}
-	return h.Sum32(), nil
-}
-
-// placeShard makes the shard field of struct value v right before its keys
-// are rendered: set from the hash for By, else checked to be in range. It
-// returns v, or an addressable copy when v cannot be set.
-func (m *entityModel) placeShard(v reflect.Value) (reflect.Value, error) {
-	sm := m.shard
-	fv := v.FieldByIndex(sm.field.Index)
-	if sm.by == nil {
-		if n, ok := shardNumber(fv); !ok || n >= sm.read {
-			return v, &KeyError{Entity: m.name, Attr: sm.attr, Template: sm.tpl, Field: sm.field.GoName,
-				Reason: fmt.Sprintf("shard %v is out of range: the entity has shards 0 to %d", fv.Interface(), sm.read-1)}
-		}
-		return v, nil
-	}
-	n, err := sm.hash(v)
-	if err != nil {
-		return v, m.keyError(m.pk, m.table.pk, err)
-	}
-	if cur, ok := shardNumber(fv); ok && cur == n {
-		return v, nil
-	}
-	if !fv.CanSet() {
-		c := reflect.New(v.Type()).Elem()
-		c.Set(v)
-		v, fv = c, c.FieldByIndex(sm.field.Index)
-	}
-	setShard(fv, n)
-	return v, nil
-}
-
-// overflows reports whether integer type t cannot hold n.
-func overflows(t reflect.Type, n int) bool {
-	z := reflect.New(t).Elem()
-	if z.CanInt() {
-		return z.OverflowInt(int64(n))
-	}
-	return z.OverflowUint(uint64(n))
-}
-
-// shardNumber reads an integer shard field; ok is false for a negative one.
-func shardNumber(fv reflect.Value) (int, bool) {
-	if fv.CanInt() {
-		n := fv.Int()
-		return int(n), n >= 0 && n <= maxShards
-	}
-	n := fv.Uint()
-	return int(n), n <= maxShards
-}
-
-func setShard(fv reflect.Value, n int) {
-	if fv.CanInt() {
-		fv.SetInt(int64(n))
-	} else {
-		fv.SetUint(uint64(n))
-	}
+	e.model.Shard = &s.spec
+	e.model.ShardCalls++
 }
 
 // chooseShard sets a random shard into v (addressable) when the write asks
@@ -318,18 +86,18 @@ func (m *entityModel) chooseShard(op string, v reflect.Value, s *settings) error
 		return nil
 	}
 	switch {
-	case m.shard == nil:
-		return &InputError{Op: op, Reason: "RandomShard: entity " + m.name + " declares no Shards"}
-	case m.shard.by != nil:
-		return &InputError{Op: op, Reason: fmt.Sprintf("RandomShard: entity %s derives its shard from %s (By)", m.name, m.shardByNames())}
+	case m.Shard == nil:
+		return &InputError{Op: op, Reason: "RandomShard: entity " + m.Name + " declares no Shards"}
+	case m.Shard.By != nil:
+		return &InputError{Op: op, Reason: fmt.Sprintf("RandomShard: entity %s derives its shard from %s (By)", m.Name, m.shardByNames())}
 	}
-	setShard(v.FieldByIndex(m.shard.field.Index), rand.IntN(m.shard.n))
+	model.SetShard(v.FieldByIndex(m.Shard.Field.Index), rand.IntN(m.Shard.N))
 	return nil
 }
 
 func (m *entityModel) shardByNames() string {
 	var names []string
-	for _, ph := range m.shard.by {
+	for _, ph := range m.Shard.By {
 		names = append(names, ph.Field.GoName)
 	}
 	return strings.Join(names, ", ")

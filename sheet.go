@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"fmt"
 	"io"
 	"slices"
@@ -29,14 +31,14 @@ func (t *Table) Sheet() string {
 // WriteSheet writes the table's access-pattern sheet in Markdown to w.
 func (t *Table) WriteSheet(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Table %s\n\n", t.name)
-	keys := "partition key `" + t.pk + "`"
-	if t.sk != "" {
-		keys += ", sort key `" + t.sk + "`"
+	fmt.Fprintf(&b, "# Table %s\n\n", t.schema.Name)
+	keys := "partition key `" + t.schema.PK + "`"
+	if t.schema.SK != "" {
+		keys += ", sort key `" + t.schema.SK + "`"
 	}
-	fmt.Fprintf(&b, "Keys: %s; entity type in `%s`", keys, t.typeAttr)
-	if t.ttlAttr != "" {
-		fmt.Fprintf(&b, "; time to live in `%s`", t.ttlAttr)
+	fmt.Fprintf(&b, "Keys: %s; entity type in `%s`", keys, t.schema.TypeAttr)
+	if t.schema.TTLAttr != "" {
+		fmt.Fprintf(&b, "; time to live in `%s`", t.schema.TTLAttr)
 	}
 	b.WriteString(".\n\n")
 
@@ -46,9 +48,9 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	for i, d := range t.reads.all() {
 		op, index, cond := d.operation(), "table", d.describeKeys()
 		if d.index != nil {
-			index = d.index.name
-			if d.index.projection != types.ProjectionTypeAll {
-				index += " (" + string(d.index.projection) + ")"
+			index = d.index.index.Name
+			if d.index.index.Projection != types.ProjectionTypeAll {
+				index += " (" + string(d.index.index.Projection) + ")"
 			}
 		}
 		if d.descending {
@@ -65,7 +67,7 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		}
 		var names []string
 		for _, m := range d.entities {
-			names = append(names, m.name)
+			names = append(names, m.Name)
 		}
 		name := d.name
 		if d.collection {
@@ -75,14 +77,14 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	}
 
 	b.WriteString("\n## Table layout\n\n")
-	head := []string{"Entity", t.pk}
-	if t.sk != "" {
-		head = append(head, t.sk)
+	head := []string{"Entity", t.schema.PK}
+	if t.schema.SK != "" {
+		head = append(head, t.schema.SK)
 	}
 	for _, ix := range t.gsis {
-		head = append(head, indexColumn(head, ix, ix.pk))
-		if ix.sk != "" {
-			head = append(head, indexColumn(head, ix, ix.sk))
+		head = append(head, indexColumn(head, ix, ix.index.PK))
+		if ix.index.SK != "" {
+			head = append(head, indexColumn(head, ix, ix.index.SK))
 		}
 	}
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
@@ -91,38 +93,38 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	entities := append([]*entityModel(nil), t.entityOrder...)
 	t.mu.RUnlock()
 	for _, m := range entities {
-		row := []string{cell(m.name) + expiryNote(m), code(m.pk.Raw)}
-		if t.sk != "" {
-			row = append(row, code(m.sk.Raw))
+		row := []string{cell(m.Name) + expiryNote(m), code(m.PK.Raw)}
+		if t.schema.SK != "" {
+			row = append(row, code(m.SK.Raw))
 		}
 		for _, ix := range t.gsis {
-			var ei *entityIndex
-			for _, e := range m.indexes {
-				if e.index == ix {
+			var ei *model.EntityIndex
+			for _, e := range m.Indexes {
+				if e.Index == &ix.index {
 					ei = e
 				}
 			}
 			pk, sk := "", ""
 			if ei != nil {
-				pk = code(ei.pk.Raw) + ei.pkFrom.note()
-				if ei.when != nil {
-					pk += " when " + cell(strings.Join(ei.whenFields, ", "))
+				pk = code(ei.PK.Raw) + sourceNote(ei.PKFrom)
+				if ei.When != nil {
+					pk += " when " + cell(strings.Join(ei.WhenFields, ", "))
 				}
 				var absent []string
 				for _, f := range absentFields(m, ei) {
-					if !slices.Contains(ei.whenFields, f.Field.GoName) { // When speaks for those
+					if !slices.Contains(ei.WhenFields, f.Field.GoName) { // When speaks for those
 						absent = append(absent, f.Field.GoName)
 					}
 				}
 				if len(absent) > 0 {
 					pk += " sparse by absence of " + cell(strings.Join(absent, ", "))
 				}
-				if ei.sk != nil {
-					sk = code(ei.sk.Raw) + ei.skFrom.note()
+				if ei.SK != nil {
+					sk = code(ei.SK.Raw) + sourceNote(ei.SKFrom)
 				}
 			}
 			row = append(row, pk)
-			if ix.sk != "" {
+			if ix.index.SK != "" {
 				row = append(row, sk)
 			}
 		}
@@ -133,11 +135,11 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		b.WriteString("\n## Indexes\n\n")
 		b.WriteString("| Index | Partition key | Sort key | Projection |\n|---|---|---|---|\n")
 		for _, ix := range t.gsis {
-			proj := string(ix.projection)
-			if ix.projection == types.ProjectionTypeInclude {
-				proj += " " + strings.Join(ix.nonKeyAttrs, ", ")
+			proj := string(ix.index.Projection)
+			if ix.index.Projection == types.ProjectionTypeInclude {
+				proj += " " + strings.Join(ix.index.NonKeyAttrs, ", ")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.name), cell(ix.pk), cell(ix.sk), cell(proj))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.index.Name), cell(ix.index.PK), cell(ix.index.SK), cell(proj))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -161,7 +163,7 @@ func code(s string) string {
 // every column says which index it is.
 func indexColumn(head []string, ix *GSI, attr string) string {
 	if slices.Contains(head, attr) {
-		return ix.name + ": " + attr
+		return ix.index.Name + ": " + attr
 	}
 	return attr
 }

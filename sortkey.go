@@ -8,6 +8,7 @@ import (
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Sort-key conditions of patterns, rendered from typed params. See Pattern
@@ -33,7 +34,7 @@ func (d *readDecl) sortCond(op string, mem *readMember, params, upper reflect.Va
 	}
 	for _, v := range [...]string{c.a, c.b} {
 		if len(v) > maxSortKeyBytes {
-			return skCond{}, &KeyError{Entity: mem.m.name, Attr: d.skAttr(), Template: mem.sk.Raw,
+			return skCond{}, &KeyError{Entity: mem.m.Name, Attr: d.skAttr(), Template: mem.sk.Raw,
 				Reason: fmt.Sprintf("the sort condition's value is %d bytes; DynamoDB allows %d in a sort key", len(v), maxSortKeyBytes)}
 		}
 	}
@@ -60,9 +61,9 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 			// Declared here, not above: errors.As moves gap to the heap.
 			var gap *keys.GapError
 			if errors.As(err, &gap) {
-				return "", false, &InputError{Op: op, Reason: fmt.Sprintf("%s of %s, template %q: %v", attr, mem.m.name, sk.Raw, gap)}
+				return "", false, &InputError{Op: op, Reason: fmt.Sprintf("%s of %s, template %q: %v", attr, mem.m.Name, sk.Raw, gap)}
 			}
-			return "", false, mem.m.keyError(sk, attr, err)
+			return "", false, mem.m.TemplateKeyError(sk, attr, err)
 		}
 		return p, complete, nil
 	}
@@ -80,7 +81,7 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 	case sortEquals:
 		v, err := sk.Render(params)
 		if err != nil {
-			return skCond{}, mem.m.keyError(sk, attr, err)
+			return skCond{}, mem.m.TemplateKeyError(sk, attr, err)
 		}
 		return skCond{op: "=", a: v}, nil
 	case sortPrefix:
@@ -206,7 +207,7 @@ func (c skCond) render(b *expr.Builder, attr string) string {
 // rendered key) sorts as a number.
 func (d *readDecl) checkRangeOrder() error {
 	mem := d.members[0]
-	if mem.sk == nil || (mem.ei != nil && mem.ei.skFrom == keyField) {
+	if mem.sk == nil || (mem.ei != nil && mem.ei.SKFrom == model.KeyField) {
 		return nil
 	}
 	for _, ph := range mem.sk.Placeholders() {
@@ -214,7 +215,7 @@ func (d *readDecl) checkRangeOrder() error {
 		switch {
 		case (ph.Kind == keys.KindInt || ph.Kind == keys.KindUint) && ph.Width == 0:
 			why = "is an integer without zero padding, which sorts as text (10 before 9, -1 after -5); pad it ({" + ph.Field.GoName + ":N} holds 0 to 10^N-1)"
-		case ph.Kind == keys.KindTime && !chronological(ph.Layout, d.table.delim):
+		case ph.Kind == keys.KindTime && !chronological(ph.Layout, d.table.schema.Delim):
 			why = fmt.Sprintf("has the layout %q, whose text does not sort in time order; use one that runs from the year down at a fixed width, such as %q", ph.Layout, "2006-01-02T15:04")
 		default:
 			continue

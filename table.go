@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/keys"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Defaults for a table declared without options.
@@ -31,12 +32,10 @@ const (
 // and the registry of entities stored in it. Declare it once, at package
 // level, with NewTable or MustTable; it is safe for concurrent use.
 type Table struct {
-	name     string
-	pk, sk   string
-	typeAttr string
-	ttlAttr  string
+	// schema is the table as the entity model needs it (internal/model):
+	// its name, key, type and TTL attributes, delimiter and indexes.
+	schema   model.Schema
 	stream   types.StreamViewType // "" for no stream (stream.go)
-	delim    byte
 	gsis     []*GSI
 	billing  types.BillingMode
 	rcu, wcu int64
@@ -45,10 +44,6 @@ type Table struct {
 	// library's own conditions on whether an item exists, built once (a
 	// Cond is immutable).
 	exists, notExists Cond
-	// pkLimit is the most bytes a partition key may have: 2048, or 1024
-	// when an index's sort key is the table's partition key (an inverted
-	// index), as DynamoDB limits a value by every key it is.
-	pkLimit int
 
 	mu          sync.RWMutex
 	entities    map[string]*entityModel
@@ -65,7 +60,7 @@ type TableOption func(*Table) error
 // WithKeys names the table's partition and sort key attributes (default PK
 // and SK). An empty sk declares a table with a partition key only.
 func WithKeys(pk, sk string) TableOption {
-	return func(t *Table) error { t.pk, t.sk = pk, sk; return nil }
+	return func(t *Table) error { t.schema.PK, t.schema.SK = pk, sk; return nil }
 }
 
 // WithGSI declares a global secondary index. Its key attributes default to
@@ -76,7 +71,7 @@ func WithKeys(pk, sk string) TableOption {
 // an empty value is absent, so the item leaves the index).
 func WithGSI(name string, opts ...IndexOption) TableOption {
 	return func(t *Table) error {
-		ix := &GSI{name: name, pk: name + "PK", sk: name + "SK", projection: types.ProjectionTypeAll}
+		ix := &GSI{index: model.Index{Name: name, PK: name + "PK", SK: name + "SK", Projection: types.ProjectionTypeAll}}
 		for i, o := range opts {
 			if o == nil {
 				return fmt.Errorf("index %s: IndexOption %d of %d is nil", name, i+1, len(opts))
@@ -94,14 +89,14 @@ func WithGSI(name string, opts ...IndexOption) TableOption {
 // `dynamodbav:",unixtime"`; it is its entity's expiry (see Expires), and
 // reads leave out the items whose expiry has passed.
 func WithTTL(attr string) TableOption {
-	return func(t *Table) error { t.ttlAttr = attr; return nil }
+	return func(t *Table) error { t.schema.TTLAttr = attr; return nil }
 }
 
 // WithTypeAttribute names the attribute that stores each item's entity
 // name (default "_type"). Reads check it, so that an item of one entity is
 // never decoded as another.
 func WithTypeAttribute(attr string) TableOption {
-	return func(t *Table) error { t.typeAttr = attr; return nil }
+	return func(t *Table) error { t.schema.TypeAttr = attr; return nil }
 }
 
 // WithDelimiter sets the byte that separates key segments (default '#').
@@ -113,7 +108,7 @@ func WithDelimiter(d byte) TableOption {
 			(d >= '0' && d <= '9') || (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') {
 			return fmt.Errorf("delimiter %q must be ASCII punctuation other than %%, { and }", string(d))
 		}
-		t.delim = d
+		t.schema.Delim = d
 		return nil
 	}
 }
@@ -133,8 +128,10 @@ var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
 // DB can bind the model to another (see WithTableName).
 func NewTable(name string, opts ...TableOption) (*Table, error) {
 	t := &Table{
-		name: name, pk: DefaultPartitionKey, sk: DefaultSortKey,
-		typeAttr: DefaultTypeAttribute, delim: DefaultDelimiter,
+		schema: model.Schema{
+			Name: name, PK: DefaultPartitionKey, SK: DefaultSortKey,
+			TypeAttr: DefaultTypeAttribute, Delim: DefaultDelimiter,
+		},
 		billing:  types.BillingModePayPerRequest,
 		entities: map[string]*entityModel{},
 	}
@@ -152,16 +149,16 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 			return fail("%v", err)
 		}
 	}
-	if t.pk == "" {
+	if t.schema.PK == "" {
 		return fail("the partition key attribute name is empty")
 	}
-	if t.typeAttr == "" {
+	if t.schema.TypeAttr == "" {
 		return fail("the entity type attribute name is empty")
 	}
 	if len(t.gsis) > maxGSIs {
 		return fail("%d global secondary indexes declared; DynamoDB allows %d", len(t.gsis), maxGSIs)
 	}
-	reserved := map[string]string{t.pk: "the partition key", t.typeAttr: "the entity type attribute"}
+	reserved := map[string]string{t.schema.PK: "the partition key", t.schema.TypeAttr: "the entity type attribute"}
 	claim := func(attr, what string) error {
 		if prev, ok := reserved[attr]; ok {
 			return fmt.Errorf("attribute %q is used both as %s and as %s", attr, prev, what)
@@ -169,53 +166,56 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 		reserved[attr] = what
 		return nil
 	}
-	if t.sk != "" {
-		if err := claim(t.sk, "the sort key"); err != nil {
+	if t.schema.SK != "" {
+		if err := claim(t.schema.SK, "the sort key"); err != nil {
 			return fail("%v", err)
 		}
 	}
-	if t.ttlAttr != "" {
-		if err := claim(t.ttlAttr, "the TTL attribute"); err != nil {
+	if t.schema.TTLAttr != "" {
+		if err := claim(t.schema.TTLAttr, "the TTL attribute"); err != nil {
 			return fail("%v", err)
 		}
 	}
 	seen := map[string]bool{}
 	for _, ix := range t.gsis {
-		if !tableNameRE.MatchString(ix.name) {
-			return fail("index name %q must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ix.name)
+		if !tableNameRE.MatchString(ix.index.Name) {
+			return fail("index name %q must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ix.index.Name)
 		}
-		if seen[ix.name] {
-			return fail("index %s is declared twice", ix.name)
+		if seen[ix.index.Name] {
+			return fail("index %s is declared twice", ix.index.Name)
 		}
-		seen[ix.name] = true
-		if ix.pk == "" {
-			return fail("index %s has no partition key attribute", ix.name)
+		seen[ix.index.Name] = true
+		if ix.index.PK == "" {
+			return fail("index %s has no partition key attribute", ix.index.Name)
 		}
-		if ix.pk == ix.sk {
-			return fail("index %s uses attribute %q as both its partition and its sort key", ix.name, ix.pk)
+		if ix.index.PK == ix.index.SK {
+			return fail("index %s uses attribute %q as both its partition and its sort key", ix.index.Name, ix.index.PK)
 		}
-		if ix.pk == t.pk && ix.sk == t.sk {
-			return fail("index %s has the table's own key attributes (%s, %s): it would be a copy of the table", ix.name, t.pk, t.sk)
+		if ix.index.PK == t.schema.PK && ix.index.SK == t.schema.SK {
+			return fail("index %s has the table's own key attributes (%s, %s): it would be a copy of the table", ix.index.Name, t.schema.PK, t.schema.SK)
 		}
 		// An index may reuse the table's key attributes (the inverted index
 		// of an adjacency list: IndexKeys("SK", "PK")): every entity's index
 		// keys are then its own table keys, nothing is written twice.
-		if !t.isTableKey(ix.pk) {
-			if err := claim(ix.pk, "the partition key of "+ix.name); err != nil {
+		if !t.schema.IsTableKey(ix.index.PK) {
+			if err := claim(ix.index.PK, "the partition key of "+ix.index.Name); err != nil {
 				return fail("%v", err)
 			}
 		}
-		if ix.sk != "" && !t.isTableKey(ix.sk) {
-			if err := claim(ix.sk, "the sort key of "+ix.name); err != nil {
+		if ix.index.SK != "" && !t.schema.IsTableKey(ix.index.SK) {
+			if err := claim(ix.index.SK, "the sort key of "+ix.index.Name); err != nil {
 				return fail("%v", err)
 			}
 		}
 	}
-	t.exists, t.notExists = attrExists(t.pk), attrNotExists(t.pk)
-	t.pkLimit = maxPartitionKeyBytes
 	for _, ix := range t.gsis {
-		if ix.sk == t.pk {
-			t.pkLimit = maxSortKeyBytes
+		t.schema.Indexes = append(t.schema.Indexes, &ix.index)
+	}
+	t.exists, t.notExists = attrExists(t.schema.PK), attrNotExists(t.schema.PK)
+	t.schema.PKLimit = maxPartitionKeyBytes
+	for _, ix := range t.gsis {
+		if ix.index.SK == t.schema.PK {
+			t.schema.PKLimit = maxSortKeyBytes
 		}
 	}
 	return t, nil
@@ -231,19 +231,19 @@ func MustTable(name string, opts ...TableOption) *Table {
 }
 
 // Name is the table's default physical name.
-func (t *Table) Name() string { return t.name }
+func (t *Table) Name() string { return t.schema.Name }
 
 // PartitionKey is the name of the table's partition key attribute.
-func (t *Table) PartitionKey() string { return t.pk }
+func (t *Table) PartitionKey() string { return t.schema.PK }
 
 // SortKey is the name of the table's sort key attribute; empty if it has none.
-func (t *Table) SortKey() string { return t.sk }
+func (t *Table) SortKey() string { return t.schema.SK }
 
 // TypeAttribute is the name of the attribute that holds each item's entity name.
-func (t *Table) TypeAttribute() string { return t.typeAttr }
+func (t *Table) TypeAttribute() string { return t.schema.TypeAttr }
 
 // TTLAttribute is the name of the TTL attribute; empty if none is declared.
-func (t *Table) TTLAttribute() string { return t.ttlAttr }
+func (t *Table) TTLAttribute() string { return t.schema.TTLAttr }
 
 // GSIs lists the table's global secondary indexes in declaration order.
 func (t *Table) GSIs() []*GSI { return append([]*GSI(nil), t.gsis...) }
@@ -251,11 +251,21 @@ func (t *Table) GSIs() []*GSI { return append([]*GSI(nil), t.gsis...) }
 // GSI finds a global secondary index by name.
 func (t *Table) GSI(name string) (*GSI, bool) {
 	for _, ix := range t.gsis {
-		if ix.name == name {
+		if ix.index.Name == name {
 			return ix, true
 		}
 	}
 	return nil, false
+}
+
+// gsiOf is the GSI whose model ix is.
+func (t *Table) gsiOf(ix *model.Index) *GSI {
+	for _, g := range t.gsis {
+		if &g.index == ix {
+			return g
+		}
+	}
+	return nil
 }
 
 // Entities lists the names of the registered entities in registration order.
@@ -264,7 +274,7 @@ func (t *Table) Entities() []string {
 	defer t.mu.RUnlock()
 	out := make([]string, len(t.entityOrder))
 	for i, m := range t.entityOrder {
-		out[i] = m.name
+		out[i] = m.Name
 	}
 	return out
 }
@@ -272,31 +282,15 @@ func (t *Table) Entities() []string {
 func (t *Table) register(m *entityModel) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, dup := t.entities[m.name]; dup {
-		return &ModelError{Table: t.name, Entity: m.name, Reason: "an entity of this name is already defined on the table"}
+	if _, dup := t.entities[m.Name]; dup {
+		return &ModelError{Table: t.schema.Name, Entity: m.Name, Reason: "an entity of this name is already defined on the table"}
 	}
 	if err := t.claimAttrTypes(m); err != nil {
 		return err
 	}
-	t.entities[m.name] = m
+	t.entities[m.Name] = m
 	t.entityOrder = append(t.entityOrder, m)
 	return nil
-}
-
-// keyAttributes lists the attributes the table reserves for its keys and
-// metadata, with what they are for. Index key attributes are not among
-// them: a field stored under one is the index's key (see Define).
-func (t *Table) keyAttributes() map[string]string {
-	out := map[string]string{t.pk: "the table's partition key", t.typeAttr: "the entity type attribute"}
-	if t.sk != "" {
-		out[t.sk] = "the table's sort key"
-	}
-	return out
-}
-
-// isTableKey reports whether attr is the table's partition or sort key.
-func (t *Table) isTableKey(attr string) bool {
-	return attr != "" && (attr == t.pk || attr == t.sk)
 }
 
 // claimAttrTypes records the scalar type each index key attribute holds for
@@ -305,16 +299,16 @@ func (t *Table) isTableKey(attr string) bool {
 // DynamoDB declares one type per key attribute. Called with t.mu held.
 func (t *Table) claimAttrTypes(m *entityModel) error {
 	want := map[string]types.ScalarAttributeType{}
-	for _, ei := range m.indexes {
+	for _, ei := range m.Indexes {
 		for _, p := range []struct {
 			attr string
-			from keySource
+			from model.KeySource
 			tpl  *keys.Template
-		}{{ei.index.pk, ei.pkFrom, ei.pk}, {ei.index.sk, ei.skFrom, ei.sk}} {
+		}{{ei.Index.PK, ei.PKFrom, ei.PK}, {ei.Index.SK, ei.SKFrom, ei.SK}} {
 			switch {
-			case p.tpl == nil || p.from == keyTable:
-			case p.from == keyField:
-				want[p.attr] = fieldAttrType(p.tpl.Lead().Field)
+			case p.tpl == nil || p.from == model.KeyTable:
+			case p.from == model.KeyField:
+				want[p.attr] = model.FieldAttrType(p.tpl.Lead().Field)
 			default:
 				want[p.attr] = types.ScalarAttributeTypeS
 			}
@@ -322,8 +316,8 @@ func (t *Table) claimAttrTypes(m *entityModel) error {
 	}
 	for attr, typ := range want {
 		if prev, ok := t.attrTypes[attr]; ok && prev.typ != typ {
-			return &ModelError{Table: t.name, Entity: m.name, Reason: fmt.Sprintf(
-				"index key attribute %s holds %s for entity %s but %s for entity %s: DynamoDB declares one type per key attribute", attr, typ, m.name, prev.typ, prev.entity)}
+			return &ModelError{Table: t.schema.Name, Entity: m.Name, Reason: fmt.Sprintf(
+				"index key attribute %s holds %s for entity %s but %s for entity %s: DynamoDB declares one type per key attribute", attr, typ, m.Name, prev.typ, prev.entity)}
 		}
 	}
 	if t.attrTypes == nil {
@@ -331,7 +325,7 @@ func (t *Table) claimAttrTypes(m *entityModel) error {
 	}
 	for attr, typ := range want {
 		if _, ok := t.attrTypes[attr]; !ok {
-			t.attrTypes[attr] = attrType{typ: typ, entity: m.name}
+			t.attrTypes[attr] = attrType{typ: typ, entity: m.Name}
 		}
 	}
 	return nil
@@ -361,33 +355,33 @@ func (t *Table) attrTypeOf(attr string) types.ScalarAttributeType {
 // or binary field's own attribute), indexes and billing. Index key types
 // come from the entities defined so far.
 func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
-	defs := []types.AttributeDefinition{{AttributeName: aws.String(t.pk), AttributeType: types.ScalarAttributeTypeS}}
-	defined := map[string]bool{t.pk: true}
+	defs := []types.AttributeDefinition{{AttributeName: aws.String(t.schema.PK), AttributeType: types.ScalarAttributeTypeS}}
+	defined := map[string]bool{t.schema.PK: true}
 	define := func(attr string) {
 		if attr != "" && !defined[attr] {
 			defined[attr] = true
 			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(attr), AttributeType: t.attrTypeOf(attr)})
 		}
 	}
-	define(t.sk)
+	define(t.schema.SK)
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
-		KeySchema:   keySchema(t.pk, t.sk),
+		KeySchema:   keySchema(t.schema.PK, t.schema.SK),
 		BillingMode: t.billing,
 	}
 	if t.billing == types.BillingModeProvisioned {
 		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.rcu), WriteCapacityUnits: aws.Int64(t.wcu)}
 	}
 	for _, ix := range t.gsis {
-		define(ix.pk)
-		define(ix.sk)
+		define(ix.index.PK)
+		define(ix.index.SK)
 		g := types.GlobalSecondaryIndex{
-			IndexName:  aws.String(ix.name),
-			KeySchema:  keySchema(ix.pk, ix.sk),
-			Projection: &types.Projection{ProjectionType: ix.projection},
+			IndexName:  aws.String(ix.index.Name),
+			KeySchema:  keySchema(ix.index.PK, ix.index.SK),
+			Projection: &types.Projection{ProjectionType: ix.index.Projection},
 		}
-		if ix.projection == types.ProjectionTypeInclude {
-			g.Projection.NonKeyAttributes = append([]string(nil), ix.nonKeyAttrs...)
+		if ix.index.Projection == types.ProjectionTypeInclude {
+			g.Projection.NonKeyAttributes = append([]string(nil), ix.index.NonKeyAttrs...)
 		}
 		if t.billing == types.BillingModeProvisioned {
 			r, w := ix.rcu, ix.wcu

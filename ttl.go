@@ -112,8 +112,8 @@ func (m *entityModel) removeExpired(ctx context.Context, db *DB, err error) bool
 	}
 	_, err = db.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(db.name), Key: ce.Key,
 		ConditionExpression:       aws.String("#ttl = :ttl"),
-		ExpressionAttributeNames:  map[string]string{"#ttl": m.table.ttlAttr},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":ttl": ce.Item[m.table.ttlAttr]}})
+		ExpressionAttributeNames:  map[string]string{"#ttl": m.table.schema.TTLAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":ttl": ce.Item[m.table.schema.TTLAttr]}})
 	return err == nil || errors.As(err, new(*types.ConditionalCheckFailedException))
 }
 
@@ -146,7 +146,7 @@ func (c expiryCheck) expires(item map[string]types.AttributeValue) bool {
 	if c.t == nil {
 		return true
 	}
-	typ, ok := item[c.t.typeAttr].(*types.AttributeValueMemberS)
+	typ, ok := item[c.t.schema.TypeAttr].(*types.AttributeValueMemberS)
 	if !ok {
 		return true
 	}
@@ -178,10 +178,10 @@ func expiryAt(av types.AttributeValue) (at float64, ok bool) {
 // judged by its own entity's expiry. It reads the DB's clock once, for the
 // read.
 func (db *DB) expiryFor(s *settings, ms ...*entityModel) expiryCheck {
-	if db.table.ttlAttr == "" || s.read.includeExpired {
+	if db.table.schema.TTLAttr == "" || s.read.includeExpired {
 		return expiryCheck{}
 	}
-	check := expiryCheck{attr: db.table.ttlAttr, now: db.now().Unix(), t: db.table}
+	check := expiryCheck{attr: db.table.schema.TTLAttr, now: db.now().Unix(), t: db.table}
 	if len(ms) == 0 {
 		return check
 	}
@@ -216,7 +216,7 @@ func (d *readDecl) checkExpiry(op string, s *settings, c expiryCheck) error {
 	if c.attr == "" || s.read.fetchFull || d.projects(c.attr) {
 		return nil
 	}
-	return &InputError{Op: op, Reason: fmt.Sprintf("index %s (%s) does not project the TTL attribute %s, so expired items cannot be left out: add FetchFull() (whole items are checked), IncludeExpired(), or project %s into the index", d.index.name, d.index.projection, c.attr, c.attr)}
+	return &InputError{Op: op, Reason: fmt.Sprintf("index %s (%s) does not project the TTL attribute %s, so expired items cannot be left out: add FetchFull() (whole items are checked), IncludeExpired(), or project %s into the index", d.index.index.Name, d.index.index.Projection, c.attr, c.attr)}
 }
 
 // expiryNote is what the sheet says of an entity's expiry.

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/model"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -87,11 +89,11 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if c.IsZero() {
 		return nil, &InputError{Op: op, Reason: "a condition check needs a condition"}
 	}
-	k, kf, err := m.keyFacts(key, nil)
+	k, kf, err := m.KeyFacts(key, nil)
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, userCond: c}
+	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, userCond: c}
 	if err := a.setCond(c, Cond{}, nil); err != nil {
 		return nil, err
 	}
@@ -322,7 +324,7 @@ func (tx *Tx) error(op, token string, err error) error {
 			continue
 		}
 		a := tx.actions[i]
-		f := TxFailure{Index: i, Entity: a.m.name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
+		f := TxFailure{Index: i, Entity: a.m.Name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
 			f.Guard = a.guard.field.GoName
@@ -354,7 +356,7 @@ type txGet struct {
 	// or a dry run's caller, may modify what it is given, so the library
 	// keeps id, and makes the key anew from it after that.
 	key map[string]types.AttributeValue
-	id  itemID
+	id  model.ItemID
 	// done fills in the read's TxValue from the item read, or with the
 	// error of a failed Run (so that no earlier run's value stays).
 	done func(item map[string]types.AttributeValue, runErr error) error
@@ -406,7 +408,7 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 		tg.errs = append(tg.errs, err)
 		return out
 	}
-	k, err := e.m.key(reflect.ValueOf(&key).Elem())
+	k, err := e.m.Key(reflect.ValueOf(&key).Elem())
 	if err != nil {
 		tg.errs = append(tg.errs, err)
 		return out
@@ -446,7 +448,7 @@ func (tg *GetTx) Input() (*dynamodb.TransactGetItemsInput, error) {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("%d reads; DynamoDB allows %d in one transaction", n, maxTxActions)}
 	}
 	in := &dynamodb.TransactGetItemsInput{TransactItems: make([]types.TransactGetItem, len(tg.gets))}
-	seen := make(map[itemID]int, len(tg.gets))
+	seen := make(map[model.ItemID]int, len(tg.gets))
 	for i, g := range tg.gets {
 		if j, dup := seen[g.id]; dup {
 			return nil, &InputError{Op: op, Reason: fmt.Sprintf("reads %d and %d are of the same item %s", j, i, formatKey(tg.db.table.keyOfID(g.id)))}
@@ -506,7 +508,7 @@ func (tg *GetTx) error(err error) error {
 	te := &TxError{Op: "TransactGet", Err: err}
 	for i, r := range tce.CancellationReasons {
 		if code := aws.ToString(r.Code); code != "" && code != "None" && i < len(tg.gets) {
-			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.name, Op: "Get", Key: tg.db.table.keyOfID(tg.gets[i].id),
+			te.Actions = append(te.Actions, TxFailure{Index: i, Entity: tg.gets[i].m.Name, Op: "Get", Key: tg.db.table.keyOfID(tg.gets[i].id),
 				Code: code, Message: aws.ToString(r.Message)})
 		}
 	}

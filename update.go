@@ -200,7 +200,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 	op := e.m.ops.update
 	for attempt := 1; ; attempt++ {
 		for _, exists := range [2]bool{true, false} {
-			rd := &storedRead{found: exists, value: reflect.New(e.m.typ).Elem(),
+			rd := &storedRead{found: exists, value: reflect.New(e.m.Type).Elem(),
 				attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
 			e.m.baseValue(rd.value, kv, time.Time{})
 			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)
@@ -222,7 +222,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 			case !exists && len(ce.Item) > 0:
 				// Created meanwhile: update it.
 				if attempt == maxUpdateAttempts {
-					k, _ := e.m.key(kv)
+					k, _ := e.m.Key(kv)
 					return out, &ReadChangedError{Op: op, Key: k, Attempts: attempt, Err: err}
 				}
 			default:

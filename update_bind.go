@@ -14,6 +14,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // updateAction is an Update's action with room for what its request
@@ -49,8 +50,8 @@ type indexedUpdateAction struct {
 // and the codec.Room that hands that room out (to Release once the plan
 // is made).
 func (m *entityModel) newUpdateAction() (*updateAction, codec.Room) {
-	for _, ei := range m.indexes {
-		if ei.writes() {
+	for _, ei := range m.Indexes {
+		if ei.Writes() {
 			u := new(indexedUpdateAction)
 			return &u.updateAction, codec.NewRoom(u.strs[:], u.nums[:])
 		}
@@ -80,7 +81,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	// settings are the caller's, on its stack (nothing the plan keeps
 	// points to them); the builder is recycled (see updateCache).
 	u, room := m.newUpdateAction()
-	k, kf, err := m.keyFacts(key, u.primary[:])
+	k, kf, err := m.KeyFacts(key, u.primary[:])
 	if err != nil {
 		room.Release()
 		return nil, err
@@ -88,7 +89,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	s := given
 	b := m.updates.builder()
 	a := &u.action
-	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.id, bytes: kf.keyBytes, whenMissing: failNotFound}
+	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, whenMissing: failNotFound}
 	if s.upsert {
 		a.whenMissing = failCondition
 	}
@@ -110,7 +111,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		}
 		a.extra = &actionExtra{ranges: plan.ranges}
 	}
-	if min := kf.keyBytes + plan.storedBytes; min > maxItemBytes {
+	if min := kf.KeyBytes + plan.storedBytes; min > maxItemBytes {
 		return nil, &LimitError{Op: op, Reason: fmt.Sprintf("the update stores %d bytes of values, which with the key make an item of at least %d bytes; DynamoDB's limit is 400 KB (%d bytes)", plan.storedBytes, min, maxItemBytes)}
 	}
 	if s.upsert {
@@ -126,8 +127,8 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			}
 		}
 		// A new item must still decode as this entity, and carry its key fields.
-		plan.update.Act(expr.ClauseSet, b.Name(m.table.typeAttr), " = ", b.Value(expr.S(m.name)))
-		for _, f := range m.keyFieldList {
+		plan.update.Act(expr.ClauseSet, b.Name(m.table.schema.TypeAttr), " = ", b.Value(expr.S(m.Name)))
+		for _, f := range m.KeyFieldList {
 			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
 			if err != nil {
 				return nil, &InputError{Op: op, Reason: err.Error()}
@@ -161,7 +162,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	if read != nil && read.found {
 		// The fields read must still hold what the plan was made from.
 		for _, name := range read.fields {
-			f, _ := m.fields.ByGoName(name)
+			f, _ := m.Fields.ByGoName(name)
 			if v, ok := read.attrs[f.Attr]; ok {
 				w.check(Eq(name, v))
 			} else {
@@ -282,7 +283,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 			// By the field's own rules, at any depth.
 			if av, err = m.encodeChange(plan.room, f, nested, c, o.value == elementValue); err != nil {
-				if ke := m.keyFieldError(f.GoName, err); ke != nil && !nested {
+				if ke := m.KeyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
 				return inputError(op, "%s(%q): %v", o.name, c.field, err)
@@ -329,15 +330,15 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			switch {
 			case is.affected && plan.leaves(ei):
 				// The item leaves the index whatever the other fields hold.
-				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.pk))
-				if ei.index.sk != "" {
-					plan.update.Act(expr.ClauseRemove, b.Name(ei.index.sk))
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.PK))
+				if ei.Index.SK != "" {
+					plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.SK))
 				}
 				continue
 			case !is.affected:
 				// An upsert: an existing item keeps its keys, and a new one
 				// gets the keys its zero values give, if any.
-				if _, _, ok, err := m.indexKey(ei, plan.nextValue()); err != nil || !ok {
+				if _, _, ok, err := m.IndexKey(ei, plan.nextValue()); err != nil || !ok {
 					if err != nil {
 						return err
 					}
@@ -352,19 +353,19 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			return err
 		}
 		if !ok {
-			if ei.pkFrom == keyOwn {
-				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.pk))
+			if ei.PKFrom == model.KeyOwn {
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.PK))
 			}
-			if ei.index.sk != "" && ei.skFrom == keyOwn {
-				plan.update.Act(expr.ClauseRemove, b.Name(ei.index.sk))
+			if ei.Index.SK != "" && ei.SKFrom == model.KeyOwn {
+				plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.SK))
 			}
 			continue
 		}
-		if ei.pkFrom == keyOwn {
-			plan.update.Act(expr.ClauseSet, b.Name(ei.index.pk), " = ", b.Value(plan.keyValue(pk)))
+		if ei.PKFrom == model.KeyOwn {
+			plan.update.Act(expr.ClauseSet, b.Name(ei.Index.PK), " = ", b.Value(plan.keyValue(pk)))
 		}
-		if ei.index.sk != "" && ei.skFrom == keyOwn {
-			plan.update.Act(expr.ClauseSet, b.Name(ei.index.sk), " = ", b.Value(plan.keyValue(sk)))
+		if ei.Index.SK != "" && ei.SKFrom == model.KeyOwn {
+			plan.update.Act(expr.ClauseSet, b.Name(ei.Index.SK), " = ", b.Value(plan.keyValue(sk)))
 		}
 	}
 	if need != nil {
@@ -421,15 +422,15 @@ type zeroFill struct {
 // omitempty ones): what an item the upsert creates gets besides what the
 // update names. Key fields and managed fields are not among them.
 func (m *entityModel) zeroFills(s *settings) ([]zeroFill, error) {
-	zero := make(map[string]types.AttributeValue, len(m.fields.List))
-	if _, err := m.plan.Encode(reflect.New(m.typ).Elem(), zero); err != nil {
+	zero := make(map[string]types.AttributeValue, len(m.Fields.List))
+	if _, err := m.Plan.Encode(reflect.New(m.Type).Elem(), zero); err != nil {
 		return nil, err
 	}
 	var out []zeroFill
-	for i := range m.fields.List {
-		f := &m.fields.List[i]
+	for i := range m.Fields.List {
+		f := &m.Fields.List[i]
 		av, ok := zero[f.Attr]
-		if !ok || m.keyFields[f.GoName] || m.managed.manages(f) || touches(s.changes, f.GoName) {
+		if !ok || m.KeyFields[f.GoName] || m.managed.manages(f) || touches(s.changes, f.GoName) {
 			continue
 		}
 		out = append(out, zeroFill{f.Attr, av})

@@ -7,7 +7,6 @@ package singletable
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // changeShape is what planChanges works out from the shape of an update
@@ -37,7 +37,7 @@ type changeShape struct {
 // indexShape is what an update does to one index, as far as its shape
 // tells.
 type indexShape struct {
-	ei *entityIndex
+	ei *model.EntityIndex
 	// affected: a change is to a field the index key or its When reads
 	// (else the update is an upsert giving a new item its keys).
 	affected bool
@@ -67,19 +67,19 @@ const (
 )
 
 // placeholderSources works out indexShape.sources for index ei.
-func (m *entityModel) placeholderSources(ei *entityIndex, s *settings, sh *changeShape) (out []placeholderSource, npk int) {
-	if ei.when != nil || m.shard != nil {
+func (m *entityModel) placeholderSources(ei *model.EntityIndex, s *settings, sh *changeShape) (out []placeholderSource, npk int) {
+	if ei.When != nil || m.Shard != nil {
 		return nil, 0
 	}
-	phs := ei.pk.Placeholders()
+	phs := ei.PK.Placeholders()
 	npk = len(phs)
-	if ei.sk != nil {
-		phs = append(phs, ei.sk.Placeholders()...)
+	if ei.SK != nil {
+		phs = append(phs, ei.SK.Placeholders()...)
 	}
 	out = make([]placeholderSource, len(phs))
 	for i, ph := range phs {
 		out[i] = placeholderSource{ph.Field, fromZero}
-		if m.keyFields[ph.Field.GoName] && m.settable(ph.Field) {
+		if m.KeyFields[ph.Field.GoName] && m.settable(ph.Field) {
 			out[i].from = fromKey
 		}
 		for j, c := range s.changes {
@@ -150,18 +150,18 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		o := &operators[c.op]
 		top := topField(c.field)
 		nested := top != c.field
-		f, ok := m.fields.ByGoName(top)
+		f, ok := m.Fields.ByGoName(top)
 		if !ok {
 			if top == "" {
 				return nil, fail("%s(%q): empty field name", o.name, c.field)
 			}
 			return nil, fail("%s(%q): no such field: %v", o.name, c.field, resolver{m: m}.unknownField(top))
 		}
-		if m.keyFields[top] {
+		if m.KeyFields[top] {
 			return nil, fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.name, c.field, m.primaryTemplates())
+				o.name, c.field, m.PrimaryTemplates())
 		}
-		if m.shardDerived(top) {
+		if m.ShardDerived(top) {
 			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
 		}
 		if m.managed.version != nil && top == m.managed.version.GoName {
@@ -187,19 +187,19 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 				operators[c.op].name, c.field, top)
 		}
 	}
-	for _, ei := range m.indexes {
-		if !ei.writes() {
+	for _, ei := range m.Indexes {
+		if !ei.Writes() {
 			continue // its keys are the table's or fields': nothing to recompute
 		}
 		affected := false
 		for _, c := range s.changes {
 			top := topField(c.field)
-			if !ei.dependsOn(top) {
+			if !ei.DependsOn(top) {
 				continue
 			}
 			if c.unknown() {
 				return nil, fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					operators[c.op].name, c.field, ei.index.name, top)
+					operators[c.op].name, c.field, ei.Index.Name, top)
 			}
 			affected = true
 		}
@@ -210,7 +210,7 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 			continue // an existing item keeps the keys its stored fields give
 		}
 		var missing []string
-		for _, f := range ei.inputs {
+		for _, f := range ei.Inputs {
 			if !plan.known(f) {
 				missing = append(missing, f)
 			}
@@ -230,14 +230,6 @@ func overlaps(a, b string) bool {
 		a, b = b, a
 	}
 	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
-}
-
-// primaryTemplates describes the primary key templates for messages.
-func (m *entityModel) primaryTemplates() string {
-	if m.sk == nil {
-		return fmt.Sprintf("%s %q", m.table.pk, m.pk.Raw)
-	}
-	return fmt.Sprintf("%s %q, %s %q", m.table.pk, m.pk.Raw, m.table.sk, m.sk.Raw)
 }
 
 // updateCache is what an entity's updates share from one call to the next,

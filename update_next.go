@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // touches reports whether the update changes top-level field goName.
@@ -22,7 +23,7 @@ func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goN
 // AttributeValue, which tells nothing) or removes as a whole, with no change
 // that leaves its value unknown.
 func (p *updatePlan) known(goName string) bool {
-	known := p.m.keyFields[goName] || p.read.has(goName) || p.m.shardDerived(goName)
+	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.ShardDerived(goName)
 	for _, c := range p.changes {
 		if topField(c.field) != goName {
 			continue
@@ -81,11 +82,11 @@ func (p *updatePlan) nextValue() reflect.Value {
 }
 
 // indexKey is the key of index is.ei that the item has after the update
-// (see entityModel.indexKey): rendered from the values the update gives
+// (see model.Entity.IndexKey): rendered from the values the update gives
 // when their sources are known, else from nextValue.
 func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
 	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
-		return p.m.indexKey(is.ei, p.nextValue())
+		return p.m.IndexKey(is.ei, p.nextValue())
 	}
 	var room [8]reflect.Value
 	vals := room[:len(is.sources)]
@@ -100,7 +101,7 @@ func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error
 			vals[i] = setValue(p.changes[src.from].value, f)
 		}
 	}
-	return p.m.indexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
+	return p.m.IndexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
 }
 
 // releaseNext recycles the value nextValue built, once the plan is done
@@ -115,22 +116,22 @@ func (p *updatePlan) releaseNext() {
 // leaves reports whether the update takes the item out of sparse index ei
 // by the fields it gives: every field the index's When condition reads is
 // known, and the condition is false.
-func (p *updatePlan) leaves(ei *entityIndex) bool {
-	if ei.when == nil {
+func (p *updatePlan) leaves(ei *model.EntityIndex) bool {
+	if ei.When == nil {
 		return false
 	}
-	for _, f := range ei.whenFields {
+	for _, f := range ei.WhenFields {
 		if !p.known(f) {
 			return false
 		}
 	}
-	return !ei.when(p.nextValue())
+	return !ei.When(p.nextValue())
 }
 
 // baseValue sets into v, a zero struct value, the key fields of key and
 // the created timestamp a new item gets (when created is not zero).
 func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
-	for _, f := range m.keyFieldList {
+	for _, f := range m.KeyFieldList {
 		if fv, ok := settableField(v, f.Index); ok {
 			fv.Set(fieldValue(f, key))
 		}
@@ -149,7 +150,7 @@ func (m *entityModel) omitsZero(path string, v any) bool {
 	if !rv.IsValid() || !rv.IsZero() {
 		return false
 	}
-	f, ok := m.fields.ByGoName(topField(path))
+	f, ok := m.Fields.ByGoName(topField(path))
 	if !ok {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // operator is how an update operator is planned. Adding an operator is
@@ -101,12 +102,12 @@ func checkSet(m *entityModel, c change, f *codec.Field, av types.AttributeValue)
 		}
 	} else if _, raw := c.value.(types.AttributeValue); !raw && f.Tag.OmitEmpty && setValue(c.value, f).IsZero() {
 		return nil, nil
-	} else if ei, sort, ok := m.indexOfField(top); ok {
-		if absentKeyValue(av) {
+	} else if ei, sort, ok := m.IndexOfField(top); ok {
+		if model.AbsentKeyValue(av) {
 			return nil, nil
 		}
-		attr, tpl, limit := ei.fieldKey(sort)
-		if err := m.checkFieldKey(ei.index, top, attr, tpl.Raw, av, limit); err != nil {
+		attr, tpl, limit := ei.FieldKey(sort)
+		if err := m.CheckFieldKey(ei.Index, top, attr, tpl.Raw, av, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +141,7 @@ func checkList(_ *entityModel, c change, f *codec.Field, av types.AttributeValue
 // checkSetIfNotExists refuses an index key's empty value: stored, it would
 // be absent, so the change could only ever do nothing.
 func checkSetIfNotExists(m *entityModel, c change, _ *codec.Field, av types.AttributeValue) (types.AttributeValue, error) {
-	if top := topField(c.field); top == c.field && m.indexedField(top) && absentKeyValue(av) {
+	if top := topField(c.field); top == c.field && m.IndexedField(top) && model.AbsentKeyValue(av) {
 		return nil, errors.New("the field is an index key, whose empty value is absent (DynamoDB refuses it in a key), so this sets nothing: give a value")
 	}
 	return av, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // An update given Current takes the fields its index keys need from the
@@ -92,7 +93,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 			return out, err
 		}
 		if !rd.found && !s.upsert {
-			k, _ := e.m.key(kv)
+			k, _ := e.m.Key(kv)
 			return out, &notFoundError{op: op, key: k}
 		}
 		old := kv
@@ -122,7 +123,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 			return out, err
 		}
 		if attempt == maxUpdateAttempts {
-			k, _ := e.m.key(kv)
+			k, _ := e.m.Key(kv)
 			return out, &ReadChangedError{Op: op, Key: k, Fields: fields, Attempts: attempt, Err: err}
 		}
 		rd = again
@@ -134,7 +135,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 // when full (an update that moves a unique guard needs its old values).
 // For an item not found, the value holds the key fields only.
 func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key reflect.Value, fields []string, full bool) (*storedRead, error) {
-	k, err := m.key(key)
+	k, err := m.Key(key)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 		// whether it is this entity's.
 		var b expr.Builder
 		var proj strings.Builder
-		for i, a := range append([]string{m.table.pk, m.table.typeAttr}, m.attrsOf(fields)...) {
+		for i, a := range append([]string{m.table.schema.PK, m.table.schema.TypeAttr}, m.attrsOf(fields)...) {
 			if i > 0 {
 				proj.WriteString(", ")
 			}
@@ -156,7 +157,7 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 	if err != nil {
 		return nil, opError(op, err)
 	}
-	r := &storedRead{found: len(res.Item) > 0, fields: fields, value: reflect.New(m.typ).Elem(),
+	r := &storedRead{found: len(res.Item) > 0, fields: fields, value: reflect.New(m.Type).Elem(),
 		attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
 	if r.found {
 		if err := m.decode(res.Item, r.value); err != nil {
@@ -187,7 +188,7 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 func (m *entityModel) attrsOf(fields []string) []string {
 	out := make([]string, 0, len(fields))
 	for _, name := range fields {
-		if f, ok := m.fields.ByGoName(name); ok {
+		if f, ok := m.Fields.ByGoName(name); ok {
 			out = append(out, f.Attr)
 		}
 	}
@@ -199,9 +200,9 @@ func (m *entityModel) attrsOf(fields []string) []string {
 // callers that cannot read turn it into a *ReadNeededError.
 type readNeeded struct {
 	op      string
-	first   *entityIndex // the first index that needs a read
-	missing []string     // what first needs, sorted
-	fields  []string     // what every such index needs, sorted
+	first   *model.EntityIndex // the first index that needs a read
+	missing []string           // what first needs, sorted
+	fields  []string           // what every such index needs, sorted
 	// expiry is the expiry field of an upsert that needs to know whether
 	// the item exists (ExpiresAfter gives only a new item its expiry),
 	// when no index needs a read.
@@ -224,7 +225,7 @@ func (r *readNeeded) needExists(f *codec.Field) *readNeeded {
 }
 
 // add records that index ei needs fields missing (sorted, not modified).
-func (r *readNeeded) add(ei *entityIndex, missing []string) *readNeeded {
+func (r *readNeeded) add(ei *model.EntityIndex, missing []string) *readNeeded {
 	if r == nil {
 		r = &readNeeded{first: ei, missing: missing}
 	}
@@ -245,21 +246,9 @@ func (r *readNeeded) explain(advice string) *ReadNeededError {
 		return &ReadNeededError{Op: r.op,
 			Reason: fmt.Sprintf("the upsert gives a new item ExpiresAfter's expiry, and an existing one keeps its own (or none): whether the item exists needs a read (Update reads first); Set %s, or SetIfNotExists(%q, ...) for the expiry of an item that has none, to send it as one request", f, f)}
 	}
-	return &ReadNeededError{Op: r.op, Index: r.first.index.name, Fields: r.fields,
+	return &ReadNeededError{Op: r.op, Index: r.first.Index.Name, Fields: r.fields,
 		Reason: fmt.Sprintf("the change to index %s's key (%s) also needs %s: %s",
-			r.first.index.name, r.first.describe(), strings.Join(r.missing, ", "), advice)}
-}
-
-// describe names an index key's templates for messages.
-func (ei *entityIndex) describe() string {
-	s := fmt.Sprintf("%s %q", ei.index.pk, ei.pk.Raw)
-	if ei.sk != nil {
-		s += fmt.Sprintf(", %s %q", ei.index.sk, ei.sk.Raw)
-	}
-	if ei.when != nil {
-		s += fmt.Sprintf(", when %s", strings.Join(ei.whenFields, ", "))
-	}
-	return s
+			r.first.Index.Name, r.first.Describe(), strings.Join(r.missing, ", "), advice)}
 }
 
 // StaleError is an update given Current whose item no longer holds what the
@@ -309,20 +298,20 @@ func (m *entityModel) replanCurrent(dst []*action, db *DB, op string, key reflec
 func (m *entityModel) currentValue(op string, key reflect.Value, g *givenValue) (reflect.Value, error) {
 	v := g.v
 	cur := reflect.ValueOf(v)
-	if cur.Kind() == reflect.Pointer && cur.Type().Elem() == m.typ {
+	if cur.Kind() == reflect.Pointer && cur.Type().Elem() == m.Type {
 		if cur.IsNil() {
 			return cur, &InputError{Op: op, Reason: "Current: the value is a nil pointer"}
 		}
 		cur = cur.Elem()
 	}
-	if !cur.IsValid() || cur.Type() != m.typ {
-		return cur, &InputError{Op: op, Reason: fmt.Sprintf("Current: the value is a %T, not a %s (the entity's type)", v, m.typ)}
+	if !cur.IsValid() || cur.Type() != m.Type {
+		return cur, &InputError{Op: op, Reason: fmt.Sprintf("Current: the value is a %T, not a %s (the entity's type)", v, m.Type)}
 	}
-	want, err := m.key(key)
+	want, err := m.Key(key)
 	if err != nil {
 		return cur, err
 	}
-	got, err := m.key(cur)
+	got, err := m.Key(cur)
 	if err != nil {
 		return cur, &InputError{Op: op, Reason: "Current: " + err.Error()}
 	}
@@ -335,14 +324,14 @@ func (m *entityModel) currentValue(op string, key reflect.Value, g *givenValue) 
 // givenRead is what a read of fields would have found, taken from cur: an
 // item that exists, holding each field's attribute as Put stores it.
 func (m *entityModel) givenRead(cur, key reflect.Value, fields []string) (*storedRead, error) {
-	item := make(map[string]types.AttributeValue, len(m.fields.List))
-	if _, err := m.plan.Encode(cur, item); err != nil {
+	item := make(map[string]types.AttributeValue, len(m.Fields.List))
+	if _, err := m.Plan.Encode(cur, item); err != nil {
 		return nil, err
 	}
-	r := &storedRead{found: true, given: true, fields: fields, value: reflect.New(m.typ).Elem(),
+	r := &storedRead{found: true, given: true, fields: fields, value: reflect.New(m.Type).Elem(),
 		attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
 	for _, name := range fields {
-		f, ok := m.fields.ByGoName(name)
+		f, ok := m.Fields.ByGoName(name)
 		if !ok {
 			continue
 		}
@@ -361,7 +350,7 @@ func (m *entityModel) givenRead(cur, key reflect.Value, fields []string) (*store
 // holds otherwise, with the two values; "" when they all agree.
 func (r *storedRead) staleField(m *entityModel, item map[string]types.AttributeValue) (name string, given, stored types.AttributeValue) {
 	for _, name := range r.fields {
-		f, ok := m.fields.ByGoName(name)
+		f, ok := m.Fields.ByGoName(name)
 		if !ok {
 			continue
 		}

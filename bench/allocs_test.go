@@ -22,9 +22,9 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 13, "Get": 7, "Query25": 19, "Update": 15, "TxWrite3": 29,
+		"Put": 12, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 29,
 		"BatchWrite100": 1300, "BatchGet100": 422,
-		"PutWide": 31, "GetWide": 20, "QueryWide25": 344,
+		"PutWide": 30, "GetWide": 19, "QueryWide25": 344,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()

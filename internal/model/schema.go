@@ -1,0 +1,102 @@
+package model
+
+import (
+	"reflect"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable/singletable/internal/codec"
+)
+
+// DynamoDB's limits on key values, in bytes: a partition key's and a sort
+// key's (an index's keys included).
+const (
+	MaxPartitionKeyBytes = 2048
+	MaxSortKeyBytes      = 1024
+)
+
+// Schema is a table as the model needs it: its key, type and TTL
+// attributes, the key delimiter and its global secondary indexes. The
+// root's Table holds one; every entity of the table points at it.
+type Schema struct {
+	Name     string
+	PK, SK   string // the table's key attributes; SK "" for none
+	TypeAttr string // the attribute holding each item's entity name
+	TTLAttr  string // "" when the table declares no TTL
+	Delim    byte   // the byte separating key segments
+	// PKLimit is the most bytes a partition key may have: 2048, or 1024
+	// when an index's sort key is the table's partition key (an inverted
+	// index), as DynamoDB limits a value by every key it is.
+	PKLimit int
+	// Indexes are the table's GSIs in declaration order; each is the one
+	// the root's GSI holds, so a pointer identifies an index.
+	Indexes []*Index
+}
+
+// Index is a global secondary index as the model needs it.
+type Index struct {
+	Name        string
+	PK, SK      string // its key attributes; SK "" for none
+	Projection  types.ProjectionType
+	NonKeyAttrs []string // what an INCLUDE projection carries
+}
+
+// IsTableKey reports whether attr is the table's partition or sort key.
+func (s *Schema) IsTableKey(attr string) bool {
+	return attr != "" && (attr == s.PK || attr == s.SK)
+}
+
+// KeyAttributes lists the attributes the table reserves for its keys and
+// metadata, with what they are for. Index key attributes are not among
+// them: a field stored under one is the index's key (see Define).
+func (s *Schema) KeyAttributes() map[string]string {
+	out := map[string]string{s.PK: "the table's partition key", s.TypeAttr: "the entity type attribute"}
+	if s.SK != "" {
+		out[s.SK] = "the table's sort key"
+	}
+	return out
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// FieldAttrType is the scalar type field f is stored as, when it can be an
+// index key: S for strings (and values tagged `,string`), N for numbers
+// (and times tagged `,unixtime`), B for []byte; "" when it cannot.
+// A pointer field is its element's type; nil is absent.
+func FieldAttrType(f *codec.Field) types.ScalarAttributeType {
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType && f.Tag.AsUnixTime:
+		return types.ScalarAttributeTypeN
+	case t == timeType:
+		return types.ScalarAttributeTypeS
+	case t.Kind() == reflect.String:
+		return types.ScalarAttributeTypeS
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64 && f.Tag.AsString:
+		return types.ScalarAttributeTypeS
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
+		return types.ScalarAttributeTypeN
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return types.ScalarAttributeTypeB
+	}
+	return ""
+}
+
+// IsTTLField reports whether f can be stored under the TTL attribute: an
+// integer, or a time.Time tagged `dynamodbav:",unixtime"` (or a pointer to
+// either, nil meaning no expiry).
+func IsTTLField(f codec.Field) bool {
+	t := f.Type
+	if t.Kind() == reflect.Pointer { // nil: no expiry
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return !f.Tag.AsString
+	}
+	return t == timeType && f.Tag.AsUnixTime
+}
