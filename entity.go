@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/singletable/singletable/internal/codec"
@@ -53,6 +54,8 @@ type entityModel struct {
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
 	values recycle.Pool
+	// typedMember decodes the entity's typed raw items (decode.go).
+	typedMember atomic.Pointer[readMember]
 }
 
 // opNames are an entity's operation names as errors give them

@@ -37,12 +37,12 @@ func TestAllocationsAtMostSDK(t *testing.T) {
 					}
 				})
 			}
+			lib, sdk := allocs(op.library), allocs(op.sdk)
+			t.Logf("%s: library %.0f allocs/op, sdk %.0f", op.name, lib, sdk)
 			b, ok := budget[op.name]
 			if !ok {
 				t.Fatalf("%s has no allocation budget", op.name)
 			}
-			lib, sdk := allocs(op.library), allocs(op.sdk)
-			t.Logf("%s: library %.0f allocs/op, sdk %.0f", op.name, lib, sdk)
 			why, known := overSDK[op.name]
 			switch {
 			case lib > sdk && known:
