@@ -40,12 +40,17 @@ const (
 )
 
 func libTxWide(ctx context.Context, e *env) error {
-	return e.db.Transact(ctx, func(tx *st.Tx) error {
-		Customers.TxPut(tx, txWideA)
-		Customers.TxPut(tx, txWideB)
-		Customers.TxPut(tx, txWideC)
-		Customers.TxUpdate(tx, txWideD, st.Set("Email", txWideEmail).Set("Active", true))
-		Customers.TxUpdate(tx, txWideE, st.Decrement("Balance", txWideAmount).If(st.Ge("Balance", txWideAmount)))
+	return libTxCustomers(ctx, e.db, [3]Customer{txWideA, txWideB, txWideC}, txWideD, txWideE, txWideEmail, txWideAmount)
+}
+
+// libTxCustomers is TxWide5 with the library: three puts, two updates.
+func libTxCustomers(ctx context.Context, db *st.DB, puts [3]Customer, setKey, decKey Customer, email string, amount int) error {
+	return db.Transact(ctx, func(tx *st.Tx) error {
+		for _, v := range puts {
+			Customers.TxPut(tx, v)
+		}
+		Customers.TxUpdate(tx, setKey, st.Set("Email", email).Set("Active", true))
+		Customers.TxUpdate(tx, decKey, st.Decrement("Balance", amount).If(st.Ge("Balance", amount)))
 		return nil
 	})
 }
