@@ -286,6 +286,7 @@ func newCannedTransport(c *canned) *cannedTransport {
 	add("UpdateItem", map[string]any{"Attributes": itemJSON(c.upd.Attributes)})
 	add("BatchGetItem", map[string]any{"Responses": map[string]any{tableName: got}, "UnprocessedKeys": map[string]any{}})
 	add("TransactWriteItems", map[string]any{})
+	add("TransactWriteItemsWide", map[string]any{})
 	add("BatchWriteItem", map[string]any{"UnprocessedItems": map[string]any{}})
 	for i, out := range c.fanWide {
 		items := make([]any, len(out.Items))
