@@ -24,10 +24,10 @@ func TestAllocationsAtMostSDK(t *testing.T) {
 	budget := map[string]float64{
 		"Put": 13, "Get": 7, "Query25": 19, "Update": 15, "TxWrite3": 29,
 		"BatchWrite100": 1300, "BatchGet100": 422,
-		"PutWide": 27, "GetWide": 20, "QueryWide25": 344,
+		"PutWide": 24, "GetWide": 20, "QueryWide25": 344,
 		// FanOutWide's ten legs run on goroutines, as BatchWrite100's
 		// requests do: a little room for their bookkeeping.
-		"TxWide5": 109, "FanOutWide": 3530, "StreamWide100": 14602,
+		"TxWide5": 100, "FanOutWide": 3530, "StreamWide100": 14602,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()

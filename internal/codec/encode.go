@@ -418,7 +418,7 @@ func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 				}
 			}
 		}
-		return &types.AttributeValueMemberM{Value: m}, nil
+		return a.m(m), nil
 	}
 	if native := encMapNative(t, elemTag(tg), general); native != nil {
 		return native
@@ -469,7 +469,7 @@ func encMapNative(t reflect.Type, et Tag, general encFn) encFn {
 				}
 				m[k] = a.s(s)
 			}
-			return &types.AttributeValueMemberM{Value: m}, nil
+			return a.m(m), nil
 		}
 	case mapStringIntType:
 		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
@@ -495,7 +495,7 @@ func encMapNative(t reflect.Type, et Tag, general encFn) encFn {
 				}
 				m[k] = a.n(a.appendInt(int64(x)))
 			}
-			return &types.AttributeValueMemberM{Value: m}, nil
+			return a.m(m), nil
 		}
 	}
 	return nil
@@ -613,7 +613,7 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 				out = append(out, av)
 			}
 		}
-		return &types.AttributeValueMemberL{Value: out}, nil
+		return a.l(out), nil
 	}
 }
 
