@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -296,7 +297,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	// connection pool with every op of both variants.
 	for _, op := range allE2EOps() {
 		for _, fn := range []func(context.Context, *e2eEnv, int) error{op.library, op.sdk} {
-			if err := runWorkers(500, func(i int) error { return fn(ctx, e, i) }); err != nil {
+			if err := runWorkers(cmp.Or(e2eWarm[op.name], 500), func(i int) error { return fn(ctx, e, i) }); err != nil {
 				b.Fatalf("warm-up %s: %v", op.name, err)
 			}
 		}

@@ -166,6 +166,10 @@ func (e *e2eEnv) txArgs(v, i int) (puts [3]Customer, setKey, decKey Customer, em
 	return puts, keys[(2*i)%len(keys)], keys[(2*i+1)%len(keys)], "tx" + strconv.Itoa(i) + "@example.org"
 }
 
+// e2eWarm is how many calls of each variant warm an op up, when not 500:
+// the wide ops send tens of requests a call, or read 100 large records.
+var e2eWarm = map[string]int{"TxWide5": 100, "FanOutWide": 50, "StreamWide100": 50}
+
 var e2eWideOps = []e2eOp{
 	{"TxWide5",
 		func(ctx context.Context, e *e2eEnv, i int) error {
