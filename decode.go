@@ -134,10 +134,19 @@ func memberOf(op string, members []*readMember, typeAttr string, item map[string
 // only that index's keys hold are parsed back too. A base-table item has
 // every index key but also every field, so the table's keys suffice.
 func (m *entityModel) rawMember(item map[string]types.AttributeValue) *readMember {
-	mem := &readMember{m: m, pk: m.PK, sk: m.SK}
 	if _, typed := item[m.table.schema.TypeAttr]; typed {
+		// The table's member, made once with its key skips: Decode runs
+		// for every stream image.
+		if mem := m.typedMember.Load(); mem != nil {
+			return mem
+		}
+		mem := &readMember{m: m, pk: m.PK, sk: m.SK}
+		kts := mem.keyTemplates()
+		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
+		m.typedMember.Store(mem)
 		return mem
 	}
+	mem := &readMember{m: m, pk: m.PK, sk: m.SK}
 	for _, ei := range m.Indexes {
 		if ei.PKFrom != model.KeyOwn {
 			continue

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
@@ -37,6 +38,8 @@ type entityModel struct {
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
 	values recycle.Pool
+	// typedMember decodes the entity's typed raw items (decode.go).
+	typedMember atomic.Pointer[readMember]
 }
 
 // opNames are an entity's operation names as errors give them

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	smithyrand "github.com/aws/smithy-go/rand"
 	"github.com/guregu/dynamo/v2/dynamodbiface"
 
@@ -41,6 +42,9 @@ type canned struct {
 	batchGet  *dynamodb.BatchGetItemOutput   // the 100 orders, in reverse key order
 	getWide   *dynamodb.GetItemOutput        // the full stored customer
 	queryWide *dynamodb.QueryOutput          // 25 stored customers, no further page
+	// fanWide holds each shard's page of FanOutWide: its 25 customers.
+	fanWide [fanWideShards]*dynamodb.QueryOutput
+	records *dynamodbstreams.GetRecordsOutput // StreamWide100's 100 MODIFY records
 }
 
 // storedCustomer is the item the library stores for c.
@@ -101,13 +105,23 @@ func newCanned() *canned {
 	for i, o := range batchGetSet {
 		got[len(got)-1-i] = storedOrder(o)
 	}
+	var fan [fanWideShards]*dynamodb.QueryOutput
+	for i, part := range fanWideSet {
+		items := make([]map[string]types.AttributeValue, len(part))
+		for j, v := range part {
+			items[j] = storedShardedCustomer(v)
+		}
+		fan[i] = &dynamodb.QueryOutput{Items: items, Count: int32(len(items)), ScannedCount: int32(len(items))}
+	}
 	return &canned{
-		get:   &dynamodb.GetItemOutput{Item: storedOrder(putOrder)},
-		query: &dynamodb.QueryOutput{Items: items, Count: int32(len(items)), ScannedCount: int32(len(items))},
-		put:   &dynamodb.PutItemOutput{},
-		tx:    &dynamodb.TransactWriteItemsOutput{},
-		batch: &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}},
-		upd:   &dynamodb.UpdateItemOutput{Attributes: storedOrder(updOrder)},
+		fanWide: fan,
+		records: &dynamodbstreams.GetRecordsOutput{Records: streamRecords(), NextShardIterator: aws.String(streamIter + "|next")},
+		get:     &dynamodb.GetItemOutput{Item: storedOrder(putOrder)},
+		query:   &dynamodb.QueryOutput{Items: items, Count: int32(len(items)), ScannedCount: int32(len(items))},
+		put:     &dynamodb.PutItemOutput{},
+		tx:      &dynamodb.TransactWriteItemsOutput{},
+		batch:   &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}},
+		upd:     &dynamodb.UpdateItemOutput{Attributes: storedOrder(updOrder)},
 		batchGet: &dynamodb.BatchGetItemOutput{
 			Responses:       map[string][]map[string]types.AttributeValue{tableName: got},
 			UnprocessedKeys: map[string]types.KeysAndAttributes{},
@@ -169,10 +183,28 @@ func (c *cannedClient) DeleteItem(_ context.Context, in *dynamodb.DeleteItemInpu
 
 func (c *cannedClient) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	c.record("Query", in)
+	if n := fanShardOfQuery(in); n >= 0 {
+		return c.out.fanWide[n], nil
+	}
 	if isWideQuery(in) {
 		return c.out.queryWide, nil
 	}
 	return c.out.query, nil
+}
+
+func fanShardOfQuery(in *dynamodb.QueryInput) int {
+	for _, v := range in.ExpressionAttributeValues {
+		if n := fanShardOf(v); n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+// GetRecords answers the stream op (DynamoDB Streams, not DynamoDB).
+func (c *cannedClient) GetRecords(_ context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	c.record("GetRecords", in)
+	return c.out.records, nil
 }
 
 func (c *cannedClient) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
@@ -254,7 +286,16 @@ func newCannedTransport(c *canned) *cannedTransport {
 	add("UpdateItem", map[string]any{"Attributes": itemJSON(c.upd.Attributes)})
 	add("BatchGetItem", map[string]any{"Responses": map[string]any{tableName: got}, "UnprocessedKeys": map[string]any{}})
 	add("TransactWriteItems", map[string]any{})
+	add("TransactWriteItemsWide", map[string]any{})
 	add("BatchWriteItem", map[string]any{"UnprocessedItems": map[string]any{}})
+	for i, out := range c.fanWide {
+		items := make([]any, len(out.Items))
+		for j, it := range out.Items {
+			items[j] = itemJSON(it)
+		}
+		add("QueryFan"+strconv.Itoa(i), map[string]any{"Count": len(items), "Items": items, "ScannedCount": len(items)})
+	}
+	add("GetRecords", map[string]any{"Records": streamRecordsJSON(c.records.Records), "NextShardIterator": aws.ToString(c.records.NextShardIterator)})
 	return t
 }
 
@@ -267,7 +308,13 @@ func (t *cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Contains(in, []byte(`"TENANT#`)) {
+		if i := bytes.Index(in, []byte(fanWidePrefix)); i >= 0 {
+			j := i + len(fanWidePrefix)
+			for j < len(in) && in[j] >= '0' && in[j] <= '9' {
+				j++
+			}
+			op += "Fan" + string(in[i+len(fanWidePrefix):j])
+		} else if bytes.Contains(in, []byte(`"TENANT#`)) {
 			op += "Wide"
 		}
 	}
@@ -286,17 +333,22 @@ func (t *cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// newHTTPClient is a real *dynamodb.Client whose HTTP client is the canned
-// transport.
-func newHTTPClient(c *canned) *dynamodb.Client {
+// fanWidePrefix starts the partition key values of FanOutWide's requests.
+const fanWidePrefix = `"TSHARD#` + fanWideTenant + `#`
+
+// newHTTPClients are a real *dynamodb.Client and *dynamodbstreams.Client
+// whose HTTP client is the canned transport.
+func newHTTPClients(c *canned) (*dynamodb.Client, *dynamodbstreams.Client) {
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCHMARK", "secret", ""),
 		HTTPClient:  &http.Client{Transport: newCannedTransport(c)},
 	}
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String("http://dynamodb.canned.invalid")
-	})
+			o.BaseEndpoint = aws.String("http://dynamodb.canned.invalid")
+		}), dynamodbstreams.NewFromConfig(cfg, func(o *dynamodbstreams.Options) {
+			o.BaseEndpoint = aws.String("http://streams.dynamodb.canned.invalid")
+		})
 }
 
 // itemJSON renders an item as DynamoDB's JSON ({"S": "..."}, {"N": "..."}).

@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -97,6 +98,8 @@ type e2eEnv struct {
 	custKeys []Customer // keys of the seeded customers
 	putsWide []Customer // customers the PutWide benchmark writes, in turn
 
+	wide wideE2E // the wide ops' (e2e_wide_test.go)
+
 	warnings *warnLog
 }
 
@@ -153,6 +156,7 @@ func newE2EEnv(tb testing.TB, users int) *e2eEnv {
 		e.puts = append(e.puts, makeOrder(fmt.Sprintf("e2e-p-%03d", i%64), 1000+i))
 		e.putsWide = append(e.putsWide, makeCustomer(fmt.Sprintf("e2e-pw-%03d", i%64), 1000+i))
 	}
+	e.seedWide(tb)
 	return e
 }
 
@@ -262,6 +266,10 @@ var e2eOps = []e2eOp{
 		}},
 }
 
+// allE2EOps are the end-to-end ops, the wide ones of e2e_wide_test.go
+// included.
+func allE2EOps() []e2eOp { return append(e2eOps[:len(e2eOps):len(e2eOps)], e2eWideOps...) }
+
 func checkCount[T any](items []T, err error) error {
 	if err == nil && len(items) != nQuery {
 		return fmt.Errorf("query returned %d items, want %d", len(items), nQuery)
@@ -287,14 +295,14 @@ func BenchmarkEndToEnd(b *testing.B) {
 	ctx := context.Background()
 	// Warm up the server (the JVM compiles its hot paths) and the
 	// connection pool with every op of both variants.
-	for _, op := range e2eOps {
+	for _, op := range allE2EOps() {
 		for _, fn := range []func(context.Context, *e2eEnv, int) error{op.library, op.sdk} {
-			if err := runWorkers(500, func(i int) error { return fn(ctx, e, i) }); err != nil {
+			if err := runWorkers(cmp.Or(e2eWarm[op.name], 500), func(i int) error { return fn(ctx, e, i) }); err != nil {
 				b.Fatalf("warm-up %s: %v", op.name, err)
 			}
 		}
 	}
-	for _, op := range e2eOps {
+	for _, op := range allE2EOps() {
 		b.Run(op.name, func(b *testing.B) {
 			variants := []e2eVariant{{"library", op.library}, {"sdk", op.sdk}}
 			for round := range benchRounds() {

@@ -29,7 +29,9 @@ func BenchmarkOverhead(b *testing.B) {
 // checksum middleware, deserialization) without a network. It shows the
 // library's cost against what every request costs anyway.
 func BenchmarkOverheadHTTP(b *testing.B) {
-	e := newEnv(newHTTPClient(newCanned()), tableName)
+	ddb, streams := newHTTPClients(newCanned())
+	e := newEnv(ddb, tableName)
+	e.streams = streams
 	runOps(b, e)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/guregu/dynamo/v2/dynamodbiface"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/stream"
 )
 
 // env is what the three variants of an operation run against: the same
@@ -36,6 +37,16 @@ type env struct {
 	customer    Customer
 	customers   []Customer
 	guCustomers []guCustomer
+	sharded     []ShardedCustomer // FanOutWide
+
+	// streams answers the stream op's GetRecords.
+	streams streamsClient
+	// keep: the stream op keeps every change it decoded (TestSameRequests);
+	// the benchmarks hand each change to nothing, as a consumer that
+	// handles records one at a time.
+	keep       bool
+	changes    []stream.Change[Customer]
+	sdkChanges []sdkChange
 }
 
 // client is what env needs of a client: singletable's Client for the
@@ -47,13 +58,17 @@ type client interface {
 
 func newEnv(c client, table string) *env {
 	g := dynamo.NewFromIface(c)
-	return &env{
+	e := &env{
 		table: table,
 		db:    st.New(c, Shop, st.WithTableName(table)),
 		ddb:   c,
 		gdb:   g,
 		gt:    g.Table(table),
 	}
+	if s, ok := c.(streamsClient); ok {
+		e.streams = s
+	}
+	return e
 }
 
 // variant is one implementation of an operation.
@@ -77,6 +92,9 @@ var benchOps = []benchOp{
 	{"PutWide", libPutWide, sdkPutWide, guPutWide},
 	{"GetWide", libGetWide, sdkGetWide, guGetWide},
 	{"QueryWide25", libQueryWide, sdkQueryWide, guQueryWide},
+	{"TxWide5", libTxWide, sdkTxWide, guTxWide},
+	{"FanOutWide", libFanWide, sdkFanWide, nil},
+	{"StreamWide100", libStream, sdkStream, nil},
 }
 
 var errNotFound = errors.New("not found")

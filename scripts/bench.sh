@@ -36,7 +36,7 @@ HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
 E2E_TIME=${BENCH_E2E_TIME:-1s}
 PROFILE_TIME=${BENCH_PROFILE_TIME:-3s}
-OPS=(Put Get Query25 Update TxWrite3 BatchWrite100 BatchGet100 PutWide GetWide QueryWide25)
+OPS=(Put Get Query25 Update TxWrite3 BatchWrite100 BatchGet100 PutWide GetWide QueryWide25 TxWide5 FanOutWide StreamWide100)
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 

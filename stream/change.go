@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -65,25 +66,38 @@ func Decode[T any](e *st.Entity[T], rec Record) (Change[T], error) {
 	if err := sameItem(e.Table(), e.Name(), keys, rec); err != nil {
 		return c, err
 	}
-	var err error
-	if c.Key, err = e.Decode(keys); err != nil {
+	// Each image is decoded into the T that Old or New points to, and Key
+	// into the first of those before its image: a T for each image, none
+	// more (Entity.Decode returns a T, which a *T would copy again).
+	var old, nu *T
+	if rec.OldImage != nil {
+		old = new(T)
+	}
+	if rec.NewImage != nil {
+		nu = new(T)
+	}
+	v := cmp.Or(old, nu)
+	if v == nil {
+		v = new(T)
+	}
+	if err := bridge.DecodeInto(e, keys, v); err != nil {
 		return c, err
 	}
-	decode := func(img map[string]types.AttributeValue) (*T, error) {
-		if img == nil {
-			return nil, nil
+	c.Key = *v
+	var zero T
+	if old != nil {
+		*old = zero
+		if err := bridge.DecodeInto(e, rec.OldImage, old); err != nil {
+			return c, err
 		}
-		v, err := e.Decode(img)
-		if err != nil {
-			return nil, err
+		c.Old = old
+	}
+	if nu != nil {
+		*nu = zero
+		if err := bridge.DecodeInto(e, rec.NewImage, nu); err != nil {
+			return c, err
 		}
-		return &v, nil
-	}
-	if c.Old, err = decode(rec.OldImage); err != nil {
-		return c, err
-	}
-	if c.New, err = decode(rec.NewImage); err != nil {
-		return c, err
+		c.New = nu
 	}
 	c.Changed = changedFields(e, rec)
 	return c, nil

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -52,6 +53,8 @@ type Record struct {
 	Time time.Time
 	// Keys is the item's table key; OldImage and NewImage the item before
 	// and after, as the stream's view carries them (nil otherwise).
+	// FromStreams shares a key's value with the image that holds the same
+	// one: treat them as read-only.
 	Keys, OldImage, NewImage map[string]types.AttributeValue
 	// Expired is set on a removal by time to live: the service deleted the
 	// item (its user identity is the service principal dynamodb.amazonaws.com).
@@ -94,14 +97,18 @@ func FromStreams(r streamtypes.Record) (Record, error) {
 		rec.SequenceNumber = aws.ToString(d.SequenceNumber)
 		rec.Time = aws.ToTime(d.ApproximateCreationDateTime)
 		var err error
-		if rec.Keys, err = fromStreamsMap(d.Keys); err != nil {
-			return rec, fmt.Errorf("singletable: stream record %s: Keys: %w", rec.EventID, err)
-		}
 		if rec.OldImage, err = fromStreamsMap(d.OldImage); err != nil {
 			return rec, fmt.Errorf("singletable: stream record %s: OldImage: %w", rec.EventID, err)
 		}
 		if rec.NewImage, err = fromStreamsMap(d.NewImage); err != nil {
 			return rec, fmt.Errorf("singletable: stream record %s: NewImage: %w", rec.EventID, err)
+		}
+		img := rec.NewImage
+		if img == nil {
+			img = rec.OldImage
+		}
+		if rec.Keys, err = streamKeys(d.Keys, img); err != nil {
+			return rec, fmt.Errorf("singletable: stream record %s: Keys: %w", rec.EventID, err)
 		}
 	}
 	return rec, rec.check()
@@ -136,6 +143,44 @@ func fromStreamsMap(m map[string]streamtypes.AttributeValue) (map[string]types.A
 		return nil, nil
 	}
 	return attributevalue.FromDynamoDBStreamsMap(m)
+}
+
+// streamKeys converts a record's keys, taking each value the image (nil:
+// none) holds the same of from it rather than converting it again.
+func streamKeys(keys map[string]streamtypes.AttributeValue, img map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	if keys == nil || img == nil {
+		return fromStreamsMap(keys)
+	}
+	out := make(map[string]types.AttributeValue, len(keys))
+	for k, v := range keys {
+		if same, ok := sameKeyValue(v, img[k]); ok {
+			out[k] = same
+			continue
+		}
+		av, err := attributevalue.FromDynamoDBStreams(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = av
+	}
+	return out, nil
+}
+
+// sameKeyValue returns img when it is the key value v (a string, number
+// or binary).
+func sameKeyValue(v streamtypes.AttributeValue, img types.AttributeValue) (types.AttributeValue, bool) {
+	switch v := v.(type) {
+	case *streamtypes.AttributeValueMemberS:
+		s, ok := img.(*types.AttributeValueMemberS)
+		return img, ok && s.Value == v.Value
+	case *streamtypes.AttributeValueMemberN:
+		n, ok := img.(*types.AttributeValueMemberN)
+		return img, ok && n.Value == v.Value
+	case *streamtypes.AttributeValueMemberB:
+		b, ok := img.(*types.AttributeValueMemberB)
+		return img, ok && bytes.Equal(b.Value, v.Value)
+	}
+	return nil, false
 }
 
 func fromLambdaMap(m map[string]events.DynamoDBAttributeValue) (map[string]types.AttributeValue, error) {

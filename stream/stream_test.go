@@ -409,3 +409,40 @@ func TestOnRefusesNothing(t *testing.T) {
 	refused(`event "UPSERT"`, func() { stream.On(h, notesE, fn, stream.EventInsert, "UPSERT") })
 	refused(`event ""`, func() { stream.On(h, notesE, fn, "") })
 }
+
+// TestStreamKeysShareTheImage checks that FromStreams converts a key
+// value once: Keys holds the image's own value when the image has the
+// same, and a converted one when it has not (or has another: Decode then
+// refuses the record).
+func TestStreamKeysShareTheImage(t *testing.T) {
+	item := kindsItem(t, kindsValue())
+	rec, err := stream.FromStreams(streamsRecord(t, "INSERT", "1", nil, item))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}, rec.Keys)
+	assert.Same(t, rec.NewImage["PK"], rec.Keys["PK"], "the image's value, not a second copy")
+	assert.Same(t, rec.NewImage["SK"], rec.Keys["SK"])
+
+	r := streamsRecord(t, "INSERT", "2", nil, item)
+	r.Dynamodb.Keys["SK"] = &streamtypes.AttributeValueMemberS{Value: "other"}
+	rec, err = stream.FromStreams(r)
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "other"}, rec.Keys["SK"], "a key the image does not hold is converted")
+	_, err = stream.Decode(kindsE, rec)
+	assert.ErrorIs(t, err, st.ErrDecode)
+}
+
+// TestStreamDecodeKeysOnly decodes a record of a KEYS_ONLY stream: the
+// key fields, no images, no changed fields.
+func TestStreamDecodeKeysOnly(t *testing.T) {
+	v := kindsValue()
+	r := streamsRecord(t, "REMOVE", "3", kindsItem(t, v), nil)
+	r.Dynamodb.OldImage = nil
+	rec, err := stream.FromStreams(r)
+	require.NoError(t, err)
+	c, err := stream.Decode(kindsE, rec)
+	require.NoError(t, err)
+	assert.Equal(t, Kinds{ID: v.ID, Seq: v.Seq}, c.Key)
+	assert.Nil(t, c.Old)
+	assert.Nil(t, c.New)
+	assert.Nil(t, c.Changed)
+}

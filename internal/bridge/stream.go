@@ -10,6 +10,10 @@ var (
 	// between the items old and nu (an absent attribute counts as a
 	// value); never nil.
 	ChangedFields func(entity any, old, nu map[string]types.AttributeValue) []string
+	// DecodeInto decodes item, a raw item of entity (a
+	// singletable.AnyEntity of T), into v (a *T to a zero T) as
+	// Entity.Decode does; a caller that keeps a *T spares Decode's T.
+	DecodeInto func(entity any, item map[string]types.AttributeValue, v any) error
 	// IsGuardItem reports whether item (a stream record's keys, or its
 	// image when it has none) is a unique-value guard item of table (a
 	// *singletable.Table), which the library writes beside an item with

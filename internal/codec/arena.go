@@ -28,6 +28,8 @@ type arena struct {
 	ns   []types.AttributeValueMemberN
 	bs   []types.AttributeValueMemberBOOL
 	nuls []types.AttributeValueMemberNULL
+	ls   []types.AttributeValueMemberL // lists and maps: their members (the
+	ms   []types.AttributeValueMemberM // slices and maps are their own)
 	buf  []byte
 	used sizes // what this encoding took, to size the next one
 	hint *sizes
@@ -88,7 +90,7 @@ func (r Room) N(v string) types.AttributeValue { return r.a.n(v) }
 
 // sizes counts arena use: per member type, and bytes of formatted text.
 type sizes struct {
-	s, n, b, null, buf int32
+	s, n, b, null, l, m, buf int32
 }
 
 // arenaSizes remembers, per plan, what its last encoding used.
@@ -191,6 +193,43 @@ func (a *arena) null() types.AttributeValue {
 	a.used.null++
 	a.nuls = append(a.nuls, types.AttributeValueMemberNULL{Value: true})
 	return &a.nuls[len(a.nuls)-1]
+}
+
+// nestSlab sizes a slab of lists or maps as slabSize does, but for a
+// first one without a hint (an update's value, a first encoding): one
+// member, as many items have none or one.
+func nestSlab(hint, used int32) int {
+	if used == 0 && hint == 0 {
+		return 1
+	}
+	return slabSize(hint, used)
+}
+
+// l and m are a list's and a map's member: a wide item's lists, maps
+// and nested structs cost an allocation each for their elements, not
+// two.
+func (a *arena) l(v []types.AttributeValue) types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberL{Value: v}
+	}
+	if len(a.ls) == cap(a.ls) {
+		a.ls = make([]types.AttributeValueMemberL, 0, nestSlab(a.hint.l, a.used.l))
+	}
+	a.used.l++
+	a.ls = append(a.ls, types.AttributeValueMemberL{Value: v})
+	return &a.ls[len(a.ls)-1]
+}
+
+func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
+	if a == nil {
+		return &types.AttributeValueMemberM{Value: v}
+	}
+	if len(a.ms) == cap(a.ms) {
+		a.ms = make([]types.AttributeValueMemberM, 0, nestSlab(a.hint.m, a.used.m))
+	}
+	a.used.m++
+	a.ms = append(a.ms, types.AttributeValueMemberM{Value: v})
+	return &a.ms[len(a.ms)-1]
 }
 
 // grow makes room for n more bytes of text without moving bytes already

@@ -396,7 +396,7 @@ func encTime(t reflect.Type, tg Tag) encFn {
 func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 	kt, et := t.Key(), t.Elem()
 	elem := b.encValue(et, elemTag(tg))
-	return func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
+	general := func(v reflect.Value, _ bool, a *arena) (types.AttributeValue, error) {
 		m := make(map[string]types.AttributeValue, v.Len())
 		if v.Len() > 0 {
 			k := reflect.New(kt).Elem()
@@ -418,8 +418,87 @@ func (b *builder) encMap(t reflect.Type, tg Tag) encFn {
 				}
 			}
 		}
-		return &types.AttributeValueMemberM{Value: m}, nil
+		return a.m(m), nil
 	}
+	if native := encMapNative(t, elemTag(tg), general); native != nil {
+		return native
+	}
+	return general
+}
+
+var (
+	mapStringStringType = reflect.TypeFor[map[string]string]()
+	mapStringIntType    = reflect.TypeFor[map[string]int]()
+)
+
+// encMapNative encodes the map types entities hold most, map[string]string
+// and map[string]int, with a native range, as general (which it falls back
+// to for a value it cannot take out of reflect) does with a reflect
+// iterator: what that costs, an iterator and a key and a value copy per
+// map, is three allocations and most of the map's time. nil for other
+// types.
+func encMapNative(t reflect.Type, et Tag, general encFn) encFn {
+	omit, null := et.OmitEmpty, et.NullEmpty
+	// empty is what an empty value becomes: ok false when it is encoded
+	// as any other, else av (nil: left out).
+	empty := func(a *arena) (av types.AttributeValue, ok bool, err error) {
+		return onEmpty(omit, null, a)
+	}
+	switch t {
+	case mapStringStringType:
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+			if !v.CanInterface() {
+				return general(v, addr, a)
+			}
+			src := v.Interface().(map[string]string)
+			m := make(map[string]types.AttributeValue, len(src))
+			for k, s := range src {
+				if k == "" {
+					return nil, errEmptyKey
+				}
+				if s == "" {
+					if av, ok, err := empty(a); ok {
+						if err != nil {
+							return nil, err
+						}
+						if av != nil {
+							m[k] = av
+						}
+						continue
+					}
+				}
+				m[k] = a.s(s)
+			}
+			return a.m(m), nil
+		}
+	case mapStringIntType:
+		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+			if !v.CanInterface() {
+				return general(v, addr, a)
+			}
+			src := v.Interface().(map[string]int)
+			m := make(map[string]types.AttributeValue, len(src))
+			for k, x := range src {
+				if k == "" {
+					return nil, errEmptyKey
+				}
+				if x == 0 {
+					if av, ok, err := empty(a); ok {
+						if err != nil {
+							return nil, err
+						}
+						if av != nil {
+							m[k] = av
+						}
+						continue
+					}
+				}
+				m[k] = a.n(a.appendInt(int64(x)))
+			}
+			return a.m(m), nil
+		}
+	}
+	return nil
 }
 
 // encSlice encodes slices and arrays: bytes as B, sets by tag (and [][]byte
@@ -534,7 +613,7 @@ func (b *builder) encSlice(t reflect.Type, tg Tag) encFn {
 				out = append(out, av)
 			}
 		}
-		return &types.AttributeValueMemberL{Value: out}, nil
+		return a.l(out), nil
 	}
 }
 

@@ -355,7 +355,7 @@ func (p *Plan) encodeM(v reflect.Value, addr bool, a *arena) (types.AttributeVal
 	if _, err := p.encodeInto(v, addr, m, a, false); err != nil {
 		return nil, err
 	}
-	return &types.AttributeValueMemberM{Value: m}, nil
+	return a.m(m), nil
 }
 
 // encValue reaches a promoted field; false when an embedded pointer on the

@@ -18,6 +18,11 @@ import (
 // (still escaped) text of each placeholder, in order. ok is false when key
 // does not have the template's shape.
 func (t *Template) Captures(key string) (out []string, ok bool) {
+	return t.appendCaptures(nil, key)
+}
+
+// appendCaptures is Captures appending to out.
+func (t *Template) appendCaptures(out []string, key string) ([]string, bool) {
 	rest := key
 	for i, s := range t.segs {
 		if s.ph == nil {
@@ -59,15 +64,8 @@ func (t *Template) Captures(key string) (out []string, ok bool) {
 }
 
 // Placeholders lists the template's placeholders in order.
-func (t *Template) Placeholders() []*Placeholder {
-	var out []*Placeholder
-	for _, s := range t.segs {
-		if s.ph != nil {
-			out = append(out, s.ph)
-		}
-	}
-	return out
-}
+// The slice is the template's own: read it, do not change its elements.
+func (t *Template) Placeholders() []*Placeholder { return t.phs }
 
 // SameFormat reports whether two placeholders render values alike.
 func (p *Placeholder) SameFormat(q *Placeholder) bool {
@@ -238,7 +236,7 @@ func Specialise(t *Template, bs []Binding) *Template {
 		merged = append(merged, s)
 	}
 	out.segs = merged
-	return out
+	return out.finish()
 }
 
 // AdmitsPrefix reports whether some key rendered by t starts with p.

@@ -85,6 +85,23 @@ type Template struct {
 	Raw   string
 	Delim byte
 	segs  []segment
+	// phs are the placeholders of segs, in order (see finish): decoding
+	// lists them for every key it parses.
+	phs []*Placeholder
+}
+
+// finish sets what a template derives from its segments, once they are
+// final.
+func (t *Template) finish() *Template {
+	t.phs = nil
+	for _, s := range t.segs {
+		if s.ph != nil {
+			t.phs = append(t.phs, s.ph)
+		}
+	}
+	// Clipped: a caller that appends to Placeholders() gets a copy.
+	t.phs = t.phs[:len(t.phs):len(t.phs)]
+	return t
 }
 
 var timeType = reflect.TypeOf(time.Time{})
@@ -135,7 +152,7 @@ func Parse(raw string, fields *codec.Fields, delim byte) (*Template, error) {
 		t.segs = append(t.segs, segment{ph: ph})
 		rest = rest[end+1:]
 	}
-	return t, nil
+	return t.finish(), nil
 }
 
 func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*Placeholder, error) {
@@ -203,7 +220,7 @@ func FieldTemplate(f *codec.Field, delim byte) *Template {
 	case f.Type == timeType:
 		ph.Kind, ph.Layout = KindTime, DefaultTimeLayout
 	}
-	return &Template{Raw: "{" + f.GoName + "}", segs: []segment{{ph: ph}}, Delim: delim}
+	return (&Template{Raw: "{" + f.GoName + "}", segs: []segment{{ph: ph}}, Delim: delim}).finish()
 }
 
 // Lead is the placeholder the template starts with, or nil when it starts
@@ -536,7 +553,10 @@ func Unescape(s string) (string, error) {
 // ("ORDER#o1#LINE#1" is not a key of "ORDER#{OrderID}", whose OrderID "o1#LINE#1"
 // would be stored "o1%23LINE%231"): such a key is another template's.
 func (t *Template) ParseKey(key string, v reflect.Value, skip []bool) error {
-	raws, ok := t.Captures(key)
+	// Room for the captures of most templates, on the stack: ParseKey
+	// runs for every key a read decodes.
+	var room [4]string
+	raws, ok := t.appendCaptures(room[:0], key)
 	if ok {
 		for _, raw := range raws {
 			if strings.IndexByte(raw, t.Delim) >= 0 {

@@ -272,9 +272,10 @@ func (run *Run) await() error {
 }
 
 // Pull returns the next item in merge order, the request of the leg it is
-// from, and how many items that leg holds from it on (a page sizes its
-// slice from it); ok is false at the end, or, with stopIfWait, when the
-// next item needs a request not yet answered.
+// from, and how many items the group's legs hold buffered from it on, it
+// included (a merged page sizes its slice from it: once, rather than leg
+// buffer by leg buffer); ok is false at the end, or, with stopIfWait,
+// when the next item needs a request not yet answered.
 func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *Req, left int, ok bool, err error) {
 	f := run.f
 	for run.g < f.Groups {
@@ -282,13 +283,14 @@ func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *
 			return nil, nil, 0, false, err
 		}
 		legs := f.legs[(run.g-f.base)*f.Width : (run.g-f.base+1)*f.Width]
-		best, waiting := -1, false
+		best, waiting, buffered := -1, false, 0
 		for j := range legs {
 			l := &legs[j]
 			if l.pos == len(l.buf) {
 				waiting = waiting || !l.ended // its next item may come first
 				continue
 			}
+			buffered += len(l.buf) - l.pos
 			if best < 0 || f.before(l.buf[l.pos], legs[best].buf[legs[best].pos]) {
 				best = j
 			}
@@ -331,7 +333,7 @@ func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *
 			if run.want > 0 {
 				run.want--
 			}
-			return l.buf[l.pos-1], l.r, len(l.buf) - l.pos + 1, true, nil
+			return l.buf[l.pos-1], l.r, buffered, true, nil
 		}
 	}
 	return nil, nil, 0, false, nil

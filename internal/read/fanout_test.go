@@ -121,3 +121,34 @@ func TestFanReadsBucketsAhead(t *testing.T) {
 		t.Fatalf("Inputs = %d, %v; want one per bucket not done: B1 to B3", len(ins), err)
 	}
 }
+
+// TestFanPullCountsTheGroupsBuffer checks what Pull says is left: every
+// item the group's legs hold buffered from the pulled one on, so that a
+// merged page sizes its slice once for all the shards' pages.
+func TestFanPullCountsTheGroupsBuffer(t *testing.T) {
+	db := &partitions{items: map[string][]string{
+		"U#1#0": {"A", "D", "E"},
+		"U#1#1": {"B", "C"},
+		"U#1#2": {"F"},
+	}, pageSize: 10}
+	f := shards(3)
+	if err := f.Init(""); err != nil {
+		t.Fatal(err)
+	}
+	run := f.Start(context.Background(), db, 0, true)
+	defer run.Stop()
+	var lefts []int
+	for {
+		_, _, left, ok, err := run.Pull(len(lefts) > 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		lefts = append(lefts, left)
+	}
+	if got := fmt.Sprint(lefts); got != "[6 5 4 3 2 1]" {
+		t.Fatalf("left after each pull = %s, want [6 5 4 3 2 1]: the group's buffered items", got)
+	}
+}
