@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // DB binds a table model to a client and a physical table name: the model
@@ -16,8 +18,9 @@ type DB struct {
 	adminSet bool // admin was given with WithAdminClient
 	table    *Table
 	name     string
-	w        dbWrite    // write-side settings: clock, sleep
-	cursor   cursorKeys // the keys that seal and open query cursors (cursor.go)
+	w        dbWrite          // write-side settings: clock, sleep
+	cursor   cursorKeys       // the keys that seal and open query cursors (cursor.go)
+	obs      *bridge.Observer // package observe's observer, or nil (meter.go)
 }
 
 // dbWrite holds the DB's write-side settings.

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // Service limits of transactions.
@@ -294,7 +296,7 @@ func (tx *Tx) send(ctx context.Context, op string, s *settings) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.db.client.TransactWriteItems(ctx, in); err != nil {
+	if _, err := tx.db.via(tx.meter(op, s), 0).TransactWriteItems(ctx, in); err != nil {
 		return tx.error(op, tx.token, err)
 	}
 	return nil
@@ -346,6 +348,7 @@ type GetTx struct {
 	gets []txGet
 	errs []error
 	now  int64 // the DB's clock at Run, in epoch seconds: what expired means
+	sink bridge.Sink // a TxGet's capacity option's (meter.go), or nil
 }
 
 type txGet struct {
@@ -402,6 +405,9 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 		return out
 	}
 	expiry := tg.db.expiryFor(s, e.m)
+	if s.sink != nil {
+		tg.sink = s.sink
+	}
 	if err := tg.db.checkTable(op, e.m); err != nil {
 		tg.errs = append(tg.errs, err)
 		return out
@@ -475,7 +481,7 @@ func (tg *GetTx) Run(ctx context.Context) error {
 		return err
 	}
 	tg.now = tg.db.now().Unix()
-	res, err := tg.db.client.TransactGetItems(ctx, in)
+	res, err := tg.db.via(tg.meter("TransactGet"), 0).TransactGetItems(ctx, in)
 	if err != nil {
 		err = tg.error(err)
 		for _, g := range tg.gets {

@@ -1,0 +1,151 @@
+package singletable
+
+import (
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/bridge"
+)
+
+// Packages capacity and observe's way in (see internal/bridge/capacity.go):
+// the option that collects a call's consumed capacity, the DB option that
+// sets an observer, the meter (meter.go) for requests those packages send
+// themselves, and the model's view of items and reads for estimates.
+
+func init() {
+	c := &bridge.Capacity
+	c.Option = func(sink bridge.Sink) any { return capacityOpt{sink} }
+	c.Observe = func(o *bridge.Observer) any { return DBOption(func(db *DB) { db.obs = o }) }
+	c.Client = func(db any, op, entity, name, index string, sink bridge.Sink) any {
+		d := db.(*DB)
+		return d.via(d.meter(&settings{sink: sink}, op, entity, name, index), 0)
+	}
+	c.Model = capacityModel
+	c.Pattern = func(p any) *bridge.CapacityRead {
+		d, ok := p.(interface{ capacityDecl() *readDecl })
+		if !ok || d.capacityDecl() == nil {
+			return nil
+		}
+		return capacityRead(d.capacityDecl())
+	}
+	c.Reads = func(table any) []*bridge.CapacityRead {
+		var out []*bridge.CapacityRead
+		for _, d := range table.(*Table).reads.all() {
+			out = append(out, capacityRead(d))
+		}
+		return out
+	}
+	c.Entities = func(table any) []any {
+		t := table.(*Table)
+		t.mu.RLock()
+		defer t.mu.RUnlock()
+		out := make([]any, len(t.entityOrder))
+		for i, m := range t.entityOrder {
+			out[i] = anyEntity{m}
+		}
+		return out
+	}
+}
+
+// capacityOpt is package capacity's option: it fits every operation.
+type capacityOpt struct{ sink bridge.Sink }
+
+func (o capacityOpt) apply(s *settings) { s.sink = o.sink }
+
+func (capacityOpt) getOption()            {}
+func (capacityOpt) queryOption()          {}
+func (capacityOpt) patternGetOption()     {}
+func (capacityOpt) entityQueryOption()    {}
+func (capacityOpt) partitionQueryOption() {}
+func (capacityOpt) collectionOption()     {}
+func (capacityOpt) putOption()            {}
+func (capacityOpt) deleteOption()         {}
+func (capacityOpt) updateOption()         {}
+func (capacityOpt) txOption()             {}
+func (capacityOpt) batchGetOption()       {}
+func (capacityOpt) batchWriteOption()     {}
+func (capacityOpt) scanOption()           {}
+
+// anyEntity is an entity model as bridge.Capacity.Entities hands it out:
+// what capacityModel takes.
+type anyEntity struct{ m *entityModel }
+
+func (p *Pattern[T]) capacityDecl() *readDecl { return p.d }
+func (c *Collection) capacityDecl() *readDecl {
+	if c == nil {
+		return nil
+	}
+	return c.d
+}
+
+func capacityModel(entity any) *bridge.CapacityModel {
+	var m *entityModel
+	switch e := entity.(type) {
+	case anyEntity:
+		m = e.m
+	case AnyEntity:
+		m = e.model()
+	}
+	if m == nil {
+		return nil
+	}
+	t := m.table
+	cm := &bridge.CapacityModel{Entity: m.name, Table: t.name, Unique: len(m.managed.unique),
+		Item: func(v any) (map[string]types.AttributeValue, error) {
+			rv := reflect.ValueOf(v)
+			if rv.Kind() == reflect.Pointer {
+				rv = rv.Elem()
+			}
+			if rv.Type() != m.typ {
+				return nil, &InputError{Op: m.name + ".Estimate", Reason: "the value is a " + rv.Type().String() + ", not a " + m.typ.String()}
+			}
+			cp := reflect.New(m.typ).Elem()
+			cp.Set(rv)
+			item, _, err := m.item(cp)
+			return item, err
+		}}
+	for _, ei := range m.indexes {
+		cm.Indexes = append(cm.Indexes, capacityIndex(t, ei.index))
+	}
+	return cm
+}
+
+func capacityIndex(t *Table, ix *GSI) bridge.CapacityIndex {
+	keys := []string{t.pk}
+	for _, a := range []string{t.sk, ix.pk, ix.sk} {
+		if a != "" && !contains(keys, a) {
+			keys = append(keys, a)
+		}
+	}
+	return bridge.CapacityIndex{Name: ix.name, Projection: string(ix.projection), Include: ix.nonKeyAttrs, Keys: keys,
+		In: func(item map[string]types.AttributeValue) bool {
+			_, pk := item[ix.pk]
+			_, sk := item[ix.sk]
+			return pk && (ix.sk == "" || sk)
+		}}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func capacityRead(d *readDecl) *bridge.CapacityRead {
+	r := &bridge.CapacityRead{Name: d.name, Operation: d.operation(), Projection: string(types.ProjectionTypeAll)}
+	if d.collection {
+		r.Name += " (collection)"
+	}
+	for _, m := range d.entities {
+		r.Entities = append(r.Entities, m.name)
+	}
+	if d.index != nil {
+		ci := capacityIndex(d.table, d.index)
+		r.Index, r.Projection, r.Include, r.Keys = ci.Name, ci.Projection, ci.Include, ci.Keys
+	}
+	return r
+}
