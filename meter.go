@@ -77,16 +77,17 @@ func (m *meter) start() time.Time {
 // done reports a request: its consumed capacity (ccs, or one), the items
 // it returned or wrote, and its error, which it returns, wrapped in a
 // *bridge.EstimatedError when the service billed the request without
-// saying how much (est computes the library's estimate then).
+// saying how much: est is the library's estimate then (0 for a read).
 func (m *meter) done(operation string, write bool, t time.Time, one *types.ConsumedCapacity, ccs []types.ConsumedCapacity,
-	items int, err error, est func() float64) error {
+	items int, err error, est float64) error {
 	var units float64
 	estimated := false
-	if err != nil && est != nil && billed(err) {
-		units, estimated = est(), true
-		err = &bridge.EstimatedError{Err: err, Write: units}
+	if err != nil && est > 0 && billed(err) {
+		e := est
+		units, estimated = e, true
+		err = &bridge.EstimatedError{Err: err, Write: e}
 		if m.sink != nil {
-			m.sink.Add(true, &types.ConsumedCapacity{TableName: &m.table.name, CapacityUnits: &units}, true)
+			m.sink.Add(true, &types.ConsumedCapacity{TableName: &m.table.name, CapacityUnits: &e}, true)
 		}
 	}
 	if one != nil {
@@ -147,7 +148,7 @@ func (m *meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns .
 			n = 1
 		}
 	}
-	return out, m.done("GetItem", false, t, cc, nil, n, err, nil)
+	return out, m.done("GetItem", false, t, cc, nil, n, err, 0)
 }
 
 func (m *meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
@@ -162,7 +163,7 @@ func (m *meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns .
 	if out != nil {
 		cc = out.ConsumedCapacity
 	}
-	return out, m.done("PutItem", true, t, cc, nil, written(err), err, func() float64 { return writeUnits(size) })
+	return out, m.done("PutItem", true, t, cc, nil, written(err), err, writeUnits(size))
 }
 
 func (m *meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
@@ -190,14 +191,15 @@ func (m *meter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, op
 // failedWrite estimates a failed conditional update or delete: the item
 // the service read to check the condition, as returned with the failure
 // (ReturnValuesOnConditionCheckFailure), else one unit.
-func failedWrite(err error) func() float64 {
-	return func() float64 {
-		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) && len(ccf.Item) > 0 {
-			return writeUnits(itemSize(ccf.Item))
-		}
+func failedWrite(err error) float64 {
+	if err == nil {
 		return 1
 	}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) && len(ccf.Item) > 0 {
+		return writeUnits(itemSize(ccf.Item))
+	}
+	return 1
 }
 
 func written(err error) int {
@@ -216,7 +218,7 @@ func (m *meter) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...fu
 	if out != nil {
 		cc, n = out.ConsumedCapacity, int(out.Count)
 	}
-	return out, m.done("Query", false, t, cc, nil, n, err, nil)
+	return out, m.done("Query", false, t, cc, nil, n, err, 0)
 }
 
 func (m *meter) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
@@ -228,7 +230,7 @@ func (m *meter) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func
 	if out != nil {
 		cc, n = out.ConsumedCapacity, int(out.Count)
 	}
-	return out, m.done("Scan", false, t, cc, nil, n, err, nil)
+	return out, m.done("Scan", false, t, cc, nil, n, err, 0)
 }
 
 func (m *meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
@@ -243,7 +245,7 @@ func (m *meter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput
 			n += len(items)
 		}
 	}
-	return out, m.done("BatchGetItem", false, t, nil, ccs, n, err, nil)
+	return out, m.done("BatchGetItem", false, t, nil, ccs, n, err, 0)
 }
 
 func (m *meter) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
@@ -264,7 +266,7 @@ func (m *meter) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemI
 	if err != nil {
 		n = 0
 	}
-	return out, m.done("BatchWriteItem", true, t, nil, ccs, n, err, nil)
+	return out, m.done("BatchWriteItem", true, t, nil, ccs, n, err, 0)
 }
 
 func (m *meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -283,7 +285,7 @@ func (m *meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWri
 	if err == nil {
 		n = len(in.TransactItems)
 	}
-	return out, m.done("TransactWriteItems", true, t, nil, ccs, n, err, func() float64 { return est })
+	return out, m.done("TransactWriteItems", true, t, nil, ccs, n, err, est)
 }
 
 // txEstimate is what a cancelled transaction is estimated to cost: two
@@ -315,20 +317,26 @@ func (m *meter) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetIt
 			}
 		}
 	}
-	return out, m.done("TransactGetItems", false, t, nil, ccs, n, err, nil)
+	return out, m.done("TransactGetItems", false, t, nil, ccs, n, err, 0)
 }
 
 // metered is db, or, when the call is metered, a copy of db that sends
 // every request through the call's meter: for the operations that send
 // from several places (Update's read, write and retries, Delete's read).
 func (db *DB) metered(s *settings, op, entity string) *DB {
-	m := db.meter(s, op, entity, "", "")
-	if m == nil {
+	if db.obs == nil && s.sink == nil {
 		return db
 	}
-	d := *db
-	d.client = m
-	return &d
+	if _, ok := db.client.(*meter); ok {
+		return db
+	}
+	// The copy and its meter in one allocation.
+	md := &struct {
+		db DB
+		m  meter
+	}{db: *db, m: meter{c: db.client, obs: db.obs, sink: s.sink, table: db.table, op: op, entity: entity}}
+	md.db.client = &md.m
+	return &md.db
 }
 
 // meter is the meter of a call op of read d through db, or nil.
