@@ -1,6 +1,6 @@
 module github.com/singletable/singletable
 
-go 1.24
+go 1.24.0
 
 require (
 	github.com/aws/aws-lambda-go v1.54.0
