@@ -18,9 +18,10 @@ type DB struct {
 	adminSet bool // admin was given with WithAdminClient
 	table    *Table
 	name     string
-	w        dbWrite          // write-side settings: clock, sleep
-	cursor   cursorKeys       // the keys that seal and open query cursors (cursor.go)
-	obs      *bridge.Observer // package observe's observer, or nil (meter.go)
+	w        dbWrite    // write-side settings: clock, sleep
+	cursor   cursorKeys // the keys that seal and open query cursors (cursor.go)
+	// obs is package observe's observer, or nil (meter.go).
+	obs *bridge.Observer
 }
 
 // dbWrite holds the DB's write-side settings.

@@ -348,7 +348,8 @@ type GetTx struct {
 	gets []txGet
 	errs []error
 	now  int64 // the DB's clock at Run, in epoch seconds: what expired means
-	sink bridge.Sink // a TxGet's capacity option's (meter.go), or nil
+	// sink is a TxGet's capacity option's (meter.go), or nil.
+	sink bridge.Sink
 }
 
 type txGet struct {

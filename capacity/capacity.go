@@ -77,6 +77,19 @@ func addTo(m map[string]Units, k string, v Units) map[string]Units {
 	return m
 }
 
+// AddReported adds the consumed capacity of responses (nil ones are
+// skipped) as DynamoDB reported them, of reads or writes, and returns the
+// units added: for code that sends its own requests (package migrate).
+func (c *Consumed) AddReported(write bool, ccs ...*types.ConsumedCapacity) float64 {
+	before := c.Total()
+	for _, cc := range ccs {
+		if cc != nil {
+			c.add(write, cc, false)
+		}
+	}
+	return c.Total() - before
+}
+
 // add adds one response's consumed capacity.
 func (c *Consumed) add(write bool, cc *types.ConsumedCapacity, estimated bool) {
 	units := func(p *float64) Units {
