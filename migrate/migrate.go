@@ -136,7 +136,9 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	if s.dryRun {
 		s.store = nil
 	}
-	mg := &migration[T]{g: g, client: db.Client(), table: db.TableName(), op: op, fn: fn, s: s,
+	// Its writes and rereads go through the DB's observer, if it has one.
+	client := bridge.Capacity.Client(db, op, e.Name(), "", "", nil).(st.Client)
+	mg := &migration[T]{g: g, client: client, table: db.TableName(), op: op, fn: fn, s: s,
 		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}}
 	now, sleep := s.now, s.sleep
 	if now == nil {
