@@ -16,7 +16,7 @@ import (
 func init() {
 	c := &bridge.Capacity
 	c.Option = func(sink bridge.Sink) any { return capacityOpt{sink} }
-	c.Observe = func(o *bridge.Observer) any { return DBOption(func(db *DB) { db.obs = o }) }
+	c.Observe = func(o *bridge.Observer) any { return DBOption(func(db *DB) { db.obs = joinObservers(db.obs, o) }) }
 	c.Client = func(db any, op, entity, name, index string, sink bridge.Sink) any {
 		d := db.(*DB)
 		return d.via(d.meter(&settings{sink: sink}, op, entity, name, index), 0)
@@ -46,6 +46,38 @@ func init() {
 		}
 		return out
 	}
+}
+
+// joinObservers is the observer of a DB given both a and b (a nil one is
+// none); a fresh one, so that the DBOptions stay reusable.
+func joinObservers(a, b *bridge.Observer) *bridge.Observer {
+	if a == nil {
+		return b
+	}
+	o := &bridge.Observer{Capacity: a.Capacity || b.Capacity, Observe: a.Observe, Sink: a.Sink}
+	if b.Observe != nil {
+		if o.Observe == nil {
+			o.Observe = b.Observe
+		} else {
+			fa, fb := a.Observe, b.Observe
+			o.Observe = func(r bridge.Request) { fa(r); fb(r) }
+		}
+	}
+	if b.Sink != nil {
+		if o.Sink == nil {
+			o.Sink = b.Sink
+		} else {
+			o.Sink = bothSinks{a.Sink, b.Sink}
+		}
+	}
+	return o
+}
+
+type bothSinks struct{ a, b bridge.Sink }
+
+func (s bothSinks) Add(write bool, cc *types.ConsumedCapacity, estimated bool) {
+	s.a.Add(write, cc, estimated)
+	s.b.Add(write, cc, estimated)
 }
 
 // capacityOpt is package capacity's option: it fits every operation.

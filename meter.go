@@ -86,21 +86,15 @@ func (m *meter) done(operation string, write bool, t time.Time, one *types.Consu
 		e := est
 		units, estimated = e, true
 		err = &bridge.EstimatedError{Err: err, Write: e}
-		if m.sink != nil {
-			m.sink.Add(true, &types.ConsumedCapacity{TableName: &m.table.name, CapacityUnits: &e}, true)
-		}
+		m.add(true, &types.ConsumedCapacity{TableName: &m.table.name, CapacityUnits: &e}, true)
 	}
 	if one != nil {
 		units += unitsOf(one)
-		if m.sink != nil {
-			m.sink.Add(write, one, false)
-		}
+		m.add(write, one, false)
 	}
 	for i := range ccs {
 		units += unitsOf(&ccs[i])
-		if m.sink != nil {
-			m.sink.Add(write, &ccs[i], false)
-		}
+		m.add(write, &ccs[i], false)
 	}
 	if m.obs == nil || m.obs.Observe == nil {
 		return err
@@ -114,6 +108,17 @@ func (m *meter) done(operation string, write bool, t time.Time, one *types.Consu
 	}
 	m.obs.Observe(r)
 	return err
+}
+
+// add hands a response's consumed capacity to the call's sink and the
+// DB's.
+func (m *meter) add(write bool, cc *types.ConsumedCapacity, estimated bool) {
+	if m.sink != nil {
+		m.sink.Add(write, cc, estimated)
+	}
+	if m.obs != nil && m.obs.Sink != nil {
+		m.obs.Sink.Add(write, cc, estimated)
+	}
 }
 
 func unitsOf(cc *types.ConsumedCapacity) float64 {

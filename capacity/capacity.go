@@ -166,6 +166,19 @@ func Into(c *Consumed) Option {
 	return bridge.Capacity.Option(&sink{c: c}).(Option)
 }
 
+// Total is a DB option that makes every request of the DB ask for its
+// consumed capacity and adds it to *c: the DB-wide default of Into, for a
+// process, a test or a load test that wants one total (by table and by
+// index). c is locked while a request adds to it: read it when no
+// request is in flight. Calls given Into collect their own too. A DB
+// derived with DB.WithClient keeps it.
+func Total(c *Consumed) st.DBOption {
+	if c == nil {
+		panic(&st.InputError{Op: "capacity.Total", Reason: "the Consumed is nil"})
+	}
+	return bridge.Capacity.Observe(&bridge.Observer{Capacity: true, Sink: &sink{c: c}}).(st.DBOption)
+}
+
 // sink is Into's bridge.Sink.
 type sink struct {
 	mu sync.Mutex

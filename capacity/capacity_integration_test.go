@@ -14,6 +14,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/capacity"
+	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/observe"
 	"github.com/singletable/singletable/singletabletest"
 )
@@ -334,4 +335,61 @@ func TestObserverSeesEveryRequest(t *testing.T) {
 	assert.Equal(t, 1.0, reqs[2].WriteUnits)
 	var ce *st.ConditionError
 	assert.True(t, errors.As(err, &ce), "still the library's typed error")
+}
+
+// The operations that send from several places: an Update that reads
+// first and writes a transaction (a unique value moves), a Delete that
+// reads first, a collection, a migration; and the DB-wide total.
+func TestConsumedReadFirstCollectionsMigrationAndTotal(t *testing.T) {
+	ctx := context.Background()
+	var total capacity.Consumed
+	rec := &observe.Recorder{}
+	m, db := localModel(t, capacity.Total(&total), observe.With(rec.Observe))
+	require.NoError(t, m.Accts.Create(ctx, db, Acct{ID: "a1", Email: "a@x"}))
+	rec.Reset()
+
+	var up capacity.Consumed
+	_, err := m.Accts.Update(ctx, db, Acct{ID: "a1"}, st.Set("Email", "b@x"), capacity.Into(&up))
+	require.NoError(t, err)
+	reqs := rec.Requests()
+	require.Len(t, reqs, 3, "the read, the transaction moving the guard, the read of the item it wrote")
+	assert.Equal(t, "GetItem", reqs[0].Operation)
+	assert.Equal(t, "TransactWriteItems", reqs[1].Operation)
+	assert.Equal(t, "GetItem", reqs[2].Operation)
+	assert.Equal(t, "Acct", reqs[1].Entity, "every action is the entity's (its guards too)")
+	assert.Equal(t, 3, up.Requests)
+	assert.Equal(t, reqs[0].ReadUnits+reqs[2].ReadUnits, up.Read)
+	assert.Equal(t, reqs[1].WriteUnits, up.Write)
+	assert.Positive(t, up.Read)
+	assert.Positive(t, up.Write)
+
+	rec.Reset()
+	var del capacity.Consumed
+	require.NoError(t, m.Accts.Delete(ctx, db, Acct{ID: "a1"}, capacity.Into(&del)))
+	assert.Equal(t, 2, del.Requests, "the read of its unique values, then the transaction")
+	assert.Len(t, rec.Requests(), 2)
+
+	require.NoError(t, m.Docs.Put(ctx, db, Doc{Owner: "c", ID: "1"}))
+	var coll capacity.Consumed
+	res, err := m.DocsAndAll.Query(ctx, db, st.Values{"Owner": "c"}, capacity.Into(&coll))
+	require.NoError(t, err)
+	assert.Len(t, res.Items, 1)
+	assert.Equal(t, 0.5, coll.Read)
+
+	rec.Reset()
+	rep, err := migrate.Run(ctx, db, m.Docs, func(_ context.Context, d *Doc) error { d.Body = "migrated"; return nil })
+	require.NoError(t, err)
+	var observed float64
+	for _, r := range rec.Requests() {
+		observed += r.ReadUnits + r.WriteUnits
+		assert.Equal(t, "Doc", r.Entity)
+	}
+	assert.Equal(t, rep.ConsumedCapacity.Total(), observed, "the report and the observer agree")
+	assert.Positive(t, rep.ConsumedCapacity.Write)
+
+	var all float64
+	for _, r := range rec.Requests() {
+		all += r.ReadUnits + r.WriteUnits
+	}
+	assert.Greater(t, total.Total(), all, "the DB's total has every request since New")
 }

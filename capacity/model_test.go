@@ -25,11 +25,18 @@ type View struct {
 	At    string `dynamodbav:"at"`
 }
 
+type Acct struct {
+	ID    string `dynamodbav:"id"`
+	Email string `dynamodbav:"email"`
+}
+
 type model struct {
 	Table      *st.Table
 	Docs       *st.Entity[Doc]
 	Plain      *st.Entity[Doc]
 	Views      *st.Entity[View]
+	Accts      *st.Entity[Acct]
+	DocsAndAll *st.Collection
 	ByOwner    *st.Pattern[Doc]
 	ByStatus   *st.Pattern[Doc]
 	ViewShards *st.Pattern[View]
@@ -43,6 +50,8 @@ func newModel(t testing.TB) *model {
 		st.Index("GSI1", "DOC#{ID}", "DOC"), st.Index("ByStatus", "STATUS#{Status}", "DOC#{ID}"))
 	m.Plain = st.MustDefine[Doc](tbl, "Plain", st.Key("PLAIN#{Owner}", "P#{ID}"))
 	m.Views = st.MustDefine[View](tbl, "View", st.Key("VIEW#{Page}#{Shard}", "AT#{At}"), st.Shards("Shard", 4))
+	m.Accts = st.MustDefine[Acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"), st.Unique("Email"))
+	m.DocsAndAll = tbl.Collection("OwnerAll", m.Docs).Partition("OWNER#{Owner}").Must()
 	m.ByOwner = m.Docs.Pattern("DocsByOwner").Must()
 	m.ByStatus = m.Docs.Pattern("DocsByStatus").On("ByStatus").Must()
 	m.ViewShards = m.Views.Pattern("ViewShards").Must()

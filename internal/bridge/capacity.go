@@ -44,6 +44,9 @@ type Observer struct {
 	Capacity bool
 	// Observe is called after each request, or nil.
 	Observe func(Request)
+	// Sink, when not nil, collects the consumed capacity of every request
+	// of the DB.
+	Sink Sink
 }
 
 // EstimatedError wraps the service's error of a request it billed
@@ -63,7 +66,8 @@ var Capacity struct {
 	// interfaces) that asks each request of the call for its consumed
 	// capacity and hands it to sink.
 	Option func(sink Sink) any
-	// Observe is a singletable.DBOption setting o on the DB.
+	// Observe is a singletable.DBOption adding o to the DB's observer:
+	// Capacity if either asks, both Observe funcs, both Sinks.
 	Observe func(o *Observer) any
 	// Client is the client db (a *singletable.DB) sends the requests of
 	// one call through: op, entity, name and index tell the observer what
