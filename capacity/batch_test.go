@@ -76,3 +76,12 @@ func TestNoCapacityFieldUnlessAsked(t *testing.T) {
 	assert.Empty(t, calls[0].Input.(*dynamodb.PutItemInput).ReturnConsumedCapacity)
 	assert.Equal(t, types.ReturnConsumedCapacityIndexes, calls[1].Input.(*dynamodb.PutItemInput).ReturnConsumedCapacity)
 }
+
+func TestIntoNilIsRefusedBeforeSending(t *testing.T) {
+	m := newModel(t)
+	c := &singletabletest.Client{}
+	db := st.New(c, m.Table)
+	err := m.Plain.Put(context.Background(), db, Doc{Owner: "a", ID: "1"}, capacity.Into(nil))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, c.Calls(), "nothing sent")
+}

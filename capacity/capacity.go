@@ -156,12 +156,14 @@ type Option interface {
 // c.Estimated too. Requests are sent, and their golden files read,
 // exactly as without it but for that one field.
 //
-// c may be shared by concurrent calls given the same Into(c) option; the
-// option locks while it adds. Read c after the call returns (an All or
-// Scan iterator: after the loop).
+// Concurrent calls may share one option value (it locks while it adds);
+// two Into options must not share a c. Read c after the call returns (an
+// All or Scan iterator: after the loop). Into(nil) is a nil option, which
+// every operation refuses with an *singletable.InputError
+// (ErrInvalidInput) before sending anything.
 func Into(c *Consumed) Option {
 	if c == nil {
-		c = new(Consumed) // a nil c collects nowhere rather than panics
+		return nil
 	}
 	return bridge.Capacity.Option(&sink{c: c}).(Option)
 }
