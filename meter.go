@@ -158,17 +158,19 @@ func (m *meter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns .
 
 func (m *meter) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	m.ask(&in.ReturnConsumedCapacity)
-	size := 0
-	if m.obs != nil || m.sink != nil {
-		size = itemSize(in.Item) // before the Client, which may change it
-	}
 	t := m.start()
 	out, err := m.c.PutItem(ctx, in, optFns...)
 	var cc *types.ConsumedCapacity
+	est := 0.0
 	if out != nil {
 		cc = out.ConsumedCapacity
 	}
-	return out, m.done("PutItem", true, t, cc, nil, written(err), err, writeUnits(size))
+	if err != nil {
+		// The item as sent (a Client that changed it skews the estimate,
+		// which only a failure computes).
+		est = writeUnits(itemSize(in.Item))
+	}
+	return out, m.done("PutItem", true, t, cc, nil, written(err), err, est)
 }
 
 func (m *meter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
@@ -276,19 +278,17 @@ func (m *meter) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemI
 
 func (m *meter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	m.ask(&in.ReturnConsumedCapacity)
-	var est float64
-	if m.obs != nil || m.sink != nil {
-		est = txEstimate(in) // before the Client, which may change in
-	}
 	t := m.start()
 	out, err := m.c.TransactWriteItems(ctx, in, optFns...)
 	var ccs []types.ConsumedCapacity
-	n := 0
+	n, est := 0, 0.0
 	if out != nil {
 		ccs = out.ConsumedCapacity
 	}
 	if err == nil {
 		n = len(in.TransactItems)
+	} else {
+		est = txEstimate(in) // only a failure computes it
 	}
 	return out, m.done("TransactWriteItems", true, t, nil, ccs, n, err, est)
 }
