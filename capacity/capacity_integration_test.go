@@ -393,3 +393,31 @@ func TestConsumedReadFirstCollectionsMigrationAndTotal(t *testing.T) {
 	}
 	assert.Greater(t, total.Total(), all, "the DB's total has every request since New")
 }
+
+// A GetItem pattern, and FetchFull: the index's Query and the table's
+// BatchGetItem, summed.
+func TestConsumedGetItemPatternAndFetchFull(t *testing.T) {
+	ctx := context.Background()
+	rec := &observe.Recorder{}
+	m, db := localModel(t, observe.With(rec.Observe))
+	require.Equal(t, "GetItem", m.DocByKey.Operation())
+	d := Doc{Owner: "f", ID: "1", Body: strings.Repeat("x", 5000), Status: "open"}
+	require.NoError(t, m.Docs.Put(ctx, db, d))
+	rec.Reset()
+
+	var g capacity.Consumed
+	_, err := m.DocByKey.Get(ctx, db, Doc{Owner: "f", ID: "1"}, capacity.Into(&g))
+	require.NoError(t, err)
+	assert.Equal(t, capacity.ReadUnits(5100, false), g.Read, "5 KB: two units of 4 KB, halved")
+	assert.Equal(t, "DocByKey", rec.Requests()[0].Name)
+
+	var ff capacity.Consumed
+	page, err := m.ByStatus.Query(ctx, db, Doc{Status: "open"}, st.FetchFull(), capacity.Into(&ff))
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, 5000, len(page.Items[0].Body), "the whole item, from the table")
+	assert.Equal(t, 2, ff.Requests, "the index's Query, the table's BatchGetItem")
+	assert.Equal(t, 0.5, ff.Index["ByStatus"].Read, "the keys-only entry")
+	assert.Equal(t, 1.0, ff.Table[db.TableName()].Read, "the 5 KB item, eventually consistent")
+	assert.Equal(t, 1.5, ff.Read)
+}

@@ -39,6 +39,7 @@ type model struct {
 	DocsAndAll *st.Collection
 	ByOwner    *st.Pattern[Doc]
 	ByStatus   *st.Pattern[Doc]
+	DocByKey   *st.Pattern[Doc]
 	ViewShards *st.Pattern[View]
 }
 
@@ -54,6 +55,7 @@ func newModel(t testing.TB) *model {
 	m.DocsAndAll = tbl.Collection("OwnerAll", m.Docs).Partition("OWNER#{Owner}").Must()
 	m.ByOwner = m.Docs.Pattern("DocsByOwner").Must()
 	m.ByStatus = m.Docs.Pattern("DocsByStatus").On("ByStatus").Must()
+	m.DocByKey = m.Docs.Pattern("DocByKey").SortEquals().Must()
 	m.ViewShards = m.Views.Pattern("ViewShards").Must()
 	return m
 }
