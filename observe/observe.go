@@ -113,8 +113,9 @@ func WithoutCapacity() Option { return func(o *bridge.Observer) { o.Capacity = f
 // from the goroutine that sent it (a fan-out's or a batch's may be
 // several at once: f must be safe for concurrent use, and quick). Every
 // request asks for its consumed capacity unless WithoutCapacity is given.
-// A DB derived with DB.WithClient keeps the observer. A nil f is a
-// programming error: New panics.
+// A DB derived with DB.WithClient keeps the observer; given several
+// observers (or capacity.Total), a DB calls each. A nil f is a
+// programming error, which With panics on (an *singletable.InputError).
 func With(f func(Request), opts ...Option) st.DBOption {
 	if f == nil {
 		panic(&st.InputError{Op: "observe.With", Reason: "the observer func is nil"})
