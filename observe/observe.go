@@ -13,6 +13,7 @@ package observe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -101,13 +102,17 @@ func Class(err error) string {
 	return "other"
 }
 
-// Option configures With.
-type Option func(*bridge.Observer)
+// Option configures With: WithoutCapacity.
+type Option interface{ apply(*bridge.Observer) }
+
+type option func(*bridge.Observer)
+
+func (f option) apply(o *bridge.Observer) { f(o) }
 
 // WithoutCapacity makes the DB's requests not ask for their consumed
 // capacity (the observer then sees 0 units): With asks by default, which
 // adds a few bytes to each response and costs no capacity.
-func WithoutCapacity() Option { return func(o *bridge.Observer) { o.Capacity = false } }
+func WithoutCapacity() Option { return option(func(o *bridge.Observer) { o.Capacity = false }) }
 
 // With is a DB option that calls f once after each request the DB sends,
 // from the goroutine that sent it (a fan-out's or a batch's may be
@@ -121,8 +126,11 @@ func With(f func(Request), opts ...Option) st.DBOption {
 		panic(&st.InputError{Op: "observe.With", Reason: "the observer func is nil"})
 	}
 	o := &bridge.Observer{Capacity: true}
-	for _, opt := range opts {
-		opt(o)
+	for i, opt := range opts {
+		if opt == nil {
+			panic(&st.InputError{Op: "observe.With", Reason: fmt.Sprintf("option %d of %d is nil", i+1, len(opts))})
+		}
+		opt.apply(o)
 	}
 	o.Observe = func(r bridge.Request) {
 		f(Request{Operation: r.Operation, Op: r.Op, Entity: r.Entity, Name: r.Name, Index: r.Index, Items: r.Items,

@@ -69,3 +69,30 @@ func TestObserverAllocatesAtMostOncePerRequest(t *testing.T) {
 		assert.LessOrEqual(t, with-base, 1.0, "%s: %v allocations without an observer, %v with", name, base, with)
 	}
 }
+
+func TestWithoutCapacityAsksNothing(t *testing.T) {
+	tbl := st.MustTable("Obs")
+	items := st.MustDefine[Item](tbl, "Item", st.Key("ITEM#{ID}", "ITEM"))
+	c := &fixed{put: &dynamodb.PutItemOutput{}}
+	var asked []types.ReturnConsumedCapacity
+	spy := &spyPut{fixed: c, asked: &asked}
+	n := 0
+	db := st.New(spy, tbl, observe.With(func(observe.Request) { n++ }, observe.WithoutCapacity()))
+	require.NoError(t, items.Put(context.Background(), db, Item{ID: "1"}))
+	db = st.New(spy, tbl, observe.With(func(observe.Request) { n++ }))
+	require.NoError(t, items.Put(context.Background(), db, Item{ID: "1"}))
+	assert.Equal(t, 2, n)
+	assert.Equal(t, []types.ReturnConsumedCapacity{"", types.ReturnConsumedCapacityIndexes}, asked)
+	assert.Panics(t, func() { observe.With(nil) })
+	assert.Panics(t, func() { observe.With(func(observe.Request) {}, nil) })
+}
+
+type spyPut struct {
+	*fixed
+	asked *[]types.ReturnConsumedCapacity
+}
+
+func (s *spyPut) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	*s.asked = append(*s.asked, in.ReturnConsumedCapacity)
+	return s.fixed.PutItem(ctx, in, o...)
+}
