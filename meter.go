@@ -382,6 +382,15 @@ func (tg *GetTx) meter(op string) *meter {
 	return tg.db.meter(&settings{sink: tg.sink}, op, "", "", "")
 }
 
+// retrying tells a metered DB's meter (see metered) that the requests it
+// sends next are the library's n-th retry of the call (Update reading
+// again after a concurrent change).
+func (db *DB) retrying(n int) {
+	if m, ok := db.client.(*meter); ok {
+		m.retry = n
+	}
+}
+
 // retryOf is how many times the most-sent of a batch request's units idx
 // was sent before (sent[i] for unit i).
 func retryOf(idx, sent []int) int {

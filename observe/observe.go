@@ -47,7 +47,8 @@ type Request struct {
 	Items int
 	// Retry is how many times the library had sent this request's items
 	// before: a batch resending what DynamoDB left unprocessed or
-	// throttled. The AWS SDK's own retries (of throttled or failed HTTP
+	// throttled, an Update reading again and writing again after another
+	// writer changed the fields it read. The AWS SDK's own retries (of throttled or failed HTTP
 	// requests, inside the SDK's retryer) happen inside one Client call
 	// and are invisible here: configure and observe them on the SDK's
 	// client (its Retryer and middleware).

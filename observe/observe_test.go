@@ -2,6 +2,7 @@ package observe_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,6 +12,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/observe"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 type Item struct {
@@ -95,4 +97,50 @@ type spyPut struct {
 func (s *spyPut) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	*s.asked = append(*s.asked, in.ReturnConsumedCapacity)
 	return s.fixed.PutItem(ctx, in, o...)
+}
+
+type Ticket struct {
+	ID     string `dynamodbav:"id"`
+	Status string `dynamodbav:"status"`
+	Owner  string `dynamodbav:"owner"`
+}
+
+// Update reading again after a concurrent change: its second read and
+// write are the library's retry.
+func TestUpdateRetryIsObserved(t *testing.T) {
+	tbl := st.MustTable("Obs", st.WithGSI("GSI1"))
+	tickets := st.MustDefine[Ticket](tbl, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "S#{Status}#{Owner}", "T#{ID}"))
+	stored := func(owner string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "T#1"}, "SK": &types.AttributeValueMemberS{Value: "T"},
+			"_type": &types.AttributeValueMemberS{Value: "Ticket"}, "id": &types.AttributeValueMemberS{Value: "1"},
+			"status": &types.AttributeValueMemberS{Value: "open"}, "owner": &types.AttributeValueMemberS{Value: owner}}
+	}
+	reads, writes := 0, 0
+	c := &singletabletest.Client{
+		GetItemFunc: func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+			reads++
+			return &dynamodb.GetItemOutput{Item: stored(fmt.Sprint("owner", reads))}, nil
+		},
+		UpdateItemFunc: func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+			writes++
+			if writes == 1 { // the owner changed since the first read
+				return nil, &types.ConditionalCheckFailedException{Item: stored("owner2")}
+			}
+			return &dynamodb.UpdateItemOutput{Attributes: stored("owner2")}, nil
+		},
+	}
+	rec := &observe.Recorder{}
+	db := st.New(c, tbl, observe.With(rec.Observe))
+	_, err := tickets.Update(context.Background(), db, Ticket{ID: "1"}, st.Set("Status", "closed"))
+	require.NoError(t, err)
+	var got []string
+	for _, r := range rec.Requests() {
+		got = append(got, fmt.Sprintf("%s retry %d estimated %v", r.Operation, r.Retry, r.Estimated))
+	}
+	assert.Equal(t, []string{
+		"GetItem retry 0 estimated false",
+		"UpdateItem retry 0 estimated true", // the failed condition: billed, estimated
+		"GetItem retry 1 estimated false",
+		"UpdateItem retry 1 estimated false",
+	}, got)
 }
