@@ -25,7 +25,7 @@ type meter struct {
 	c     Client
 	obs   *bridge.Observer // nil: none
 	sink  bridge.Sink      // nil: the call collects nothing
-	table *Table
+	table string           // the physical table, for estimates
 	// What the observer is told the request was for.
 	op, entity, name, index string
 	retry                   int
@@ -40,7 +40,7 @@ func (db *DB) meter(s *settings, op, entity, name, index string) *meter {
 	if _, ok := db.client.(*meter); ok {
 		return nil // a metered DB's (see metered): metered once
 	}
-	return &meter{c: db.client, obs: db.obs, sink: s.sink, table: db.table, op: op, entity: entity, name: name, index: index}
+	return &meter{c: db.client, obs: db.obs, sink: s.sink, table: db.name, op: op, entity: entity, name: name, index: index}
 }
 
 // via is the client a request of the call metered by m is sent through:
@@ -86,7 +86,7 @@ func (m *meter) done(operation string, write bool, t time.Time, one *types.Consu
 		e := est
 		units, estimated = e, true
 		err = &bridge.EstimatedError{Err: err, Write: e}
-		m.add(true, &types.ConsumedCapacity{TableName: &m.table.name, CapacityUnits: &e}, true)
+		m.add(true, &types.ConsumedCapacity{TableName: &m.table, CapacityUnits: &e}, true)
 	}
 	if one != nil {
 		units += unitsOf(one)
@@ -339,7 +339,7 @@ func (db *DB) metered(s *settings, op, entity string) *DB {
 	md := &struct {
 		db DB
 		m  meter
-	}{db: *db, m: meter{c: db.client, obs: db.obs, sink: s.sink, table: db.table, op: op, entity: entity}}
+	}{db: *db, m: meter{c: db.client, obs: db.obs, sink: s.sink, table: db.name, op: op, entity: entity}}
 	md.db.client = &md.m
 	return &md.db
 }

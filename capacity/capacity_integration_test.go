@@ -186,6 +186,7 @@ func TestConsumedFanOutAndTransactions(t *testing.T) {
 	assert.Equal(t, 4.0, est.Write, "two actions of one unit, doubled")
 	assert.Equal(t, est.Write, cancelled.Estimated.Write)
 	assert.Equal(t, est.Write, cancelled.Write)
+	assert.Equal(t, est.Write, cancelled.Table[db.TableName()].Write, "under the physical table's name")
 
 	// A failed conditional write, alike.
 	var failed capacity.Consumed
