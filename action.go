@@ -403,14 +403,15 @@ func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
 func (db *DB) sendActions(ctx context.Context, op string, acts []*action, s *settings) error {
 	if len(acts) == 1 {
 		a := acts[0]
+		c := db.via(db.meter(s, op, a.m.Name, "", ""), 0)
 		var err error
 		switch a.kind {
 		case actPut:
-			_, err = db.client.PutItem(ctx, a.putItemInput(db))
+			_, err = c.PutItem(ctx, a.putItemInput(db))
 		case actUpdate:
-			_, err = db.client.UpdateItem(ctx, a.updateItemInput(db))
+			_, err = c.UpdateItem(ctx, a.updateItemInput(db))
 		case actDelete:
-			_, err = db.client.DeleteItem(ctx, a.deleteItemInput(db))
+			_, err = c.DeleteItem(ctx, a.deleteItemInput(db))
 		default:
 			return &InputError{Op: op, Reason: "a condition check alone is not a write"}
 		}

@@ -80,6 +80,7 @@ func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]batchKey, *itemIn
 type getSpec struct {
 	consistent bool
 	attrs      []string // attribute names to project; nil: whole items
+	m          *meter   // nil: not metered (meter.go)
 }
 
 func (db *DB) getInput(keys []map[string]types.AttributeValue, spec getSpec) *dynamodb.BatchGetItemInput {
@@ -113,7 +114,7 @@ func (db *DB) getItems(ctx context.Context, keys []batchKey, index *itemIndex, s
 				part[j] = db.table.keyOfID(keys[i].id) // a retry
 			}
 		}
-		res, err := db.client.BatchGetItem(ctx, db.getInput(part, spec))
+		res, err := db.via(spec.m, retryOf(idx, sent)).BatchGetItem(ctx, db.getInput(part, spec))
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +169,7 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	vals := make([]T, len(keys))
 	var decodeErr error
 	expiry := db.expiryFor(s, e.m)
-	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent}, conc, policy, func(i int, item map[string]types.AttributeValue) {
+	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent, m: db.meter(s, op, e.m.Name, "", "")}, conc, policy, func(i int, item map[string]types.AttributeValue) {
 		if expiry.expired(item) {
 			return // as if absent (ttl.go)
 		}

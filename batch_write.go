@@ -144,6 +144,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 	if err != nil {
 		return err
 	}
+	m := db.meter(s, op, "", "", "")
 	send := func(ctx context.Context, idx, sent []int) ([]int, error) {
 		part := make([]*action, len(idx))
 		for j, i := range idx {
@@ -156,7 +157,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 			}
 			part[j] = a
 		}
-		res, err := db.client.BatchWriteItem(ctx, db.writeInput(part))
+		res, err := db.via(m, retryOf(idx, sent)).BatchWriteItem(ctx, db.writeInput(part))
 		if err != nil {
 			return nil, err
 		}

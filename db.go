@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // DB binds a table model to a client and a physical table name: the model
@@ -18,6 +20,8 @@ type DB struct {
 	name     string
 	w        dbWrite    // write-side settings: clock, sleep
 	cursor   cursorKeys // the keys that seal and open query cursors (cursor.go)
+	// obs is package observe's observer, or nil (meter.go).
+	obs *bridge.Observer
 }
 
 // dbWrite holds the DB's write-side settings.

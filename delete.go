@@ -45,6 +45,7 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 	if err != nil {
 		return err
 	}
+	db = db.metered(s, op, e.m.Name) // its read and its write
 	p := e.copyOf(&key)
 	defer e.recycle(p)
 	kv := reflect.ValueOf(p).Elem()

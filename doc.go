@@ -84,7 +84,10 @@
 // positions); EnsureTable with AddMissingIndexes adds a new index to a live
 // table, and package migrate (Run, BackfillIndex) rewrites an entity's
 // items with keys recomputed from the current model, conditioned,
-// rate-limited and resumable.
+// rate-limited and resumable. Package capacity measures what each call
+// consumes, estimates what each pattern and write costs and prices a
+// traffic profile; package observe calls a func once per request, named
+// by access pattern (docs/capacity.md, docs/observability.md).
 //
 // # Errors
 //

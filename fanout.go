@@ -260,7 +260,7 @@ func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T],
 	if err := f.overCeiling(f.Width); err != nil {
 		return nil, err // one bucket's shards, read together
 	}
-	run := f.Start(ctx, db.client, want, true)
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
 	run.Ceiling = f.limit
 	page := &Page[T]{}
 	var zero T
@@ -313,7 +313,7 @@ func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eag
 		// stops early over a long range sends a few requests; Sum reads
 		// every leg it was allowed to, as fast as it may.
 		want := f.s.limit
-		run := f.Start(ctx, db.client, want, !eager)
+		run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
 		defer run.Stop()
 		// One T, reset before each item: see queryAll.
 		var v T

@@ -58,7 +58,7 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 		return vs.out, err
 	}
 	id := db.table.idOf(in.Key) // for ErrNotFound: the Client may change in
-	res, err := db.client.GetItem(ctx, in)
+	res, err := db.via(db.meter(s, e.m.ops.get, e.m.Name, "", ""), 0).GetItem(ctx, in)
 	if err != nil {
 		return vs.out, opError(e.m.ops.get, err)
 	}
@@ -133,7 +133,7 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 	in, table := newWithTable[dynamodb.GetItemInput](db.name)
 	in.TableName, in.Key = table, key
 	r := &readReq{d: d, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
-	r.Op = op
+	r.Op, r.m = op, d.meter(db, s, op)
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
@@ -152,7 +152,7 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 
 // getItem sends the GetItem of r: the item, or nil if there is none.
 func (r *readReq) getItem(ctx context.Context, db *DB) (map[string]types.AttributeValue, error) {
-	res, err := db.client.GetItem(ctx, r.get)
+	res, err := db.via(r.m, 0).GetItem(ctx, r.get)
 	if err != nil {
 		return nil, opError(r.Op, err)
 	}

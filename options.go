@@ -3,6 +3,8 @@ package singletable
 import (
 	"fmt"
 	"time"
+
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // Options are typed per operation: each operation takes its own option
@@ -165,6 +167,7 @@ type settings struct {
 	write   writeSettings // write-side options (IdempotencyToken, batch options)
 	read    readSettings  // read-side options (After, Filter, Project ...)
 	walk    *walkSettings // scan and migration options (scan.go), when given
+	sink    bridge.Sink   // package capacity's option: collects consumed capacity (meter.go)
 }
 
 // readSettings is what the read-side options add up to; settings holds one.

@@ -107,6 +107,7 @@ type readReq struct {
 	parseKeys bool                   // recover fields from keys: the read may not carry them all
 	fetch     *fetchSpec             // FetchFull
 	expiry    expiryCheck
+	m         *meter // nil: not metered (meter.go)
 	// pk and sk are the partition and sort condition the request was built
 	// for: Renew builds it again from them.
 	pk string
@@ -183,7 +184,7 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 		}
 		return page, nil, nil
 	}
-	next, err = r.Run(ctx, db.client, want, true, &page.Scanned, &page.Requests, add)
+	next, err = r.Run(ctx, db.via(r.m, 0), want, true, &page.Scanned, &page.Requests, add)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -226,7 +227,7 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			}
 		} else {
 			var scanned, requests int
-			_, err = r.Run(ctx, db.client, r.s.limit, false, &scanned, &requests, emit)
+			_, err = r.Run(ctx, db.via(r.m, 0), r.s.limit, false, &scanned, &requests, emit)
 		}
 		if err != nil && !stopped {
 			yield(zero, err)
@@ -298,7 +299,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		return nil, err
 	}
 	r := &readReq{d: d, db: db, mem: mem, s: s, expiry: db.expiryFor(s, d.entities...), pk: pk, sk: sk}
-	r.Op, r.Src = op, r
+	r.Op, r.Src, r.m = op, r, d.meter(db, s, op)
 	if err := d.checkExpiry(op, s, r.expiry); err != nil {
 		return nil, err
 	}

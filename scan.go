@@ -169,6 +169,7 @@ type scanReq struct {
 	// expiry leaves expired items out of Entity.Scan and DB.Scan, as of
 	// every read (ttl.go).
 	expiry expiryCheck
+	meter  *meter // nil: not metered (meter.go)
 }
 
 // scanRequest resolves a scan of entity m (nil: the whole table).
@@ -185,6 +186,9 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	r.Op, r.Total, r.Bind = op, 1, "scan *"
 	if m != nil {
 		r.Bind = "scan " + m.Name
+		r.meter = db.meter(s, op, m.Name, "", "")
+	} else {
+		r.meter = db.meter(s, op, "", "", "")
 	}
 	if s.walk != nil {
 		r.w = *s.walk
@@ -357,7 +361,7 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 			yield(zero, err)
 			return
 		}
-		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
@@ -406,7 +410,7 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			yield(ScannedItem{}, err)
 			return
 		}
-		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
+		r.each(ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}

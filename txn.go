@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/bridge"
 )
 
 // Service limits of transactions.
@@ -296,7 +298,7 @@ func (tx *Tx) send(ctx context.Context, op string, s *settings) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.db.client.TransactWriteItems(ctx, in); err != nil {
+	if _, err := tx.db.via(tx.meter(op, s), 0).TransactWriteItems(ctx, in); err != nil {
 		return tx.error(op, tx.token, err)
 	}
 	return nil
@@ -348,6 +350,8 @@ type GetTx struct {
 	gets []txGet
 	errs []error
 	now  int64 // the DB's clock at Run, in epoch seconds: what expired means
+	// sink is a TxGet's capacity option's (meter.go), or nil.
+	sink bridge.Sink
 }
 
 type txGet struct {
@@ -404,6 +408,9 @@ func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 		return out
 	}
 	expiry := tg.db.expiryFor(s, e.m)
+	if s.sink != nil {
+		tg.sink = s.sink
+	}
 	if err := tg.db.checkTable(op, e.m); err != nil {
 		tg.errs = append(tg.errs, err)
 		return out
@@ -477,7 +484,7 @@ func (tg *GetTx) Run(ctx context.Context) error {
 		return err
 	}
 	tg.now = tg.db.now().Unix()
-	res, err := tg.db.client.TransactGetItems(ctx, in)
+	res, err := tg.db.via(tg.meter("TransactGet"), 0).TransactGetItems(ctx, in)
 	if err != nil {
 		err = tg.error(err)
 		for _, g := range tg.gets {

@@ -137,6 +137,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 	if err != nil {
 		return out, err
 	}
+	db = db.metered(s, op, e.m.Name) // its reads, writes and retries
 	p := e.copyOf(&key)
 	defer e.recycle(p)
 	kv := reflect.ValueOf(p).Elem()

@@ -118,6 +118,7 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 		// an upsert deleted? Read again to know, and to plan the next
 		// attempt.
 		removed := s.upsert && e.m.removeExpired(ctx, db, err)
+		db.retrying(attempt) // what follows is the library's retry (meter.go)
 		again, rerr := e.m.readStored(ctx, db, op, kv, fields, unique)
 		if rerr != nil || (again.same(rd) && !removed) {
 			return out, err

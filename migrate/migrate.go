@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/capacity"
 	"github.com/singletable/singletable/internal/bridge"
 )
 
@@ -52,9 +53,10 @@ type Report struct {
 	// Retried counts the writes made again because another writer
 	// changed the item between the read and the write.
 	Retried int64
-	// ConsumedCapacity is the capacity units the migration's reads and
-	// writes consumed, as DynamoDB reported them.
-	ConsumedCapacity float64
+	// ConsumedCapacity is the capacity the migration's reads and writes
+	// consumed, as DynamoDB reported them (the total: by table only, not
+	// by index).
+	ConsumedCapacity capacity.Consumed
 	// Failures are the first failed items.
 	Failures []Failure
 	// Position is where the migration stopped (see SaveCheckpoints).
@@ -134,7 +136,9 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	if s.dryRun {
 		s.store = nil
 	}
-	mg := &migration[T]{g: g, client: db.Client(), table: db.TableName(), op: op, fn: fn, s: s,
+	// Its writes and rereads go through the DB's observer, if it has one.
+	client := bridge.Capacity.Client(db, op, e.Name(), "", "", nil).(st.Client)
+	mg := &migration[T]{g: g, client: client, table: db.TableName(), op: op, fn: fn, s: s,
 		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}}
 	now, sleep := s.now, s.sleep
 	if now == nil {
@@ -195,7 +199,7 @@ func (mg *migration[T]) save(ctx context.Context, pos string) error {
 
 // page handles the items of one page of a segment, one after the other.
 func (mg *migration[T]) page(ctx context.Context, page *dynamodb.ScanOutput) error {
-	if err := mg.units.take(ctx, mg.consumed(page.ConsumedCapacity)); err != nil {
+	if err := mg.units.take(ctx, mg.consumed(false, page.ConsumedCapacity)); err != nil {
 		return err
 	}
 	for _, raw := range page.Items {
@@ -279,17 +283,12 @@ func (mg *migration[T]) fail(key map[string]types.AttributeValue, err error) {
 	mg.mu.Unlock()
 }
 
-func (mg *migration[T]) consumed(c ...*types.ConsumedCapacity) float64 {
-	var units float64
-	for _, cc := range c {
-		if cc != nil {
-			units += aws.ToFloat64(cc.CapacityUnits)
-		}
-	}
+// consumed adds the capacity of reads or writes to the report, and
+// returns the units.
+func (mg *migration[T]) consumed(write bool, c ...*types.ConsumedCapacity) float64 {
 	mg.mu.Lock()
-	mg.rep.ConsumedCapacity += units
-	mg.mu.Unlock()
-	return units
+	defer mg.mu.Unlock()
+	return mg.rep.ConsumedCapacity.AddReported(write, c...)
 }
 
 // reread reads the item again, strongly consistent; nil when it is gone.
@@ -301,7 +300,7 @@ func (mg *migration[T]) reread(ctx context.Context, key map[string]types.Attribu
 	if err != nil {
 		return nil, opError(mg.op, err)
 	}
-	if err := mg.units.take(ctx, mg.consumed(out.ConsumedCapacity)); err != nil {
+	if err := mg.units.take(ctx, mg.consumed(false, out.ConsumedCapacity)); err != nil {
 		return nil, err
 	}
 	return out.Item, nil
@@ -355,7 +354,7 @@ func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeV
 			used = append(used, &out.ConsumedCapacity[i])
 		}
 	}
-	return outChanged, mg.units.take(ctx, mg.consumed(used...))
+	return outChanged, mg.units.take(ctx, mg.consumed(true, used...))
 }
 
 // moveFailure says what a failed move transaction (delete the old item,

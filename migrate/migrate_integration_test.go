@@ -91,7 +91,7 @@ func TestIntegrationEnsureTableAddsIndexAndBackfill(t *testing.T) {
 	assert.Equal(t, int64(n), rep.Scanned)
 	assert.Equal(t, int64(n), rep.Changed)
 	assert.Empty(t, rep.Failures)
-	assert.Positive(t, rep.ConsumedCapacity)
+	assert.Positive(t, rep.ConsumedCapacity.Total())
 	total := 0
 	for o := range 3 {
 		got := ownerDocs(t, ctx, db2, m2, fmt.Sprint("o", o))

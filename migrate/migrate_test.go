@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/capacity"
 	"github.com/singletable/singletable/internal/golden"
 	"github.com/singletable/singletable/internal/testmodel"
 	"github.com/singletable/singletable/migrate"
@@ -106,7 +107,8 @@ func TestMigrateRequests(t *testing.T) {
 		db := st.New(client, m.Table)
 		rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1", migrate.DryRun())
 		require.NoError(t, err)
-		assert.Equal(t, migrate.Report{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: 0.5, Position: rep.Position}, *rep)
+		assert.Equal(t, migrate.Report{Entity: "Doc", DryRun: true, Scanned: 2, Changed: 1, Skipped: 1, ConsumedCapacity: rep.ConsumedCapacity, Position: rep.Position}, *rep)
+		assert.Equal(t, capacity.Units{Read: 0.5}, rep.ConsumedCapacity.Units)
 		assert.Empty(t, calls(client, "PutItem"))
 	})
 
@@ -209,7 +211,8 @@ func TestMigrateRateLimits(t *testing.T) {
 		clock := &fakeTime{now: time.Unix(1e9, 0)}
 		rep, err := migrate.BackfillIndex(context.Background(), db, m.Docs, "GSI1", migrate.CapacityLimit(4), migrate.Timing(clock.Now, clock.Sleep))
 		require.NoError(t, err)
-		assert.Equal(t, 20.5, rep.ConsumedCapacity)
+		assert.Equal(t, 20.5, rep.ConsumedCapacity.Total())
+		assert.Equal(t, 20.0, rep.ConsumedCapacity.Write, "the puts' units are writes")
 		// 0.5 units of scan, then 10 writes of 2: each reservation waits
 		// for the units before it, 20.5 units at 4 a second less the last
 		// write's own 2 units' share.
