@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -28,8 +29,9 @@ import (
 // values, keys, items, ExclusiveStartKey, RequestItems ...) gets its values
 // overwritten, keys added and deleted, and is then cleared; every slice
 // element (TransactItems, Keys, write requests ...) is zeroed; so are the
-// lists, maps, sets and bytes inside attribute values. A Client may do all
-// of that: no later request may carry any of it. sent holds each request
+// lists, maps, sets and bytes inside attribute values, and their strings
+// and numbers are overwritten. A Client may do all of that: no later
+// request, and nothing the library keeps, may carry any of it. sent holds each request
 // as it was sent (golden.JSON), before the scribbling.
 type scribbler struct {
 	inner *singletabletest.Client
@@ -129,14 +131,18 @@ func scribbleValue(v reflect.Value) {
 		switch {
 		case v.IsNil():
 		case v.Type().Implements(reflect.TypeFor[types.AttributeValue]()):
-			// An attribute value's list, map, set or bytes; not its
-			// string, which is no more than a *string in a request.
+			// An attribute value's list, map, set or bytes, and its
+			// string or number itself: a member is a pointer, so a Client
+			// can overwrite what it holds.
 			if v.Kind() == reflect.Interface {
 				v = v.Elem()
 			}
 			if member := v.Elem(); member.Kind() == reflect.Struct {
-				if f := member.FieldByName("Value"); f.Kind() == reflect.Slice || f.Kind() == reflect.Map {
+				switch f := member.FieldByName("Value"); f.Kind() {
+				case reflect.Slice, reflect.Map:
 					scribbleValue(f)
+				case reflect.String:
+					f.SetString("987654321") // a number too, so N stays valid
 				}
 			}
 		default:
@@ -239,6 +245,10 @@ type scribbleCase struct {
 	golden []string
 	// model is the table model the case runs on: testmodel.Shop unless set.
 	model *st.Table
+	// err is the error the operation ends with (nil: none, or not found);
+	// requests, when set, how many requests it sends.
+	err      error
+	requests int
 }
 
 // item is what Put stores of v, for a mock to answer with.
@@ -286,6 +296,16 @@ func scribbleCases() []scribbleCase {
 		{name: "Update reading first", answer: updatedOrder,
 			run: func(ctx context.Context, db *st.DB) error {
 				_, err := testmodel.ShopOrders.Update(ctx, db, orderKey, st.Set("Status", "SHIPPED"))
+				return err
+			}},
+		{name: "Update reading first, its condition failing", answer: func(t *testing.T, mock *singletabletest.Client, plain *st.DB) {
+			updatedOrder(t, mock, plain)
+			mock.UpdateItemFunc = func(context.Context, *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+				return nil, &types.ConditionalCheckFailedException{Message: aws.String("The conditional request failed")}
+			}
+		}, err: st.ErrConditionFailed, requests: 3, // read, update, read again: the item did not change
+			run: func(ctx context.Context, db *st.DB) error {
+				_, err := testmodel.ShopOrders.Update(ctx, db, orderKey, st.Set("Status", "SHIPPED").If(st.Eq("Status", "CANCELLED")))
 				return err
 			}},
 		{name: "Update upsert", answer: func(t *testing.T, mock *singletabletest.Client, plain *st.DB) {
@@ -427,10 +447,16 @@ func TestClientMayModifyRequests(t *testing.T) {
 			for i := range runs {
 				s.reset()
 				err := c.run(t.Context(), db)
-				if err != nil && !errors.Is(err, st.ErrNotFound) {
+				switch {
+				case c.err != nil:
+					require.ErrorIs(t, err, c.err)
+				case err != nil && !errors.Is(err, st.ErrNotFound):
 					require.NoError(t, err)
 				}
 				runs[i] = s.requests()
+				if c.requests > 0 {
+					require.Len(t, runs[i], c.requests, "run %d", i)
+				}
 			}
 			require.NotEmpty(t, runs[0])
 			assert.Equal(t, withoutTokens(runs[0]), withoutTokens(runs[1]), "the second run sends what the first did")

@@ -21,6 +21,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	"github.com/singletable/singletable/internal/read"
 )
 
 // An update given Current takes the fields its index keys need from the
@@ -164,20 +165,23 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 		if err := m.decode(res.Item, r.value); err != nil {
 			return nil, err
 		}
+		// attrs go into the requests that follow, which a Client may
+		// modify down to the values; check is the library's own record of
+		// what was read, so it holds copies.
 		for _, a := range m.attrsOf(fields) {
 			if v, ok := res.Item[a]; ok {
-				r.attrs[a], r.check[a] = v, v
+				r.attrs[a], r.check[a] = v, read.CopyValue(v)
 			}
 		}
 		for _, f := range m.managed.unique {
 			if v, ok := res.Item[f.Attr]; ok && full {
-				r.check[f.Attr] = v
+				r.check[f.Attr] = read.CopyValue(v)
 			}
 		}
 		if exp := m.managed.expires; exp != nil && full {
 			// The guards carry the expiry read (guardExpiry).
 			if v, ok := res.Item[exp.Attr]; ok {
-				r.attrs[exp.Attr], r.check[exp.Attr] = v, v
+				r.attrs[exp.Attr], r.check[exp.Attr] = v, read.CopyValue(v)
 			}
 		}
 	}
