@@ -274,12 +274,16 @@ func (md *model) docDiagram(b *strings.Builder) {
 	pk, sk := md.keyAttrs("")
 	for _, e := range md.m.Entities {
 		fmt.Fprintf(b, "    %s {\n", mermaidName(e.Name))
-		fmt.Fprintf(b, "        string %s PK %s\n", mermaidName(pk.name), mermaidText(e.PK))
+		fmt.Fprintf(b, "        string %s PK %s\n", mermaidName(pk.name), mermaidText(renamed(pk.name)+e.PK))
 		if sk.name != "" {
-			fmt.Fprintf(b, "        string %s %s\n", mermaidName(sk.name), mermaidText("SK "+e.SK))
+			fmt.Fprintf(b, "        string %s %s\n", mermaidName(sk.name), mermaidText(renamed(sk.name)+"SK "+e.SK))
 		}
 		for _, f := range e.Fields {
-			fmt.Fprintf(b, "        %s %s\n", f.Type, mermaidName(f.Attr))
+			fmt.Fprintf(b, "        %s %s", f.Type, mermaidName(f.Attr))
+			if r := renamed(f.Attr); r != "" {
+				fmt.Fprintf(b, " %s", mermaidText(strings.TrimSuffix(r, ": ")))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("    }\n")
 	}
@@ -301,9 +305,28 @@ func (md *model) docDiagram(b *strings.Builder) {
 // quote: it becomes a single one.
 func mermaidText(s string) string { return `"` + strings.ReplaceAll(s, `"`, "'") + `"` }
 
-// mermaidName is an identifier Mermaid's erDiagram accepts.
+// mermaidName is a name as Mermaid's erDiagram accepts it (a letter or
+// '_', then letters, digits, '_' and '-'): the name itself when it is one;
+// else its other characters made '_' and a short hash of the name
+// appended, so that two names never become one (the diagram writes the
+// name itself in the attribute's comment: see renamed).
 func mermaidName(s string) string {
-	return label(s)
+	if mermaidIdent(s) {
+		return s
+	}
+	return unique([]string{s}, ident, ident(s))[s]
+}
+
+func mermaidIdent(s string) bool {
+	return ident(s) == s
+}
+
+// renamed is "name: " where mermaidName changes the name, else "".
+func renamed(s string) string {
+	if mermaidIdent(s) {
+		return ""
+	}
+	return s + ": "
 }
 
 func docLint(b *strings.Builder, issues []st.LintIssue) {
