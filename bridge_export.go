@@ -44,6 +44,11 @@ func (t *Table) exportModel() *bridge.ExportModel {
 			continue
 		}
 		r.Operation, r.KeyCondition, r.SkipsExpired = d.operation(), d.describeKeys(), d.expires()
+		if r.SkipsExpired && t.schema.TTLAttr != "" {
+			// The check a Query makes with no options (expiryFor's, for
+			// entities that expire): does the index carry the TTL attribute?
+			r.ExpiryRefused = d.checkExpiry("", &settings{}, expiryCheck{attr: t.schema.TTLAttr}) != nil
+		}
 		if d.index != nil {
 			r.Index = d.index.Name()
 		}

@@ -190,7 +190,11 @@ func (md *model) docPatterns(b *strings.Builder) {
 		if r.FanOut != "" {
 			req += ", " + r.FanOut
 		}
-		if r.SkipsExpired {
+		switch {
+		case r.ExpiryRefused:
+			// What Query does: it refuses the read unless told how.
+			req += " only with FetchFull() (whole items read, expired ones left out) or IncludeExpired(): the index does not project " + code(md.t.TTLAttribute())
+		case r.SkipsExpired:
 			req += ", expired items left out"
 		}
 		if r.Err != "" {
@@ -340,13 +344,39 @@ func docLint(b *strings.Builder, issues []st.LintIssue) {
 	}
 }
 
-// cell escapes text for a Markdown table cell.
-func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// cell escapes text for a Markdown table cell: a line break is <br>,
+// and the characters Markdown would read as table syntax, code, an HTML
+// tag or an escape are escaped.
+func cell(s string) string {
+	return cellText.Replace(s)
+}
 
-// code writes text as inline code in a table cell.
+var cellText = strings.NewReplacer(`\`, `\\`, "`", "\\`", "|", `\|`, "<", "&lt;", "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
+
+// code writes text as inline code in a table cell: a newline shows as \n
+// (a table row is one line), and the fence is a run of backticks longer
+// than any in the text, with a space inside it where the text starts or
+// ends with a backtick (CommonMark's code spans).
 func code(s string) string {
 	if s == "" {
 		return ""
 	}
-	return "`" + cell(s) + "`"
+	s = codeText.Replace(s)
+	longest, run := 0, 0
+	for _, c := range []byte(s) {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "") {
+		s = " " + s + " " // the renderer strips one space each side
+	}
+	return fence + s + fence
 }
+
+var codeText = strings.NewReplacer("|", `\|`, "\r", `\r`, "\n", `\n`)

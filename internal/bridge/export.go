@@ -69,7 +69,11 @@ type ExportRead struct {
 	Descending   bool
 	FanOut       string // "fan-out over 8 shards"; "" for one partition
 	SkipsExpired bool
-	Err          string // why the declaration failed; "" when it did not
+	// ExpiryRefused: the read as declared is refused (the core's
+	// checkExpiry): its index does not project the TTL attribute of
+	// entities that expire; FetchFull() or IncludeExpired() lets it run.
+	ExpiryRefused bool
+	Err           string // why the declaration failed; "" when it did not
 }
 
 // Export describes table (a *singletable.Table); set by the root package.
