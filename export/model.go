@@ -18,7 +18,9 @@ import (
 // settings of the infrastructure exports, sample items, relations. The
 // zero Options export the model as it is, under its own table name.
 type Options struct {
-	// TableName is the physical table name; "" for the model's.
+	// TableName is the physical table name; "" for the model's. It must be
+	// a DynamoDB table name (3 to 255 characters of a-z, A-Z, 0-9, '_', '-'
+	// and '.').
 	TableName string
 	// PointInTimeRecovery and DeletionProtection enable the table's
 	// continuous backups and its protection from deletion.
@@ -31,7 +33,9 @@ type Options struct {
 	// the region it is deployed in (CloudFormation's AWS::Region,
 	// Terraform's provider region). A global table's stream carries new
 	// and old images: the model must declare
-	// WithStream(StreamNewAndOldImages).
+	// WithStream(StreamNewAndOldImages). A provisioned table (WithProvisioned)
+	// also needs AutoScaling: a global table's provisioned capacity is auto
+	// scaled in every replica.
 	Replicas []string
 	// Samples are the sample items: values (or pointers to values) of the
 	// entities' Go types, or Sample values naming the entity where several
@@ -48,7 +52,7 @@ type AutoScaling struct {
 	MinWrite, MaxWrite int64
 	// TargetUtilization is the percentage of consumed to provisioned
 	// capacity to keep: 20 to 90 (Application Auto Scaling's range for
-	// DynamoDB).
+	// DynamoDB); NaN and infinities are refused.
 	TargetUtilization float64
 }
 
