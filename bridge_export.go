@@ -66,7 +66,7 @@ func exportEntity(m *entityModel) bridge.ExportEntity {
 		e.SK = m.SK.Raw
 	}
 	for _, ei := range m.Indexes {
-		k := bridge.ExportIndexKey{Index: ei.Index.Name, PK: ei.PK.Raw, PKFrom: sourceName(ei.PKFrom), When: slices.Clone(ei.WhenFields)}
+		k := bridge.ExportIndexKey{Index: ei.Index.Name, PK: ei.PK.Raw, PKFrom: sourceName(ei.PKFrom), When: slices.Clone(ei.WhenFields), WhenText: ei.WhenText}
 		if ei.SK != nil {
 			k.SK, k.SKFrom = ei.SK.Raw, sourceName(ei.SKFrom)
 		}

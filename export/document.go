@@ -81,7 +81,10 @@ func (md *model) docEntities(b *strings.Builder) {
 			if isk.name != "" && k.SK != "" {
 				fmt.Fprintf(b, ", %s = %s%s", isk.name, code(k.SK), from(k.SKFrom))
 			}
-			if len(k.When) > 0 {
+			switch {
+			case k.WhenText != "":
+				fmt.Fprintf(b, "; only when %s", code(k.WhenText))
+			case len(k.When) > 0:
 				fmt.Fprintf(b, "; only when its condition on %s holds", strings.Join(k.When, ", "))
 			}
 			if len(k.Sparse) > 0 {

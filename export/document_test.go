@@ -1,7 +1,9 @@
 package export_test
 
 import (
+	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +137,66 @@ func TestDocumentSampleCellsEscaped(t *testing.T) {
 	for _, want := range []string{"`x\\ny`", "text=a<br>b\\|c", "`` `tick` ``", "tick=a\\`\\`b &lt;i>"} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("no %s in\n%s", want, doc)
+		}
+	}
+}
+
+type ticket struct {
+	ID     string `dynamodbav:"id"`
+	Status string `dynamodbav:"status"`
+	Agent  string `dynamodbav:"agent,omitempty"`
+}
+
+func ticketModel() *st.Table {
+	tbl := st.MustTable("Tickets", st.WithGSI("GSI1"), st.WithGSI("GSI2"))
+	e := st.MustDefine[ticket](tbl, "Ticket", st.Key("T#{ID}", "T"),
+		st.Index("GSI1", "STATUS#{Status}", "{ID}").When(st.Eq("Status", "OPEN")),
+		st.Index("GSI2", "AGENT#{Agent}", "{ID}"))
+	e.Pattern("Open").On("GSI1").Partition("STATUS#{Status}").Must()
+	e.Pattern("ByAgent").On("GSI2").Partition("AGENT#{Agent}").Must()
+	return tbl
+}
+
+// TestDocumentWhenCondition: the document writes an index's When
+// condition itself, not only the fields it reads.
+func TestDocumentWhenCondition(t *testing.T) {
+	doc, err := export.Document(ticketModel(), export.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "; only when `Status = \"OPEN\"`"; !strings.Contains(string(doc), want) {
+		t.Errorf("no %s in\n%s", want, doc)
+	}
+}
+
+// TestWorkbenchFacetsHoldWhatTheIndexHolds: a pattern's facet on a sparse
+// index has the samples the index holds: not those its When condition or
+// an empty key field leaves out.
+func TestWorkbenchFacetsHoldWhatTheIndexHolds(t *testing.T) {
+	samples := []any{ticket{ID: "1", Status: "OPEN", Agent: "ann"}, ticket{ID: "2", Status: "CLOSED"}}
+	b, err := export.Workbench(ticketModel(), export.Options{Samples: samples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wb struct {
+		DataModel []struct {
+			TableFacets []struct {
+				FacetName string
+				TableData []map[string]map[string]string
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &wb); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"Open": {"1"}, "ByAgent": {"1"}, "Ticket": {"1", "2"}}
+	for _, f := range wb.DataModel[0].TableFacets {
+		var ids []string
+		for _, it := range f.TableData {
+			ids = append(ids, it["id"]["S"])
+		}
+		if !slices.Equal(ids, want[f.FacetName]) {
+			t.Errorf("facet %s holds items %v, want %v", f.FacetName, ids, want[f.FacetName])
 		}
 	}
 }

@@ -43,10 +43,12 @@ type ExportIndexKey struct {
 	// PKFrom and SKFrom say where a key attribute's value comes from:
 	// "" (written from the template), "table key" or "field".
 	PKFrom, SKFrom string
-	// When names the fields of its When condition; Sparse the fields whose
-	// absent value leaves the item out of the index (When's excepted).
-	When   []string
-	Sparse []string
+	// When names the fields of its When condition, WhenText is the
+	// condition itself (Status = "OPEN"); Sparse the fields whose absent
+	// value leaves the item out of the index (When's excepted).
+	When     []string
+	WhenText string
+	Sparse   []string
 }
 
 // ExportField is one stored field of an entity.
