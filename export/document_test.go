@@ -200,3 +200,42 @@ func TestWorkbenchFacetsHoldWhatTheIndexHolds(t *testing.T) {
 		}
 	}
 }
+
+type oddAttrs struct {
+	ID string `dynamodbav:"id"`
+	A  string `dynamodbav:"a:b"`
+	B  string `dynamodbav:"a;b"`
+	C  string `dynamodbav:"1e3"`
+}
+
+// TestDiagramNamesFaithful: attribute names Mermaid would not accept are
+// written as identifiers that stay distinct, with the name itself in the
+// attribute's comment.
+func TestDiagramNamesFaithful(t *testing.T) {
+	tbl := st.MustTable("OddAttrs")
+	st.MustDefine[oddAttrs](tbl, "Odd", st.Key("O#{ID}", "O"))
+	doc, err := export.Document(tbl, export.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+	line := regexp.MustCompile(`(?m)^        S (\S+) "([^"]*)"$`)
+	seen := map[string]string{}
+	for _, m := range line.FindAllStringSubmatch(string(doc), -1) {
+		if !valid.MatchString(m[1]) {
+			t.Errorf("attribute %q is no Mermaid name", m[1])
+		}
+		if other, ok := seen[m[1]]; ok {
+			t.Errorf("%q and %q are both written %q", other, m[2], m[1])
+		}
+		seen[m[1]] = m[2]
+	}
+	var originals []string
+	for _, o := range seen {
+		originals = append(originals, o)
+	}
+	slices.Sort(originals)
+	if want := []string{"1e3", "a:b", "a;b"}; !slices.Equal(originals, want) {
+		t.Errorf("comments %v, want the names %v\n%s", originals, want, doc)
+	}
+}
