@@ -44,6 +44,11 @@ func (t *Table) exportModel() *bridge.ExportModel {
 			continue
 		}
 		r.Operation, r.KeyCondition, r.SkipsExpired = d.operation(), d.describeKeys(), d.expires()
+		if r.SkipsExpired && t.schema.TTLAttr != "" {
+			// The check a Query makes with no options (expiryFor's, for
+			// entities that expire): does the index carry the TTL attribute?
+			r.ExpiryRefused = d.checkExpiry("", &settings{}, expiryCheck{attr: t.schema.TTLAttr}) != nil
+		}
 		if d.index != nil {
 			r.Index = d.index.Name()
 		}
@@ -61,7 +66,7 @@ func exportEntity(m *entityModel) bridge.ExportEntity {
 		e.SK = m.SK.Raw
 	}
 	for _, ei := range m.Indexes {
-		k := bridge.ExportIndexKey{Index: ei.Index.Name, PK: ei.PK.Raw, PKFrom: sourceName(ei.PKFrom), When: slices.Clone(ei.WhenFields)}
+		k := bridge.ExportIndexKey{Index: ei.Index.Name, PK: ei.PK.Raw, PKFrom: sourceName(ei.PKFrom), When: slices.Clone(ei.WhenFields), WhenText: ei.WhenText}
 		if ei.SK != nil {
 			k.SK, k.SKFrom = ei.SK.Raw, sourceName(ei.SKFrom)
 		}

@@ -179,6 +179,13 @@ func (c *call) parseFlags(want int) error {
 	return nil
 }
 
+// given reports whether the flag was set on the command line.
+func (c *call) given(name string) bool {
+	set := false
+	c.flags.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // output defines -o.
 func (c *call) output() {
 	c.out = c.flags.String("o", "", "write to this file instead of standard output")
@@ -292,8 +299,12 @@ func runExport(c *call) error {
 	if err := c.parseFlags(1); err != nil {
 		return err
 	}
+	what := c.args[0]
+	if c.given("format") && what != "cloudformation" {
+		return usagef("-format is cloudformation's (json or yaml); export %s has one format", what)
+	}
 	var render func(*st.Table, export.Options) ([]byte, error)
-	switch what := c.args[0]; {
+	switch {
 	case what == "cloudformation" && *format == "json":
 		render = export.CloudFormationJSON
 	case what == "cloudformation" && *format == "yaml":

@@ -87,7 +87,7 @@ func TestEverySubcommand(t *testing.T) {
 		{[]string{"backfill", "Order", "GSI1", "-dry-run"}, cli.ExitOK, "scanned 3, would change 3"},
 		{[]string{"backfill", "Order", "GSI1"}, cli.ExitOK, "scanned 3, changed 3"},
 		{[]string{"backfill", "Order", "GSI1"}, cli.ExitOK, "changed 0, skipped 3"},
-		{[]string{"backfill", "Order", "NoSuchIndex"}, cli.ExitError, "NoSuchIndex"},
+		{[]string{"backfill", "Order", "NoSuchIndex"}, cli.ExitUsage, "NoSuchIndex"}, // found before connecting
 		{[]string{"migrate", "upper-status"}, cli.ExitOK, "changed 3"},
 	}
 	for _, s := range steps {

@@ -168,3 +168,54 @@ func TestConnectionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageErrorsBeforeConnecting: wrong flags and arguments of the
+// subcommands that reach DynamoDB are exit 2, found before connecting
+// (the Client is never asked for); so is -format on an export that has one
+// format.
+func TestUsageErrorsBeforeConnecting(t *testing.T) {
+	s := testmodel.NewSeed()
+	connects := 0
+	cfg := cli.Config{
+		Table: s.Table,
+		Client: func(context.Context) (cli.Client, error) {
+			connects++
+			return nil, errors.New("no network in unit tests")
+		},
+		Migrations: []cli.Migration{cli.Migrate("noop", s.Users, func(context.Context, *testmodel.User) error { return nil })},
+		Backfills:  []cli.Backfill{cli.Backfills(s.Orders)},
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "terraform", "-format", "yaml"}, "-format"},
+		{[]string{"export", "workbench", "-format", "json"}, "-format"},
+		{[]string{"backfill", "Order", "NoIndex"}, "index NoIndex is not declared"},
+		{[]string{"backfill", "Order", "GSI2"}, "writes no key of its own into index GSI2"},
+		{[]string{"migrate", "noop", "-segments", "-3"}, "-segments -3"},
+		{[]string{"migrate", "noop", "-segments", "0"}, "-segments 0"},
+		{[]string{"backfill", "Order", "GSI1", "-segments", "0"}, "-segments 0"},
+		{[]string{"migrate", "noop", "-rate", "-1"}, "-rate -1"},
+		{[]string{"migrate", "noop", "-rate", "NaN"}, "-rate NaN"},
+		{[]string{"migrate", "noop", "-rate", "+Inf"}, "-rate +Inf"},
+		{[]string{"diff", "-table", ""}, `-table ""`},
+		{[]string{"diff", "-table", "a b"}, `-table "a b"`},
+		{[]string{"ensure-table", "-table", "ab"}, `-table "ab"`},
+		{[]string{"migrate", "noop", "-table", "a/b"}, `-table "a/b"`},
+	}
+	for _, c := range cases {
+		connects = 0
+		code, out, errs := run(t, cfg, c.args...)
+		if code != cli.ExitUsage || !strings.Contains(errs, c.want) || out != "" || connects != 0 {
+			t.Errorf("%q: exit %d, %d connection(s), stdout %q, stderr %q; want exit 2 saying %q", c.args, code, connects, out, errs, c.want)
+		}
+	}
+	// The right arguments get as far as connecting.
+	for _, args := range [][]string{{"migrate", "noop", "-segments", "2", "-rate", "5"}, {"backfill", "Order", "GSI1"}, {"diff", "-table", "prod.orders-1"}} {
+		connects = 0
+		if code, _, errs := run(t, cfg, args...); code != cli.ExitError || connects != 1 {
+			t.Errorf("%q: exit %d, %d connection(s), stderr %q; want exit 3 after connecting", args, code, connects, errs)
+		}
+	}
+}

@@ -36,6 +36,11 @@
 // The ones that reach DynamoDB take -table NAME (the physical table name)
 // and connect with Config.Client, by default the AWS SDK's default
 // configuration (environment, shared files, AWS_ENDPOINT_URL_DYNAMODB).
+// migrate and backfill take -dry-run, -segments N (at least 1; left out,
+// migrate's default), -rate N (items per second; 0 is no limit) and
+// -checkpoint FILE. Wrong arguments (a table name DynamoDB refuses, an
+// index the entity writes no key into, -format on an export other than
+// cloudformation) are found before connecting: exit 2, nothing sent.
 //
 // Exit codes fit CI: 0 success, 1 a check failed (lint findings at or above
 // the chosen severity, differences from the live table or a table

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/export"
+	"github.com/singletable/singletable/internal/bridge"
 	"github.com/singletable/singletable/migrate"
 )
 
@@ -38,13 +40,19 @@ func Migrate[T any](name string, e *st.Entity[T], transform func(ctx context.Con
 // make it with Backfills.
 type Backfill struct {
 	entity string
+	check  func(index string) error
 	run    func(ctx context.Context, db *st.DB, index string, opts ...migrate.Option) (*migrate.Report, error)
 }
 
 // Backfills lets backfill write the keys of any of entity e's indexes
 // (migrate.BackfillIndex).
 func Backfills[T any](e *st.Entity[T]) Backfill {
-	return Backfill{entity: e.Name(), run: func(ctx context.Context, db *st.DB, index string, opts ...migrate.Option) (*migrate.Report, error) {
+	check := func(index string) error {
+		// migrate.BackfillIndex's own check of the index, made before
+		// connecting.
+		return bridge.Backfills(e.Name()+".BackfillIndex", e, index)
+	}
+	return Backfill{entity: e.Name(), check: check, run: func(ctx context.Context, db *st.DB, index string, opts ...migrate.Option) (*migrate.Report, error) {
 		return migrate.BackfillIndex(ctx, db, e, index, opts...)
 	}}
 }
@@ -60,6 +68,10 @@ func (c *call) tableFlag() *string {
 
 // db connects to DynamoDB and binds the model to table name.
 func (c *call) db(name string) (*st.DB, Client, error) {
+	if _, err := st.NewTable(name); err != nil {
+		// The core's rule for table names: nothing is sent for a wrong one.
+		return nil, nil, usagef("-table %q: a table name is 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", name)
+	}
 	connect := c.cfg.Client
 	if connect == nil {
 		connect = defaultClient
@@ -139,18 +151,25 @@ func runDiff(c *call) error {
 	return &failed{fmt.Sprintf("table %s differs from the model in %d way(s)", *name, len(diffs))}
 }
 
-// migrateFlags defines the flags of migrate and backfill.
-func (c *call) migrateFlags() func() []migrate.Option {
+// migrateFlags defines the flags of migrate and backfill; the function
+// it returns checks them (a usage error) and makes the options.
+func (c *call) migrateFlags() func() ([]migrate.Option, error) {
 	dry := c.flags.Bool("dry-run", false, "report what would change; write nothing")
-	segments := c.flags.Int("segments", 0, "parallel scan segments (default: the migrate package's)")
+	segments := c.flags.Int("segments", 0, "parallel scan segments, at least 1 (default: the migrate package's)")
 	rate := c.flags.Float64("rate", 0, "at most this many items written per second (0: no limit)")
 	checkpoint := c.flags.String("checkpoint", "", "save the position to this file, and resume from it")
-	return func() []migrate.Option {
+	return func() ([]migrate.Option, error) {
+		if c.given("segments") && *segments < 1 {
+			return nil, usagef("-segments %d: at least 1 (leave it out for the default)", *segments)
+		}
+		if r := *rate; r != 0 && !(r > 0 && r <= math.MaxFloat64) {
+			return nil, usagef("-rate %v: a positive, finite number of items per second, or 0 for no limit", r)
+		}
 		var opts []migrate.Option
 		if *dry {
 			opts = append(opts, migrate.DryRun())
 		}
-		if *segments != 0 {
+		if c.given("segments") {
 			opts = append(opts, migrate.Segments(*segments))
 		}
 		if *rate != 0 {
@@ -159,7 +178,7 @@ func (c *call) migrateFlags() func() []migrate.Option {
 		if *checkpoint != "" {
 			opts = append(opts, migrate.SaveCheckpoints(migrate.FileCheckpoint(*checkpoint), 5*time.Second))
 		}
-		return opts
+		return opts, nil
 	}
 }
 
@@ -180,7 +199,10 @@ func runMigrate(c *call) error {
 	if m == nil {
 		return usagef("no migration %q; registered: %s", c.args[0], orNone(names))
 	}
-	mo := opts()
+	mo, err := opts()
+	if err != nil {
+		return err
+	}
 	db, _, err := c.db(*name)
 	if err != nil {
 		return err
@@ -206,7 +228,13 @@ func runBackfill(c *call) error {
 	if b == nil {
 		return usagef("no backfill of entity %q; registered: %s", c.args[0], orNone(names))
 	}
-	mo := opts()
+	if err := b.check(c.args[1]); err != nil {
+		return usagef("%v", err)
+	}
+	mo, err := opts()
+	if err != nil {
+		return err
+	}
 	db, _, err := c.db(*name)
 	if err != nil {
 		return err

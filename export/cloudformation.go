@@ -52,7 +52,7 @@ func CloudFormationYAML(t *st.Table, o Options) ([]byte, error) {
 }
 
 func (md *model) cloudFormation() obj {
-	id := label(md.t.Name()) + "Table"
+	id := md.cfnTableID() + "Table"
 	resources := obj{}
 	outputs := obj{{"TableName", obj{{"Value", obj{{"Ref", id}}}}}}
 	if len(md.o.Replicas) > 0 {
@@ -65,7 +65,7 @@ func (md *model) cloudFormation() obj {
 			outputs = outputs.set("StreamArn", obj{{"Value", obj{{"Fn::GetAtt", []any{id, "StreamArn"}}}}})
 		}
 		if md.o.AutoScaling != nil {
-			for _, r := range md.cfnAutoScaling(id) {
+			for _, r := range md.cfnAutoScaling(id, md.cfnTableID()) {
 				resources = resources.set(r.k, r.v)
 			}
 		}
@@ -154,6 +154,7 @@ func anys(s []string) []any {
 // index's, read or write.
 type scaled struct {
 	index     string // "" for the table
+	label     string // "Table", or the index's name as the export's identifiers write it
 	write     bool
 	min, max  int64
 	target    float64
@@ -162,24 +163,30 @@ type scaled struct {
 }
 
 // scalings lists what auto scaling applies to: the table's read and write
-// capacity, then each index's.
-func (md *model) scalings() []scaled {
+// capacity, then each index's; ident makes an index's part of the
+// resources' names (unique: see unique), table the table's.
+func (md *model) scalings(ident func(string) string, table string) []scaled {
 	a := md.o.AutoScaling
+	var names []string
+	for _, g := range md.create.GlobalSecondaryIndexes {
+		names = append(names, aws.ToString(g.IndexName))
+	}
+	labels := unique(names, ident, table)
 	var out []scaled
-	add := func(index string) {
+	add := func(index, label string) {
 		kind := "table"
 		if index != "" {
 			kind = "index"
 		}
 		out = append(out,
-			scaled{index: index, min: a.MinRead, max: a.MaxRead, target: a.TargetUtilization,
+			scaled{index: index, label: label, min: a.MinRead, max: a.MaxRead, target: a.TargetUtilization,
 				dimension: "dynamodb:" + kind + ":ReadCapacityUnits", metric: "DynamoDBReadCapacityUtilization"},
-			scaled{index: index, write: true, min: a.MinWrite, max: a.MaxWrite, target: a.TargetUtilization,
+			scaled{index: index, label: label, write: true, min: a.MinWrite, max: a.MaxWrite, target: a.TargetUtilization,
 				dimension: "dynamodb:" + kind + ":WriteCapacityUnits", metric: "DynamoDBWriteCapacityUtilization"})
 	}
-	add("")
-	for _, g := range md.create.GlobalSecondaryIndexes {
-		add(aws.ToString(g.IndexName))
+	add("", table)
+	for _, n := range names {
+		add(n, labels[n])
 	}
 	return out
 }
@@ -187,9 +194,18 @@ func (md *model) scalings() []scaled {
 // name is the scaling's part of its resources' names: "TableRead",
 // "GSI1Write".
 func (s scaled) name() string {
-	n := "Table"
-	if s.index != "" {
-		n = label(s.index)
+	if s.write {
+		return s.label + "Write"
+	}
+	return s.label + "Read"
+}
+
+// policy is the scaling's part of its policy's name (a physical name, not
+// an identifier): "TableRead", or the index's own name and "Write".
+func (s scaled) policy() string {
+	n := s.index
+	if n == "" {
+		n = "Table"
 	}
 	if s.write {
 		return n + "Write"
@@ -197,14 +213,24 @@ func (s scaled) name() string {
 	return n + "Read"
 }
 
-func (md *model) cfnAutoScaling(table string) obj {
+// cfnTableID is the table's part of the template's logical IDs:
+// alphanumeric, starting with a letter.
+func (md *model) cfnTableID() string {
+	id := camel(md.t.Name(), false)
+	if id != "" && id[0] >= '0' && id[0] <= '9' {
+		id = "T" + id
+	}
+	return id
+}
+
+func (md *model) cfnAutoScaling(table, prefix string) obj {
 	var out obj
-	for _, s := range md.scalings() {
+	for _, s := range md.scalings(func(n string) string { return camel(n, true) }, "Table") {
 		parts := []any{"table", obj{{"Ref", table}}}
 		if s.index != "" {
 			parts = append(parts, "index", s.index)
 		}
-		target := label(md.t.Name()) + s.name() + "ScalableTarget"
+		target := prefix + s.name() + "ScalableTarget"
 		out = append(out, field{target, obj{
 			{"Type", "AWS::ApplicationAutoScaling::ScalableTarget"},
 			{"Properties", obj{
@@ -215,10 +241,10 @@ func (md *model) cfnAutoScaling(table string) obj {
 				{"ServiceNamespace", "dynamodb"},
 			}},
 		}})
-		out = append(out, field{label(md.t.Name()) + s.name() + "ScalingPolicy", obj{
+		out = append(out, field{prefix + s.name() + "ScalingPolicy", obj{
 			{"Type", "AWS::ApplicationAutoScaling::ScalingPolicy"},
 			{"Properties", obj{
-				{"PolicyName", md.name + "-" + s.name()},
+				{"PolicyName", md.name + "-" + s.policy()},
 				{"PolicyType", "TargetTrackingScaling"},
 				{"ScalingTargetId", obj{{"Ref", target}}},
 				{"TargetTrackingScalingPolicyConfiguration", obj{

@@ -81,7 +81,10 @@ func (md *model) docEntities(b *strings.Builder) {
 			if isk.name != "" && k.SK != "" {
 				fmt.Fprintf(b, ", %s = %s%s", isk.name, code(k.SK), from(k.SKFrom))
 			}
-			if len(k.When) > 0 {
+			switch {
+			case k.WhenText != "":
+				fmt.Fprintf(b, "; only when %s", code(k.WhenText))
+			case len(k.When) > 0:
 				fmt.Fprintf(b, "; only when its condition on %s holds", strings.Join(k.When, ", "))
 			}
 			if len(k.Sparse) > 0 {
@@ -190,7 +193,11 @@ func (md *model) docPatterns(b *strings.Builder) {
 		if r.FanOut != "" {
 			req += ", " + r.FanOut
 		}
-		if r.SkipsExpired {
+		switch {
+		case r.ExpiryRefused:
+			// What Query does: it refuses the read unless told how.
+			req += " only with FetchFull() (whole items read, expired ones left out) or IncludeExpired(): the index does not project " + code(md.t.TTLAttribute())
+		case r.SkipsExpired:
 			req += ", expired items left out"
 		}
 		if r.Err != "" {
@@ -274,12 +281,16 @@ func (md *model) docDiagram(b *strings.Builder) {
 	pk, sk := md.keyAttrs("")
 	for _, e := range md.m.Entities {
 		fmt.Fprintf(b, "    %s {\n", mermaidName(e.Name))
-		fmt.Fprintf(b, "        string %s PK %s\n", mermaidName(pk.name), mermaidText(e.PK))
+		fmt.Fprintf(b, "        string %s PK %s\n", mermaidName(pk.name), mermaidText(renamed(pk.name)+e.PK))
 		if sk.name != "" {
-			fmt.Fprintf(b, "        string %s %s\n", mermaidName(sk.name), mermaidText("SK "+e.SK))
+			fmt.Fprintf(b, "        string %s %s\n", mermaidName(sk.name), mermaidText(renamed(sk.name)+"SK "+e.SK))
 		}
 		for _, f := range e.Fields {
-			fmt.Fprintf(b, "        %s %s\n", f.Type, mermaidName(f.Attr))
+			fmt.Fprintf(b, "        %s %s", f.Type, mermaidName(f.Attr))
+			if r := renamed(f.Attr); r != "" {
+				fmt.Fprintf(b, " %s", mermaidText(strings.TrimSuffix(r, ": ")))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("    }\n")
 	}
@@ -301,9 +312,28 @@ func (md *model) docDiagram(b *strings.Builder) {
 // quote: it becomes a single one.
 func mermaidText(s string) string { return `"` + strings.ReplaceAll(s, `"`, "'") + `"` }
 
-// mermaidName is an identifier Mermaid's erDiagram accepts.
+// mermaidName is a name as Mermaid's erDiagram accepts it (a letter or
+// '_', then letters, digits, '_' and '-'): the name itself when it is one;
+// else its other characters made '_' and a short hash of the name
+// appended, so that two names never become one (the diagram writes the
+// name itself in the attribute's comment: see renamed).
 func mermaidName(s string) string {
-	return label(s)
+	if mermaidIdent(s) {
+		return s
+	}
+	return unique([]string{s}, ident, ident(s))[s]
+}
+
+func mermaidIdent(s string) bool {
+	return ident(s) == s
+}
+
+// renamed is "name: " where mermaidName changes the name, else "".
+func renamed(s string) string {
+	if mermaidIdent(s) {
+		return ""
+	}
+	return s + ": "
 }
 
 func docLint(b *strings.Builder, issues []st.LintIssue) {
@@ -317,13 +347,39 @@ func docLint(b *strings.Builder, issues []st.LintIssue) {
 	}
 }
 
-// cell escapes text for a Markdown table cell.
-func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// cell escapes text for a Markdown table cell: a line break is <br>,
+// and the characters Markdown would read as table syntax, code, an HTML
+// tag or an escape are escaped.
+func cell(s string) string {
+	return cellText.Replace(s)
+}
 
-// code writes text as inline code in a table cell.
+var cellText = strings.NewReplacer(`\`, `\\`, "`", "\\`", "|", `\|`, "<", "&lt;", "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
+
+// code writes text as inline code in a table cell: a newline shows as \n
+// (a table row is one line), and the fence is a run of backticks longer
+// than any in the text, with a space inside it where the text starts or
+// ends with a backtick (CommonMark's code spans).
 func code(s string) string {
 	if s == "" {
 		return ""
 	}
-	return "`" + cell(s) + "`"
+	s = codeText.Replace(s)
+	longest, run := 0, 0
+	for _, c := range []byte(s) {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "") {
+		s = " " + s + " " // the renderer strips one space each side
+	}
+	return fence + s + fence
 }
+
+var codeText = strings.NewReplacer("|", `\|`, "\r", `\r`, "\n", `\n`)

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -17,7 +18,9 @@ import (
 // settings of the infrastructure exports, sample items, relations. The
 // zero Options export the model as it is, under its own table name.
 type Options struct {
-	// TableName is the physical table name; "" for the model's.
+	// TableName is the physical table name; "" for the model's. It must be
+	// a DynamoDB table name (3 to 255 characters of a-z, A-Z, 0-9, '_', '-'
+	// and '.').
 	TableName string
 	// PointInTimeRecovery and DeletionProtection enable the table's
 	// continuous backups and its protection from deletion.
@@ -30,7 +33,9 @@ type Options struct {
 	// the region it is deployed in (CloudFormation's AWS::Region,
 	// Terraform's provider region). A global table's stream carries new
 	// and old images: the model must declare
-	// WithStream(StreamNewAndOldImages).
+	// WithStream(StreamNewAndOldImages). A provisioned table (WithProvisioned)
+	// also needs AutoScaling: a global table's provisioned capacity is auto
+	// scaled in every replica.
 	Replicas []string
 	// Samples are the sample items: values (or pointers to values) of the
 	// entities' Go types, or Sample values naming the entity where several
@@ -47,7 +52,7 @@ type AutoScaling struct {
 	MinWrite, MaxWrite int64
 	// TargetUtilization is the percentage of consumed to provisioned
 	// capacity to keep: 20 to 90 (Application Auto Scaling's range for
-	// DynamoDB).
+	// DynamoDB); NaN and infinities are refused.
 	TargetUtilization float64
 }
 
@@ -91,6 +96,9 @@ func load(op string, t *st.Table, o Options) (*model, error) {
 	name := o.TableName
 	if name == "" {
 		name = t.Name()
+	} else if _, err := st.NewTable(name); err != nil {
+		// The core's own rule for table names (NewTable), not a copy of it.
+		return fail("Options.TableName: %q is not a DynamoDB table name (3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.')", name)
 	}
 	create := t.CreateTableInput(name)
 	if a := o.AutoScaling; a != nil {
@@ -101,7 +109,7 @@ func load(op string, t *st.Table, o Options) (*model, error) {
 			return fail("Options.AutoScaling: MinRead and MinWrite must be at least 1, not %d and %d", a.MinRead, a.MinWrite)
 		case a.MaxRead < a.MinRead || a.MaxWrite < a.MinWrite:
 			return fail("Options.AutoScaling: MaxRead (%d) and MaxWrite (%d) must be at least MinRead (%d) and MinWrite (%d)", a.MaxRead, a.MaxWrite, a.MinRead, a.MinWrite)
-		case a.TargetUtilization < 20 || a.TargetUtilization > 90:
+		case !(a.TargetUtilization >= 20 && a.TargetUtilization <= 90): // NaN too
 			return fail("Options.AutoScaling.TargetUtilization: %v is outside 20 to 90 (percent)", a.TargetUtilization)
 		}
 	}
@@ -207,16 +215,68 @@ func (md *model) attrType(attr string) string {
 	return ""
 }
 
-// label is s made an identifier: letters and digits kept, the rest "_".
-func label(s string) string {
+// camel is s's runs of ASCII letters and digits, each run after the first
+// (and the first too, with upper) starting with a capital: "game-scores"
+// becomes "gameScores", "by-tag.v1" with upper "ByTagV1". CloudFormation's
+// logical IDs are alphanumeric.
+func camel(s string, upper bool) string {
+	var b strings.Builder
+	start := upper
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z' && start:
+			b.WriteByte(c - 'a' + 'A')
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			b.WriteByte(c)
+		default:
+			start = b.Len() > 0 || upper
+			continue
+		}
+		start = false
+	}
+	return b.String()
+}
+
+// tfName is s as a Terraform name, lower case: see ident.
+func tfName(s string) string { return ident(strings.ToLower(s)) }
+
+// ident is s as an identifier of letters, digits, '_' and '-', starting
+// with a letter or '_' (Terraform's names, Mermaid's): other characters
+// become '_'.
+func ident(s string) string {
 	b := []byte(s)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
 			b[i] = '_'
 		}
 	}
-	if len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' || b[0] == '-' {
 		return "_" + string(b)
 	}
 	return string(b)
+}
+
+// unique maps each of names to its identifier made by ident; where
+// different names make one identifier (or one of taken), each of them gets
+// a short hash of its own name appended, so that no resource is dropped
+// or merged and the result does not depend on the order of names.
+func unique(names []string, ident func(string) string, taken ...string) map[string]string {
+	count := map[string]int{}
+	for _, t := range taken {
+		count[t] = 2
+	}
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		count[ident(n)]++
+	}
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		id := ident(n)
+		if count[id] > 1 {
+			h := fnv.New32a()
+			h.Write([]byte(n))
+			id += fmt.Sprintf("%08x", h.Sum32())[:6]
+		}
+		out[n] = id
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package export_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestYAMLReadsAsJSON(t *testing.T) {
 // are quoted, and read back as the same strings.
 func TestYAMLQuotesAmbiguousStrings(t *testing.T) {
 	tbl := st.MustTable("yes", st.WithTypeAttribute("true"), st.WithGSI("0123", st.IndexKeys("null", "1e3")))
-	y, err := export.CloudFormationYAML(tbl, export.Options{TableName: "no"})
+	y, err := export.CloudFormationYAML(tbl, export.Options{TableName: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestYAMLQuotesAmbiguousStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	props := v["Resources"].(map[string]any)["yesTable"].(map[string]any)["Properties"].(map[string]any)
-	if props["TableName"] != "no" {
+	if props["TableName"] != "off" {
 		t.Errorf("TableName reads as %#v", props["TableName"])
 	}
 	g := props["GlobalSecondaryIndexes"].([]any)[0].(map[string]any)
@@ -96,6 +97,13 @@ func TestOptionsRefused(t *testing.T) {
 		{"sample of no entity", onDemand, export.Options{Samples: []any{42}}, "Options.Samples[0]"},
 		{"relation of no entity", onDemand, export.Options{Relations: []export.Relation{{Name: "R", From: "User", Edge: "Nope", To: "User"}}}, "Nope"},
 		{"relation incomplete", onDemand, export.Options{Relations: []export.Relation{{Name: "R"}}}, "Options.Relations[0]"},
+		{"autoscaling target NaN", provisioned, export.Options{AutoScaling: &export.AutoScaling{MinRead: 1, MaxRead: 2, MinWrite: 1, MaxWrite: 2, TargetUtilization: math.NaN()}}, "TargetUtilization"},
+		{"autoscaling target +Inf", provisioned, export.Options{AutoScaling: &export.AutoScaling{MinRead: 1, MaxRead: 2, MinWrite: 1, MaxWrite: 2, TargetUtilization: math.Inf(1)}}, "TargetUtilization"},
+		{"autoscaling target negative", provisioned, export.Options{AutoScaling: &export.AutoScaling{MinRead: 1, MaxRead: 2, MinWrite: 1, MaxWrite: 2, TargetUtilization: -50}}, "TargetUtilization"},
+		{"autoscaling negative capacity", provisioned, export.Options{AutoScaling: &export.AutoScaling{MinRead: -1, MaxRead: 2, MinWrite: 1, MaxWrite: 2, TargetUtilization: 50}}, "MinRead"},
+		{"table name with a space", onDemand, export.Options{TableName: "a b"}, "Options.TableName"},
+		{"table name too short", onDemand, export.Options{TableName: "ab"}, "Options.TableName"},
+		{"table name too long", onDemand, export.Options{TableName: strings.Repeat("x", 256)}, "Options.TableName"},
 		{"nil table", nil, export.Options{}, "table is nil"},
 	}
 	for _, c := range cases {

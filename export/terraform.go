@@ -41,7 +41,7 @@ func TerraformJSON(t *st.Table, o Options) ([]byte, error) {
 }
 
 func (md *model) terraform() obj {
-	id := strings.ToLower(label(md.t.Name()))
+	id := tfName(md.t.Name())
 	in := md.create
 	pk, sk := md.keyAttrs("")
 	r := obj{{"name", md.name}, {"billing_mode", string(in.BillingMode)}, {"hash_key", pk.name}}
@@ -107,8 +107,8 @@ func (md *model) terraform() obj {
 		r = r.set("lifecycle", obj{{"ignore_changes", []any{"read_capacity", "write_capacity"}}})
 		resources[0].v = obj{{id, r}}
 		var targets, policies obj
-		for _, s := range md.scalings() {
-			name := strings.ToLower(label(md.t.Name()) + "_" + s.name())
+		for _, s := range md.scalings(tfName, "table") {
+			name := id + "_" + strings.ToLower(s.name())
 			resource := "table/${aws_dynamodb_table." + id + ".name}"
 			if s.index != "" {
 				resource += "/index/" + s.index
@@ -119,7 +119,7 @@ func (md *model) terraform() obj {
 			}})
 			target := "aws_appautoscaling_target." + name
 			policies = append(policies, field{name, obj{
-				{"name", md.name + "-" + s.name()},
+				{"name", md.name + "-" + s.policy()},
 				{"policy_type", "TargetTrackingScaling"},
 				{"resource_id", "${" + target + ".resource_id}"},
 				{"scalable_dimension", "${" + target + ".scalable_dimension}"},

@@ -67,7 +67,11 @@ func (md *model) workbench() obj {
 	table = table.set("NonKeyAttributes", nonKey)
 
 	var facets []any
-	facet := func(name string, entities []string, pkAlias, skAlias string) {
+	// facet is a facet of entities read from index ("" for the table): its
+	// sample data are the samples the index holds (a sparse index leaves
+	// out the items without its keys).
+	facet := func(name, index string, entities []string, pkAlias, skAlias string) {
+		ipk, isk := md.keyAttrs(index)
 		alias := obj{{"PartitionKeyAlias", pkAlias}}
 		if sk.name != "" {
 			alias = alias.set("SortKeyAlias", skAlias)
@@ -90,7 +94,9 @@ func (md *model) workbench() obj {
 				}
 			}
 			for _, it := range md.items {
-				if it.Entity == name {
+				_, hasPK := it.Attrs[ipk.name]
+				_, hasSK := it.Attrs[isk.name]
+				if it.Entity == name && hasPK && (isk.name == "" || hasSK) {
 					data = append(data, dynamoJSON(it.Attrs))
 				}
 			}
@@ -106,10 +112,10 @@ func (md *model) workbench() obj {
 			continue
 		}
 		first := md.entity(r.Entities[0])
-		facet(r.Name, r.Entities, first.PK, first.SK)
+		facet(r.Name, r.Index, r.Entities, first.PK, first.SK)
 	}
 	for _, e := range md.m.Entities {
-		facet(e.Name, []string{e.Name}, e.PK, e.SK)
+		facet(e.Name, "", []string{e.Name}, e.PK, e.SK)
 	}
 	table = table.set("TableFacets", orEmpty(facets))
 

@@ -43,10 +43,12 @@ type ExportIndexKey struct {
 	// PKFrom and SKFrom say where a key attribute's value comes from:
 	// "" (written from the template), "table key" or "field".
 	PKFrom, SKFrom string
-	// When names the fields of its When condition; Sparse the fields whose
-	// absent value leaves the item out of the index (When's excepted).
-	When   []string
-	Sparse []string
+	// When names the fields of its When condition, WhenText is the
+	// condition itself (Status = "OPEN"); Sparse the fields whose absent
+	// value leaves the item out of the index (When's excepted).
+	When     []string
+	WhenText string
+	Sparse   []string
 }
 
 // ExportField is one stored field of an entity.
@@ -69,7 +71,11 @@ type ExportRead struct {
 	Descending   bool
 	FanOut       string // "fan-out over 8 shards"; "" for one partition
 	SkipsExpired bool
-	Err          string // why the declaration failed; "" when it did not
+	// ExpiryRefused: the read as declared is refused (the core's
+	// checkExpiry): its index does not project the TTL attribute of
+	// entities that expire; FetchFull() or IncludeExpired() lets it run.
+	ExpiryRefused bool
+	Err           string // why the declaration failed; "" when it did not
 }
 
 // Export describes table (a *singletable.Table); set by the root package.

@@ -175,3 +175,16 @@ func TestRenderJoinIsJoin(t *testing.T) {
 		assert.Equal(t, want, got)
 	}
 }
+
+// TestDescribe: a condition written for people, paths and values in place.
+func TestDescribe(t *testing.T) {
+	n := Join("AND")
+	n.Add(Compare("Status", "=", "OPEN"))
+	n.Add(Compare("Priority", ">", 2))
+	if got, want := Describe(n), `(Status = "OPEN") AND (Priority > 2)`; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+	if Describe(nil) != "" {
+		t.Error("Describe(nil) is not empty")
+	}
+}

@@ -221,6 +221,7 @@ func DeclaredIndexes(spec *Spec, e *Entity) *Error {
 			if ei.When, ei.WhenFields, werr = spec.CompileWhen(e, ik.When); werr != nil {
 				return e.Fail("", ik.PK, "index %s: %v", ix.Name, werr)
 			}
+			ei.WhenText = expr.Describe(ik.When)
 		}
 		if ei.When != nil && !ei.Writes() {
 			return e.Fail("", ik.PK, "index %s: When cannot apply, as the index writes no key of its own (its keys are attributes the item has anyway)", ix.Name)

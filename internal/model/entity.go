@@ -53,6 +53,8 @@ type EntityIndex struct {
 	When   func(reflect.Value) bool // nil: always; v is the struct value
 	// WhenFields are the top-level fields When reads.
 	WhenFields []string
+	// WhenText is the When condition written for people (expr.Describe).
+	WhenText string
 	// PKFrom and SKFrom say where each index key attribute's value comes
 	// from: written from the template (KeyOwn), or already in the item as
 	// the table's own key (KeyTable) or a field's attribute (KeyField).
