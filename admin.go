@@ -285,7 +285,7 @@ func (t *Table) schemaDifferences(d *types.TableDescription) []string {
 			}
 		}
 	}
-	return diffs
+	return append(diffs, t.lsiDifferences(d, want.LocalSecondaryIndexes)...)
 }
 
 // sortedSet is the distinct elements of s in order, for comparing attribute

@@ -66,8 +66,9 @@ func (c *Collection) Partition(template string) *Collection {
 	return c.with(func(d *readDecl) { d.partRaw = template })
 }
 
-// On makes the collection read the named global secondary index, into
-// which every member must write its keys (an overloaded index).
+// On makes the collection read the named secondary index (a GSI, or an
+// LSI: ConsistentRead applies there), into which every member must write
+// its keys (an overloaded index).
 func (c *Collection) On(index string) *Collection {
 	return c.with(func(d *readDecl) { d.indexName = index })
 }

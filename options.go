@@ -387,7 +387,8 @@ func (batchOpt) batchWriteOption()      {}
 // PartitionQueryOption).
 
 // ConsistentRead asks for a strongly consistent read (Get, BatchGet, and
-// queries on the base table; global secondary indexes cannot serve one).
+// queries on the base table or a local secondary index; global secondary
+// indexes cannot serve one).
 func ConsistentRead() interface {
 	GetOption
 	PatternGetOption

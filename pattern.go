@@ -109,7 +109,10 @@ type readDecl struct {
 	sortLit     string
 	sortCalls   int
 	descending  bool
-	nameErr     error
+	// scan marks a pattern that scans its index whole (ScanIndex,
+	// scan_index.go) instead of querying one partition.
+	scan    bool
+	nameErr error
 
 	// Resolved by resolve; err is set instead when the declaration is wrong.
 	err     error
@@ -167,7 +170,8 @@ func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	return &c
 }
 
-// On makes the pattern read the named global secondary index. Without On, a
+// On makes the pattern read the named secondary index, global (WithGSI)
+// or local (WithLSI: ConsistentRead applies there). Without On, a
 // pattern reads the table, or, if the partition template is not what the
 // entity writes into the table's partition key, the one index whose
 // partition key it is.
@@ -263,6 +267,9 @@ func (p *Pattern[T]) Operation() string { return p.d.operation() }
 func (p *Pattern[T]) KeyCondition() string { return p.d.describeKeys() }
 
 func (d *readDecl) operation() string {
+	if d.scan {
+		return "Scan"
+	}
 	if d.isGet() {
 		return "GetItem"
 	}
@@ -272,7 +279,7 @@ func (d *readDecl) operation() string {
 // isGet reports whether the read is a GetItem: a pattern on the table whose
 // sort key, if any, is given whole.
 func (d *readDecl) isGet() bool {
-	if d.err != nil || d.collection || d.entityQuery || d.index != nil || d.fan != nil {
+	if d.err != nil || d.collection || d.entityQuery || d.scan || d.index != nil || d.fan != nil {
 		return false
 	}
 	return d.table.schema.SK == "" || d.sort == sortEquals
@@ -329,7 +336,9 @@ func (d *readDecl) fullItems() bool {
 func (d *readDecl) resolve() {
 	d.err, d.index, d.members, d.labels, d.keys, d.fan, d.prefixBucket = nil, nil, nil, nil, nil, nil, nil
 	err := d.check()
-	if err == nil {
+	if err == nil && d.scan {
+		err = d.checkScanDecl()
+	} else if err == nil {
 		err = d.resolveFan()
 	}
 	if err != nil {
@@ -384,7 +393,7 @@ func (d *readDecl) check() error {
 	}
 	// Choose the index.
 	if d.indexName != "" {
-		ix, ok := t.GSI(d.indexName)
+		ix, ok := t.index(d.indexName)
 		if !ok {
 			return d.fail("index %s is not declared on table %s", d.indexName, t.schema.Name)
 		}
@@ -519,6 +528,9 @@ func (d *readDecl) checkSort() error {
 func (d *readDecl) describeKeys() string {
 	if d.err != nil || len(d.members) == 0 {
 		return ""
+	}
+	if d.scan {
+		return "none: every item of the index"
 	}
 	mem := d.members[0]
 	part := d.partRaw

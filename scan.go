@@ -173,6 +173,12 @@ type scanReq struct {
 
 // scanRequest resolves a scan of entity m (nil: the whole table).
 func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, error) {
+	return db.scanIndexRequest(op, m, nil, s)
+}
+
+// scanIndexRequest resolves a scan of entity m (nil: every entity) in
+// index d (a ScanIndex pattern; nil: the table).
+func (db *DB) scanIndexRequest(op string, m *entityModel, d *readDecl, s *settings) (*scanReq, error) {
 	fail := func(format string, args ...any) (*scanReq, error) {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -185,6 +191,9 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	r.Op, r.Total, r.Bind = op, 1, "scan *"
 	if m != nil {
 		r.Bind = "scan " + m.Name
+	}
+	if d != nil { // a position binds the index too
+		r.Bind += " on " + d.index.index.Name
 	}
 	if s.walk != nil {
 		r.w = *s.walk
@@ -217,8 +226,14 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	in.TableName = aws.String(db.name)
 	var b expr.Builder
 	var filter string
-	if m != nil {
+	if m != nil && (d == nil || d.projects(m.table.schema.TypeAttr)) {
 		filter = b.Name(m.table.schema.TypeAttr) + " = " + b.Value(expr.S(m.Name))
+	}
+	if d != nil {
+		in.IndexName = aws.String(d.index.index.Name)
+		if err := d.checkScan(op, s, r.expiry); err != nil {
+			return nil, err
+		}
 	}
 	if c := s.read.filter; !c.IsZero() {
 		// An entity's fields by their Go names; the whole table's by
