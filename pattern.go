@@ -500,8 +500,8 @@ func (d *readDecl) checkSort() error {
 		return d.fail("%s has no sort key, so %s does not apply", where, sortOpNames[d.sort])
 	}
 	if d.sort != sortBeginsWith {
-		if d.collection {
-			return d.fail("%s takes its bounds from one entity's fields: a collection takes SortBeginsWith only", sortOpNames[d.sort])
+		if d.collection && d.sort == sortEquals {
+			return d.fail("SortEquals reads one item: a collection reads a range (SortBeginsWith, SortPrefix, SortBetween, the sort comparisons)")
 		}
 		if d.sort != sortEquals && d.sort != sortPrefix {
 			return d.checkRangeOrder()

@@ -205,8 +205,17 @@ func (c skCond) render(b *expr.Builder, attr string) string {
 // 9, -1 after -5), or a time layout whose text is not in time order
 // ("02-01-2006", "Jan 2"). A field's own attribute (a number, not a
 // rendered key) sorts as a number.
+// A collection's bounds may come from any member: each is checked.
 func (d *readDecl) checkRangeOrder() error {
-	mem := d.members[0]
+	for _, mem := range d.members {
+		if err := d.checkRangeOrderOf(mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *readDecl) checkRangeOrderOf(mem *readMember) error {
 	if mem.sk == nil || (mem.ei != nil && mem.ei.SKFrom == model.KeyField) {
 		return nil
 	}
