@@ -57,6 +57,9 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 	}
 	prefix := func(v reflect.Value) (string, bool, error) {
 		p, complete, err := sk.RenderPrefix(v, through)
+		if d.collection { // a bound shared by every member's keys
+			p, complete, err = sk.RenderBound(v, through)
+		}
 		if err != nil {
 			// Declared here, not above: errors.As moves gap to the heap.
 			var gap *keys.GapError
