@@ -546,6 +546,13 @@ func (d *readDecl) describeKeys() string {
 	if mem.sk != nil {
 		tpl = mem.sk.Raw
 	}
+	lead := ""
+	if mem.sk != nil {
+		lead = leadingTemplate(mem.sk)
+	}
+	if d.collection { // the bounds come from any member's sort template
+		lead = "{bound}"
+	}
 	switch d.sort {
 	case sortDefault:
 		if d.collection {
@@ -558,14 +565,14 @@ func (d *readDecl) describeKeys() string {
 	case sortEquals:
 		return s + fmt.Sprintf(" AND %s = %s", sk, tpl)
 	case sortPrefix:
-		return s + fmt.Sprintf(" AND begins_with(%s, %s…)", sk, leadingTemplate(mem.sk))
+		return s + fmt.Sprintf(" AND begins_with(%s, %s…)", sk, lead)
 	case sortBeginsWith:
 		return s + fmt.Sprintf(" AND begins_with(%s, %q)", sk, d.sortLit)
 	case sortBetween:
-		return s + fmt.Sprintf(" AND %s BETWEEN %s… AND %s…", sk, leadingTemplate(mem.sk), leadingTemplate(mem.sk))
+		return s + fmt.Sprintf(" AND %s BETWEEN %s… AND %s…", sk, lead, lead)
 	}
 	op := map[sortOp]string{sortLT: "<", sortLE: "<=", sortGT: ">", sortGE: ">="}[d.sort]
-	return s + fmt.Sprintf(" AND %s %s %s…", sk, op, leadingTemplate(mem.sk))
+	return s + fmt.Sprintf(" AND %s %s %s…", sk, op, lead)
 }
 
 // leadingTemplate is the template text up to the end of its first
