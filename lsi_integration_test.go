@@ -169,3 +169,171 @@ func TestIntegrationEnsureTableRefusesMissingLSI(t *testing.T) {
 		assert.Empty(t, admin.changes)
 	}
 }
+
+// lsiLoad writes n orders of customer c (one in three flagged, one in two
+// open, on consecutive days from 2024-01-01) and a return on each of
+// the first days.
+func lsiLoad(t *testing.T, db *st.DB, m *lsiModel, c string, n int) []lsiOrder {
+	t.Helper()
+	var all []lsiOrder
+	var batch []st.BatchOp
+	for i := range n {
+		status := "CLOSED"
+		if i%2 == 0 {
+			status = "OPEN"
+		}
+		o := lsiOrder{CustomerID: c, ID: fmt.Sprintf("o%03d", i), Date: fmt.Sprintf("2024-01-%02d", i%28+1), Amount: i, Status: status, Flagged: i%3 == 0}
+		all = append(all, o)
+		batch = append(batch, st.BatchPut(m.Orders, o))
+	}
+	for d := 1; d <= 3; d++ {
+		batch = append(batch, st.BatchPut(m.Returns, lsiReturn{CustomerID: c, ID: "r1", Date: fmt.Sprintf("2024-01-%02d", d)}))
+	}
+	batch = append(batch, st.BatchPut(m.Customers, lsiCustomer{CustomerID: c, Name: c}))
+	require.NoError(t, db.BatchWrite(ctx, batch))
+	return all
+}
+
+// A segmented scan of a sparse index returns each of its items exactly
+// once, only those, and resumes after a break from its position, which
+// binds the index.
+func TestIntegrationIndexScanSegmentsResume(t *testing.T) {
+	m := newLSIModel(t)
+	db := singletabletest.LocalDB(t, m.Table)
+	var flagged []string
+	for _, c := range []string{"c1", "c2", "c3"} {
+		for _, o := range lsiLoad(t, db, m, c, 40) {
+			if o.Flagged {
+				flagged = append(flagged, o.CustomerID+"/"+o.ID)
+			}
+		}
+	}
+	rec, rdb := lsiRecording(db)
+
+	seen := map[string]int{}
+	for o, err := range m.FlaggedScan.Scan(ctx, rdb, st.Segments(3), st.PageSize(5)) {
+		require.NoError(t, err)
+		require.True(t, o.Flagged)
+		assert.NotZero(t, o.Date, "a whole item (ALL)")
+		seen[o.CustomerID+"/"+o.ID]++
+	}
+	assert.Len(t, seen, len(flagged))
+	for _, id := range flagged {
+		assert.Equal(t, 1, seen[id], id)
+	}
+	for _, call := range rec.Calls() {
+		require.Equal(t, "Scan", call.Op, "an index scan reads the index, nothing else")
+		assert.Equal(t, "Flagged", aws.ToString(call.Input.(*dynamodb.ScanInput).IndexName))
+	}
+
+	// Break half-way, one segment at a time, and resume from the position.
+	var yielded []string
+	var position string
+	covered := 0
+	opts := []st.ScanOption{st.Segments(3), st.ScanConcurrency(1), st.PageSize(4),
+		st.OnProgress(func(p st.ScanProgress) { position, covered = p.Position, len(yielded) })}
+	for o, err := range m.FlaggedScan.Scan(ctx, rdb, opts...) {
+		require.NoError(t, err)
+		yielded = append(yielded, o.CustomerID+"/"+o.ID)
+		if len(yielded) == len(flagged)/2 {
+			break
+		}
+	}
+	require.NotEmpty(t, position)
+	again := map[string]int{}
+	for _, id := range yielded[:covered] {
+		again[id]++
+	}
+	for o, err := range m.FlaggedScan.Scan(ctx, rdb, st.Segments(3), st.PageSize(4), st.ResumeScan(position)) {
+		require.NoError(t, err)
+		again[o.CustomerID+"/"+o.ID]++
+	}
+	assert.Len(t, again, len(flagged))
+	for id, c := range again {
+		assert.Equal(t, 1, c, id)
+	}
+	_, err := m.Orders.ScanInput(rdb, st.Segments(3), st.ResumeScan(position))
+	assert.ErrorIs(t, err, st.ErrInvalidCursor, "an index scan's position does not resume the table scan")
+	_, err = m.OpenScan.ScanInput(rdb, st.Segments(3), st.ResumeScan(position))
+	assert.ErrorIs(t, err, st.ErrInvalidCursor, "nor another index's")
+
+	// A keys-only LSI, scanned consistently with a filter on its keys'
+	// fields left out: the open orders, decoded from the keys.
+	n := 0
+	for o, err := range m.OpenScan.Scan(ctx, rdb, st.Segments(2), st.ConsistentRead()) {
+		require.NoError(t, err)
+		assert.NotEmpty(t, o.Date)
+		assert.Zero(t, o.Amount, "not projected")
+		n++
+	}
+	assert.Equal(t, 60, n, "20 open orders of each of 3 customers")
+}
+
+// Ranged collections at their bounds: each condition includes or excludes
+// the bound's own keys as stated, covers every member's items there, and
+// reads with one Query per page; a cursor resumes only the same bounds.
+func TestIntegrationRangedCollectionBounds(t *testing.T) {
+	m := newLSIModel(t)
+	db := singletabletest.LocalDB(t, m.Table)
+	lsiLoad(t, db, m, "c1", 10) // orders o000..o009 on 2024-01-01..10, returns on 01..03
+	lsiLoad(t, db, m, "c2", 3)
+	rec, rdb := lsiRecording(db)
+	values := st.Values{"CustomerID": "c1"}
+
+	names := func(items []any) []string {
+		var out []string
+		for _, v := range items {
+			switch v := v.(type) {
+			case lsiOrder:
+				out = append(out, v.Date[8:]+"/"+v.ID)
+			case lsiReturn:
+				out = append(out, v.Date[8:]+"/"+v.ID)
+			case lsiCustomer:
+				out = append(out, "profile")
+			}
+		}
+		return out
+	}
+	read := func(c *st.Collection, bound any) []string {
+		t.Helper()
+		var items []any
+		for v, err := range c.AllBound(ctx, rdb, values, bound) {
+			require.NoError(t, err)
+			items = append(items, v)
+		}
+		return names(items)
+	}
+	d3 := lsiOrder{Date: "2024-01-03"}
+	assert.Equal(t, []string{"03/o002", "03/r1", "04/o003", "05/o004", "06/o005", "07/o006", "08/o007", "09/o008", "10/o009", "profile"}, read(m.ActivityFrom, d3))
+	assert.Equal(t, []string{"04/o003", "05/o004", "06/o005", "07/o006", "08/o007", "09/o008", "10/o009", "profile"}, read(m.ActivityAfter, d3))
+	assert.Equal(t, []string{"01/o000", "01/r1", "02/o001", "02/r1"}, read(m.ActivityBefore, d3))
+	assert.Equal(t, []string{"01/o000", "01/r1", "02/o001", "02/r1", "03/o002", "03/r1"}, read(m.ActivityUntil, d3))
+	assert.Equal(t, []string{"03/o002", "03/r1"}, read(m.ActivityDay, d3))
+	assert.Equal(t, []string{"03/r1"}, read(m.ActivityDay, lsiReturn{Date: "2024-01-03", ID: "r1"}), "a whole key")
+
+	// Between, both bounds inclusive, paged: one Query per page.
+	rec.Reset()
+	var pages [][]string
+	cursor := ""
+	for {
+		res, err := m.ActivityRange.QueryBetween(ctx, rdb, values, lsiOrder{Date: "2024-01-02"}, lsiOrder{Date: "2024-01-05"}, st.Limit(2), st.After(cursor))
+		require.NoError(t, err)
+		pages = append(pages, names(res.Items))
+		if cursor = res.Cursor; cursor == "" {
+			break
+		}
+		// The cursor is bound to the bounds.
+		_, err = m.ActivityRange.QueryBetween(ctx, rdb, values, lsiOrder{Date: "2024-01-02"}, lsiOrder{Date: "2024-01-06"}, st.After(cursor))
+		require.ErrorIs(t, err, st.ErrInvalidCursor)
+		_, err = m.ActivityFrom.QueryBound(ctx, rdb, values, lsiOrder{Date: "2024-01-02"}, st.After(cursor))
+		require.ErrorIs(t, err, st.ErrInvalidCursor)
+	}
+	// The last page is empty: DynamoDB ends a full page with a key to go on from.
+	assert.Equal(t, [][]string{{"02/o001", "02/r1"}, {"03/o002", "03/r1"}, {"04/o003", "05/o004"}, nil}, pages)
+	require.Len(t, rec.Calls(), len(pages), "one Query per page, never the partition whole")
+	for _, call := range rec.Calls() {
+		in := call.Input.(*dynamodb.QueryInput)
+		assert.Contains(t, aws.ToString(in.KeyConditionExpression), "BETWEEN")
+		assert.Equal(t, int32(2), aws.ToInt32(in.Limit))
+	}
+}
