@@ -26,7 +26,8 @@ import (
 // placeholders given by the query's params, or fixed to literal text:
 // "STATUS#PENDING" for an entity writing "STATUS#{Status}"), and the sort
 // condition must fit the entity's sort template. Every pattern reads one
-// partition: no pattern ever needs a Scan.
+// partition, except one declared ScanIndex, which scans a (sparse) index
+// whole: no pattern ever scans the table.
 //
 //	var ListUserOrders = Orders.Pattern("ListUserOrders").
 //		Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()

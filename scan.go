@@ -17,8 +17,8 @@ import (
 
 // Scans
 //
-// Patterns never scan: a full-table read is its own, visibly named
-// operation. Entity.Scan reads every item of one entity (a Scan filtered on
+// Patterns never scan the table (a ScanIndex pattern scans an index:
+// scan_index.go): a full-table read is its own, visibly named operation. Entity.Scan reads every item of one entity (a Scan filtered on
 // the entity type: it still reads, and pays for, the whole table); DB.Scan
 // reads every item of the table, each decoded into its entity's Go type,
 // with the items of types the model does not register reported, never
