@@ -40,7 +40,7 @@ func TestLSIDeclaration(t *testing.T) {
 		opts []st.TableOption
 		want string
 	}{
-		"no table sort key":  {[]st.TableOption{st.WithKeys("PK", ""), st.WithLSI("LS1")}, "needs a table with a sort key"},
+		"no table sort key":   {[]st.TableOption{st.WithKeys("PK", ""), st.WithLSI("LS1")}, "needs a table with a sort key"},
 		"other partition key": {[]st.TableOption{st.WithLSI("LS1", st.IndexKeys("GPK", "LS1SK"))}, "its partition key is the table's (PK), not GPK"},
 		"table sort key":      {[]st.TableOption{st.WithLSI("LS1", st.IndexKeys("", "SK"))}, "is a key of the table"},
 		"throughput":          {[]st.TableOption{st.WithProvisioned(5, 5), st.WithLSI("LS1", st.IndexThroughput(1, 1))}, "IndexThroughput does not apply"},
