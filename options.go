@@ -132,7 +132,8 @@ type BatchWriteOption interface {
 	batchWriteOption()
 }
 
-// ScanOption tunes Entity.Scan, DB.Scan and their ScanInput dry runs.
+// ScanOption tunes Entity.Scan, DB.Scan, a ScanIndex pattern's Scan and
+// their ScanInput dry runs.
 // Segments, ScanConcurrency, PageSize, OnProgress, ResumeScan, Filter,
 // ConsistentRead and IncludeExpired satisfy it (see scan.go).
 type ScanOption interface {
