@@ -45,8 +45,11 @@ func (db *DB) CreateTable(ctx context.Context) error {
 // and checks an existing one. An existing table whose key schema or indexes
 // differ, or whose TTL is enabled on another attribute, is a
 // *SchemaMismatchError that says how; EnsureTable never changes an existing
-// table's schema, except to add the indexes it lacks when given
-// AddMissingIndexes. It is idempotent.
+// table's schema, except to add the global secondary indexes it lacks when
+// given AddMissingIndexes. A local secondary index (WithLSI) the table lacks
+// cannot be added (DynamoDB creates one only with its table): that is a
+// *SchemaMismatchError too, saying to create a new table and migrate. It is
+// idempotent.
 func (db *DB) EnsureTable(ctx context.Context, opts ...EnsureOption) error {
 	admin, err := db.adminClient("EnsureTable")
 	if err != nil {
@@ -285,7 +288,7 @@ func (t *Table) schemaDifferences(d *types.TableDescription) []string {
 			}
 		}
 	}
-	return diffs
+	return append(diffs, t.lsiDifferences(d, want.LocalSecondaryIndexes)...)
 }
 
 // sortedSet is the distinct elements of s in order, for comparing attribute

@@ -66,14 +66,16 @@ func (c *Collection) Partition(template string) *Collection {
 	return c.with(func(d *readDecl) { d.partRaw = template })
 }
 
-// On makes the collection read the named global secondary index, into
-// which every member must write its keys (an overloaded index).
+// On makes the collection read the named secondary index (a GSI, or an
+// LSI: ConsistentRead applies there), into which every member must write
+// its keys (an overloaded index).
 func (c *Collection) On(index string) *Collection {
 	return c.with(func(d *readDecl) { d.indexName = index })
 }
 
 // SortBeginsWith narrows the collection to the sort keys that begin with
-// the literal prefix; some member must write such keys.
+// the literal prefix; some member must write such keys. SortPrefix,
+// SortBetween and the sort comparisons take typed bounds instead.
 func (c *Collection) SortBeginsWith(prefix string) *Collection {
 	return c.with(func(d *readDecl) { d.sort, d.sortLit = sortBeginsWith, prefix; d.sortCalls++ })
 }
@@ -144,7 +146,9 @@ func (c *Collection) partitionKey(op string, values Values) (string, error) {
 	return mem.renderPartition(d.pkAttr(), v)
 }
 
-func (c *Collection) request(db *DB, values Values, opts []CollectionOption) (*readReq, error) {
+// request resolves a read of the collection; b holds the sort bounds of
+// a ranged collection (collection_range.go), nil for the others.
+func (c *Collection) request(db *DB, values Values, b *bounds, opts []CollectionOption) (*readReq, error) {
 	d := c.d
 	op := d.name
 	s, err := checkedSettings(d, op, opts)
@@ -158,16 +162,20 @@ func (c *Collection) request(db *DB, values Values, opts []CollectionOption) (*r
 	if err != nil {
 		return nil, err
 	}
-	var sk skCond
-	if d.sort == sortBeginsWith {
-		sk = skCond{op: "begins_with", a: d.sortLit}
+	sk, err := c.sortCond(op, b, s)
+	if err != nil {
+		return nil, err
 	}
 	return d.buildQuery(db, op, nil, s, pk, sk)
 }
 
 // QueryInput is the first Query request Query sends (a dry run).
 func (c *Collection) QueryInput(db *DB, values Values, opts ...CollectionOption) (*dynamodb.QueryInput, error) {
-	r, err := c.request(db, values, opts)
+	return c.queryInput(db, values, nil, opts)
+}
+
+func (c *Collection) queryInput(db *DB, values Values, b *bounds, opts []CollectionOption) (*dynamodb.QueryInput, error) {
+	r, err := c.request(db, values, b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +233,12 @@ func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *ent
 // PartialTime, SortFields) and the fan-out ones do not compile here.
 // Paging works as for Pattern.Query.
 func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...CollectionOption) (*CollectionResult, error) {
-	r, err := c.request(db, values, opts)
+	return c.query(ctx, db, values, nil, opts)
+}
+
+// query is Query with the bounds of a ranged collection (nil: none).
+func (c *Collection) query(ctx context.Context, db *DB, values Values, b *bounds, opts []CollectionOption) (*CollectionResult, error) {
+	r, err := c.request(db, values, b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +269,12 @@ func (c *Collection) Query(ctx context.Context, db *DB, values Values, opts ...C
 // an unknown type is yielded as an error wrapping ErrWrongEntity (with a
 // nil value), and the iteration goes on if the loop does.
 func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...CollectionOption) iter.Seq2[any, error] {
-	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, opts) }, decodeMembers, c.notMember)
+	return c.all(ctx, db, values, nil, opts)
+}
+
+// all is All with the bounds of a ranged collection (nil: none).
+func (c *Collection) all(ctx context.Context, db *DB, values Values, b *bounds, opts []CollectionOption) iter.Seq2[any, error] {
+	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, b, opts) }, decodeMembers, c.notMember)
 }
 
 // decodeMembers decodes an item of a collection; ok is false for an item

@@ -30,14 +30,14 @@ import (
 // cursor's key lies outside the new bounds.
 //
 // Cursor keys: the default, derived from the table, and secret ones with
-// rotation; see WithCursorKey and WithCursorKeys. Sealing and opening
+// rotation; see WithCursorKeys. Sealing and opening
 // are the read engine's (internal/read).
 
 // cursorKeys are the keys a DB seals and opens cursors with: keys[0] seals,
 // every key opens. New fills them in (see DB.initCursorKeys).
 type cursorKeys struct {
 	keys    [][]byte
-	set     bool   // given with WithCursorKey(s); else derived by New
+	set     bool   // given with WithCursorKeys(s); else derived by New
 	invalid string // why the given keys are refused; "" if they are not
 }
 
@@ -54,7 +54,7 @@ func (db *DB) initCursorKeys() {
 			continue
 		}
 		if i == 0 {
-			c.invalid = fmt.Sprintf("the cursor key is %d bytes; WithCursorKey needs at least %d", len(k), MinCursorKeyBytes)
+			c.invalid = fmt.Sprintf("the cursor key is %d bytes; WithCursorKeys needs at least %d", len(k), MinCursorKeyBytes)
 		} else {
 			c.invalid = fmt.Sprintf("previous cursor key %d is %d bytes; WithCursorKeys needs at least %d", i, len(k), MinCursorKeyBytes)
 		}

@@ -149,7 +149,7 @@ func TestCursorDefaultKeyIsSharedByInstancesOfTheModel(t *testing.T) {
 	assert.Empty(t, client.Calls())
 
 	// A DB with a cursor key of its own refuses the default key's cursors.
-	keyed := singletable.New(client, s2.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef")))
+	keyed := singletable.New(client, s2.Table, singletable.WithCursorKeys([]byte("0123456789abcdef0123456789abcdef")))
 	_, err = s2.ListUserOrders.Query(ctx, keyed, testmodel.Order{UserID: "u1"}, singletable.After(page.Cursor))
 	require.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	assert.Empty(t, client.Calls())
@@ -185,7 +185,7 @@ func TestCursorKeyRotation(t *testing.T) {
 		}
 		return err
 	}
-	before := singletable.New(client, sh.Table, singletable.WithCursorKey(oldKey))
+	before := singletable.New(client, sh.Table, singletable.WithCursorKeys(oldKey))
 	rotated := withKeys(newKey, oldKey)
 	after := withKeys(newKey)
 
@@ -232,7 +232,7 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 
 	flip := []byte(page.Cursor)
 	flip[len(flip)/3] ^= 1
-	otherKeyDB := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("another key, 16 bytes or more...")))
+	otherKeyDB := singletable.New(client, sh.Table, singletable.WithCursorKeys([]byte("another key, 16 bytes or more...")))
 	other := sh.Orders.Pattern("Other").Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
 	cases := []struct {
 		name string
@@ -293,7 +293,7 @@ func TestCursorTamperingIsRefusedWithoutARequest(t *testing.T) {
 	assert.NoError(t, err)
 	// A short key is refused before sending.
 	client.Reset()
-	short := singletable.New(client, sh.Table, singletable.WithCursorKey([]byte("short")))
+	short := singletable.New(client, sh.Table, singletable.WithCursorKeys([]byte("short")))
 	_, err = sh.ListUserOrders.Query(ctx, short, testmodel.Order{UserID: "u1"})
 	assert.ErrorIs(t, err, singletable.ErrInvalidInput)
 	assert.Empty(t, client.Calls())

@@ -35,7 +35,7 @@ type dbWrite struct {
 }
 
 // DBOption configures a DB: WithTableName, WithAdminClient, WithClock,
-// WithCursorKey, WithCursorKeys. A nil one makes New panic.
+// WithCursorKeys. A nil one makes New panic.
 type DBOption func(*DB)
 
 // WithTableName binds the model to another physical table than the name it
@@ -54,11 +54,10 @@ func WithAdminClient(a AdminClient) DBOption {
 // by (default time.Now), so that tests can be deterministic.
 func WithClock(now func() time.Time) DBOption { return func(db *DB) { db.w.clock = now } }
 
-// MinCursorKeyBytes is the shortest key WithCursorKey and WithCursorKeys
-// accept.
+// MinCursorKeyBytes is the shortest key WithCursorKeys accepts.
 const MinCursorKeyBytes = 16
 
-// WithCursorKey sets the secret that seals query cursors: at least
+// WithCursorKeys sets the secret that seals query cursors, current: at least
 // MinCursorKeyBytes random bytes, the same on every instance of a service
 // that hands cursors out, so that a cursor issued by one is accepted by the
 // others.
@@ -74,16 +73,13 @@ const MinCursorKeyBytes = 16
 // issue cursors, and those of the default key are refused.
 //
 // A key that is too short makes every query that reads or issues a cursor
-// fail with ErrInvalidInput. To change the key without refusing the
-// cursors in flight, see WithCursorKeys.
-func WithCursorKey(key []byte) DBOption { return WithCursorKeys(key) }
-
-// WithCursorKeys sets the cursor keys for a rotation: cursors are sealed
-// with current and accepted when sealed with current or any of previous.
-// Rotate in two steps: deploy the new key as a previous one everywhere,
-// then make it current (the old one previous) once every instance has it;
-// drop the old key when its cursors no longer matter. Each key must have
-// at least MinCursorKeyBytes bytes (see WithCursorKey).
+// fail with ErrInvalidInput.
+//
+// Cursors are sealed with current and accepted when sealed with current or
+// any of previous: that is how to rotate the key without refusing the
+// cursors in flight. Rotate in two steps: deploy the new key as a previous
+// one everywhere, then make it current (the old one previous) once every
+// instance has it; drop the old key when its cursors no longer matter.
 func WithCursorKeys(current []byte, previous ...[]byte) DBOption {
 	keys := make([][]byte, 0, 1+len(previous))
 	keys = append(keys, slices.Clone(current))

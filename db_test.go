@@ -20,7 +20,7 @@ import (
 func TestWithClientKeepsCursorKeysAndTableName(t *testing.T) {
 	sh := testmodel.NewSeed()
 	for name, opts := range map[string][]st.DBOption{
-		"secret key":  {st.WithCursorKey([]byte("0123456789abcdef0123456789abcdef")), st.WithTableName("Other")},
+		"secret key":  {st.WithCursorKeys([]byte("0123456789abcdef0123456789abcdef")), st.WithTableName("Other")},
 		"derived key": {st.WithTableName("Other")},
 	} {
 		t.Run(name, func(t *testing.T) {

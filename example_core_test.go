@@ -100,7 +100,7 @@ func (c *meteredClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, 
 func ExampleDB_WithClient() {
 	db := singletable.New(&singletabletest.Client{}, exampleTable,
 		singletable.WithTableName("example-prod"),
-		singletable.WithCursorKey([]byte("a secret of 16 bytes or more")))
+		singletable.WithCursorKeys([]byte("a secret of 16 bytes or more")))
 	counted := &meteredClient{Client: db.Client()}
 	metered := db.WithClient(counted)
 	if err := Customers.Put(context.Background(), metered, Customer{ID: "42", Name: "Ada"}); err != nil {

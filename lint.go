@@ -19,6 +19,10 @@ import (
 //   - more than 5 global secondary indexes (DynamoDB allows 20; each costs
 //     writes, and single-table designs rarely need more than a few
 //     overloaded ones);
+//   - a local secondary index (info): it limits every item collection of
+//     the table (the items of one partition key value) to 10 GB;
+//   - a pattern that scans an index (ScanIndex) that holds an entity's
+//     every item (not sparse): the scan costs as much as reading them all;
 //   - a pattern or collection whose key condition also matches another
 //     entity's items: they cost reads, make pages short, and on an index that
 //     does not carry the entity type they cannot be told apart;
@@ -85,7 +89,7 @@ func (t *Table) places() (names []string, by map[string][]keyPlace) {
 	t.mu.RUnlock()
 	by = map[string][]keyPlace{}
 	names = []string{""}
-	for _, ix := range t.gsis {
+	for _, ix := range t.indexes() {
 		names = append(names, ix.index.Name)
 	}
 	for _, m := range entities {
@@ -105,6 +109,9 @@ func (t *Table) Lint() []LintIssue {
 	}
 	if n := len(t.gsis); n > recommendedMaxGSIs {
 		add(LintWarning, "table "+t.schema.Name, "%d global secondary indexes: more than %d; every write pays for each index it changes. Overload fewer indexes (several entities' templates in one GSI1PK/GSI1SK)", n, recommendedMaxGSIs)
+	}
+	for _, ix := range t.lsis {
+		add(LintInfo, "index "+ix.index.Name, "a local secondary index limits every item collection of table %s (the items of one partition key value, with their index entries) to 10 GB: a write that would pass it fails (ItemCollectionSizeLimitExceededException); keep partitions bounded, or use a GSI if some cannot be", t.schema.Name)
 	}
 	names, by := t.places()
 	for _, index := range names {
@@ -157,7 +164,11 @@ func (t *Table) Lint() []LintIssue {
 			continue
 		}
 		mem := d.members[0]
-		if mem.partTpl.Constant() {
+		if d.scan {
+			if !sparseFor(mem.m, d) {
+				add(LintWarning, subject, "scans index %s, which holds every %s item (no When, no key field whose absence leaves an item out): the scan reads as much as every %s item costs; make the index sparse for %s (When) or query a partition instead", d.index.index.Name, mem.m.Name, mem.m.Name, mem.m.Name)
+			}
+		} else if mem.partTpl.Constant() {
 			sev := LintWarning
 			if mem.ei != nil && mem.ei.When != nil {
 				sev = LintInfo
@@ -166,6 +177,9 @@ func (t *Table) Lint() []LintIssue {
 		}
 		if t.schema.TTLAttr != "" && d.expires() && !d.projects(t.schema.TTLAttr) {
 			add(LintWarning, subject, "index %s (%s) does not project the TTL attribute %s, so every call is refused unless it passes FetchFull() or IncludeExpired(); project %s into the index (Include) to read it plainly", d.index.index.Name, d.index.index.Projection, t.schema.TTLAttr, t.schema.TTLAttr)
+		}
+		if d.scan {
+			continue // it reads no partition: the key condition's checks are a query's
 		}
 		index := ""
 		if d.index != nil {

@@ -134,7 +134,8 @@ type BatchWriteOption interface {
 	batchWriteOption()
 }
 
-// ScanOption tunes Entity.Scan, DB.Scan and their ScanInput dry runs.
+// ScanOption tunes Entity.Scan, DB.Scan, a ScanIndex pattern's Scan and
+// their ScanInput dry runs.
 // Segments, ScanConcurrency, PageSize, OnProgress, ResumeScan, Filter,
 // ConsistentRead and IncludeExpired satisfy it (see scan.go).
 type ScanOption interface {
@@ -390,7 +391,8 @@ func (batchOpt) batchWriteOption()      {}
 // PartitionQueryOption).
 
 // ConsistentRead asks for a strongly consistent read (Get, BatchGet, and
-// queries on the base table; global secondary indexes cannot serve one).
+// queries on the base table or a local secondary index; global secondary
+// indexes cannot serve one).
 func ConsistentRead() interface {
 	GetOption
 	PatternGetOption
@@ -427,7 +429,7 @@ func setDescending(s *settings) { s.descending = true }
 // After resumes a query after the page that returned cursor (Page.Cursor).
 // The cursor must come from the same pattern, partition, sort bounds and
 // sort direction, read through a DB that has its cursor key (see
-// WithCursorKey); any other, or a tampered one, is a *CursorError
+// WithCursorKeys); any other, or a tampered one, is a *CursorError
 // (ErrInvalidCursor) and no request is sent. An empty cursor starts from
 // the beginning.
 func After(cursor string) interface {

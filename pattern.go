@@ -26,7 +26,8 @@ import (
 // placeholders given by the query's params, or fixed to literal text:
 // "STATUS#PENDING" for an entity writing "STATUS#{Status}"), and the sort
 // condition must fit the entity's sort template. Every pattern reads one
-// partition: no pattern ever needs a Scan.
+// partition, except one declared ScanIndex, which scans a (sparse) index
+// whole: no pattern ever scans the table.
 //
 //	var ListUserOrders = Orders.Pattern("ListUserOrders").
 //		Partition("USER#{UserID}").SortBeginsWith("ORDER#").Descending().Must()
@@ -109,7 +110,10 @@ type readDecl struct {
 	sortLit     string
 	sortCalls   int
 	descending  bool
-	nameErr     error
+	// scan marks a pattern that scans its index whole (ScanIndex,
+	// scan_index.go) instead of querying one partition.
+	scan    bool
+	nameErr error
 
 	// Resolved by resolve; err is set instead when the declaration is wrong.
 	err     error
@@ -167,7 +171,8 @@ func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	return &c
 }
 
-// On makes the pattern read the named global secondary index. Without On, a
+// On makes the pattern read the named secondary index, global (WithGSI)
+// or local (WithLSI: ConsistentRead applies there). Without On, a
 // pattern reads the table, or, if the partition template is not what the
 // entity writes into the table's partition key, the one index whose
 // partition key it is.
@@ -263,6 +268,9 @@ func (p *Pattern[T]) Operation() string { return p.d.operation() }
 func (p *Pattern[T]) KeyCondition() string { return p.d.describeKeys() }
 
 func (d *readDecl) operation() string {
+	if d.scan {
+		return "Scan"
+	}
 	if d.isGet() {
 		return "GetItem"
 	}
@@ -272,7 +280,7 @@ func (d *readDecl) operation() string {
 // isGet reports whether the read is a GetItem: a pattern on the table whose
 // sort key, if any, is given whole.
 func (d *readDecl) isGet() bool {
-	if d.err != nil || d.collection || d.entityQuery || d.index != nil || d.fan != nil {
+	if d.err != nil || d.collection || d.entityQuery || d.scan || d.index != nil || d.fan != nil {
 		return false
 	}
 	return d.table.schema.SK == "" || d.sort == sortEquals
@@ -329,7 +337,9 @@ func (d *readDecl) fullItems() bool {
 func (d *readDecl) resolve() {
 	d.err, d.index, d.members, d.labels, d.keys, d.fan, d.prefixBucket = nil, nil, nil, nil, nil, nil, nil
 	err := d.check()
-	if err == nil {
+	if err == nil && d.scan {
+		err = d.checkScanDecl()
+	} else if err == nil {
 		err = d.resolveFan()
 	}
 	if err != nil {
@@ -384,7 +394,7 @@ func (d *readDecl) check() error {
 	}
 	// Choose the index.
 	if d.indexName != "" {
-		ix, ok := t.GSI(d.indexName)
+		ix, ok := t.index(d.indexName)
 		if !ok {
 			return d.fail("index %s is not declared on table %s", d.indexName, t.schema.Name)
 		}
@@ -491,8 +501,8 @@ func (d *readDecl) checkSort() error {
 		return d.fail("%s has no sort key, so %s does not apply", where, sortOpNames[d.sort])
 	}
 	if d.sort != sortBeginsWith {
-		if d.collection {
-			return d.fail("%s takes its bounds from one entity's fields: a collection takes SortBeginsWith only", sortOpNames[d.sort])
+		if d.collection && d.sort == sortEquals {
+			return d.fail("SortEquals reads one item: a collection reads a range (SortBeginsWith, SortPrefix, SortBetween, the sort comparisons)")
 		}
 		if d.sort != sortEquals && d.sort != sortPrefix {
 			return d.checkRangeOrder()
@@ -520,6 +530,9 @@ func (d *readDecl) describeKeys() string {
 	if d.err != nil || len(d.members) == 0 {
 		return ""
 	}
+	if d.scan {
+		return "none: every item of the index"
+	}
 	mem := d.members[0]
 	part := d.partRaw
 	if part == "" {
@@ -534,6 +547,13 @@ func (d *readDecl) describeKeys() string {
 	if mem.sk != nil {
 		tpl = mem.sk.Raw
 	}
+	lead := ""
+	if mem.sk != nil {
+		lead = leadingTemplate(mem.sk)
+	}
+	if d.collection { // the bounds come from any member's sort template
+		lead = "{bound}"
+	}
 	switch d.sort {
 	case sortDefault:
 		if d.collection {
@@ -546,14 +566,14 @@ func (d *readDecl) describeKeys() string {
 	case sortEquals:
 		return s + fmt.Sprintf(" AND %s = %s", sk, tpl)
 	case sortPrefix:
-		return s + fmt.Sprintf(" AND begins_with(%s, %s…)", sk, leadingTemplate(mem.sk))
+		return s + fmt.Sprintf(" AND begins_with(%s, %s…)", sk, lead)
 	case sortBeginsWith:
 		return s + fmt.Sprintf(" AND begins_with(%s, %q)", sk, d.sortLit)
 	case sortBetween:
-		return s + fmt.Sprintf(" AND %s BETWEEN %s… AND %s…", sk, leadingTemplate(mem.sk), leadingTemplate(mem.sk))
+		return s + fmt.Sprintf(" AND %s BETWEEN %s… AND %s…", sk, lead, lead)
 	}
 	op := map[sortOp]string{sortLT: "<", sortLE: "<=", sortGT: ">", sortGE: ">="}[d.sort]
-	return s + fmt.Sprintf(" AND %s %s %s…", sk, op, leadingTemplate(mem.sk))
+	return s + fmt.Sprintf(" AND %s %s %s…", sk, op, lead)
 }
 
 // leadingTemplate is the template text up to the end of its first

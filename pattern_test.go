@@ -18,7 +18,7 @@ import (
 
 func readMockDB(s *testmodel.Seed) (*singletable.DB, *singletabletest.Client) {
 	c := &singletabletest.Client{}
-	return singletable.New(c, s.Table, singletable.WithCursorKey([]byte("0123456789abcdef0123456789abcdef"))), c
+	return singletable.New(c, s.Table, singletable.WithCursorKeys([]byte("0123456789abcdef0123456789abcdef"))), c
 }
 
 // Every seed pattern: which operation it is, and the request it sends.

@@ -259,6 +259,8 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 		getOnly = s.given("Limit", "After", "Descending", "Ascending", "Filter", "FetchFull", "PartialMatch", "SortFields")
 	}
 	switch {
+	case d.scan:
+		return fail("the pattern scans index %s (ScanIndex): read it with Scan", d.index.index.Name)
 	case getOnly != "":
 		return fail("%s does not apply: the pattern runs as GetItem, which takes only ConsistentRead and Project", getOnly)
 	case s.limit < 0:
@@ -267,7 +269,7 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 		return fail("FanOutConcurrency(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanConcurrency)
 	case s.read.hasFanCeiling && (!d.fans() || s.read.fanCeiling < 1):
 		return fail("MaxFanOutRequests(%d) applies to patterns that fan out over shards or time buckets, with n >= 1", s.read.fanCeiling)
-	case s.consistent && d.index != nil:
+	case s.consistent && d.index != nil && !d.index.Local():
 		return fail("ConsistentRead: index %s is a global secondary index, which serves only eventually consistent reads", d.index.index.Name)
 	case s.descending && s.read.ascending:
 		return fail("both Ascending and Descending are given")
@@ -356,7 +358,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	}
 	// The projection.
 	if s.read.fetchFull {
-		r.fetch = &fetchSpec{consistent: false}
+		r.fetch = &fetchSpec{consistent: s.consistent} // an LSI read with ConsistentRead fetches consistently too
 		r.FetchBatch = maxBatchGet
 		if len(s.read.project) > 0 {
 			attrs, err := d.projection(op, s.read.project, true)

@@ -17,8 +17,8 @@ import (
 
 // Scans
 //
-// Patterns never scan: a full-table read is its own, visibly named
-// operation. Entity.Scan reads every item of one entity (a Scan filtered on
+// Patterns never scan the table (a ScanIndex pattern scans an index:
+// scan_index.go): a full-table read is its own, visibly named operation. Entity.Scan reads every item of one entity (a Scan filtered on
 // the entity type: it still reads, and pays for, the whole table); DB.Scan
 // reads every item of the table, each decoded into its entity's Go type,
 // with the items of types the model does not register reported, never
@@ -174,6 +174,12 @@ type scanReq struct {
 
 // scanRequest resolves a scan of entity m (nil: the whole table).
 func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, error) {
+	return db.scanIndexRequest(op, m, nil, s)
+}
+
+// scanIndexRequest resolves a scan of entity m (nil: every entity) in
+// index d (a ScanIndex pattern; nil: the table).
+func (db *DB) scanIndexRequest(op string, m *entityModel, d *readDecl, s *settings) (*scanReq, error) {
 	fail := func(format string, args ...any) (*scanReq, error) {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -189,6 +195,9 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 		r.meter = db.meter(s, op, m.Name, "", "")
 	} else {
 		r.meter = db.meter(s, op, "", "", "")
+	}
+	if d != nil { // a position binds the index too
+		r.Bind += " on " + d.index.index.Name
 	}
 	if s.walk != nil {
 		r.w = *s.walk
@@ -221,8 +230,14 @@ func (db *DB) scanRequest(op string, m *entityModel, s *settings) (*scanReq, err
 	in.TableName = aws.String(db.name)
 	var b expr.Builder
 	var filter string
-	if m != nil {
+	if m != nil && (d == nil || d.projects(m.table.schema.TypeAttr)) {
 		filter = b.Name(m.table.schema.TypeAttr) + " = " + b.Value(expr.S(m.Name))
+	}
+	if d != nil {
+		in.IndexName = aws.String(d.index.index.Name)
+		if err := d.checkScan(op, s, r.expiry); err != nil {
+			return nil, err
+		}
 	}
 	if c := s.read.filter; !c.IsZero() {
 		// An entity's fields by their Go names; the whole table's by

@@ -48,7 +48,7 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	for i, d := range t.reads.all() {
 		op, index, cond := d.operation(), "table", d.describeKeys()
 		if d.index != nil {
-			index = d.index.index.Name
+			index = d.index.index.Name + localNote(d.index)
 			if d.index.index.Projection != types.ProjectionTypeAll {
 				index += " (" + string(d.index.index.Projection) + ")"
 			}
@@ -81,7 +81,11 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	if t.schema.SK != "" {
 		head = append(head, t.schema.SK)
 	}
-	for _, ix := range t.gsis {
+	for _, ix := range t.indexes() {
+		if ix.Local() { // its partition key is the table's, in the column above
+			head = append(head, indexColumn(head, ix, ix.index.SK))
+			continue
+		}
 		head = append(head, indexColumn(head, ix, ix.index.PK))
 		if ix.index.SK != "" {
 			head = append(head, indexColumn(head, ix, ix.index.SK))
@@ -97,7 +101,7 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		if t.schema.SK != "" {
 			row = append(row, code(m.SK.Raw))
 		}
-		for _, ix := range t.gsis {
+		for _, ix := range t.indexes() {
 			var ei *model.EntityIndex
 			for _, e := range m.Indexes {
 				if e.Index == &ix.index {
@@ -123,27 +127,42 @@ func (t *Table) WriteSheet(w io.Writer) error {
 					sk = code(ei.SK.Raw) + sourceNote(ei.SKFrom)
 				}
 			}
-			row = append(row, pk)
-			if ix.index.SK != "" {
-				row = append(row, sk)
+			switch {
+			case ix.Local() && ei != nil: // the table's partition key: only its sparse notes
+				row = append(row, sk+strings.TrimPrefix(pk, code(ei.PK.Raw)+sourceNote(ei.PKFrom)))
+			case ix.Local():
+				row = append(row, "")
+			default:
+				row = append(row, pk)
+				if ix.index.SK != "" {
+					row = append(row, sk)
+				}
 			}
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 
-	if len(t.gsis) > 0 {
+	if ixs := t.indexes(); len(ixs) > 0 {
 		b.WriteString("\n## Indexes\n\n")
 		b.WriteString("| Index | Partition key | Sort key | Projection |\n|---|---|---|---|\n")
-		for _, ix := range t.gsis {
+		for _, ix := range ixs {
 			proj := string(ix.index.Projection)
 			if ix.index.Projection == types.ProjectionTypeInclude {
 				proj += " " + strings.Join(ix.index.NonKeyAttrs, ", ")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.index.Name), cell(ix.index.PK), cell(ix.index.SK), cell(proj))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.index.Name+localNote(ix)), cell(ix.index.PK), cell(ix.index.SK), cell(proj))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// localNote marks a local secondary index in the sheet.
+func localNote(ix *GSI) string {
+	if ix.Local() {
+		return " (LSI)"
+	}
+	return ""
 }
 
 // cell escapes text for a Markdown table cell.

@@ -57,6 +57,9 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 	}
 	prefix := func(v reflect.Value) (string, bool, error) {
 		p, complete, err := sk.RenderPrefix(v, through)
+		if d.collection { // a bound shared by every member's keys
+			p, complete, err = sk.RenderBound(v, through)
+		}
 		if err != nil {
 			// Declared here, not above: errors.As moves gap to the heap.
 			var gap *keys.GapError
@@ -205,8 +208,17 @@ func (c skCond) render(b *expr.Builder, attr string) string {
 // 9, -1 after -5), or a time layout whose text is not in time order
 // ("02-01-2006", "Jan 2"). A field's own attribute (a number, not a
 // rendered key) sorts as a number.
+// A collection's bounds may come from any member: each is checked.
 func (d *readDecl) checkRangeOrder() error {
-	mem := d.members[0]
+	for _, mem := range d.members {
+		if err := d.checkRangeOrderOf(mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *readDecl) checkRangeOrderOf(mem *readMember) error {
 	if mem.sk == nil || (mem.ei != nil && mem.ei.SKFrom == model.KeyField) {
 		return nil
 	}

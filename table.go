@@ -37,6 +37,7 @@ type Table struct {
 	schema   model.Schema
 	stream   types.StreamViewType // "" for no stream (stream.go)
 	gsis     []*GSI
+	lsis     []*GSI // local secondary indexes (lsi.go)
 	billing  types.BillingMode
 	rcu, wcu int64
 
@@ -52,7 +53,7 @@ type Table struct {
 	reads       readRegistry        // named patterns and collections (pattern.go)
 }
 
-// TableOption configures a Table: WithKeys, WithGSI, WithTTL,
+// TableOption configures a Table: WithKeys, WithGSI, WithLSI, WithTTL,
 // WithTypeAttribute, WithDelimiter, WithProvisioned, WithStream. A nil one
 // is a *ModelError from NewTable.
 type TableOption func(*Table) error
@@ -208,7 +209,19 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 			}
 		}
 	}
-	for _, ix := range t.gsis {
+	for _, ix := range t.lsis {
+		if !tableNameRE.MatchString(ix.index.Name) {
+			return fail("index name %q must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ix.index.Name)
+		}
+		if seen[ix.index.Name] {
+			return fail("index %s is declared twice", ix.index.Name)
+		}
+		seen[ix.index.Name] = true
+	}
+	if err := t.checkLSIs(claim); err != nil {
+		return fail("%v", err)
+	}
+	for _, ix := range t.indexes() {
 		t.schema.Indexes = append(t.schema.Indexes, &ix.index)
 	}
 	t.exists, t.notExists = attrExists(t.schema.PK), attrNotExists(t.schema.PK)
@@ -258,9 +271,9 @@ func (t *Table) GSI(name string) (*GSI, bool) {
 	return nil, false
 }
 
-// gsiOf is the GSI whose model ix is.
+// gsiOf is the index (GSI or LSI) whose model ix is.
 func (t *Table) gsiOf(ix *model.Index) *GSI {
-	for _, g := range t.gsis {
+	for _, g := range t.indexes() {
 		if &g.index == ix {
 			return g
 		}
@@ -395,6 +408,7 @@ func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
 	}
+	in.LocalSecondaryIndexes = t.localIndexes(define)
 	in.AttributeDefinitions = defs
 	in.StreamSpecification = t.streamSpec()
 	return in

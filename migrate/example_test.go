@@ -124,7 +124,7 @@ func ExampleSaveCheckpoints() {
 	table := st.MustTable("Helpdesk", st.WithGSI("ByQueue"))
 	tickets := st.MustDefine[HelpTicket](table, "Ticket", st.Key("TICKET#{ID}", "TICKET"),
 		st.Index("ByQueue", "QUEUE#{Queue}", "TICKET#{ID}"))
-	db := st.New(&singletabletest.Client{ScanFunc: scannedTickets}, table, st.WithCursorKey([]byte("a key of 32 bytes for the example")))
+	db := st.New(&singletabletest.Client{ScanFunc: scannedTickets}, table, st.WithCursorKeys([]byte("a key of 32 bytes for the example")))
 	dir, err := os.MkdirTemp("", "checkpoint")
 	if err != nil {
 		fmt.Println(err)

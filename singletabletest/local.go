@@ -51,7 +51,7 @@ func sharedClient(ctx context.Context) (*dynamodb.Client, error) {
 // to a fresh table with a unique name, so that tests running in parallel
 // never share data. The table is created (with its indexes and TTL) before
 // LocalDB returns and deleted when the test ends. opts apply after the
-// table name, so that WithClock, WithCursorKey and the like can be given.
+// table name, so that WithClock, WithCursorKeys and the like can be given.
 //
 // Without DynamoDB Local the test fails rather than skips: an integration
 // test that silently does not run would pass for the wrong reason. Start

@@ -338,12 +338,31 @@ func (t *Template) AppendKey(dst []byte, v reflect.Value) ([]byte, error) {
 // more than asked for. (A zero integer there is taken as not given: nothing
 // else can express "no value" for an int.)
 func (t *Template) RenderPrefix(v reflect.Value, through int) (prefix string, complete bool, err error) {
+	return t.renderPrefix(v, through, false)
+}
+
+// RenderBound is RenderPrefix for a bound that several templates share (a
+// collection's range over its members' sort keys): when it stops, the
+// literal after the last value is kept only up to its first byte if that
+// is the delimiter, which ends the value whole, so that the bound does not
+// name what the template writes next ("ACT#{Date}#ORDER#{ID}" with only
+// Date gives "ACT#2024-01-15#", which another member's
+// "ACT#2024-01-15#RETURN#..." starts with too).
+func (t *Template) RenderBound(v reflect.Value, through int) (prefix string, complete bool, err error) {
+	return t.renderPrefix(v, through, true)
+}
+
+func (t *Template) renderPrefix(v reflect.Value, through int, bound bool) (prefix string, complete bool, err error) {
 	var buf [128]byte
 	b := buf[:0]
 	n, stop := 0, (*Placeholder)(nil)
+	lastLit := -1 // where the literal after the last value starts, if any
 	for _, s := range t.segs {
 		if s.ph == nil {
 			if stop == nil {
+				if n > 0 {
+					lastLit = len(b)
+				}
 				b = append(b, s.lit...)
 			}
 			continue
@@ -375,9 +394,13 @@ func (t *Template) RenderPrefix(v reflect.Value, through int) (prefix string, co
 			continue
 		}
 		n++
+		lastLit = -1 // a literal after this value comes next, if any
 	}
 	if through > n {
 		return "", false, &GapError{through: through, count: n}
+	}
+	if bound && stop != nil && lastLit >= 0 && lastLit < len(b) && b[lastLit] == t.Delim {
+		b = b[:lastLit+1]
 	}
 	return string(b), stop == nil, nil
 }

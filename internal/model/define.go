@@ -192,7 +192,7 @@ func DeclaredIndexes(spec *Spec, e *Entity) *Error {
 	for _, ik := range spec.Indexes {
 		ix := s.index(ik.Index)
 		if ix == nil {
-			return e.Fail("", ik.PK, "index %s is not declared on table %s (declare it with WithGSI)", ik.Index, s.Name)
+			return e.Fail("", ik.PK, "index %s is not declared on table %s (declare it with WithGSI or WithLSI)", ik.Index, s.Name)
 		}
 		if declared[ix] {
 			return e.Fail("", ik.PK, "index %s is given twice: an item has one value per index key", ix.Name)

@@ -28,18 +28,47 @@ type Schema struct {
 	// when an index's sort key is the table's partition key (an inverted
 	// index), as DynamoDB limits a value by every key it is.
 	PKLimit int
-	// Indexes are the table's GSIs in declaration order; each is the one
-	// the root's GSI holds, so a pointer identifies an index.
+	// Indexes are the table's secondary indexes, global ones then local
+	// ones, each in declaration order; each is the one the root's GSI
+	// holds, so a pointer identifies an index.
 	Indexes []*Index
 }
 
-// Index is a global secondary index as the model needs it.
+// IndexKind is whether an index is global or local.
+type IndexKind uint8
+
+// The kinds of secondary index.
+const (
+	// Global is a global secondary index: keys of its own, eventually
+	// consistent reads, added to a live table at any time.
+	Global IndexKind = iota
+	// Local is a local secondary index: the table's partition key and
+	// another sort key, strongly consistent reads allowed, declared only
+	// when the table is created, and a 10 GB limit on every item
+	// collection (partition) of the table.
+	Local
+)
+
+// String names the kind: "global" or "local".
+func (k IndexKind) String() string {
+	if k == Local {
+		return "local"
+	}
+	return "global"
+}
+
+// Index is a secondary index as the model needs it. An entity writes its
+// keys into either kind alike; a local one's partition key is the table's.
 type Index struct {
 	Name        string
+	Kind        IndexKind
 	PK, SK      string // its key attributes; SK "" for none
 	Projection  types.ProjectionType
 	NonKeyAttrs []string // what an INCLUDE projection carries
 }
+
+// IsLocal reports whether the index is a local secondary index.
+func (ix *Index) IsLocal() bool { return ix.Kind == Local }
 
 // IsTableKey reports whether attr is the table's partition or sort key.
 func (s *Schema) IsTableKey(attr string) bool {
