@@ -26,8 +26,8 @@ type Schema struct {
 	// entity whose key templates parse its keys (a table the library
 	// adopts); TypeOmit: entity items are written without it.
 	TypeByKeys, TypeOmit bool
-	TTLAttr  string // "" when the table declares no TTL
-	Delim    byte   // the byte separating key segments
+	TTLAttr              string // "" when the table declares no TTL
+	Delim                byte   // the byte separating key segments
 	// PKLimit is the most bytes a partition key may have: 2048, or 1024
 	// when an index's sort key is the table's partition key (an inverted
 	// index), as DynamoDB limits a value by every key it is.
