@@ -8,6 +8,7 @@ package singletable_test
 // written (",keys") or not (",omit").
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/stream"
 )
 
@@ -326,4 +328,30 @@ func TestAdoptTypeAttributeOptionRefused(t *testing.T) {
 	var me *st.ModelError
 	require.ErrorAs(t, err, &me)
 	assert.Contains(t, err.Error(), "nope")
+}
+
+// A migration on a table read by its keys walks the entity's items only
+// (the scan filters on no type), keeps the attributes no struct names, and
+// under ",omit" writes no type.
+func TestAdoptMigration(t *testing.T) {
+	for _, mode := range []string{"_type,keys", "_type,omit"} {
+		t.Run(mode, func(t *testing.T) {
+			m := newAdoptModel(t, mode)
+			db, _ := adoptDB(t, m)
+			loadPlain(t, db)
+			rep, err := migrate.Run(t.Context(), db, m.orders, func(_ context.Context, o *adoptOrder) error {
+				o.Total *= 100
+				return nil
+			})
+			require.NoError(t, err)
+			assert.Empty(t, rep.Failures)
+			assert.EqualValues(t, 2, rep.Scanned)
+			assert.EqualValues(t, 2, rep.Changed)
+			raw := rawItem(t, db, "CUSTOMER#c1", "ORDER#o1")
+			assert.Equal(t, &types.AttributeValueMemberN{Value: "1000"}, raw["total"])
+			assert.Equal(t, adoptS("x"), raw["legacy"], "a migration keeps attributes no struct names")
+			_, typed := raw["_type"]
+			assert.Equal(t, mode == "_type,keys", typed)
+		})
+	}
 }

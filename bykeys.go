@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/model"
@@ -109,4 +110,22 @@ func (m *entityModel) otherByKeys(op string, item map[string]types.AttributeValu
 		return true, nil
 	}
 	return false, err
+}
+
+// dropOthers removes from a scan page of m's items (a migration's walk,
+// which filters on no type on a table read by its keys) the items their
+// keys make another entity's; an ambiguous item stays, for the decode to
+// report.
+func (m *entityModel) dropOthers(op string, out *dynamodb.ScanOutput) *dynamodb.ScanOutput {
+	if !m.table.schema.TypeByKeys || out == nil {
+		return out
+	}
+	kept := out.Items[:0:0]
+	for _, item := range out.Items {
+		if other, _ := m.otherByKeys(op, item); !other {
+			kept = append(kept, item)
+		}
+	}
+	out.Items = kept
+	return out
 }
