@@ -63,7 +63,7 @@ func (g *migration) Resume(position string) error { return g.r.open(g.db.cursor.
 func (g *migration) Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) error, done func(string) error) error {
 	g.r.onPage = func(p ScanProgress) error { return done(p.Position) }
 	return g.r.walk(ctx, g.db.via(g.r.meter, 0), func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
-		return page(ctx, out)
+		return page(ctx, g.m.dropOthers(g.op, out))
 	})
 }
 

@@ -216,8 +216,14 @@ func (e *Entity[T]) From(r *CollectionResult) []T {
 // no member.
 func (r *readReq) decodeAny(item map[string]types.AttributeValue) (v any, m *entityModel, unknown bool, err error) {
 	d := r.d
-	mem := memberOf(r.Op, d.members, d.table.schema.TypeAttr, item, !d.projects(d.table.schema.TypeAttr))
+	mem := memberOf(r.Op, d.members, d.table.schema.TypeAttr, item, !d.carriesType())
 	if mem == nil {
+		if d.table.untyped(item) {
+			// Two entities' templates parse it: ambiguous, not unknown.
+			if found := d.table.byKeys(r.Op, item); len(found) > 1 {
+				return nil, nil, false, d.table.unknownByKeys(item, found)
+			}
+		}
 		return nil, nil, true, nil
 	}
 	rv := reflect.New(mem.m.Type).Elem()

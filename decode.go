@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -47,6 +48,11 @@ func (t *Table) EntityOf(item map[string]types.AttributeValue) (string, error) {
 // attribute is decoded if its keys parse as e's.
 func (e *Entity[T]) Decode(item map[string]types.AttributeValue) (T, error) {
 	var v T
+	if e.m.table.untyped(item) {
+		if err := e.m.checkByKeys(e.m.Name+".Decode", item); err != nil {
+			return v, err
+		}
+	}
 	err := e.m.rawMember(item).decode(e.m.Name+".Decode", item, reflect.ValueOf(&v).Elem(), true)
 	return v, err
 }
@@ -89,6 +95,9 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 		}
 	}
 	if mem == nil {
+		if t.untyped(item) {
+			return nil, t.unknownByKeys(item, t.byKeys(op, item))
+		}
 		e := &UnknownEntityError{Table: t.schema.Name, Key: t.keyOfItem(item), Item: item}
 		if s, ok := item[t.schema.TypeAttr].(*types.AttributeValueMemberS); ok {
 			e.Type = s.Value
@@ -179,9 +188,16 @@ type UnknownEntityError struct {
 	Type  string                          // the item's type attribute; empty if it has none
 	Key   map[string]types.AttributeValue // the item's table key
 	Item  map[string]types.AttributeValue // the whole item, as given
+	// Candidates are the entities whose key templates all parse the keys
+	// of an item without the type attribute, when there are several: the
+	// item is ambiguous, and the library does not guess.
+	Candidates []string
 }
 
 func (e *UnknownEntityError) Error() string {
+	if len(e.Candidates) > 1 {
+		return fmt.Sprintf("singletable: table %s: item %s has no entity type attribute and its keys are ambiguous: they parse as each of %s", e.Table, formatKey(e.Key), strings.Join(e.Candidates, ", "))
+	}
 	if e.Type == "" {
 		return fmt.Sprintf("singletable: table %s: item %s has no entity type attribute and its keys match no single entity", e.Table, formatKey(e.Key))
 	}

@@ -107,6 +107,9 @@ func (t *Table) checkKeys(op, entity string, item map[string]types.AttributeValu
 
 func (m *entityModel) checkType(item map[string]types.AttributeValue) error {
 	got, _ := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS)
+	if got == nil && m.table.schema.TypeByKeys {
+		return m.checkByKeys(m.Name, item)
+	}
 	if got == nil || got.Value != m.Name {
 		e := &EntityMismatchError{Want: m.Name, Key: m.keyOfItem(item)}
 		if got != nil {

@@ -193,6 +193,8 @@ func (t *Table) Lint() []LintIssue {
 			switch {
 			case d.collection:
 				add(LintWarning, subject, "%s, which are not members: they come back in Unknown; add the entity to the collection or narrow it with SortBeginsWith", msg)
+			case t.schema.TypeByKeys:
+				add(LintWarning, subject, "%s: with no type filter they come back and are skipped by their keys, costing reads and shortening pages; narrow the sort condition", msg)
 			case !d.projects(t.schema.TypeAttr):
 				add(LintError, subject, "%s, and index %s does not carry the entity type: such items make the read fail; narrow the sort condition or project %s", msg, d.index.index.Name, t.schema.TypeAttr)
 			default:

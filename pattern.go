@@ -327,6 +327,13 @@ func (d *readDecl) projects(attr string) bool {
 	return d.index.index.Projection == types.ProjectionTypeInclude && slices.Contains(d.index.index.NonKeyAttrs, attr)
 }
 
+// carriesType reports whether the read's items tell their entity by the
+// type attribute: the index projects it and the table does not read items
+// without it by their keys (WithTypeAttribute's "keys").
+func (d *readDecl) carriesType() bool {
+	return !d.table.schema.TypeByKeys && d.projects(d.table.schema.TypeAttr)
+}
+
 // fullItems reports whether the index read carries whole items.
 func (d *readDecl) fullItems() bool {
 	return d.index == nil || d.index.index.Projection == types.ProjectionTypeAll

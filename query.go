@@ -144,6 +144,11 @@ type decodeFunc[V any] func(r *readReq, item map[string]types.AttributeValue, v 
 // function rather than a closure over r, so that naming it allocates
 // nothing.
 func decodeMember[T any](r *readReq, item map[string]types.AttributeValue, v *T) (bool, error) {
+	if r.d.table.schema.TypeByKeys {
+		if other, err := r.mem.m.otherByKeys(r.Op, item); other || err != nil {
+			return false, err
+		}
+	}
 	return true, r.mem.decode(r.Op, item, reflect.ValueOf(v).Elem(), r.parseKeys)
 }
 
@@ -326,7 +331,7 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 	}
 	// The filter: the entity type (when the index carries it), then the caller's.
 	var filter string
-	if !d.collection && d.projects(d.table.schema.TypeAttr) {
+	if !d.collection && d.carriesType() {
 		filter = b.Name(d.table.schema.TypeAttr) + " = " + b.Value(expr.S(d.entities[0].Name))
 	}
 	if !s.read.filter.IsZero() {
@@ -446,7 +451,7 @@ func (d *readDecl) renderFor(op string, c Cond, b *expr.Builder) (string, error)
 		}
 		return s, nil
 	}
-	if !d.projects(d.table.schema.TypeAttr) {
+	if !d.carriesType() {
 		names := make([]string, len(members))
 		for i, m := range members {
 			names[i] = m.Name

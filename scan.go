@@ -230,7 +230,7 @@ func (db *DB) scanIndexRequest(op string, m *entityModel, d *readDecl, s *settin
 	in.TableName = aws.String(db.name)
 	var b expr.Builder
 	var filter string
-	if m != nil && (d == nil || d.projects(m.table.schema.TypeAttr)) {
+	if m != nil && !m.table.schema.TypeByKeys && (d == nil || d.projects(m.table.schema.TypeAttr)) {
 		filter = b.Name(m.table.schema.TypeAttr) + " = " + b.Value(expr.S(m.Name))
 	}
 	if d != nil {
@@ -381,6 +381,11 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 				return true
 			}
 			var v T
+			if other, err := e.m.otherByKeys(r.Op, item); other {
+				return true // another entity's: the scan filters on no type
+			} else if err != nil {
+				return yield(zero, err)
+			}
 			if err := e.m.decode(item, reflect.ValueOf(&v).Elem()); err != nil {
 				return yield(zero, err)
 			}
@@ -431,7 +436,7 @@ func (db *DB) Scan(ctx context.Context, opts ...ScanOption) iter.Seq2[ScannedIte
 			}
 			v, m, err := db.table.decodeItem(r.Op, item)
 			var unknown *UnknownEntityError
-			if errors.As(err, &unknown) {
+			if errors.As(err, &unknown) && len(unknown.Candidates) < 2 {
 				return yield(ScannedItem{Entity: unknown.Type, Item: item}, nil)
 			}
 			if err != nil {

@@ -96,8 +96,15 @@ func WithTTL(attr string) TableOption {
 // WithTypeAttribute names the attribute that stores each item's entity
 // name (default "_type"). Reads check it, so that an item of one entity is
 // never decoded as another.
+//
+// Options follow the name after commas, as in a struct tag, for a table
+// the library adopts (docs/adoption.md): "_type,keys" reads items that
+// have no type attribute too, each as the one entity whose key templates
+// parse its keys (several: an *UnknownEntityError naming them; reads
+// filter on no type), and still writes it; "_type,omit" also writes
+// entity items without it.
 func WithTypeAttribute(attr string) TableOption {
-	return func(t *Table) error { t.schema.TypeAttr = attr; return nil }
+	return func(t *Table) error { return parseTypeAttribute(&t.schema, attr) }
 }
 
 // WithDelimiter sets the byte that separates key segments (default '#').

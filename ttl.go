@@ -148,6 +148,12 @@ func (c expiryCheck) expires(item map[string]types.AttributeValue) bool {
 	}
 	typ, ok := item[c.t.schema.TypeAttr].(*types.AttributeValueMemberS)
 	if !ok {
+		if c.t.schema.TypeByKeys {
+			// Of its entity by its keys; of none or several: it expires.
+			if found := c.t.byKeys("expiry", item); len(found) == 1 {
+				return found[0].managed.expires != nil
+			}
+		}
 		return true
 	}
 	c.t.mu.RLock()

@@ -127,7 +127,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			}
 		}
 		// A new item must still decode as this entity, and carry its key fields.
-		plan.update.Act(expr.ClauseSet, b.Name(m.table.schema.TypeAttr), " = ", b.Value(expr.S(m.Name)))
+		if !m.table.schema.TypeOmit {
+			plan.update.Act(expr.ClauseSet, b.Name(m.table.schema.TypeAttr), " = ", b.Value(expr.S(m.Name)))
+		}
 		for _, f := range m.KeyFieldList {
 			av, err := m.encodeValue(f.GoName, key.FieldByIndex(f.Index).Interface(), false)
 			if err != nil {

@@ -147,7 +147,12 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 		// whether it is this entity's.
 		var b expr.Builder
 		var proj strings.Builder
-		for i, a := range append([]string{m.table.schema.PK, m.table.schema.TypeAttr}, m.attrsOf(fields)...) {
+		head := []string{m.table.schema.PK, m.table.schema.TypeAttr}
+		if m.table.schema.TypeByKeys && m.table.schema.SK != "" {
+			// An item without the type is told apart by its keys: both.
+			head = append(head, m.table.schema.SK)
+		}
+		for i, a := range append(head, m.attrsOf(fields)...) {
 			if i > 0 {
 				proj.WriteString(", ")
 			}

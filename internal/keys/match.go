@@ -350,6 +350,12 @@ func (t *Template) Glob() Glob {
 			c = classDigit
 		case KindUint:
 			c = classUint
+		case KindTime:
+			if leadsWithDigit(s.ph.Layout) {
+				// A digit, then anything its layout renders.
+				out = append(out, globTok{class: classUint}, globTok{class: classAny, star: true})
+				continue
+			}
 		}
 		out = append(out, globTok{class: c}, globTok{class: c, star: true})
 	}

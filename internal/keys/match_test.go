@@ -3,6 +3,7 @@ package keys
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ type kmThing struct {
 	A, B string
 	N    int
 	U    uint
+	At   time.Time
 }
 
 func kmTemplate(t *testing.T, raw string) (*Template, *codec.Fields) {
@@ -87,6 +89,13 @@ func TestIntersects(t *testing.T) {
 		{"X{A}Y", "{B}Y", true},
 		{"CONST", "CONST", true},
 		{"CONST", "CONSTX", false},
+		// A time whose layout starts with a number starts with a digit:
+		// a bare timestamp never collides with a literal like "Join:".
+		{"{At}", "Join:{A}", false},
+		{"{At:15:04}", "Join:{A}", false},
+		{"{At}", "2{A}", true},
+		{"{At:Jan 2}", "Join:{A}", true},
+		{"{At:_2 Jan}", "Join:{A}", true},
 	}
 	for _, c := range cases {
 		a, _ := kmTemplate(t, c.a)

@@ -107,6 +107,7 @@ func (e *Entity) AddKeys(dst map[string]types.AttributeValue, v reflect.Value, f
 
 	text := string(buf)
 	n := len(spans)
+	full = full && !s.TypeOmit
 	if full {
 		n++
 	}

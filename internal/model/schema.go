@@ -22,8 +22,12 @@ type Schema struct {
 	Name     string
 	PK, SK   string // the table's key attributes; SK "" for none
 	TypeAttr string // the attribute holding each item's entity name
-	TTLAttr  string // "" when the table declares no TTL
-	Delim    byte   // the byte separating key segments
+	// TypeByKeys: an item without the type attribute is of the one
+	// entity whose key templates parse its keys (a table the library
+	// adopts); TypeOmit: entity items are written without it.
+	TypeByKeys, TypeOmit bool
+	TTLAttr              string // "" when the table declares no TTL
+	Delim                byte   // the byte separating key segments
 	// PKLimit is the most bytes a partition key may have: 2048, or 1024
 	// when an index's sort key is the table's partition key (an inverted
 	// index), as DynamoDB limits a value by every key it is.

@@ -1,0 +1,34 @@
+package singletable_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	st "github.com/singletable/singletable"
+)
+
+// A chat design: a bare timestamp sort key shares the room's partition with
+// "Join:" keys. No timestamp starts with "J": lint reports nothing.
+func TestLintBareTimestampBesideJoinKeys(t *testing.T) {
+	type message struct {
+		Room string
+		At   time.Time
+		Text string
+	}
+	type join struct{ Room, User string }
+	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"))
+	st.MustDefine[message](tbl, "Message", st.Key("ROOM#{Room}", "{At}"))
+	st.MustDefine[join](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"))
+	assert.Empty(t, tbl.Lint(), st.LintReport(tbl.Lint()))
+
+	// A layout that starts with a month name can: still reported.
+	tbl = st.MustTable("Chat", st.WithTypeAttribute("_type,keys"))
+	st.MustDefine[message](tbl, "Message", st.Key("ROOM#{Room}", "{At:Jan 2 15:04}"))
+	st.MustDefine[join](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"))
+	issues := tbl.Lint()
+	if assert.Len(t, issues, 1) {
+		assert.Equal(t, st.LintError, issues[0].Severity)
+	}
+}
