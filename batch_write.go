@@ -79,7 +79,6 @@ func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
 	return items[len(items)-1], nil
 }
 
-
 // unprocessed is the batch item left unprocessed, typed as given.
 func (a *action) unprocessed() BatchItem {
 	return BatchItem{Entity: a.m.Name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
