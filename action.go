@@ -82,6 +82,20 @@ type action struct {
 	extra *actionExtra
 }
 
+// newAction allocates an action to append to dst: with a nil dst (a single
+// write's plan), together with the plan's slice, which it returns empty,
+// one allocation for the two.
+func newAction(dst []*action) (*action, []*action) {
+	if dst != nil {
+		return new(action), dst
+	}
+	p := new(struct {
+		a    action
+		plan [1]*action
+	})
+	return &p.a, p.plan[:0]
+}
+
 // actionExtra is what only some actions need to explain a failure.
 type actionExtra struct {
 	// ranges are an update's changes to integer fields, whose room its

@@ -216,9 +216,11 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 				}
 			}
 			requests++
-			if inflight == 0 && len(queue) == 0 {
-				// The only request to make (a single chunk, or the last
-				// retry): no goroutine to hand it to.
+			if len(queue) == 0 {
+				// The last request to make for now (a single chunk, the
+				// last chunk, or the last retry): sent here while the
+				// others are in flight, rather than handed to a goroutine
+				// and waited for.
 				r, sent = db.batchRequest(ctx, p, send, idx, attempts, retry), true
 				break
 			}

@@ -25,9 +25,11 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 	items = make([]*action, 0, n)
 	index = newItemIndex(n, func(i int) model.ItemID { return items[i].id })
 	now = db.now()
+	// The puts' actions, in one allocation.
+	slab := make([]action, n)
 	for _, g := range ops {
 		for i := range g.items {
-			if items, err = db.planBatchItem(items, op, &g.items[i], now); err != nil {
+			if items, err = db.planBatchItem(items, &slab[len(items)], op, &g.items[i], now); err != nil {
 				return nil, nil, now, err
 			}
 			p := items[len(items)-1]
@@ -42,8 +44,9 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 	return items, index, now, nil
 }
 
-// planBatchItem appends the action of it, stamped with now, to items.
-func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time.Time) ([]*action, error) {
+// planBatchItem appends the action of it, stamped with now, to items: a
+// put's is into (nil: one of its own).
+func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchEntry, now time.Time) ([]*action, error) {
 	var err error
 	m := it.m
 	if it.kind == actDelete {
@@ -55,7 +58,7 @@ func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time
 			v = reflect.New(m.Type).Elem()
 			v.Set(it.value)
 		}
-		items, err = m.planPut(items, db, op, v, writeBatch, now, &noOptions)
+		items, err = m.planPutInto(into, items, db, op, v, writeBatch, now, &noOptions)
 	}
 	if err != nil {
 		return nil, err
@@ -69,19 +72,11 @@ func (db *DB) planBatchItem(items []*action, op string, it *batchEntry, now time
 // sent again, or reported unprocessed, is made anew, never taken from
 // maps that went to the Client.
 func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
-	items, err := db.planBatchItem(nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now)
+	items, err := db.planBatchItem(nil, nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now)
 	if err != nil {
 		return nil, err
 	}
 	return items[len(items)-1], nil
-}
-
-// writeRequest is the action as one request of a BatchWriteItem.
-func (a *action) writeRequest() types.WriteRequest {
-	if a.kind == actDelete {
-		return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: a.key}}
-	}
-	return types.WriteRequest{PutRequest: &types.PutRequest{Item: a.item}}
 }
 
 // unprocessed is the batch item left unprocessed, typed as given.
@@ -92,8 +87,18 @@ func (a *action) unprocessed() BatchItem {
 // writeInput builds one BatchWriteItem request for items.
 func (db *DB) writeInput(items []*action) *dynamodb.BatchWriteItemInput {
 	reqs := make([]types.WriteRequest, len(items))
+	// The requests' puts, in one allocation (deletes are rarer).
+	var puts []types.PutRequest
 	for i, it := range items {
-		reqs[i] = it.writeRequest()
+		if it.kind == actDelete {
+			reqs[i].DeleteRequest = &types.DeleteRequest{Key: it.key}
+			continue
+		}
+		if puts == nil {
+			puts = make([]types.PutRequest, len(items)-i)
+		}
+		puts[0].Item = it.item
+		reqs[i].PutRequest, puts = &puts[0], puts[1:]
 	}
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{db.name: reqs}}
 }

@@ -100,7 +100,8 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	a := &action{kind: actDelete, op: op, m: m}
+	a, dst := newAction(dst)
+	*a = action{kind: actDelete, op: op, m: m}
 	w := write{a: a, mode: mode, key: key, old: old}
 	if s.mustExist {
 		w.cond = m.table.exists

@@ -113,13 +113,22 @@ func (e *Entity[T]) txPut(tx *Tx, op string, v *T, mode writeMode, opts []PutOpt
 // fields): Put (writeOne), Create (the item must not exist) or a
 // BatchWrite's put (no condition). now is what timestamps are set to.
 func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
+	return m.planPutInto(nil, dst, db, op, v, mode, now, s)
+}
+
+// planPutInto is planPut filling in a, an action its caller allocated
+// (nil: one of its own).
+func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
 	if err := m.chooseShard(op, v, s); err != nil {
 		return nil, err
 	}
-	a := &action{kind: actPut, op: op, m: m}
+	if a == nil {
+		a, dst = newAction(dst)
+	}
+	*a = action{kind: actPut, op: op, m: m}
 	w := write{a: a, mode: mode, now: now}
 	if mode == writeCreate {
 		w.cond = m.absent(now)
