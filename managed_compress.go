@@ -78,12 +78,11 @@ func resolveCompress(r *managedResolver) (managedField, *ModelError) {
 			return nil, r.fail(name, "the expiry field cannot be compressed: DynamoDB's time to live reads it as a number")
 		}
 		for _, ei := range m.Indexes {
+			// Uses too: an index keyed on the field's own attribute
+			// (derived: DependsOn leaves it out) would be keyed on bytes.
 			if ei.DependsOn(name) || ei.PK.Uses(name) || (ei.SK != nil && ei.SK.Uses(name)) {
 				return nil, r.fail(name, "index %s's key or When condition reads the field, which cannot be compressed: %s, which an index key cannot be built from", ei.Index.Name, why)
 			}
-		}
-		if ei, _, ok := m.IndexOfField(name); ok {
-			return nil, r.fail(name, "the field is stored under index %s's key attribute, so it cannot be compressed: %s, which the index cannot be keyed on", ei.Index.Name, why)
 		}
 		if err := r.claim("compress", f); err != nil {
 			return nil, err
