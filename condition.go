@@ -414,6 +414,9 @@ type condFields entityModel
 
 // Path implements expr.Resolver.
 func (m *condFields) Path(b *expr.Builder, path string) (string, error) {
+	if err := (*entityModel)(m).refuseCompressed(path); err != nil {
+		return "", err
+	}
 	return resolver{m: (*entityModel)(m), b: b}.attr(path)
 }
 

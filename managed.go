@@ -31,14 +31,17 @@ import (
 //
 // Each kind of managed field is a feature in a file of its own
 // (managed_version.go, managed_timestamps.go, managed_unique.go,
-// managed_expiry.go), registered in managedFeatures: Define resolves each
-// in turn (resolveManaged), and each that the entity uses gives a
-// managedField, whose hooks every write applies from one call per step:
+// managed_expiry.go, managed_compress.go), registered in managedFeatures:
+// Define resolves each in turn (resolveManaged), and each that the entity
+// uses gives a managedField, whose hooks every write applies from one call
+// per step:
 // onPut (Put, Create, TxPut, TxCreate, BatchWrite puts), beforeUpdate and
 // onUpdate (Update, TxUpdate), onDelete (Delete, TxDelete, BatchWrite
 // deletes). What a batch may do with a field is the hook's to say too.
-// Another feature (compression) is one file and one line in
-// managedFeatures.
+// A feature is one file and one line in managedFeatures; one that changes
+// how its field is stored does so through the codec plan (compression:
+// codec.Plan.Transformed), and one with options beyond naming its fields
+// keeps them in writeSpec.settings.
 
 // managedField is the hooks of one managed feature of an entity. Each
 // appends what its write needs to w: values set in the item, clauses of an
@@ -79,6 +82,7 @@ var managedFeatures = [...]managedFeature{
 	{[]string{"created", "updated"}, resolveTimestamps},
 	{[]string{"unique"}, resolveUnique},
 	{[]string{"expires"}, resolveExpiry},
+	{[]string{"compress"}, resolveCompress},
 }
 
 // writeSpec collects the managed-field entity options.
@@ -89,6 +93,9 @@ type writeSpec struct {
 	// (managed_expiry.go).
 	expiresAfter    time.Duration
 	hasExpiresAfter bool
+	// settings are a feature's own settings, by its role, for options
+	// beyond naming fields (managed_compress.go: its codec and threshold).
+	settings map[string]any
 }
 
 // set declares fields as role's, replacing what an earlier option declared.

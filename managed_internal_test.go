@@ -17,6 +17,7 @@ func TestManagedFeaturesApplyInRegistrationOrder(t *testing.T) {
 		Version int64      `dynamodbav:"version" singletable:"version"`
 		Updated time.Time  `dynamodbav:"updated" singletable:"updated"`
 		Expires *time.Time `dynamodbav:"ttl,unixtime"`
+		Body    string     `dynamodbav:"body" singletable:"compress"`
 	}
 	table := MustTable("ManagedOrder", WithTTL("ttl"))
 	e, err := Define[doc](table, "Doc", Key("DOC#{ID}", "DOC"), ExpiresAfter(time.Hour))
@@ -27,7 +28,7 @@ func TestManagedFeaturesApplyInRegistrationOrder(t *testing.T) {
 	for _, f := range e.m.managed.fields {
 		got = append(got, reflect.TypeOf(f).Elem().Name())
 	}
-	want := []string{"versionField", "timestampsField", "uniqueField", "expiryField"}
+	want := []string{"versionField", "timestampsField", "uniqueField", "expiryField", "compressField"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("managed fields %v, want %v", got, want)
 	}
@@ -37,7 +38,7 @@ func TestManagedFeaturesApplyInRegistrationOrder(t *testing.T) {
 		Note string `dynamodbav:"note" singletable:"compressed"`
 	}
 	_, err = Define[bad](table, "Bad", Key("BAD#{ID}", "BAD"))
-	const msg = `unknown singletable tag option "compressed" (want version, created, updated, unique or expires)`
+	const msg = `unknown singletable tag option "compressed" (want version, created, updated, unique, expires or compress)`
 	if me, ok := err.(*ModelError); !ok || me.Reason != msg || me.Field != "Note" {
 		t.Errorf("Define = %v, want a *ModelError on Note: %s", err, msg)
 	}

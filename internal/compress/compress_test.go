@@ -1,0 +1,82 @@
+package compress
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var text = strings.Repeat(`{"ts":1700000000,"level":"info","msg":"request served","path":"/api/orders/42"}`+"\n", 40)
+
+// Every kind of value round-trips, compressed or plain.
+func TestRoundTrip(t *testing.T) {
+	f := &Field{Codec: Gzip, MinSize: 100}
+	for _, av := range []types.AttributeValue{
+		&types.AttributeValueMemberS{Value: text},
+		&types.AttributeValueMemberS{Value: "short"},
+		&types.AttributeValueMemberB{Value: []byte(text)},
+		&types.AttributeValueMemberB{Value: []byte(Magic + "plain but looks like a header")},
+		&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: "1.5"}, &types.AttributeValueMemberBOOL{Value: true}, &types.AttributeValueMemberNULL{Value: true}}},
+			"ss": &types.AttributeValueMemberSS{Value: []string{text, "b"}},
+			"ns": &types.AttributeValueMemberNS{Value: []string{"1", "2"}},
+			"bs": &types.AttributeValueMemberBS{Value: [][]byte{[]byte("x"), []byte(text)}},
+		}},
+	} {
+		st, err := f.Store(av)
+		require.NoError(t, err)
+		back, err := Load(st)
+		require.NoError(t, err)
+		assert.Equal(t, av, back)
+	}
+}
+
+// Below the threshold a value is stored as it is: the same value, so
+// nothing is allocated.
+func TestBelowThresholdAllocatesNothing(t *testing.T) {
+	f := &Field{Codec: Gzip, MinSize: 1024}
+	s := &types.AttributeValueMemberS{Value: "small"}
+	b := &types.AttributeValueMemberB{Value: []byte("small")}
+	allocs := testing.AllocsPerRun(100, func() {
+		_, _ = f.Store(s)
+		_, _ = f.Store(b)
+		_, _ = f.Load(s)
+		_, _ = f.Load(b)
+	})
+	assert.Zero(t, allocs)
+}
+
+// A value stored with a codec this program does not register is an error
+// that says so; a damaged one is ErrCorrupt.
+func TestUnknownCodecAndDamage(t *testing.T) {
+	f := &Field{Codec: Gzip, MinSize: 10}
+	st, err := f.Store(&types.AttributeValueMemberS{Value: text})
+	require.NoError(t, err)
+	b := bytes.Clone(st.(*types.AttributeValueMemberB).Value)
+	b[len(Magic)] = IDZstd
+	_, err = Load(&types.AttributeValueMemberB{Value: b})
+	require.ErrorIs(t, err, ErrUnknownCodec)
+	assert.Contains(t, err.Error(), "compress/zstd")
+	b[len(Magic)] = 200
+	_, err = Load(&types.AttributeValueMemberB{Value: b})
+	require.ErrorIs(t, err, ErrUnknownCodec)
+	b[len(Magic)] = IDGzip
+	b[len(b)-3] ^= 0xff
+	_, err = Load(&types.AttributeValueMemberB{Value: b})
+	require.True(t, errors.Is(err, ErrCorrupt), "%v", err)
+	require.Error(t, Register(fakeCodec{}))
+}
+
+type fakeCodec struct{}
+
+func (fakeCodec) ID() byte                                 { return IDGzip }
+func (fakeCodec) Name() string                             { return "fake" }
+func (fakeCodec) Compress(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }
+func (fakeCodec) Decompress(dst, src []byte) ([]byte, error) {
+	return append(dst, src...), nil
+}
