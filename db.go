@@ -145,8 +145,12 @@ func (db *DB) TableName() string { return db.name }
 // Client is the client requests are sent through.
 func (db *DB) Client() Client { return db.client }
 
-// checkTable makes sure an entity belongs to the DB's table.
+// checkTable makes sure there is a DB, and that an entity belongs to its
+// table.
 func (db *DB) checkTable(op string, m *entityModel) error {
+	if db == nil {
+		return &InputError{Op: op, Reason: "the DB is nil: make one with New"}
+	}
 	if m.table != db.table {
 		return &InputError{Op: op, Reason: "entity " + m.Name + " is defined on table " + m.table.schema.Name + ", not on this DB's table " + db.table.schema.Name}
 	}

@@ -88,3 +88,10 @@ func TestInvalidUTF8FailsBeforeSending(t *testing.T) {
 
 	require.NoError(t, notes.Put(ctx, db, note{ID: "a", Text: "héllo ✓", Tags: []string{"é"}}), "valid UTF-8 passes")
 }
+
+// A nil DB is an input error, not a panic (singletabletest.Item and the
+// other typed answers reach PutInput with what a test passes them).
+func TestPutInputNilDB(t *testing.T) {
+	_, err := testmodel.ShopUsers.PutInput(nil, testmodel.ShopUser{ID: "u1"})
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+}

@@ -24,6 +24,9 @@ import (
 // clock. It fails the test if v cannot be put.
 func Item[T any](tb testing.TB, db *singletable.DB, e *singletable.Entity[T], v T) map[string]types.AttributeValue {
 	tb.Helper()
+	if db == nil || e == nil {
+		tb.Fatalf("singletabletest.Item: a nil DB or entity")
+	}
 	in, err := e.PutInput(db, v)
 	if err != nil {
 		tb.Fatalf("singletabletest.Item: %v", err)

@@ -75,7 +75,7 @@ type Injected struct {
 // of its Faults. It is safe for concurrent use; with concurrent requests,
 // which request meets which draw depends on their order.
 //
-//	faulty := singletabletest.NewFaultClient(client, singletabletest.Faults{Seed: 1, Unprocessed: 0.5})
+//	faulty := singletabletest.NewFaultClient(client, singletabletest.Faults{Seed: 1, Unprocessed: 0.2})
 //	db = db.WithClient(faulty)
 type FaultClient struct {
 	inner singletable.Client
