@@ -177,13 +177,32 @@ func call[O any](c *FaultClient, ctx context.Context, op string, send func() (*O
 // TransactionCanceled returns the error DynamoDB answers a cancelled
 // TransactWriteItems with: a *types.TransactionCanceledException with one
 // cancellation reason per action, by code ("None" for an action that did
-// not fail, "ConditionalCheckFailed", "TransactionConflict", ...).
+// not fail, "ConditionalCheckFailed", "TransactionConflict", ...). Its
+// reasons carry no stored item; see TransactionCanceledBy for those.
 func TransactionCanceled(codes ...string) error {
 	reasons := make([]types.CancellationReason, len(codes))
 	for i, code := range codes {
 		reasons[i] = types.CancellationReason{Code: aws.String(code)}
-		if code != "None" {
-			reasons[i].Message = aws.String(code + " (injected)")
+	}
+	return TransactionCanceledBy(reasons...)
+}
+
+// TransactionCanceledBy is TransactionCanceled with the reasons given
+// whole. A ConditionalCheckFailed reason's Item is the item as stored, as
+// DynamoDB returns it to the library (which asks for it): with it, a
+// duplicate TxCreate is an ErrAlreadyExists and a stale version a
+// version conflict, as against the service; without it, a condition
+// failure.
+//
+//	TransactionCanceledBy(
+//		types.CancellationReason{Code: aws.String("None")},
+//		types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Item: Item(t, db, Notes, stored)})
+func TransactionCanceledBy(reasons ...types.CancellationReason) error {
+	codes := make([]string, len(reasons))
+	for i := range reasons {
+		codes[i] = aws.ToString(reasons[i].Code)
+		if codes[i] != "None" && reasons[i].Message == nil {
+			reasons[i].Message = aws.String(codes[i] + " (injected)")
 		}
 	}
 	return &types.TransactionCanceledException{

@@ -208,3 +208,31 @@ func TestTypedAnswers(t *testing.T) {
 	assert.ErrorIs(t, Notes.Create(ctx, db, Note{ID: "n1"}), singletable.ErrAlreadyExists)
 	assert.True(t, errors.Is(Notes.Create(ctx, db, Note{ID: "n1"}), singletable.ErrAlreadyExists))
 }
+
+// A cancelled transaction scripted with the stored item of the failed
+// action answers as the service does: a duplicate TxCreate is
+// ErrAlreadyExists; with the code alone, a condition failure.
+func TestTransactionCanceledBy(t *testing.T) {
+	ctx := context.Background()
+	mock := &singletabletest.Client{}
+	db := singletable.New(mock, notesTable)
+	create := func() error {
+		return db.Transact(ctx, func(tx *singletable.Tx) error {
+			Notes.TxCreate(tx, Note{ID: "n1"})
+			Notes.TxCreate(tx, Note{ID: "n2"})
+			return nil
+		})
+	}
+	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+		return nil, singletabletest.TransactionCanceledBy(
+			types.CancellationReason{Code: aws.String("None")},
+			types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Item: singletabletest.Item(t, db, Notes, Note{ID: "n2"})})
+	}
+	assert.ErrorIs(t, create(), singletable.ErrAlreadyExists)
+	mock.TransactWriteItemsFunc = func(context.Context, *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+		return nil, singletabletest.TransactionCanceled("None", "ConditionalCheckFailed")
+	}
+	err := create()
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed)
+	assert.NotErrorIs(t, err, singletable.ErrAlreadyExists)
+}
