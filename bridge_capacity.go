@@ -141,6 +141,18 @@ func capacityModel(entity any) *bridge.CapacityModel {
 	for _, ei := range m.Indexes {
 		cm.Indexes = append(cm.Indexes, capacityIndex(t, ei.Index))
 	}
+	if cm.Unique > 0 {
+		// The attributes guardItem writes.
+		guard := []string{t.schema.PK, t.schema.TypeAttr, guardOwnerPK}
+		if t.schema.SK != "" {
+			guard = append(guard, t.schema.SK, guardOwnerSK)
+		}
+		for _, ix := range t.schema.Indexes {
+			if contains(guard, ix.PK) && (ix.SK == "" || contains(guard, ix.SK)) {
+				cm.GuardIndexes = append(cm.GuardIndexes, ix.Name)
+			}
+		}
+	}
 	return cm
 }
 

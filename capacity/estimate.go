@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -65,7 +66,8 @@ func QueryUnits(consistent bool, sizes ...int) float64 {
 // Write is the estimate of one write.
 type Write struct {
 	// Table is the units of the table's write; Index those of each
-	// global secondary index the write touches.
+	// global secondary index the write touches (a unique-value guard
+	// item's entry included, in an index keyed on attributes it carries).
 	Table float64
 	Index map[string]float64
 	// Transaction says the write goes in a transaction (a Tx action, or
@@ -116,6 +118,7 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 	w.Put = change(m, nil, item)
 	w.Delete = change(m, item, nil)
 	w.TxPut, w.TxDelete = w.Put, w.Delete
+	w.TxPut.Index, w.TxDelete.Index = maps.Clone(w.Put.Index), maps.Clone(w.Delete.Index) // their own, to add to
 	w.TxPut.Transaction, w.TxDelete.Transaction = true, true
 	if m.Unique > 0 {
 		for _, x := range []*Write{&w.Put, &w.Delete} {
@@ -124,6 +127,16 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 		}
 		w.TxPut.Table += float64(m.Unique)
 		w.TxDelete.Table += float64(m.Unique)
+		// A guard item also has an entry in each index keyed on
+		// attributes it carries (one keyed on the table's own keys).
+		for _, x := range []*Write{&w.Put, &w.Delete, &w.TxPut, &w.TxDelete} {
+			for _, name := range m.GuardIndexes {
+				if x.Index == nil {
+					x.Index = map[string]float64{}
+				}
+				x.Index[name] += float64(m.Unique)
+			}
+		}
 	}
 	for _, x := range []*Write{&w.Put, &w.Delete, &w.TxPut, &w.TxDelete} {
 		x.total()

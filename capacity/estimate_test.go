@@ -93,3 +93,28 @@ func TestCompareFlagsLargerItems(t *testing.T) {
 	assert.Equal(t, 0, byKey["Never"].Calls)
 	assert.Contains(t, c.String(), "larger than the model assumed")
 }
+
+// A unique value's guard item carries the table's keys, so an index keyed
+// on them (an inverted index) holds an entry of it too: DynamoDB Local
+// bills 18 WCU for such a Create where the guard's table write alone made
+// 16.
+func TestWriteOfCountsGuardEntriesInInvertedIndex(t *testing.T) {
+	tbl := st.MustTable("CapInv", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	accts := st.MustDefine[Acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"), st.Unique("Email"))
+	a := Acct{ID: "a1", Email: strings.Repeat("e", 1500)}
+	w, err := capacity.WriteOf(accts, a)
+	require.NoError(t, err)
+	// The item: 2 units in the table and 2 in Inverted (it projects
+	// ALL); the guard: 1 in the table and 1 in Inverted; doubled.
+	assert.Equal(t, map[string]float64{"Inverted": 3}, w.Put.Index)
+	assert.Equal(t, 3.0, w.Put.Table)
+	assert.Equal(t, 12.0, w.Put.Units)
+	assert.Equal(t, 12.0, w.TxPut.Units)
+	assert.Equal(t, map[string]float64{"Inverted": 3}, w.Delete.Index)
+
+	// No unique value, no guard: the item's entry only.
+	plain := st.MustDefine[Doc](tbl, "Doc", st.Key("OWNER#{Owner}", "DOC#{ID}"))
+	w, err = capacity.WriteOf(plain, Doc{Owner: "o", ID: "1"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"Inverted": 1}, w.Put.Index)
+}
