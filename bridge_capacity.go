@@ -104,7 +104,12 @@ func (capacityOpt) scanOption()           {}
 // what capacityModel takes.
 type anyEntity struct{ m *entityModel }
 
-func (p *Pattern[T]) capacityDecl() *readDecl { return p.d }
+func (p *Pattern[T]) capacityDecl() *readDecl {
+	if p == nil {
+		return nil
+	}
+	return p.d
+}
 func (c *Collection) capacityDecl() *readDecl {
 	if c == nil {
 		return nil

@@ -272,6 +272,9 @@ func ReadOf(p any, page Page) (Read, error) {
 	if d == nil {
 		return Read{}, &st.InputError{Op: "capacity.ReadOf", Reason: fmt.Sprintf("%T is not a pattern or a collection", p)}
 	}
+	if err := page.Validate(); err != nil {
+		return Read{}, err
+	}
 	return readOf(d, page), nil
 }
 
@@ -294,10 +297,17 @@ func readOf(d *bridge.CapacityRead, page Page) Read {
 // pattern's index (its keys and projected attributes) it computes from
 // v's item.
 func PageOf[T any](p *st.Pattern[T], e *st.Entity[T], v T, n int, consistent bool) (Read, error) {
+	const op = "capacity.PageOf"
+	if p == nil || e == nil {
+		return Read{}, &st.InputError{Op: op, Reason: "the pattern or the entity is nil"}
+	}
+	if n < 0 {
+		return Read{}, &st.InputError{Op: op, Reason: fmt.Sprintf("n is %d: it must not be negative", n)}
+	}
 	d := bridge.Capacity.Pattern(p)
 	m := bridge.Capacity.Model(e)
 	if d == nil || m == nil {
-		return Read{}, &st.InputError{Op: "capacity.PageOf", Reason: "the pattern or the entity is nil"}
+		return Read{}, &st.InputError{Op: op, Reason: "the pattern or the entity is nil"}
 	}
 	item, err := m.Item(v)
 	if err != nil {

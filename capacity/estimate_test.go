@@ -80,7 +80,8 @@ func TestCompareFlagsLargerItems(t *testing.T) {
 		{Op: "Doc.Put", WriteUnits: 1},
 		{Op: "Doc.Delete", WriteUnits: 1},
 	}
-	c := capacity.Compare(reqs, map[string]capacity.Units{"DocsByOwner": {Read: 1}, "Doc.Put": {Write: 1}, "Never": {Read: 1}}, 0)
+	c, err := capacity.Compare(reqs, map[string]capacity.Units{"DocsByOwner": {Read: 1}, "Doc.Put": {Write: 1}, "Never": {Read: 1}}, 0)
+	require.NoError(t, err)
 	require.Len(t, c.Rows, 4)
 	byKey := map[string]capacity.Row{}
 	for _, r := range c.Rows {
