@@ -146,6 +146,9 @@ func capacityModel(entity any) *bridge.CapacityModel {
 	for _, ei := range m.Indexes {
 		cm.Indexes = append(cm.Indexes, capacityIndex(t, ei.Index))
 	}
+	for _, f := range m.managed.unique {
+		cm.UniqueAttrs = append(cm.UniqueAttrs, f.Attr)
+	}
 	if cm.Unique > 0 {
 		// The attributes guardItem writes.
 		guard := []string{t.schema.PK, t.schema.TypeAttr, guardOwnerPK}

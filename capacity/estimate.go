@@ -149,7 +149,10 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 // the larger of the two, and in each index a put (the item enters it), a
 // delete (it leaves: a sparse index whose key the update removes), a
 // delete and a put (its index key changes), or a write of its entry (its
-// projected attributes change).
+// projected attributes change); and for each unique value that changes,
+// the delete of its old guard item and the put of its new one (one unit
+// each, in the table and in each index keyed on attributes a guard
+// carries), in a transaction.
 func MoveOf[T any](e *st.Entity[T], before, after T) (Write, error) {
 	m := bridge.Capacity.Model(e)
 	if m == nil {
@@ -165,6 +168,26 @@ func MoveOf[T any](e *st.Entity[T], before, after T) (Write, error) {
 	}
 	w := change(m, old, nu)
 	w.Transaction = m.Unique > 0
+	// A unique value that changes moves its guard item: the old one
+	// deleted, the new one put, each in the table and in every index
+	// keyed on attributes a guard carries.
+	for _, a := range m.UniqueAttrs {
+		if codec.Equal(old[a], nu[a]) {
+			continue
+		}
+		for _, it := range []map[string]types.AttributeValue{old, nu} {
+			if it[a] == nil {
+				continue
+			}
+			w.Table++
+			for _, name := range m.GuardIndexes {
+				if w.Index == nil {
+					w.Index = map[string]float64{}
+				}
+				w.Index[name]++
+			}
+		}
+	}
 	w.total()
 	return w, nil
 }

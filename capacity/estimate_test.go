@@ -119,3 +119,24 @@ func TestWriteOfCountsGuardEntriesInInvertedIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]float64{"Inverted": 1}, w.Put.Index)
 }
+
+// An update that changes a unique value moves its guard item: a delete and
+// a put, in the table and in an index keyed on the table's keys.
+func TestMoveOfMovesGuardItems(t *testing.T) {
+	tbl := st.MustTable("CapInvMove", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	accts := st.MustDefine[Acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"), st.Unique("Email"))
+	a := Acct{ID: "a1", Email: "a@x"}
+	b := a
+	b.Email = "b@x"
+	mv, err := capacity.MoveOf(accts, a, b)
+	require.NoError(t, err)
+	// The item: 1 unit in the table, its entry rewritten (1); the guards:
+	// 2 in each; doubled.
+	assert.Equal(t, 3.0, mv.Table)
+	assert.Equal(t, map[string]float64{"Inverted": 3}, mv.Index)
+	assert.Equal(t, 12.0, mv.Units)
+
+	mv, err = capacity.MoveOf(accts, a, a)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, mv.Table, "the unique value unchanged: no guard moves")
+}

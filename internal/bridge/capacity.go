@@ -100,6 +100,9 @@ type CapacityModel struct {
 	// item carries (an index keyed on the table's own keys): each guard
 	// item has an entry there too.
 	GuardIndexes []string
+	// UniqueAttrs are the unique fields' attributes: a write that changes
+	// one moves its guard item.
+	UniqueAttrs []string
 }
 
 // CapacityIndex is a GSI as estimates see it.
