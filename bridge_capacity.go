@@ -104,7 +104,12 @@ func (capacityOpt) scanOption()           {}
 // what capacityModel takes.
 type anyEntity struct{ m *entityModel }
 
-func (p *Pattern[T]) capacityDecl() *readDecl { return p.d }
+func (p *Pattern[T]) capacityDecl() *readDecl {
+	if p == nil {
+		return nil
+	}
+	return p.d
+}
 func (c *Collection) capacityDecl() *readDecl {
 	if c == nil {
 		return nil
@@ -140,6 +145,21 @@ func capacityModel(entity any) *bridge.CapacityModel {
 		}}
 	for _, ei := range m.Indexes {
 		cm.Indexes = append(cm.Indexes, capacityIndex(t, ei.Index))
+	}
+	for _, f := range m.managed.unique {
+		cm.UniqueAttrs = append(cm.UniqueAttrs, f.Attr)
+	}
+	if cm.Unique > 0 {
+		// The attributes guardItem writes.
+		guard := []string{t.schema.PK, t.schema.TypeAttr, guardOwnerPK}
+		if t.schema.SK != "" {
+			guard = append(guard, t.schema.SK, guardOwnerSK)
+		}
+		for _, ix := range t.schema.Indexes {
+			if contains(guard, ix.PK) && (ix.SK == "" || contains(guard, ix.SK)) {
+				cm.GuardIndexes = append(cm.GuardIndexes, ix.Name)
+			}
+		}
 	}
 	return cm
 }

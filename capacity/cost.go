@@ -141,8 +141,16 @@ type Line struct {
 	OnDemand       float64
 }
 
-// Monthly prices prof at p.
-func (p Prices) Monthly(prof Profile) Cost {
+// Monthly prices prof at p. It fails, with an *singletable.InputError
+// naming the field, when p or prof does not validate (Prices.Validate,
+// Profile.Validate).
+func (p Prices) Monthly(prof Profile) (Cost, error) {
+	if err := p.Validate(); err != nil {
+		return Cost{}, err
+	}
+	if err := prof.Validate(); err != nil {
+		return Cost{}, err
+	}
 	c := Cost{Prices: p}
 	for _, t := range prof.Traffic {
 		u := Units{t.Units.Read * t.PerSecond, t.Units.Write * t.PerSecond}
@@ -165,7 +173,7 @@ func (p Prices) Monthly(prof Profile) Cost {
 		c.Reserved = append(c.Reserved, p.Reserve(r, c.Provisioned))
 	}
 	c.BreakEvenHours = p.BreakEvenHours(c.Peak, util)
-	return c
+	return c, nil
 }
 
 // BreakEvenHours is the busy hours a day at which traffic of peak units a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/singletable/singletable/capacity"
 )
@@ -53,7 +54,8 @@ func TestMonthlyProfile(t *testing.T) {
 		PeakToAverage: 2, Utilization: 0.5,
 		Items: 1 << 20, ItemBytes: 924, // + 100 bytes overhead = 1 KB each: 1 GB
 	}
-	c := capacity.SeedPrices.Monthly(prof)
+	c, err := capacity.SeedPrices.Monthly(prof)
+	require.NoError(t, err)
 	assert.Equal(t, capacity.Units{Read: 5, Write: 6}, c.Average)
 	assert.Equal(t, capacity.Units{Read: 10, Write: 12}, c.Peak)
 	assert.Equal(t, capacity.Units{Read: 20, Write: 24}, c.Provisioned)

@@ -32,9 +32,10 @@ type Counted struct {
 //
 // Items that have expired but that DynamoDB has not deleted yet are
 // counted (a read leaves them out as it decodes, which a count does not);
-// filter on the expiry field to leave them out. Project does not apply
-// (an *singletable.InputError), nor does a GetItem pattern, which reads
-// one item (use Get). Limit caps what each page evaluates, not the count.
+// filter on the expiry field to leave them out. Count counts every item
+// the pattern selects: Limit does not apply (an *singletable.InputError
+// naming it; DynamoDB's pages are up to 1 MB each), nor does Project, nor
+// a GetItem pattern, which reads one item (use Get).
 // Requests go through the DB's observer as a read of the pattern.
 func Count[T any](ctx context.Context, db *st.DB, p *st.Pattern[T], params T, opts ...st.QueryOption) (Counted, error) {
 	return count(ctx, db, p, func() ([]*dynamodb.QueryInput, error) { return p.QueryInputs(db, params, opts...) })
@@ -61,6 +62,11 @@ func count[T any](ctx context.Context, db *st.DB, p *st.Pattern[T], inputs func(
 	for _, in := range ins {
 		if in.ProjectionExpression != nil {
 			return out, &st.InputError{Op: op, Reason: "Project does not apply to a count"}
+		}
+		if in.Limit != nil {
+			// A page size would only multiply the requests (and the
+			// minimum units each bills): a count reads to the end.
+			return out, &st.InputError{Op: op, Reason: "Limit does not apply to a count: it counts every item the pattern selects"}
 		}
 	}
 	entity := ""

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -65,7 +66,8 @@ func QueryUnits(consistent bool, sizes ...int) float64 {
 // Write is the estimate of one write.
 type Write struct {
 	// Table is the units of the table's write; Index those of each
-	// global secondary index the write touches.
+	// global secondary index the write touches (a unique-value guard
+	// item's entry included, in an index keyed on attributes it carries).
 	Table float64
 	Index map[string]float64
 	// Transaction says the write goes in a transaction (a Tx action, or
@@ -116,6 +118,7 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 	w.Put = change(m, nil, item)
 	w.Delete = change(m, item, nil)
 	w.TxPut, w.TxDelete = w.Put, w.Delete
+	w.TxPut.Index, w.TxDelete.Index = maps.Clone(w.Put.Index), maps.Clone(w.Delete.Index) // their own, to add to
 	w.TxPut.Transaction, w.TxDelete.Transaction = true, true
 	if m.Unique > 0 {
 		for _, x := range []*Write{&w.Put, &w.Delete} {
@@ -124,6 +127,16 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 		}
 		w.TxPut.Table += float64(m.Unique)
 		w.TxDelete.Table += float64(m.Unique)
+		// A guard item also has an entry in each index keyed on
+		// attributes it carries (one keyed on the table's own keys).
+		for _, x := range []*Write{&w.Put, &w.Delete, &w.TxPut, &w.TxDelete} {
+			for _, name := range m.GuardIndexes {
+				if x.Index == nil {
+					x.Index = map[string]float64{}
+				}
+				x.Index[name] += float64(m.Unique)
+			}
+		}
 	}
 	for _, x := range []*Write{&w.Put, &w.Delete, &w.TxPut, &w.TxDelete} {
 		x.total()
@@ -136,7 +149,10 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 // the larger of the two, and in each index a put (the item enters it), a
 // delete (it leaves: a sparse index whose key the update removes), a
 // delete and a put (its index key changes), or a write of its entry (its
-// projected attributes change).
+// projected attributes change); and for each unique value that changes,
+// the delete of its old guard item and the put of its new one (one unit
+// each, in the table and in each index keyed on attributes a guard
+// carries), in a transaction.
 func MoveOf[T any](e *st.Entity[T], before, after T) (Write, error) {
 	m := bridge.Capacity.Model(e)
 	if m == nil {
@@ -152,6 +168,26 @@ func MoveOf[T any](e *st.Entity[T], before, after T) (Write, error) {
 	}
 	w := change(m, old, nu)
 	w.Transaction = m.Unique > 0
+	// A unique value that changes moves its guard item: the old one
+	// deleted, the new one put, each in the table and in every index
+	// keyed on attributes a guard carries.
+	for _, a := range m.UniqueAttrs {
+		if codec.Equal(old[a], nu[a]) {
+			continue
+		}
+		for _, it := range []map[string]types.AttributeValue{old, nu} {
+			if it[a] == nil {
+				continue
+			}
+			w.Table++
+			for _, name := range m.GuardIndexes {
+				if w.Index == nil {
+					w.Index = map[string]float64{}
+				}
+				w.Index[name]++
+			}
+		}
+	}
 	w.total()
 	return w, nil
 }
@@ -259,6 +295,9 @@ func ReadOf(p any, page Page) (Read, error) {
 	if d == nil {
 		return Read{}, &st.InputError{Op: "capacity.ReadOf", Reason: fmt.Sprintf("%T is not a pattern or a collection", p)}
 	}
+	if err := page.Validate(); err != nil {
+		return Read{}, err
+	}
 	return readOf(d, page), nil
 }
 
@@ -281,10 +320,17 @@ func readOf(d *bridge.CapacityRead, page Page) Read {
 // pattern's index (its keys and projected attributes) it computes from
 // v's item.
 func PageOf[T any](p *st.Pattern[T], e *st.Entity[T], v T, n int, consistent bool) (Read, error) {
+	const op = "capacity.PageOf"
+	if p == nil || e == nil {
+		return Read{}, &st.InputError{Op: op, Reason: "the pattern or the entity is nil"}
+	}
+	if n < 0 {
+		return Read{}, &st.InputError{Op: op, Reason: fmt.Sprintf("n is %d: it must not be negative", n)}
+	}
 	d := bridge.Capacity.Pattern(p)
 	m := bridge.Capacity.Model(e)
 	if d == nil || m == nil {
-		return Read{}, &st.InputError{Op: "capacity.PageOf", Reason: "the pattern or the entity is nil"}
+		return Read{}, &st.InputError{Op: op, Reason: "the pattern or the entity is nil"}
 	}
 	item, err := m.Item(v)
 	if err != nil {

@@ -80,7 +80,8 @@ func TestCompareFlagsLargerItems(t *testing.T) {
 		{Op: "Doc.Put", WriteUnits: 1},
 		{Op: "Doc.Delete", WriteUnits: 1},
 	}
-	c := capacity.Compare(reqs, map[string]capacity.Units{"DocsByOwner": {Read: 1}, "Doc.Put": {Write: 1}, "Never": {Read: 1}}, 0)
+	c, err := capacity.Compare(reqs, map[string]capacity.Units{"DocsByOwner": {Read: 1}, "Doc.Put": {Write: 1}, "Never": {Read: 1}}, 0)
+	require.NoError(t, err)
 	require.Len(t, c.Rows, 4)
 	byKey := map[string]capacity.Row{}
 	for _, r := range c.Rows {
@@ -92,4 +93,50 @@ func TestCompareFlagsLargerItems(t *testing.T) {
 	assert.True(t, byKey["Doc.Delete"].Missing)
 	assert.Equal(t, 0, byKey["Never"].Calls)
 	assert.Contains(t, c.String(), "larger than the model assumed")
+}
+
+// A unique value's guard item carries the table's keys, so an index keyed
+// on them (an inverted index) holds an entry of it too: DynamoDB Local
+// bills 18 WCU for such a Create where the guard's table write alone made
+// 16.
+func TestWriteOfCountsGuardEntriesInInvertedIndex(t *testing.T) {
+	tbl := st.MustTable("CapInv", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	accts := st.MustDefine[Acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"), st.Unique("Email"))
+	a := Acct{ID: "a1", Email: strings.Repeat("e", 1500)}
+	w, err := capacity.WriteOf(accts, a)
+	require.NoError(t, err)
+	// The item: 2 units in the table and 2 in Inverted (it projects
+	// ALL); the guard: 1 in the table and 1 in Inverted; doubled.
+	assert.Equal(t, map[string]float64{"Inverted": 3}, w.Put.Index)
+	assert.Equal(t, 3.0, w.Put.Table)
+	assert.Equal(t, 12.0, w.Put.Units)
+	assert.Equal(t, 12.0, w.TxPut.Units)
+	assert.Equal(t, map[string]float64{"Inverted": 3}, w.Delete.Index)
+
+	// No unique value, no guard: the item's entry only.
+	plain := st.MustDefine[Doc](tbl, "Doc", st.Key("OWNER#{Owner}", "DOC#{ID}"))
+	w, err = capacity.WriteOf(plain, Doc{Owner: "o", ID: "1"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"Inverted": 1}, w.Put.Index)
+}
+
+// An update that changes a unique value moves its guard item: a delete and
+// a put, in the table and in an index keyed on the table's keys.
+func TestMoveOfMovesGuardItems(t *testing.T) {
+	tbl := st.MustTable("CapInvMove", st.WithGSI("Inverted", st.IndexKeys("SK", "PK")))
+	accts := st.MustDefine[Acct](tbl, "Acct", st.Key("ACCT#{ID}", "ACCT"), st.Unique("Email"))
+	a := Acct{ID: "a1", Email: "a@x"}
+	b := a
+	b.Email = "b@x"
+	mv, err := capacity.MoveOf(accts, a, b)
+	require.NoError(t, err)
+	// The item: 1 unit in the table, its entry rewritten (1); the guards:
+	// 2 in each; doubled.
+	assert.Equal(t, 3.0, mv.Table)
+	assert.Equal(t, map[string]float64{"Inverted": 3}, mv.Index)
+	assert.Equal(t, 12.0, mv.Units)
+
+	mv, err = capacity.MoveOf(accts, a, a)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, mv.Table, "the unique value unchanged: no guard moves")
 }

@@ -50,10 +50,14 @@ type Comparison struct {
 // requests reqs consumed (package observe's records of a run: a test, a
 // load test, production), one row per key, sorted by key. A row that
 // consumed more than tolerance times its estimate (1.1 when 0) is flagged
-// Larger. Requests that did not ask for their consumed capacity report
+// Larger; a negative, NaN or infinite tolerance is an
+// *singletable.InputError. Requests that did not ask for their consumed capacity report
 // none: observe with capacity (observe.With's default).
-func Compare(reqs []observe.Request, est map[string]Units, tolerance float64) Comparison {
-	if tolerance <= 0 {
+func Compare(reqs []observe.Request, est map[string]Units, tolerance float64) (Comparison, error) {
+	if err := badNumber("capacity.Compare", "tolerance", tolerance); err != nil {
+		return Comparison{}, err
+	}
+	if tolerance == 0 {
 		tolerance = 1.1
 	}
 	rows := map[string]*Row{}
@@ -84,7 +88,7 @@ func Compare(reqs []observe.Request, est map[string]Units, tolerance float64) Co
 		}
 		c.Rows = append(c.Rows, *row)
 	}
-	return c
+	return c, nil
 }
 
 // String prints c as a table.

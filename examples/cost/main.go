@@ -127,13 +127,20 @@ func run(ctx context.Context) error {
 		PeakToAverage: 3, Utilization: 0.7,
 		Items: 720_000 * 5, ItemBytes: wl.ItemBytes,
 	}
-	seed := capacity.SeedPrices.Monthly(prof)
+	seed, err := capacity.SeedPrices.Monthly(prof)
+	if err != nil {
+		return err
+	}
 	fmt.Println("## The seed's profile at the seed's prices")
 	fmt.Println(seed)
 	check.That("writes on demand: the seed's $9 a month", math.Abs(seed.Lines[0].OnDemand-9) < 0.005)
 	check.That("reads on demand: the seed's $4.50 a month", math.Abs(seed.Lines[1].OnDemand-4.5) < 0.005)
 	fmt.Println("## The same profile at today's published prices")
-	fmt.Println(capacity.Published.Monthly(prof))
+	today, err := capacity.Published.Monthly(prof)
+	if err != nil {
+		return err
+	}
+	fmt.Println(today)
 
 	// A slice of the profile on DynamoDB Local, observed.
 	client, err := ddblocal.Client(ctx)
@@ -168,9 +175,12 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	cmp := capacity.Compare(rec.Requests(), map[string]capacity.Units{
+	cmp, err := capacity.Compare(rec.Requests(), map[string]capacity.Units{
 		"Transact": {Write: place}, "OrderWithItems": {Read: read.Units},
 	}, 0)
+	if err != nil {
+		return err
+	}
 	fmt.Println("## Estimated against consumed on DynamoDB Local")
 	fmt.Println(cmp)
 	for _, r := range cmp.Rows {
@@ -199,9 +209,12 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	cmp = capacity.Compare(rec.Requests(), map[string]capacity.Units{
+	cmp, err = capacity.Compare(rec.Requests(), map[string]capacity.Units{
 		"OrderWithItems": {Read: read.Units}, "OrderLine.Put": {Write: wl.Put.Units},
 	}, 0)
+	if err != nil {
+		return err
+	}
 	fmt.Println("## Larger items than the model assumed")
 	fmt.Println(cmp)
 	for _, r := range cmp.Rows {

@@ -96,6 +96,13 @@ type CapacityModel struct {
 	// Unique is the number of unique fields: each a guard item, and a
 	// transaction.
 	Unique int
+	// GuardIndexes are the table's indexes whose key attributes a guard
+	// item carries (an index keyed on the table's own keys): each guard
+	// item has an entry there too.
+	GuardIndexes []string
+	// UniqueAttrs are the unique fields' attributes: a write that changes
+	// one moves its guard item.
+	UniqueAttrs []string
 }
 
 // CapacityIndex is a GSI as estimates see it.
