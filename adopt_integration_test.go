@@ -323,13 +323,6 @@ func TestAdoptWrites(t *testing.T) {
 	}
 }
 
-func TestAdoptTypeAttributeOptionRefused(t *testing.T) {
-	_, err := st.NewTable("Bad", st.WithTypeAttribute("_type,nope"))
-	var me *st.ModelError
-	require.ErrorAs(t, err, &me)
-	assert.Contains(t, err.Error(), "nope")
-}
-
 // A migration on a table read by its keys walks the entity's items only
 // (the scan filters on no type), keeps the attributes no struct names, and
 // under ",omit" writes no type.

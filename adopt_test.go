@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
 )
@@ -31,4 +32,13 @@ func TestLintBareTimestampBesideJoinKeys(t *testing.T) {
 	if assert.Len(t, issues, 1) {
 		assert.Equal(t, st.LintError, issues[0].Severity)
 	}
+}
+
+// An option of the type attribute other than keys and omit is a
+// *ModelError naming it.
+func TestAdoptTypeAttributeOptionRefused(t *testing.T) {
+	_, err := st.NewTable("Bad", st.WithTypeAttribute("_type,nope"))
+	var me *st.ModelError
+	require.ErrorAs(t, err, &me)
+	assert.Contains(t, err.Error(), "nope")
 }

@@ -2,7 +2,9 @@ package compress
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -79,4 +81,20 @@ func (fakeCodec) Name() string                             { return "fake" }
 func (fakeCodec) Compress(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }
 func (fakeCodec) Decompress(dst, src []byte) ([]byte, error) {
 	return append(dst, src...), nil
+}
+
+// A gzip value that decompresses to more than its header records is
+// refused at the first byte past it, not read on up to MaxDecoded (a small
+// hostile item made a read allocate hundreds of MB).
+func TestReadAppendStopsAtTheRecordedSize(t *testing.T) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	_, err := w.Write(make([]byte, 1<<20))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	r, err := gzip.NewReader(&buf)
+	require.NoError(t, err)
+	out, err := ReadAppend(make([]byte, 0, 10), r)
+	require.ErrorIs(t, err, io.ErrShortBuffer)
+	require.Nil(t, out)
 }

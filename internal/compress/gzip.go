@@ -53,14 +53,13 @@ func (gzipCodec) Decompress(dst, src []byte) ([]byte, error) {
 	return ReadAppend(dst, r)
 }
 
-// ReadAppend appends what r reads to dst until io.EOF, growing dst only
-// when its capacity (the size the header records) is not enough, and never
-// past MaxDecoded.
+// ReadAppend appends what r reads to dst until io.EOF, within dst's
+// capacity: the size the header records. A value that decompresses to more
+// is refused at the first byte past it (io.ErrShortBuffer), so a small
+// damaged or hostile item cannot make a read allocate up to MaxDecoded.
 func ReadAppend(dst []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(dst) == cap(dst) {
-			// Full: either the end, or more than the header said (the
-			// caller refuses that).
 			var one [1]byte
 			n, err := r.Read(one[:])
 			if n == 0 && err == io.EOF {
@@ -69,10 +68,9 @@ func ReadAppend(dst []byte, r io.Reader) ([]byte, error) {
 			if err != nil && err != io.EOF {
 				return nil, err
 			}
-			if len(dst)+n > MaxDecoded {
+			if n > 0 {
 				return nil, io.ErrShortBuffer
 			}
-			dst = append(dst, one[:n]...)
 			continue
 		}
 		n, err := r.Read(dst[len(dst):cap(dst)])
