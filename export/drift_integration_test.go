@@ -86,11 +86,11 @@ func cfnShape(t *testing.T, raw []byte) shape {
 		Resources map[string]struct {
 			Type       string
 			Properties struct {
-				AttributeDefinitions   []struct{ AttributeName, AttributeType string }
-				KeySchema              []struct{ AttributeName, KeyType string }
-				BillingMode            string
-				GlobalSecondaryIndexes []cfnIndex
-				LocalSecondaryIndexes  []cfnIndex
+				AttributeDefinitions    []struct{ AttributeName, AttributeType string }
+				KeySchema               []struct{ AttributeName, KeyType string }
+				BillingMode             string
+				GlobalSecondaryIndexes  []cfnIndex
+				LocalSecondaryIndexes   []cfnIndex
 				TimeToLiveSpecification *struct {
 					AttributeName string
 					Enabled       bool
