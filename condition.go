@@ -1,10 +1,6 @@
 package singletable
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
@@ -173,46 +169,12 @@ func (r resolver) attr(field string) (string, error) {
 	return p, err
 }
 
-// path resolves a field path to its placeholder expression. A path is a Go
-// field name, optionally followed by nested parts: ".Name" for a field of a
-// nested struct (its Go name) or a key of a map, and "[n]" for an element of
-// a list: "Address.City", "Tags[0]", "Meta.Labels[2].Name". Every part gets
-// its own name placeholder, so reserved words and special characters in
-// attribute names always work. The library's own conditions on key
-// attributes use attrExists and attrNotExists instead. nested reports
-// whether the path goes below a top-level field.
+// path resolves a field path to its placeholder expression (see
+// writes.PathExpr). The library's own conditions on key attributes use
+// attrExists and attrNotExists instead. nested reports whether the path
+// goes below a top-level field.
 func (r resolver) path(path string) (p string, nested bool, err error) {
-	if !strings.ContainsAny(path, ".[") {
-		// A top-level field: its placeholder alone.
-		if path == "" {
-			return "", false, fmt.Errorf("empty field name")
-		}
-		attr := path
-		if r.m != nil {
-			f, ok := r.m.Fields.ByGoName(path)
-			if !ok {
-				return "", false, r.unknownField(path)
-			}
-			attr = f.Attr
-		}
-		return r.b.Name(attr), false, nil
-	}
-	var b strings.Builder
-	_, err = writes.WalkPath(r.entity(), path, func(attr string, index int) {
-		switch {
-		case attr == "":
-			b.WriteString("[" + strconv.Itoa(index) + "]")
-		case b.Len() > 0:
-			b.WriteByte('.')
-			fallthrough
-		default:
-			b.WriteString(r.b.Name(attr))
-		}
-	})
-	if err != nil {
-		return "", false, err
-	}
-	return b.String(), true, nil
+	return writes.PathExpr(r.entity(), r.b, path)
 }
 
 // unknownField explains a field name the entity does not have (see
@@ -240,18 +202,9 @@ func (r resolver) value(field string, v any, element bool) (string, error) {
 }
 
 // encode encodes v for the field path by the field's own dynamodbav rules
-// (at any depth), plainly over raw attribute names.
+// (at any depth), plainly over raw attribute names (see writes.EncodeCond).
 func (r resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
-	if r.m == nil {
-		return marshalValue(field, v)
-	}
-	if topField(field) == field {
-		// A top-level field, the usual case: no path to walk.
-		if f, ok := r.m.Fields.ByGoName(field); ok {
-			return r.m.encodeField(f, v, element)
-		}
-	}
-	return r.m.encodeValue(field, v, element)
+	return writes.EncodeCond(r.entity(), field, v, element)
 }
 
 // attrExists and attrNotExists test an attribute by its stored name: the

@@ -172,23 +172,6 @@ func (m *entityModel) settable(f *codec.Field) bool { return writes.Settable(m.E
 // (see writes.Convertible).
 func convertible(v reflect.Value, to reflect.Type) bool { return writes.Convertible(v, to) }
 
-// marshalValue encodes a value for an attribute the library knows no Go
-// type of (a raw attribute name), plainly, and checks that DynamoDB takes
-// it; an AttributeValue passes as is, checked too.
-func marshalValue(attr string, v any) (types.AttributeValue, error) {
-	av, ok := v.(types.AttributeValue)
-	if !ok {
-		var err error
-		if av, err = writes.PlainValue(attr, v); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := codec.CheckedSize(av); err != nil {
-		return nil, fmt.Errorf("attribute %s: %w", attr, err)
-	}
-	return av, nil
-}
-
 // decodeAny decodes a stored item as the entity's Go type, returning a T
 // value (not a pointer) as an any.
 func (m *entityModel) decodeAny(item map[string]types.AttributeValue) (any, error) {

@@ -258,3 +258,32 @@ func TestUnknownFieldIsAnError(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestPathExprAndEncodeCond(t *testing.T) {
+	m := entity(t)
+	b := new(expr.Builder)
+	p, nested, err := PathExpr(m, b, "Items[1].City")
+	if err != nil || !nested {
+		t.Fatalf("%q, %v, %v", p, nested, err)
+	}
+	top, nested, err := PathExpr(m, b, "Count")
+	if err != nil || nested || top == p {
+		t.Fatalf("%q, %v, %v", top, nested, err)
+	}
+	if _, _, err := PathExpr(m, b, "Nope"); err == nil || !strings.Contains(err.Error(), "no field") {
+		t.Fatalf("unknown field: %v", err)
+	}
+	if _, _, err := PathExpr(nil, b, ""); err == nil {
+		t.Fatal("an empty path")
+	}
+	av, err := EncodeCond(m, "Address.Zip", "", false)
+	if err != nil || av.(*types.AttributeValueMemberS).Value != "" {
+		t.Fatalf("a nested omitted zero is compared as given: %#v, %v", av, err)
+	}
+	if av, err := EncodeCond(nil, "raw", 3, false); err != nil || av.(*types.AttributeValueMemberN).Value != "3" {
+		t.Fatalf("a raw attribute: %#v, %v", av, err)
+	}
+	if _, err := EncodeCond(m, "Count", "x", false); err == nil {
+		t.Fatal("a string for a uint8")
+	}
+}
