@@ -15,6 +15,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Every write is planned as a list of actions: the item's own Put, Update,
@@ -100,13 +101,23 @@ func newAction(dst []*action) (*action, []*action) {
 type actionExtra struct {
 	// ranges are an update's changes to integer fields, whose room its
 	// condition checks.
-	ranges []rangeCheck
+	ranges []writes.RangeCheck
 	// liveAt is set when the condition checks that the item has not
 	// expired by then (an upsert's: see planUpdate), in epoch seconds.
 	liveAt int64
 	// given is what Current gave an update, which its condition holds
 	// the item to (see StaleError).
 	given *storedRead
+}
+
+// rangeReason explains a failed condition by a change that would have
+// left its integer field's range (see writes.RangeReason); "" when none
+// would have.
+func (a *action) rangeReason(item map[string]types.AttributeValue) string {
+	if a.extra == nil {
+		return ""
+	}
+	return writes.RangeReason(a.extra.ranges, item)
 }
 
 // expiredReason says that an upsert failed on an expired item.
@@ -576,7 +587,7 @@ func (a *action) sendError(err error) error {
 	if a.kind == actUpdate && errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(ae.ErrorMessage(), "incorrect data type") {
 		// What DynamoDB says of a change computed from a value of another
 		// type, most often a NULL.
-		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.sentKey()), err, nullHint)
+		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.sentKey()), err, writes.NullHint)
 	}
 	return opError(a.op, err)
 }

@@ -1,16 +1,11 @@
 package singletable
 
 import (
-	"errors"
-	"fmt"
-	"reflect"
-	"strconv"
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Cond is a condition on an item's attributes, written over Go field names:
@@ -174,203 +169,24 @@ func (r resolver) attr(field string) (string, error) {
 	return p, err
 }
 
-// path resolves a field path to its placeholder expression. A path is a Go
-// field name, optionally followed by nested parts: ".Name" for a field of a
-// nested struct (its Go name) or a key of a map, and "[n]" for an element of
-// a list: "Address.City", "Tags[0]", "Meta.Labels[2].Name". Every part gets
-// its own name placeholder, so reserved words and special characters in
-// attribute names always work. The library's own conditions on key
-// attributes use attrExists and attrNotExists instead. nested reports
-// whether the path goes below a top-level field.
+// path resolves a field path to its placeholder expression (see
+// writes.PathExpr). The library's own conditions on key attributes use
+// attrExists and attrNotExists instead. nested reports whether the path
+// goes below a top-level field.
 func (r resolver) path(path string) (p string, nested bool, err error) {
-	if !strings.ContainsAny(path, ".[") {
-		// A top-level field: its placeholder alone.
-		if path == "" {
-			return "", false, fmt.Errorf("empty field name")
-		}
-		attr := path
-		if r.m != nil {
-			f, ok := r.m.Fields.ByGoName(path)
-			if !ok {
-				return "", false, r.unknownField(path)
-			}
-			attr = f.Attr
-		}
-		return r.b.Name(attr), false, nil
-	}
-	var b strings.Builder
-	_, err = walkPath(r.m, path, func(attr string, index int) {
-		switch {
-		case attr == "":
-			b.WriteString("[" + strconv.Itoa(index) + "]")
-		case b.Len() > 0:
-			b.WriteByte('.')
-			fallthrough
-		default:
-			b.WriteString(r.b.Name(attr))
-		}
-	})
-	if err != nil {
-		return "", false, err
-	}
-	return b.String(), true, nil
+	return writes.PathExpr(r.entity(), r.b, path)
 }
 
-// pathTarget is what a field path leads to: the Go type of the value there
-// and the `dynamodbav` tag it is encoded with; typ is nil when the path
-// leads where the type is not known (below an interface, or a path over
-// raw attribute names).
-type pathTarget struct {
-	field  *codec.Field // the top-level field; nil over raw attribute names
-	typ    reflect.Type
-	tag    codec.Tag
-	nested bool
-}
+// unknownField explains a field name the entity does not have (see
+// writes.UnknownField).
+func (r resolver) unknownField(name string) error { return writes.UnknownField(r.m.Entity, name) }
 
-// walkPath resolves a field path (see resolver.path) over the fields of
-// entity m, or over raw attribute names when m is nil: part is called with
-// the attribute name of each part, or with "" and the index of a list
-// element. Struct fields are followed by their Go names to their attribute
-// names and tags; list elements and map values take their container's
-// element tag, as the codec encodes them.
-func walkPath(m *entityModel, path string, part func(attr string, index int)) (t pathTarget, err error) {
-	head, rest := path, ""
-	if i := strings.IndexAny(path, ".["); i >= 0 {
-		head, rest = path[:i], path[i:]
+// entity is the model of r's entity, nil over raw attribute names.
+func (r resolver) entity() *model.Entity {
+	if r.m == nil {
+		return nil
 	}
-	if head == "" {
-		if path == "" {
-			return t, fmt.Errorf("empty field name")
-		}
-		return t, fmt.Errorf("field path %q does not start with a field name", path)
-	}
-	if m == nil {
-		if part != nil {
-			part(head, 0)
-		}
-	} else {
-		f, ok := m.Fields.ByGoName(head)
-		if !ok {
-			return t, resolver{m: m}.unknownField(head)
-		}
-		t.field, t.typ, t.tag = f, f.Type, f.Tag
-		if part != nil {
-			part(f.Attr, 0)
-		}
-	}
-	typ := t.typ
-	for rest != "" {
-		t.nested = true
-		for typ != nil && typ.Kind() == reflect.Pointer {
-			typ = typ.Elem()
-		}
-		if why := partless(typ, t.tag); why != "" {
-			// DynamoDB would refuse an update there, and a condition or
-			// filter there would silently never hold.
-			whole := path[:len(path)-len(rest)]
-			return t, fmt.Errorf("field path %q: %s (%s) %s, which has no parts a path can name; use %s whole", path, whole, typ, why, whole)
-		}
-		if rest[0] == '[' {
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return t, fmt.Errorf("field path %q: unclosed '['", path)
-			}
-			n, err := strconv.Atoi(rest[1:end])
-			if err != nil || n < 0 || rest[1] == '+' {
-				return t, fmt.Errorf("field path %q: list index %q is not a non-negative integer", path, rest[1:end])
-			}
-			if typ != nil {
-				switch typ.Kind() {
-				case reflect.Slice, reflect.Array:
-					typ, t.tag = typ.Elem(), t.tag.Elem()
-				case reflect.Interface:
-					typ = nil
-				default:
-					return t, fmt.Errorf("field path %q: %s is not a list, so it takes no index", path, typ)
-				}
-			}
-			if part != nil {
-				part("", n)
-			}
-			rest = rest[end+1:]
-			continue
-		}
-		// rest[0] == '.'
-		name := rest[1:]
-		if i := strings.IndexAny(name, ".["); i >= 0 {
-			name, rest = name[:i], name[i:]
-		} else {
-			rest = ""
-		}
-		if name == "" {
-			return t, fmt.Errorf("field path %q has an empty part", path)
-		}
-		attr := name
-		switch {
-		case typ == nil || typ.Kind() == reflect.Interface:
-			typ = nil
-		case typ.Kind() == reflect.Struct && typ != timeType:
-			fs, err := codec.FieldsOf(typ)
-			if err != nil {
-				return t, fmt.Errorf("field path %q: %v", path, err)
-			}
-			f, ok := fs.ByGoName(name)
-			if !ok {
-				return t, fmt.Errorf("field path %q: %s has no field %q", path, typ, name)
-			}
-			attr, typ, t.tag = f.Attr, f.Type, f.Tag
-		case typ.Kind() == reflect.Map && typ.Key().Kind() == reflect.String:
-			typ, t.tag = typ.Elem(), t.tag.Elem()
-		default:
-			return t, fmt.Errorf("field path %q: %s is neither a struct nor a map, so it has no part %q", path, typ, name)
-		}
-		if part != nil {
-			part(attr, 0)
-		}
-	}
-	t.typ = typ
-	return t, nil
-}
-
-// partless says how a value of type typ, encoded with tag tg, is stored
-// when that is as something other than a map or a list, the only values
-// whose parts a document path can name: a value that encodes itself (an
-// attributevalue.Marshaler, whatever it returns), a binary or a set. It is
-// "" otherwise, and for an unknown type (nil).
-func partless(typ reflect.Type, tg codec.Tag) string {
-	switch {
-	case typ == nil:
-		return ""
-	case typ.Implements(marshalerType) || reflect.PointerTo(typ).Implements(marshalerType):
-		return "encodes itself (attributevalue.Marshaler)"
-	case (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && typ.Elem().Kind() == reflect.Uint8:
-		return "is stored as a binary"
-	case storedAsSet(typ, tg):
-		return "is stored as a set"
-	}
-	return ""
-}
-
-// storedAsSet reports whether a value of type typ, encoded with tag tg, is
-// stored as a set: a slice or array tagged as one, or a [][]byte.
-func storedAsSet(typ reflect.Type, tg codec.Tag) bool {
-	return (typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array) && (tg.AsStrSet || tg.AsNumSet || tg.AsBinSet) ||
-		typ == reflect.TypeFor[[][]byte]()
-}
-
-// unknownField explains a field name the entity does not have, suggesting
-// the Go field when the caller used an attribute name or another case.
-func (r resolver) unknownField(name string) error {
-	msg := fmt.Sprintf("entity %s has no field %q", r.m.Name, name)
-	if f, ok := r.m.Fields.ByAttr(name); ok {
-		return fmt.Errorf("%s: %q is the attribute name of field %s; conditions and updates name Go fields", msg, name, f.GoName)
-	}
-	for _, f := range r.m.Fields.List {
-		if strings.EqualFold(f.GoName, name) {
-			return fmt.Errorf("%s: did you mean %s?", msg, f.GoName)
-		}
-	}
-	return errors.New(msg)
+	return r.m.Entity
 }
 
 // value returns the placeholder for v as the field stores it.
@@ -386,18 +202,9 @@ func (r resolver) value(field string, v any, element bool) (string, error) {
 }
 
 // encode encodes v for the field path by the field's own dynamodbav rules
-// (at any depth), plainly over raw attribute names.
+// (at any depth), plainly over raw attribute names (see writes.EncodeCond).
 func (r resolver) encode(field string, v any, element bool) (types.AttributeValue, error) {
-	if r.m == nil {
-		return marshalValue(field, v)
-	}
-	if topField(field) == field {
-		// A top-level field, the usual case: no path to walk.
-		if f, ok := r.m.Fields.ByGoName(field); ok {
-			return r.m.encodeField(f, v, element)
-		}
-	}
-	return r.m.encodeValue(field, v, element)
+	return writes.EncodeCond(r.entity(), field, v, element)
 }
 
 // attrExists and attrNotExists test an attribute by its stored name: the

@@ -3,15 +3,14 @@ package singletable
 import (
 	"errors"
 	"fmt"
-	"go/token"
 	"reflect"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // maxItemBytes is DynamoDB's item size limit: names and values, 400 KB.
@@ -160,180 +159,18 @@ func (m *entityModel) encodeField(f *codec.Field, v any, element bool) (types.At
 
 // encodeAt is encodeValue at path, or at top-level field top when it is
 // not nil (path is then its name), its values from room r (see
-// codec.Room; the zero Room allocates each).
+// writes.EncodeAt, the engine's encoder).
 func (m *entityModel) encodeAt(r codec.Room, top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
-	av, err := m.encodePath(r, top, path, v, element)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := codec.CheckedSize(av); err != nil {
-		return nil, fmt.Errorf("field %s: %w", path, err)
-	}
-	return av, nil
+	return writes.EncodeAt(m.Entity, r, top, path, v, element)
 }
 
-func (m *entityModel) encodePath(r codec.Room, top *codec.Field, path string, v any, element bool) (types.AttributeValue, error) {
-	if av, ok := v.(types.AttributeValue); ok {
-		return av, nil
-	}
-	t := pathTarget{field: top}
-	if top != nil {
-		t.typ, t.tag = top.Type, top.Tag
-	} else {
-		var err error
-		if t, err = walkPath(m, path, nil); err != nil {
-			return nil, err
-		}
-	}
-	rv := reflect.ValueOf(v)
-	typ, tag := t.typ, t.tag
-	switch {
-	case !rv.IsValid():
-		return &types.AttributeValueMemberNULL{Value: true}, nil
-	case typ == nil:
-		return plainValue(path, v)
-	case rv.Type().AssignableTo(typ):
-	case convertible(rv, typ):
-		rv = rv.Convert(typ)
-	case pointsTo(rv, typ):
-		rv = pointerTo(rv, typ)
-	case element && elementOf(typ) != nil && (rv.Type().AssignableTo(elementOf(typ)) || convertible(rv, elementOf(typ))):
-		typ, tag = elementOf(typ), tag.Elem()
-		if rv.Type() != typ && !rv.Type().AssignableTo(typ) {
-			rv = rv.Convert(typ)
-		}
-	case element:
-		return plainValue(path, v)
-	default:
-		if target := derefType(typ); isNumberKind(rv.Kind()) && isNumberKind(target.Kind()) {
-			// A number of another type that does not convert without loss.
-			return nil, fmt.Errorf("field %s is a %s, which cannot hold %v (a %T)", path, typ, v, v)
-		}
-		return nil, fmt.Errorf("field %s is a %s; got a %T", path, typ, v)
-	}
-	fv := rv // the value as the field holds it
-	if fv.Type() != typ {
-		fv = reflect.New(typ).Elem() // an interface field, or another named type
-		fv.Set(rv)
-	}
-	if !t.nested && typ == t.field.Type {
-		// A top-level field: its own compiled encoder, as Put uses.
-		if !m.settable(t.field) {
-			return nil, fmt.Errorf("field %s is promoted through an unexported embedded pointer and cannot be set", path)
-		}
-		av, ok, err := m.Plan.EncodeFieldValueIn(t.field, fv, r)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", path, err)
-		}
-		if ok {
-			return av, nil
-		}
-	} else {
-		av, ok, err := codec.EncodeValueIn(typ, tag, fv, r)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", path, err)
-		}
-		if ok {
-			return av, nil
-		}
-	}
-	// Omitted as empty by the tag: encoded as given, still by the tag's
-	// other rules (a `,string` zero is "0").
-	av, ok, err := codec.EncodeValue(typ, tag.Stored(), fv)
-	if err != nil {
-		return nil, fmt.Errorf("field %s: %w", path, err)
-	}
-	if !ok {
-		return &types.AttributeValueMemberNULL{Value: true}, nil
-	}
-	return av, nil
-}
+// settable reports whether field f of a new struct value can be set (see
+// writes.Settable).
+func (m *entityModel) settable(f *codec.Field) bool { return writes.Settable(m.Entity, f) }
 
-// elementOf is the element type of a list, set or map type; nil for others.
-func elementOf(t reflect.Type) reflect.Type {
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array, reflect.Map:
-		return t.Elem()
-	}
-	return nil
-}
-
-// settable reports whether field f of a new struct value can be set: not
-// when it is unexported (an embedded struct with a tag name) or promoted
-// through a nil embedded pointer of an unexported type. Exported top-level
-// fields, the usual case, are answered without a struct value to check.
-func (m *entityModel) settable(f *codec.Field) bool {
-	if len(f.Index) == 1 && token.IsExported(f.GoName) {
-		return true
-	}
-	_, ok := settableField(reflect.New(m.Type).Elem(), f.Index)
-	return ok
-}
-
-// convertible allows the conversions a caller means and that lose nothing:
-// between numeric kinds when the value fits (an untyped 5 for an int64
-// field; not 1.5 for an int), and between string kinds (a string for a
-// named string type).
-func convertible(v reflect.Value, to reflect.Type) bool {
-	from := v.Type()
-	if from.Kind() == reflect.String && to.Kind() == reflect.String {
-		return true
-	}
-	num := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Float64 }
-	if !num(from.Kind()) || !num(to.Kind()) || !v.CanConvert(to) {
-		return false
-	}
-	back := v.Convert(to).Convert(from)
-	return back.Equal(v)
-}
-
-// derefType is t without its pointers.
-func derefType(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
-// pointsTo reports whether v is a value of what pointer type typ points
-// to (or converts to it without loss): Set(5) and Increment(1) of an *int
-// field.
-func pointsTo(v reflect.Value, typ reflect.Type) bool {
-	return typ.Kind() == reflect.Pointer && (v.Type().AssignableTo(typ.Elem()) || convertible(v, typ.Elem()))
-}
-
-// pointerTo is a new pointer of type typ to v (see pointsTo).
-func pointerTo(v reflect.Value, typ reflect.Type) reflect.Value {
-	p := reflect.New(typ.Elem())
-	p.Elem().Set(v.Convert(typ.Elem()))
-	return p
-}
-
-// marshalValue encodes a value for an attribute the library knows no Go
-// type of (a raw attribute name), plainly, and checks that DynamoDB takes
-// it; an AttributeValue passes as is, checked too.
-func marshalValue(attr string, v any) (types.AttributeValue, error) {
-	av, ok := v.(types.AttributeValue)
-	if !ok {
-		var err error
-		if av, err = plainValue(attr, v); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := codec.CheckedSize(av); err != nil {
-		return nil, fmt.Errorf("attribute %s: %w", attr, err)
-	}
-	return av, nil
-}
-
-// plainValue encodes v with attributevalue's default rules.
-func plainValue(path string, v any) (types.AttributeValue, error) {
-	av, err := attributevalue.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("field %s: %w", path, err)
-	}
-	return av, nil
-}
+// convertible allows the conversions a caller means and that lose nothing
+// (see writes.Convertible).
+func convertible(v reflect.Value, to reflect.Type) bool { return writes.Convertible(v, to) }
 
 // decodeAny decodes a stored item as the entity's Go type, returning a T
 // value (not a pointer) as an any.

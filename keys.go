@@ -6,6 +6,7 @@ import (
 
 	"github.com/singletable/singletable/internal/keys"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Key templates ("USER#{ID}", "ORDER#{Date}#{ID}", their formats,
@@ -26,20 +27,8 @@ const (
 )
 
 // settableField returns the field at index of the addressable struct v,
-// allocating embedded pointer structs on the way. It reports false when a
-// nil embedded pointer cannot be set (its type is unexported).
+// allocating embedded pointer structs on the way (see
+// writes.SettableField).
 func settableField(v reflect.Value, index []int) (reflect.Value, bool) {
-	for i, x := range index {
-		if i > 0 && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				if !v.CanSet() {
-					return reflect.Value{}, false
-				}
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			v = v.Elem()
-		}
-		v = v.Field(x)
-	}
-	return v, v.CanSet()
+	return writes.SettableField(v, index)
 }

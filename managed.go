@@ -9,6 +9,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/noescape"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Managed fields
@@ -275,13 +276,7 @@ func (mf *managed) clock(db *DB) time.Time {
 
 // fieldValue reads field f of struct value v: the zero value when f is
 // promoted through a nil embedded pointer.
-func fieldValue(f *codec.Field, v reflect.Value) reflect.Value {
-	fv, err := v.FieldByIndexErr(f.Index)
-	if err != nil {
-		return reflect.Zero(f.Type)
-	}
-	return fv
-}
+func fieldValue(f *codec.Field, v reflect.Value) reflect.Value { return writes.FieldValue(f, v) }
 
 // The steps of the hooks, each applying every feature's in turn. The
 // write's state is on the planner's stack: a call through an interface

@@ -5,6 +5,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/compress"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // The compression feature: a field tagged `singletable:"compress"` (or
@@ -136,12 +137,12 @@ func (h *compressField) onUpdate(w *write, plan *updatePlan) error {
 			continue
 		}
 		if c.field != top {
-			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"), so a path inside it cannot be updated: DynamoDB holds it as compressed bytes; Set %s whole", operators[c.op].name, c.field, top, top)}
+			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"), so a path inside it cannot be updated: DynamoDB holds it as compressed bytes; Set %s whole", writes.Operators[c.op].Name, c.field, top, top)}
 		}
 		switch c.op {
 		case changeSet, changeSetIfNotExists, changeRemove:
 		default:
-			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"): DynamoDB holds it as compressed bytes, which %s cannot compute on; Set it whole", operators[c.op].name, c.field, top, operators[c.op].name)}
+			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"): DynamoDB holds it as compressed bytes, which %s cannot compute on; Set it whole", writes.Operators[c.op].Name, c.field, top, writes.Operators[c.op].Name)}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // The expiry feature: the field stored under the table's TTL attribute,
@@ -168,7 +169,7 @@ func guardExpiry(w *write, plan *updatePlan) error {
 	exp := m.managed.expires
 	for _, c := range plan.changes {
 		if topField(c.field) == exp.GoName && c.op != changeSet && c.op != changeRemove {
-			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", operators[c.op].name, c.field, m.Name)}
+			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", writes.Operators[c.op].Name, c.field, m.Name)}
 		}
 	}
 	v := plan.nextValue()

@@ -8,9 +8,8 @@ package singletable
 //   - update_compile.go: the shape of the changes, checked against the
 //     model once and cached (changeShape);
 //   - update_bind.go: the values bound into a request on that shape, with
-//     update_operators.go (how each change is written), update_next.go
-//     (what the item becomes), update_range.go and update_set.go (the
-//     checks of Increment's room and of set operands);
+//     update_next.go (what the item becomes) and the engine's operator
+//     table, set operands and Increment's room (internal/write);
 //   - update_read.go: reading the item first, only when the shape needs
 //     it (an index key's fields the update does not give), and retrying;
 //     Current, which gives those fields instead.

@@ -15,6 +15,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // updateAction is an Update's action with room for what its request
@@ -107,7 +108,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	if len(plan.ranges) > 0 {
 		for _, rc := range plan.ranges {
-			w.hold(rc.cond())
+			w.hold(Cond{rc.Cond()})
 		}
 		a.extra = &actionExtra{ranges: plan.ranges}
 	}
@@ -227,7 +228,7 @@ type updatePlan struct {
 	// updateAction) rather than one by one; the zero Room allocates each.
 	room codec.Room
 	// ranges are the room the changes to integer fields need.
-	ranges []rangeCheck
+	ranges []writes.RangeCheck
 	// storedBytes is what the values the item holds after the update add
 	// up to (names of top-level attributes included): with the key, a
 	// lower bound of the item's size.
@@ -239,15 +240,15 @@ func (p *updatePlan) keyValue(s string) types.AttributeValue { return p.room.S(s
 
 // render adds operator o's action on path p with value av.
 // It returns av's size (codec.Size).
-func (p *updatePlan) render(o *operator, b *expr.Builder, path string, av types.AttributeValue) (size int) {
+func (p *updatePlan) render(o *writes.Operator, b *expr.Builder, path string, av types.AttributeValue) (size int) {
 	var k, v string
-	if o.konst != nil {
-		k = b.Value(o.konst(p.room))
+	if o.Konst != nil {
+		k = b.Value(o.Konst(p.room))
 	}
 	if av != nil {
 		v, size = b.SizedValue(av)
 	}
-	p.update.Template(o.clause, o.action, path, v, k)
+	p.update.Template(o.Clause, o.Action, path, v, k)
 	return size
 }
 
@@ -264,9 +265,9 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	plan.shape = sh
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
-		o := &operators[c.op]
+		o := &writes.Operators[c.op]
 		f, nested := sh.fields[i], sh.nested[i]
-		if o.skipOmittedZero && m.omitsZero(c.field, c.value) {
+		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.field, c.value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
 			// SetIfNotExists from storing a real value.
@@ -274,33 +275,33 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 		p, err := changePath(r, f, nested, c.field)
 		if err != nil {
-			return inputError(op, "%s(%q): %v", o.name, c.field, err)
+			return inputError(op, "%s(%q): %v", o.Name, c.field, err)
 		}
 		var av types.AttributeValue
-		if o.value != noValue {
-			if c.value == nil && !nested && !nillable(f.Type) {
+		if o.Value != writes.NoValue {
+			if c.value == nil && !nested && !writes.Nillable(f.Type) {
 				// A NULL in place of a string or a number would read back as
 				// its zero value, and match no condition on it (nor a guard).
-				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.name, c.field, f.Type)
+				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.Name, c.field, f.Type)
 			}
 			// By the field's own rules, at any depth.
-			if av, err = m.encodeChange(plan.room, f, nested, c, o.value == elementValue); err != nil {
+			if av, err = m.encodeChange(plan.room, f, nested, c, o.Value == writes.ElementValue); err != nil {
 				if ke := m.KeyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
-				return inputError(op, "%s(%q): %v", o.name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
 			}
 		}
 		// A raw AttributeValue tells nothing the model could check.
-		if _, raw := c.value.(types.AttributeValue); o.settable && !nested && !raw && !m.settable(f) {
-			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.name, c.field)
+		if _, raw := c.value.(types.AttributeValue); o.Settable && !nested && !raw && !m.settable(f) {
+			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.Name, c.field)
 		}
-		if o.check != nil {
-			if av, err = o.check(m, c, f, av); err != nil {
+		if o.Check != nil {
+			if av, err = o.Check(m.Entity, c.field, c.value, f, av); err != nil {
 				if ke := (*KeyError)(nil); errors.As(err, &ke) {
 					return err // an index key the value would break, as Put says
 				}
-				return inputError(op, "%s(%q): %v", o.name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
 			}
 			if av == nil {
 				plan.update.Act(expr.ClauseRemove, p) // what Put leaves out
@@ -308,18 +309,18 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			}
 		}
 		size := plan.render(o, b, p, av)
-		if o.stored {
+		if o.Stored {
 			n := size
-			if o.value == elementValue {
-				n -= listOverhead // elements joining a list, which has its own
+			if o.Value == writes.ElementValue {
+				n -= writes.ListOverhead // elements joining a list, which has its own
 			}
 			if !nested {
 				n += len(f.Attr)
 			}
 			plan.storedBytes += n
 		}
-		if o.sign != 0 {
-			if rc, ok := m.rangeCheckOf(o, c, f, nested, av); ok {
+		if o.Sign != 0 {
+			if rc, ok := writes.RangeCheckOf(m.Entity, o, c.field, f, nested, av); ok {
 				plan.ranges = append(plan.ranges, rc)
 			}
 		}
@@ -401,15 +402,6 @@ func (m *entityModel) encodeChange(r codec.Room, f *codec.Field, nested bool, c 
 // inputError is an *InputError of op, its reason formatted.
 func inputError(op, format string, args ...any) error {
 	return &InputError{Op: op, Reason: fmt.Sprintf(format, args...)}
-}
-
-// nillable reports whether nil is a value of type t (stored as NULL).
-func nillable(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
-		return true
-	}
-	return false
 }
 
 // zeroFill is an attribute Put stores for a field an upsert does not

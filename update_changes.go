@@ -1,20 +1,25 @@
 package singletable
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-// changeOp is an update operator: an index into operators.
-type changeOp int
+	writes "github.com/singletable/singletable/internal/write"
+)
+
+// changeOp is an update operator: an index into writes.Operators, the
+// engine's operator table.
+type changeOp = writes.Op
 
 const (
-	changeSet changeOp = iota
-	changeRemove
-	changeAdd
-	changeDeleteFromSet
-	changeAppend
-	changePrepend
-	changeSetIfNotExists
-	changeIncrement
-	changeDecrement
+	changeSet            = writes.OpSet
+	changeRemove         = writes.OpRemove
+	changeAdd            = writes.OpAdd
+	changeDeleteFromSet  = writes.OpDeleteFromSet
+	changeAppend         = writes.OpAppend
+	changePrepend        = writes.OpPrepend
+	changeSetIfNotExists = writes.OpSetIfNotExists
+	changeIncrement      = writes.OpIncrement
+	changeDecrement      = writes.OpDecrement
 )
 
 // change is one field change of an Update.
@@ -159,23 +164,14 @@ func Increment(field string, n any) Changes { return Changes{}.Increment(field, 
 // Decrement starts Changes with Changes.Decrement.
 func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, n) }
 
-// topField is the top-level Go field a change's path starts with:
-// "Address" for "Address.City" and "Tags" for "Tags[0]".
-func topField(path string) string {
-	// A byte loop: strings.IndexAny costs more than the whole scan here,
-	// and planning calls this for every change in several loops.
-	for i := 0; i < len(path); i++ {
-		if path[i] == '.' || path[i] == '[' {
-			return path[:i]
-		}
-	}
-	return path
-}
+// topField is the top-level Go field a change's path starts with (see
+// writes.TopField).
+func topField(path string) string { return writes.TopField(path) }
 
 // unknown reports whether the change leaves the field's new value unknown
 // to the request: it is below the field ("Address.City"), or DynamoDB
 // computes it from the stored value (Add, Increment ...).
-func (c change) unknown() bool { return c.field != topField(c.field) || operators[c.op].computed }
+func (c change) unknown() bool { return writes.Unknown(c.op, c.field) }
 
 // touches reports whether one of changes is to top-level field goName.
 func touches(changes []change, goName string) bool {

@@ -8,7 +8,6 @@ package singletable
 import (
 	"encoding/binary"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,6 +15,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // changeShape is what planChanges works out from the shape of an update
@@ -147,36 +147,36 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 	fail := func(format string, args ...any) error { return inputError(op, format, args...) }
 	sh := &changeShape{fields: make([]*codec.Field, len(s.changes)), nested: make([]bool, len(s.changes))}
 	for i, c := range s.changes {
-		o := &operators[c.op]
+		o := &writes.Operators[c.op]
 		top := topField(c.field)
 		nested := top != c.field
 		f, ok := m.Fields.ByGoName(top)
 		if !ok {
 			if top == "" {
-				return nil, fail("%s(%q): empty field name", o.name, c.field)
+				return nil, fail("%s(%q): empty field name", o.Name, c.field)
 			}
-			return nil, fail("%s(%q): no such field: %v", o.name, c.field, resolver{m: m}.unknownField(top))
+			return nil, fail("%s(%q): no such field: %v", o.Name, c.field, resolver{m: m}.unknownField(top))
 		}
 		if m.KeyFields[top] {
 			return nil, fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.name, c.field, m.PrimaryTemplates())
+				o.Name, c.field, m.PrimaryTemplates())
 		}
 		if m.ShardDerived(top) {
-			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.name, c.field, m.shardByNames())
+			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.Name, c.field, m.shardByNames())
 		}
 		if m.managed.version != nil && top == m.managed.version.GoName {
-			return nil, fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.name, c.field)
+			return nil, fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.Name, c.field)
 		}
 		for _, prev := range s.changes[:i] {
-			if p := prev.field; overlaps(p, c.field) {
+			if p := prev.field; writes.Overlaps(p, c.field) {
 				if p == c.field {
 					return nil, fail("field %s is changed twice in one update", c.field)
 				}
 				return nil, fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
 			}
 		}
-		if nested && o.topLevel {
-			return nil, fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.name, c.field, o.name)
+		if nested && o.TopLevel {
+			return nil, fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.Name, c.field, o.Name)
 		}
 		sh.fields[i], sh.nested[i] = f, nested
 	}
@@ -184,7 +184,7 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		_, raw := c.value.(types.AttributeValue)
 		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
 			return nil, fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				operators[c.op].name, c.field, top)
+				writes.Operators[c.op].Name, c.field, top)
 		}
 	}
 	for _, ei := range m.Indexes {
@@ -199,7 +199,7 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 			}
 			if c.unknown() {
 				return nil, fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					operators[c.op].name, c.field, ei.Index.Name, top)
+					writes.Operators[c.op].Name, c.field, ei.Index.Name, top)
 			}
 			affected = true
 		}
@@ -221,15 +221,6 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		sh.indexes = append(sh.indexes, is)
 	}
 	return sh, nil
-}
-
-// overlaps reports whether two document paths overlap: equal, or one
-// inside the other.
-func overlaps(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return a == b || (strings.HasPrefix(b, a) && (b[len(a)] == '.' || b[len(a)] == '['))
 }
 
 // updateCache is what an entity's updates share from one call to the next,

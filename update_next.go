@@ -6,13 +6,12 @@ package singletable
 
 import (
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // touches reports whether the update changes top-level field goName.
@@ -72,7 +71,7 @@ func (p *updatePlan) nextValue() reflect.Value {
 			continue
 		}
 		if c.op == changeSet {
-			fv.Set(setValue(c.value, f))
+			fv.Set(writes.SetValue(c.value, f))
 		} else {
 			fv.SetZero()
 		}
@@ -98,7 +97,7 @@ func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error
 		case src.from == fromZero || p.changes[src.from].op == changeRemove:
 			vals[i] = reflect.Zero(f.Type)
 		default:
-			vals[i] = setValue(p.changes[src.from].value, f)
+			vals[i] = writes.SetValue(p.changes[src.from].value, f)
 		}
 	}
 	return p.m.IndexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
@@ -139,64 +138,4 @@ func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
 	if f := m.managed.created; f != nil && !created.IsZero() {
 		setTimestamp(f, v, created)
 	}
-}
-
-// omitsZero reports whether Put leaves out field path's zero value: the
-// field (at any depth through structs) is tagged omitempty and v is its
-// zero value. A path through a list or a map, or into an unknown type, is
-// not known to omit anything.
-func (m *entityModel) omitsZero(path string, v any) bool {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() || !rv.IsZero() {
-		return false
-	}
-	f, ok := m.Fields.ByGoName(topField(path))
-	if !ok {
-		return false
-	}
-	for rest := path[len(f.GoName):]; rest != ""; {
-		if rest[0] != '.' {
-			return false
-		}
-		name := rest[1:]
-		rest = ""
-		if i := strings.IndexAny(name, ".["); i >= 0 {
-			name, rest = name[:i], name[i:]
-		}
-		t := f.Type
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || t == timeType {
-			return false
-		}
-		fs, err := codec.FieldsOf(t)
-		if err != nil {
-			return false
-		}
-		if f, ok = fs.ByGoName(name); !ok {
-			return false
-		}
-	}
-	return f.Tag.OmitEmpty && (rv.Type() == f.Type || convertible(rv, f.Type))
-}
-
-// setValue is v as Set stores it in field f: converted to the field's type
-// (planChanges checked that it converts without loss), the zero value for
-// nil.
-func setValue(v any, f *codec.Field) reflect.Value {
-	rv := reflect.ValueOf(v)
-	switch {
-	case !rv.IsValid():
-		return reflect.Zero(f.Type)
-	case rv.Type() == f.Type:
-		return rv
-	case rv.Type().AssignableTo(f.Type):
-		fv := reflect.New(f.Type).Elem() // an interface field, or another named type
-		fv.Set(rv)
-		return fv
-	case pointsTo(rv, f.Type):
-		return pointerTo(rv, f.Type)
-	}
-	return rv.Convert(f.Type)
 }

@@ -1,4 +1,4 @@
-package singletable
+package write
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/expr"
+	"github.com/singletable/singletable/internal/model"
 )
 
 // Increment, Decrement and Add leave the new value of a number to
@@ -16,7 +18,7 @@ import (
 // cannot hold, and every later read of the item would fail to decode it.
 // So a change to an integer field that can leave its type's range is
 // conditioned on the stored value leaving room for it; a failure says so
-// (rangeReason). Signed 64-bit fields (int, int64) are left alone: leaving
+// (RangeReason). Signed 64-bit fields (int, int64) are left alone: leaving
 // their range takes 9.2e18.
 
 // pathPart is one step of a path into an item: an attribute of a map, or
@@ -45,8 +47,8 @@ func lookup(item map[string]types.AttributeValue, at []pathPart) types.Attribute
 	return v
 }
 
-// rangeCheck is the room a change to an integer field needs.
-type rangeCheck struct {
+// RangeCheck is the room a change to an integer field needs.
+type RangeCheck struct {
 	op    string // the operator's name, for messages
 	path  string // the field path changed
 	at    []pathPart
@@ -56,23 +58,23 @@ type rangeCheck struct {
 	hi    *big.Int
 }
 
-// rangeCheckOf is the range check of change c, of operator o, with value
-// av, to top-level field f or (nested) below it; ok is false when the
-// change cannot leave the field's range.
-func (m *entityModel) rangeCheckOf(o *operator, c change, f *codec.Field, nested bool, av types.AttributeValue) (rangeCheck, bool) {
+// RangeCheckOf is the range check of a change to path of operator o, with
+// value av, to top-level field f of entity m or (nested) below it; ok is
+// false when the change cannot leave the field's range.
+func RangeCheckOf(m *model.Entity, o *Operator, path string, f *codec.Field, nested bool, av types.AttributeValue) (RangeCheck, bool) {
 	t := f.Type
 	var at []pathPart
 	if nested {
-		pt, err := walkPath(m, c.field, func(attr string, index int) { at = append(at, pathPart{attr, index}) })
+		pt, err := WalkPath(m, path, func(attr string, index int) { at = append(at, pathPart{attr, index}) })
 		if err != nil {
-			return rangeCheck{}, false
+			return RangeCheck{}, false
 		}
-		t = pt.typ
+		t = pt.Type
 	}
 	if t == nil {
-		return rangeCheck{}, false
+		return RangeCheck{}, false
 	}
-	rc, ok := rangeOf(o.name, c.field, t, av, o.sign)
+	rc, ok := rangeOf(o.Name, path, t, av, o.Sign)
 	if ok && !nested {
 		at = []pathPart{{attr: f.Attr}}
 	}
@@ -83,24 +85,24 @@ func (m *entityModel) rangeCheckOf(o *operator, c change, f *codec.Field, nested
 // rangeOf is the range check of a change op that adds delta (a number
 // attribute value) times sign to the integer field of type t at path; ok
 // is false when t cannot leave its range by it.
-func rangeOf(op, path string, t reflect.Type, delta types.AttributeValue, sign int) (rangeCheck, bool) {
-	t = derefType(t)
+func rangeOf(op, path string, t reflect.Type, delta types.AttributeValue, sign int) (RangeCheck, bool) {
+	t = DerefType(t)
 	n, isN := delta.(*types.AttributeValueMemberN)
 	if !isN {
-		return rangeCheck{}, false
+		return RangeCheck{}, false
 	}
 	lo, hi, bounded := intRange(t.Kind())
 	if !bounded {
-		return rangeCheck{}, false
+		return RangeCheck{}, false
 	}
 	d, ok := new(big.Int).SetString(n.Value, 10)
 	if !ok || d.Sign() == 0 {
-		return rangeCheck{}, false
+		return RangeCheck{}, false
 	}
 	if sign < 0 {
 		d.Neg(d)
 	}
-	return rangeCheck{op: op, path: path, typ: t, delta: d, lo: lo, hi: hi}, true
+	return RangeCheck{op: op, path: path, typ: t, delta: d, lo: lo, hi: hi}, true
 }
 
 // intRange is the range of an integer kind that a change can leave: every
@@ -131,34 +133,34 @@ func intRange(k reflect.Kind) (lo, hi *big.Int, ok bool) {
 	return lo, hi, true
 }
 
-// cond is the condition that the stored value leaves room for the
+// Cond is the condition that the stored value leaves room for the
 // change: at most hi - delta (or at least lo - delta). A missing
 // attribute counts as 0, as the update's if_not_exists makes it.
-func (r rangeCheck) cond() Cond {
-	var c Cond
+func (r RangeCheck) Cond() expr.Node {
+	var c expr.Node
 	if r.delta.Sign() > 0 {
-		c = Le(r.path, bound(new(big.Int).Sub(r.hi, r.delta)))
+		c = expr.Compare(r.path, "<=", bound(new(big.Int).Sub(r.hi, r.delta)))
 	} else {
-		c = Ge(r.path, bound(new(big.Int).Sub(r.lo, r.delta)))
+		c = expr.Compare(r.path, ">=", bound(new(big.Int).Sub(r.lo, r.delta)))
 	}
 	if r.inRange(r.delta) { // 0 + delta
-		c = Or(NotExists(r.path), c)
+		j := expr.Join("OR")
+		j.Add(expr.Unary("attribute_not_exists", r.path))
+		j.Add(c)
+		c = j
 	}
 	return c
 }
 
 func bound(n *big.Int) types.AttributeValue { return &types.AttributeValueMemberN{Value: n.String()} }
 
-func (r rangeCheck) inRange(n *big.Int) bool { return n.Cmp(r.lo) >= 0 && n.Cmp(r.hi) <= 0 }
+func (r RangeCheck) inRange(n *big.Int) bool { return n.Cmp(r.lo) >= 0 && n.Cmp(r.hi) <= 0 }
 
-// rangeReason explains a failed condition by a change that would have
-// left its field's range, given the item as it was (nil when there was
-// none); "" when none would have.
-func (a *action) rangeReason(item map[string]types.AttributeValue) string {
-	if a.extra == nil {
-		return ""
-	}
-	for _, r := range a.extra.ranges {
+// RangeReason explains a failed condition by a change among ranges that
+// would have left its field's range, given the item as it was (nil when
+// there was none); "" when none would have.
+func RangeReason(ranges []RangeCheck, item map[string]types.AttributeValue) string {
+	for _, r := range ranges {
 		stored := new(big.Int)
 		held := "there is no value, which counts as 0"
 		switch v := lookup(item, r.at).(type) {
@@ -168,7 +170,7 @@ func (a *action) rangeReason(item map[string]types.AttributeValue) string {
 			}
 			held = "the item holds " + v.Value
 		case *types.AttributeValueMemberNULL:
-			return fmt.Sprintf("%s(%q): the item holds NULL, %s; nothing was written", r.op, r.path, nullHint)
+			return fmt.Sprintf("%s(%q): the item holds NULL, %s; nothing was written", r.op, r.path, NullHint)
 		}
 		next := new(big.Int).Add(stored, r.delta)
 		if r.inRange(next) {
@@ -184,6 +186,6 @@ func (a *action) rangeReason(item map[string]types.AttributeValue) string {
 	return ""
 }
 
-// nullHint explains a change computed from a stored NULL, which DynamoDB
+// NullHint explains a change computed from a stored NULL, which DynamoDB
 // cannot compute from.
-const nullHint = "as Put stores a nil pointer, slice or map without omitempty (as attributevalue does), and DynamoDB cannot add to, subtract from or append to a NULL: Set the whole value, or tag the field omitempty so that Put leaves a nil value out"
+const NullHint = "as Put stores a nil pointer, slice or map without omitempty (as attributevalue does), and DynamoDB cannot add to, subtract from or append to a NULL: Set the whole value, or tag the field omitempty so that Put leaves a nil value out"

@@ -1,4 +1,4 @@
-package singletable
+package write
 
 // The operand of Add and DeleteFromSet: DynamoDB's ADD takes a number or a
 // set, DELETE a set, and both refuse an empty set and any other attribute
@@ -11,34 +11,34 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 )
 
-// setOperand is the operand of Add (number: a number is allowed too) or
-// DeleteFromSet on top-level field f, av being the change's value encoded
-// as the field or one of its elements. When the field is a slice, any Go
-// shape of a set of its elements (one element, a slice or an array, a
-// map[K]struct{} or map[K]bool of members) is converted to the field's type
-// and encoded as Put encodes the field, which must give a set: a field
-// stored as a list would make DynamoDB refuse the request, or store a set
-// where the list belongs.
-func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeValue, number bool) (types.AttributeValue, error) {
+// SetOperand is the operand of Add (number: a number is allowed too) or
+// DeleteFromSet on top-level field f of entity m, av being the change's
+// value v encoded as the field or one of its elements. When the field is a
+// slice, any Go shape of a set of its elements (one element, a slice or an
+// array, a map[K]struct{} or map[K]bool of members) is converted to the
+// field's type and encoded as Put encodes the field, which must give a
+// set: a field stored as a list would make DynamoDB refuse the request, or
+// store a set where the list belongs.
+func SetOperand(m *model.Entity, v any, f *codec.Field, av types.AttributeValue, number bool) (types.AttributeValue, error) {
 	switch av.(type) {
 	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 		return av, nil
 	}
-	if t := f.Type; t.Kind() == reflect.Map && !t.Implements(marshalerType) && !reflect.PointerTo(t).Implements(marshalerType) {
+	if t := f.Type; t.Kind() == reflect.Map && !t.Implements(MarshalerType) && !reflect.PointerTo(t).Implements(MarshalerType) {
 		// A Go set type, but attributevalue (and Put) store a map as M
 		// whatever its tag (unless it marshals itself), and ADD and
 		// DELETE do not take an M.
 		return nil, fmt.Errorf("field %s is stored as a map (M), which DynamoDB's ADD and DELETE do not take (attributevalue ignores `stringset` on a map): declare it a slice tagged stringset, numberset or binaryset", f.GoName)
 	}
 	if t := f.Type; t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 {
-		if _, raw := c.value.(types.AttributeValue); !raw {
-			return m.fieldSet(c, f, number)
+		if _, raw := v.(types.AttributeValue); !raw {
+			return fieldSet(m, v, f, number)
 		}
 	}
 	if set := asSet(av, f.Type); set != nil {
@@ -49,30 +49,28 @@ func (m *entityModel) setOperand(c change, f *codec.Field, av types.AttributeVal
 	case !number && isNumber:
 		return nil, errors.New("takes a set or a set element, got a number")
 	case !number:
-		return nil, fmt.Errorf("takes a set, got %T", c.value)
+		return nil, fmt.Errorf("takes a set, got %T", v)
 	case !isNumber:
-		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
+		return nil, fmt.Errorf("takes a number or a set, got %T", v)
 	}
 	return av, nil
 }
 
-var marshalerType = reflect.TypeFor[attributevalue.Marshaler]()
-
-// fieldSet is change c's value as a value of slice field f, encoded: it
+// fieldSet is a change's value v as a value of slice field f, encoded: it
 // must be a non-empty set (number: for Add, whose error names numbers too).
-func (m *entityModel) fieldSet(c change, f *codec.Field, number bool) (types.AttributeValue, error) {
-	elems, ok, err := setElements(c.value, f.Type.Elem())
+func fieldSet(m *model.Entity, v any, f *codec.Field, number bool) (types.AttributeValue, error) {
+	elems, ok, err := setElements(v, f.Type.Elem())
 	switch {
 	case err != nil:
 		return nil, err
 	case !ok && number:
-		return nil, fmt.Errorf("takes a number or a set, got %T", c.value)
+		return nil, fmt.Errorf("takes a number or a set, got %T", v)
 	case !ok:
-		return nil, fmt.Errorf("takes a set, got %T", c.value)
+		return nil, fmt.Errorf("takes a set, got %T", v)
 	}
-	v := reflect.MakeSlice(f.Type, 0, len(elems))
-	v = reflect.Append(v, elems...)
-	av, err := m.encodeField(f, v.Interface(), false)
+	sv := reflect.MakeSlice(f.Type, 0, len(elems))
+	sv = reflect.Append(sv, elems...)
+	av, err := EncodeAt(m, codec.Room{}, f, f.GoName, sv.Interface(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +94,7 @@ func setElements(v any, elem reflect.Type) (_ []reflect.Value, ok bool, _ error)
 	var members []reflect.Value
 	switch {
 	case !rv.IsValid():
-	case rv.Type().AssignableTo(elem) || convertible(rv, elem):
+	case rv.Type().AssignableTo(elem) || Convertible(rv, elem):
 		members = []reflect.Value{rv}
 	case rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array:
 		for i := range rv.Len() {
@@ -121,7 +119,7 @@ func setElements(v any, elem reflect.Type) (_ []reflect.Value, ok bool, _ error)
 		}
 		switch {
 		case e.Kind() != reflect.Interface && e.Type().AssignableTo(elem):
-		case e.Kind() != reflect.Interface && convertible(e, elem):
+		case e.Kind() != reflect.Interface && Convertible(e, elem):
 			e = e.Convert(elem)
 		default:
 			return nil, true, fmt.Errorf("element %d (%v) is not a %s", i, e, elem)
