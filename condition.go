@@ -361,6 +361,9 @@ func storedAsSet(typ reflect.Type, tg codec.Tag) bool {
 // unknownField explains a field name the entity does not have, suggesting
 // the Go field when the caller used an attribute name or another case.
 func (r resolver) unknownField(name string) error {
+	if why := r.m.keyOnlyRefusal(name); why != "" {
+		return errors.New(why)
+	}
 	msg := fmt.Sprintf("entity %s has no field %q", r.m.Name, name)
 	if f, ok := r.m.Fields.ByAttr(name); ok {
 		return fmt.Errorf("%s: %q is the attribute name of field %s; conditions and updates name Go fields", msg, name, f.GoName)
