@@ -1,6 +1,9 @@
 package singletable
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
@@ -174,12 +177,36 @@ func (r resolver) attr(field string) (string, error) {
 // attrExists and attrNotExists instead. nested reports whether the path
 // goes below a top-level field.
 func (r resolver) path(path string) (p string, nested bool, err error) {
+	if err := r.keyOnly(path); err != nil {
+		return "", false, err
+	}
 	return writes.PathExpr(r.entity(), r.b, path)
+}
+
+// keyOnly refuses a path through a key-only field: its value is in the
+// table key alone, which a condition cannot name (see keyonly.go).
+func (r resolver) keyOnly(path string) error {
+	if r.m == nil {
+		return nil
+	}
+	head := path
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		head = path[:i]
+	}
+	if why := r.m.keyOnlyRefusal(head); why != "" {
+		return errors.New(why)
+	}
+	return nil
 }
 
 // unknownField explains a field name the entity does not have (see
 // writes.UnknownField).
-func (r resolver) unknownField(name string) error { return writes.UnknownField(r.m.Entity, name) }
+func (r resolver) unknownField(name string) error {
+	if err := r.keyOnly(name); err != nil {
+		return err
+	}
+	return writes.UnknownField(r.m.Entity, name)
+}
 
 // entity is the model of r's entity, nil over raw attribute names.
 func (r resolver) entity() *model.Entity {

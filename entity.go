@@ -122,6 +122,7 @@ var defineSteps = [...]func(*entitySpec, *entityModel) *ModelError{
 	modelStep(model.ParseKeys),           // the primary key templates
 	modelStep(model.DeclaredIndexes),     // the Index declarations
 	modelStep(model.DerivedIndexes),      // the indexes keyed on attributes the item has anyway
+	modelStep(model.KeyOnlyFields),       // fields tagged "-" that live in the table key only
 	modelStep(model.CheckGuardNamespace), // no key in the namespace of unique-value guard items
 	resolveManaged,                       // managed.go: version, timestamps, unique values, expiry
 	modelStep(model.ResolveShard),        // Shards

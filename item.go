@@ -60,8 +60,17 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 	if err := m.checkType(item); err != nil {
 		return err
 	}
+	return m.decodeFields("", item, v)
+}
+
+// decodeFields decodes item's attributes into v, and its key-only fields
+// from its table key (keyonly.go).
+func (m *entityModel) decodeFields(op string, item map[string]types.AttributeValue, v reflect.Value) error {
 	if err := m.Plan.Decode(item, v); err != nil {
-		return m.decodeError("", item, err)
+		return m.decodeError(op, item, err)
+	}
+	if len(m.KeyOnly) > 0 {
+		return m.decodeKeyOnly(op, item, v)
 	}
 	return nil
 }

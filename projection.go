@@ -110,10 +110,13 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			}
 		}
 	}
-	if err := m.Plan.Decode(item, v); err != nil {
-		return m.decodeError(op, item, err)
+	if parseKeys { // the key-only fields are parsed back with the others
+		if err := m.Plan.Decode(item, v); err != nil {
+			return m.decodeError(op, item, err)
+		}
+		return nil
 	}
-	return nil
+	return m.decodeFields(op, item, v)
 }
 
 // keySkips decides, for a field that several of the keys present give,
@@ -202,6 +205,11 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 		for _, mem := range d.members {
 			f, ok := mem.m.Fields.ByGoName(name)
 			if !ok {
+				// A key-only field: read back from the table key, which
+				// every read returns.
+				if _, ko := mem.m.KeyOnlyOf(name); ko {
+					found = true
+				}
 				continue
 			}
 			found = true

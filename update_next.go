@@ -135,6 +135,11 @@ func (m *entityModel) baseValue(v, key reflect.Value, created time.Time) {
 			fv.Set(fieldValue(f, key))
 		}
 	}
+	for _, ko := range m.KeyOnly { // key fields too, with no attribute
+		if fv, ok := settableField(v, ko.Field.Index); ok {
+			fv.Set(fieldValue(ko.Field, key))
+		}
+	}
 	if f := m.managed.created; f != nil && !created.IsZero() {
 		setTimestamp(f, v, created)
 	}

@@ -105,6 +105,10 @@ type Fields struct {
 	typ    reflect.Type
 	byGo   map[string]int
 	byAttr map[string]int
+	// unstored are the exported fields tagged `dynamodbav:"-"`, by Go
+	// name: no attribute of their own, but a key template may hold them
+	// (key-only fields, see Unstored).
+	unstored map[string]Field
 }
 
 // Type is the struct type the fields belong to.
@@ -117,6 +121,18 @@ func (fs *Fields) ByGoName(name string) (*Field, bool) {
 		return nil, false
 	}
 	return &fs.List[i], true
+}
+
+// Unstored finds an exported field tagged `dynamodbav:"-"` by its Go
+// name: the codec never encodes or decodes it, but a key template may
+// write it and parse it back (a key-only field). A stored field of that
+// name is found by ByGoName instead.
+func (fs *Fields) Unstored(name string) (*Field, bool) {
+	f, ok := fs.unstored[name]
+	if !ok {
+		return nil, false
+	}
+	return &f, true
 }
 
 // ByAttr finds a field by its attribute name.
@@ -138,8 +154,9 @@ func FieldsOf(t reflect.Type) (*Fields, error) {
 	if c, ok := fieldCache.Load(t); ok {
 		return c.(*Fields), nil
 	}
-	list, hidden := visible(enumerate(t))
-	fs := &Fields{List: list, Hidden: hidden, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}}
+	all, unstored := enumerate(t)
+	list, hidden := visible(all)
+	fs := &Fields{List: list, Hidden: hidden, typ: t, byGo: map[string]int{}, byAttr: map[string]int{}, unstored: unstored}
 	for i, f := range list {
 		fs.byAttr[f.Attr] = i
 		if _, dup := fs.byGo[f.GoName]; !dup {
@@ -155,13 +172,14 @@ type candidate struct {
 	tagged bool
 }
 
-// enumerate walks t and its embedded structs breadth first, like encoding/json.
-func enumerate(t reflect.Type) []candidate {
+// enumerate walks t and its embedded structs breadth first, like
+// encoding/json; unstored are the exported non-embedded fields tagged
+// `dynamodbav:"-"`, the shallowest of each Go name.
+func enumerate(t reflect.Type) (out []candidate, unstored map[string]Field) {
 	type level struct {
 		typ   reflect.Type
 		index []int
 	}
-	var out []candidate
 	next := []level{{typ: t}}
 	visited := map[reflect.Type]bool{}
 	nextCount := map[reflect.Type]int{}
@@ -182,6 +200,13 @@ func enumerate(t reflect.Type) []candidate {
 				}
 				tag := ParseTag(sf.Tag.Get(TagKey))
 				if tag.Ignore {
+					if _, seen := unstored[sf.Name]; !seen && !sf.Anonymous && sf.PkgPath == "" {
+						if unstored == nil {
+							unstored = map[string]Field{}
+						}
+						index := append(append([]int(nil), l.index...), i)
+						unstored[sf.Name] = Field{GoName: sf.Name, Index: index, Type: sf.Type, Tag: tag, Extra: sf.Tag}
+					}
 					continue
 				}
 				ft := sf.Type
@@ -221,7 +246,7 @@ func enumerate(t reflect.Type) []candidate {
 			}
 		}
 	}
-	return out
+	return out, unstored
 }
 
 // visible keeps, for each attribute name, the one dominant field; hidden

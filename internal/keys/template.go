@@ -71,6 +71,9 @@ type Placeholder struct {
 	Ptr    bool   // the field is a pointer to the kind: nil is absent
 	Width  int    // zero-padding width for integers
 	Layout string // time layout
+	// KeyOnly is set for a field tagged `dynamodbav:"-"`: it has no
+	// attribute of its own, and the key is where its value lives.
+	KeyOnly bool
 }
 
 // segment is a literal run of a template, or a placeholder.
@@ -162,12 +165,17 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*Placehold
 	}
 	f, ok := fields.ByGoName(name)
 	if !ok {
+		// A field tagged `dynamodbav:"-"` lives in keys only: the caller
+		// decides where that is allowed (see Placeholder.KeyOnly).
+		f, ok = fields.Unstored(name)
+	}
+	if !ok {
 		return nil, &FieldError{Field: name, Reason: "no such field (placeholders name Go struct fields, not attribute names)"}
 	}
 	if throughPointer(fields.Type(), f.Index) {
 		return nil, &FieldError{Field: name, Reason: "the field is promoted through an embedded pointer, which may be nil; key fields must be reachable without one"}
 	}
-	ph := &Placeholder{Field: f}
+	ph := &Placeholder{Field: f, KeyOnly: f.Tag.Ignore}
 	t := f.Type
 	if t.Kind() == reflect.Pointer {
 		ph.Ptr, t = true, t.Elem()

@@ -94,11 +94,7 @@ func (e *Entity) ParseTemplate(tpl string) (*keys.Template, *Error) {
 	if err != nil {
 		var fe *keys.FieldError
 		if errors.As(err, &fe) {
-			reason := fe.Reason
-			if sf, ok := e.Type.FieldByName(fe.Field); ok && sf.Tag.Get("dynamodbav") == "-" {
-				reason = "the field is not stored (tagged `dynamodbav:\"-\"`), so a key cannot read it back; store it, or key on another field"
-			}
-			return nil, &Error{Table: e.Schema.Name, Entity: e.Name, Field: fe.Field, Template: tpl, Reason: reason}
+			return nil, &Error{Table: e.Schema.Name, Entity: e.Name, Field: fe.Field, Template: tpl, Reason: fe.Reason}
 		}
 		return nil, &Error{Table: e.Schema.Name, Entity: e.Name, Template: tpl, Reason: err.Error()}
 	}

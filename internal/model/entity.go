@@ -38,6 +38,11 @@ type Entity struct {
 	// Shard is the shard field, nil when the entity is not sharded
 	// (shard.go).
 	Shard *Shard
+	// KeyOnly are the fields that live only in the table key (tagged
+	// `dynamodbav:"-"`, see keyonly.go); keyOnlyParse how reads parse
+	// them back.
+	KeyOnly      []KeyOnlyField
+	keyOnlyParse []keyOnlyParse
 }
 
 // New is the model of entity name of Go type typ on schema, before
