@@ -78,6 +78,21 @@ func (mem *readMember) fromKeys(field string) bool {
 // carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
 	m := mem.m
+	if err := mem.decodeKeys(op, item, v, parseKeys); err != nil {
+		return err
+	}
+	if err := m.Plan.Decode(item, v); err != nil {
+		return m.decodeError(op, item, err)
+	}
+	return nil
+}
+
+// decodeKeys is decode's first half: the type attribute's check and, with
+// parseKeys, the fields parsed from the keys. It alone says whether an
+// item is the member's (parsesKeys): a wrong attribute is a decode error,
+// not another entity.
+func (mem *readMember) decodeKeys(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
+	m := mem.m
 	if got, ok := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS); ok && got.Value != m.Name {
 		return &EntityMismatchError{Want: m.Name, Got: got.Value, Key: m.keyOfItem(item)}
 	}
@@ -109,9 +124,6 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 					op, formatKey(m.keyOfItem(item)), m.Name, k.attr, err, ErrWrongEntity)
 			}
 		}
-	}
-	if err := m.Plan.Decode(item, v); err != nil {
-		return m.decodeError(op, item, err)
 	}
 	return nil
 }

@@ -218,6 +218,10 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			switch {
 			case err != nil:
 				return false, false, err
+			case !ok && unknown == nil:
+				// Another entity's item a single-entity read skips (a table
+				// read by its keys filters on no type), as queryPage does.
+				return false, false, nil
 			case !ok:
 				stopped = !yield(zero, unknown(item))
 				return false, stopped, nil
