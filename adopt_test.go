@@ -142,3 +142,27 @@ func TestAdoptReadsSkipItemsOfNoEntity(t *testing.T) {
 	assert.Equal(t, 2, n, "Scan")
 	assert.Len(t, c.Calls(), 3, "one request each")
 }
+
+// A scan of an index that carries the type attribute, on a table read by
+// its keys: the untyped items of no entity (or of another) the index holds
+// are left out by their keys, as a query of the index leaves them out, not
+// yielded as zero values of the entity.
+func TestAdoptIndexScanSkipsOthersByKeys(t *testing.T) {
+	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"), st.WithGSI("GSI1"))
+	joins := st.MustDefine[adoptJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"),
+		st.Index("GSI1", "USER#{User}", "ROOM#{Room}"))
+	scan := joins.Pattern("AllJoins").On("GSI1").ScanIndex().Must()
+	c := &singletabletest.Client{ScanFunc: func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		return &dynamodb.ScanOutput{Items: []map[string]types.AttributeValue{
+			{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("Join:ann"), "GSI1PK": adoptUnitS("USER#ann"), "GSI1SK": adoptUnitS("ROOM#r1"), "Room": adoptUnitS("r1"), "User": adoptUnitS("ann")},
+			{"PK": adoptUnitS("INVITE#1"), "SK": adoptUnitS("INVITE"), "GSI1PK": adoptUnitS("USER#ann"), "GSI1SK": adoptUnitS("INVITE#1")},
+		}}, nil
+	}}
+	var got []adoptJoin
+	for j, err := range scan.Scan(context.Background(), st.New(c, tbl)) {
+		require.NoError(t, err)
+		got = append(got, j)
+	}
+	assert.Equal(t, []adoptJoin{{Room: "r1", User: "ann"}}, got)
+	assert.Len(t, c.Calls(), 1)
+}
