@@ -50,22 +50,22 @@ func TestAdoptTypeAttributeOptionRefused(t *testing.T) {
 // adoptChatUnit is the chat design on a table read by its keys, on a
 // recording client: a message's bare timestamp sort key shares the room's
 // partition with "Join:" keys, so a message query reads the members too.
-func adoptChatUnit(t *testing.T) (*singletabletest.Client, *st.DB, *st.Entity[adoptMessage]) {
+func adoptChatUnit(t *testing.T) (*singletabletest.Client, *st.DB, *st.Entity[adoptUnitMessage]) {
 	t.Helper()
 	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"))
-	msgs := st.MustDefine[adoptMessage](tbl, "Message", st.Key("ROOM#{Room}", "{At:2006-01-02T15:04:05Z07:00}"))
-	st.MustDefine[adoptJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"))
+	msgs := st.MustDefine[adoptUnitMessage](tbl, "Message", st.Key("ROOM#{Room}", "{At:2006-01-02T15:04:05Z07:00}"))
+	st.MustDefine[adoptUnitJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"))
 	c := &singletabletest.Client{}
 	return c, st.New(c, tbl), msgs
 }
 
-type adoptMessage struct {
+type adoptUnitMessage struct {
 	Room  string
 	At    time.Time
 	Likes int
 }
 
-type adoptJoin struct{ Room, User string }
+type adoptUnitJoin struct{ Room, User string }
 
 func adoptUnitS(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
@@ -82,7 +82,7 @@ func TestAdoptAllSkipsOtherEntitiesByKeys(t *testing.T) {
 		}}, nil
 	}
 	var got []time.Time
-	for m, err := range msgs.All(context.Background(), db, adoptMessage{Room: "r1"}) {
+	for m, err := range msgs.All(context.Background(), db, adoptUnitMessage{Room: "r1"}) {
 		require.NoError(t, err)
 		got = append(got, m.At)
 	}
@@ -101,7 +101,7 @@ func TestAdoptGarbageAttributeIsDecodeError(t *testing.T) {
 		}}, nil
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	_, err := msgs.Get(context.Background(), db, adoptMessage{Room: "r1", At: at})
+	_, err := msgs.Get(context.Background(), db, adoptUnitMessage{Room: "r1", At: at})
 	var de *st.DecodeError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, "Likes", de.Attr)
@@ -125,11 +125,11 @@ func TestAdoptReadsSkipItemsOfNoEntity(t *testing.T) {
 		return &dynamodb.ScanOutput{Items: items}, nil
 	}
 	ctx := context.Background()
-	page, err := msgs.Query(ctx, db, adoptMessage{Room: "r1"})
+	page, err := msgs.Query(ctx, db, adoptUnitMessage{Room: "r1"})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2)
 	n := 0
-	for _, err := range msgs.All(ctx, db, adoptMessage{Room: "r1"}) {
+	for _, err := range msgs.All(ctx, db, adoptUnitMessage{Room: "r1"}) {
 		require.NoError(t, err)
 		n++
 	}
@@ -149,7 +149,7 @@ func TestAdoptReadsSkipItemsOfNoEntity(t *testing.T) {
 // yielded as zero values of the entity.
 func TestAdoptIndexScanSkipsOthersByKeys(t *testing.T) {
 	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"), st.WithGSI("GSI1"))
-	joins := st.MustDefine[adoptJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"),
+	joins := st.MustDefine[adoptUnitJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"),
 		st.Index("GSI1", "USER#{User}", "ROOM#{Room}"))
 	scan := joins.Pattern("AllJoins").On("GSI1").ScanIndex().Must()
 	c := &singletabletest.Client{ScanFunc: func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
@@ -158,11 +158,11 @@ func TestAdoptIndexScanSkipsOthersByKeys(t *testing.T) {
 			{"PK": adoptUnitS("INVITE#1"), "SK": adoptUnitS("INVITE"), "GSI1PK": adoptUnitS("USER#ann"), "GSI1SK": adoptUnitS("INVITE#1")},
 		}}, nil
 	}}
-	var got []adoptJoin
+	var got []adoptUnitJoin
 	for j, err := range scan.Scan(context.Background(), st.New(c, tbl)) {
 		require.NoError(t, err)
 		got = append(got, j)
 	}
-	assert.Equal(t, []adoptJoin{{Room: "r1", User: "ann"}}, got)
+	assert.Equal(t, []adoptUnitJoin{{Room: "r1", User: "ann"}}, got)
 	assert.Len(t, c.Calls(), 1)
 }
