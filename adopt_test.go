@@ -1,13 +1,17 @@
 package singletable_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/singletabletest"
 )
 
 // A chat design: a bare timestamp sort key shares the room's partition with
@@ -41,4 +45,124 @@ func TestAdoptTypeAttributeOptionRefused(t *testing.T) {
 	var me *st.ModelError
 	require.ErrorAs(t, err, &me)
 	assert.Contains(t, err.Error(), "nope")
+}
+
+// adoptChatUnit is the chat design on a table read by its keys, on a
+// recording client: a message's bare timestamp sort key shares the room's
+// partition with "Join:" keys, so a message query reads the members too.
+func adoptChatUnit(t *testing.T) (*singletabletest.Client, *st.DB, *st.Entity[adoptUnitMessage]) {
+	t.Helper()
+	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"))
+	msgs := st.MustDefine[adoptUnitMessage](tbl, "Message", st.Key("ROOM#{Room}", "{At:2006-01-02T15:04:05Z07:00}"))
+	st.MustDefine[adoptUnitJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"))
+	c := &singletabletest.Client{}
+	return c, st.New(c, tbl), msgs
+}
+
+type adoptUnitMessage struct {
+	Room  string
+	At    time.Time
+	Likes int
+}
+
+type adoptUnitJoin struct{ Room, User string }
+
+func adoptUnitS(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// All over a partition that holds another entity's untyped items skips
+// them by their keys, as Query does (it used to panic on the first one),
+// in one Query.
+func TestAdoptAllSkipsOtherEntitiesByKeys(t *testing.T) {
+	c, db, msgs := adoptChatUnit(t)
+	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{
+			{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:05Z"), "Room": adoptUnitS("r1")},
+			{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("Join:ann"), "Room": adoptUnitS("r1"), "User": adoptUnitS("ann")},
+			{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:06Z"), "Room": adoptUnitS("r1")},
+		}}, nil
+	}
+	var got []time.Time
+	for m, err := range msgs.All(context.Background(), db, adoptUnitMessage{Room: "r1"}) {
+		require.NoError(t, err)
+		got = append(got, m.At)
+	}
+	assert.Len(t, got, 2, "the two messages, not the member")
+	assert.Len(t, c.Calls(), 1)
+}
+
+// An untyped item whose keys parse as one entity but whose attribute has the
+// wrong type is a *DecodeError naming the attribute: the keys say which
+// entity it is; its attributes do not make it of none.
+func TestAdoptGarbageAttributeIsDecodeError(t *testing.T) {
+	c, db, msgs := adoptChatUnit(t)
+	c.GetItemFunc = func(context.Context, *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{
+			"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:05Z"), "Room": adoptUnitS("r1"), "Likes": adoptUnitS("many"),
+		}}, nil
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	_, err := msgs.Get(context.Background(), db, adoptUnitMessage{Room: "r1", At: at})
+	var de *st.DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "Likes", de.Attr)
+	assert.Len(t, c.Calls(), 1)
+}
+
+// An item the other code writes that no template parses (a room's STATS
+// counter) is not the entity's: a query and a scan of the entity skip it,
+// as a typed table's type filter would, instead of failing on it.
+func TestAdoptReadsSkipItemsOfNoEntity(t *testing.T) {
+	c, db, msgs := adoptChatUnit(t)
+	items := []map[string]types.AttributeValue{
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:05Z"), "Room": adoptUnitS("r1")},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("STATS"), "count": &types.AttributeValueMemberN{Value: "9"}},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:06Z"), "Room": adoptUnitS("r1")},
+	}
+	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: items}, nil
+	}
+	c.ScanFunc = func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		return &dynamodb.ScanOutput{Items: items}, nil
+	}
+	ctx := context.Background()
+	page, err := msgs.Query(ctx, db, adoptUnitMessage{Room: "r1"})
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 2)
+	n := 0
+	for _, err := range msgs.All(ctx, db, adoptUnitMessage{Room: "r1"}) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n, "All")
+	n = 0
+	for _, err := range msgs.Scan(ctx, db) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n, "Scan")
+	assert.Len(t, c.Calls(), 3, "one request each")
+}
+
+// A scan of an index that carries the type attribute, on a table read by
+// its keys: the untyped items of no entity (or of another) the index holds
+// are left out by their keys, as a query of the index leaves them out, not
+// yielded as zero values of the entity.
+func TestAdoptIndexScanSkipsOthersByKeys(t *testing.T) {
+	tbl := st.MustTable("Chat", st.WithTypeAttribute("_type,keys"), st.WithGSI("GSI1"))
+	joins := st.MustDefine[adoptUnitJoin](tbl, "Join", st.Key("ROOM#{Room}", "Join:{User}"),
+		st.Index("GSI1", "USER#{User}", "ROOM#{Room}"))
+	scan := joins.Pattern("AllJoins").On("GSI1").ScanIndex().Must()
+	c := &singletabletest.Client{ScanFunc: func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		return &dynamodb.ScanOutput{Items: []map[string]types.AttributeValue{
+			{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("Join:ann"), "GSI1PK": adoptUnitS("USER#ann"), "GSI1SK": adoptUnitS("ROOM#r1"), "Room": adoptUnitS("r1"), "User": adoptUnitS("ann")},
+			{"PK": adoptUnitS("INVITE#1"), "SK": adoptUnitS("INVITE"), "GSI1PK": adoptUnitS("USER#ann"), "GSI1SK": adoptUnitS("INVITE#1")},
+		}}, nil
+	}}
+	var got []adoptUnitJoin
+	for j, err := range scan.Scan(context.Background(), st.New(c, tbl)) {
+		require.NoError(t, err)
+		got = append(got, j)
+	}
+	assert.Equal(t, []adoptUnitJoin{{Room: "r1", User: "ann"}}, got)
+	assert.Len(t, c.Calls(), 1)
 }

@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -65,11 +66,12 @@ func (t *Table) byKeys(op string, item map[string]types.AttributeValue) []*entit
 	return out
 }
 
-// parsesKeys reports whether m's table key templates parse item's keys.
+// parsesKeys reports whether m's table key templates parse item's keys;
+// its other attributes do not count (a wrong one is a decode error).
 func (m *entityModel) parsesKeys(op string, item map[string]types.AttributeValue) bool {
 	mem := readMember{m: m, pk: m.PK, sk: m.SK}
 	probe := reflect.New(m.Type).Elem()
-	return mem.decode(op, item, probe, true) == nil
+	return mem.decodeKeys(op, item, probe, true) == nil
 }
 
 // unknownByKeys is the error of an untyped item that is of no entity, or
@@ -99,17 +101,22 @@ func (m *entityModel) checkByKeys(op string, item map[string]types.AttributeValu
 }
 
 // otherByKeys reports whether an item a read of m returned is, by its
-// keys, another entity's (skip it: the read filters on no type), and
-// refuses an ambiguous one.
+// keys, not m's: another entity's, or of no entity the model declares (the
+// other code's counters and locks). Skip it: the read filters on no type,
+// and a typed table's filter would have left both out. An item m's
+// templates parse along with another's is ambiguous: an error.
 func (m *entityModel) otherByKeys(op string, item map[string]types.AttributeValue) (bool, error) {
 	if !m.table.untyped(item) {
 		return false, nil
 	}
-	err := m.checkByKeys(op, item)
-	if _, other := err.(*EntityMismatchError); other {
+	found := m.table.byKeys(op, item)
+	switch {
+	case !slices.Contains(found, m):
 		return true, nil
+	case len(found) == 1:
+		return false, nil
 	}
-	return false, err
+	return false, m.table.unknownByKeys(item, found)
 }
 
 // dropOthers removes from a scan page of m's items (a migration's walk,

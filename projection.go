@@ -78,6 +78,24 @@ func (mem *readMember) fromKeys(field string) bool {
 // carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
 	m := mem.m
+	if err := mem.decodeKeys(op, item, v, parseKeys); err != nil {
+		return err
+	}
+	if parseKeys { // the key-only fields are parsed back with the others
+		if err := m.Plan.Decode(item, v); err != nil {
+			return m.decodeError(op, item, err)
+		}
+		return nil
+	}
+	return m.decodeFields(op, item, v)
+}
+
+// decodeKeys is decode's first half: the type attribute's check and, with
+// parseKeys, the fields parsed from the keys. It alone says whether an
+// item is the member's (parsesKeys): a wrong attribute is a decode error,
+// not another entity.
+func (mem *readMember) decodeKeys(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
+	m := mem.m
 	if got, ok := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS); ok && got.Value != m.Name {
 		return &EntityMismatchError{Want: m.Name, Got: got.Value, Key: m.keyOfItem(item)}
 	}
@@ -110,13 +128,7 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 			}
 		}
 	}
-	if parseKeys { // the key-only fields are parsed back with the others
-		if err := m.Plan.Decode(item, v); err != nil {
-			return m.decodeError(op, item, err)
-		}
-		return nil
-	}
-	return m.decodeFields(op, item, v)
+	return nil
 }
 
 // keySkips decides, for a field that several of the keys present give,

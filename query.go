@@ -221,6 +221,10 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			case err != nil:
 				stopped = !yield(zero, err)
 				return false, stopped, nil
+			case !ok && unknown == nil:
+				// Another entity's item a single-entity read skips (a table
+				// read by its keys filters on no type), as queryPage does.
+				return false, false, nil
 			case !ok:
 				stopped = !yield(zero, unknown(item))
 				return false, stopped, nil

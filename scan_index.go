@@ -130,6 +130,10 @@ func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.
 				if other, err := d.table.memberOf(r.Op, item); err != nil || other.m != mem.m {
 					return true
 				}
+			} else if other, err := mem.m.otherByKeys(r.Op, item); other {
+				return true // untyped, on a table read by its keys: not the entity's
+			} else if err != nil {
+				return yield(zero, err)
 			}
 			var v T
 			if err := mem.decode(r.Op, item, reflect.ValueOf(&v).Elem(), !d.fullItems()); err != nil {
