@@ -322,27 +322,26 @@ func (mf *managed) guarded() []*codec.Field {
 // guardRole says what field goName (see isUnique) is to the guards:
 // "declared Unique", or "the scope of unique Email".
 func (mf *managed) guardRole(goName string) string {
-	d := mf.describeGuard(goName)
-	if strings.HasPrefix(d, "unique ") {
-		return "declared Unique"
+	for i, s := range mf.scopes {
+		if s != nil && s.GoName == goName && !mf.isUniqueField(goName) {
+			return "the scope of unique " + mf.unique[i].GoName
+		}
 	}
-	return strings.TrimPrefix(d, goName+", ")
+	return "declared Unique"
+}
+
+// isUniqueField reports whether the Go field is declared unique itself.
+func (mf *managed) isUniqueField(goName string) bool {
+	return slices.ContainsFunc(mf.unique, func(f *codec.Field) bool { return f.GoName == goName })
 }
 
 // describeGuard names field goName (see isUnique) for messages: "unique
-// Email", or "TenantID, the scope of unique Email".
+// Email", or "Tenant (the scope of unique Email)".
 func (mf *managed) describeGuard(goName string) string {
-	for _, f := range mf.unique {
-		if f.GoName == goName {
-			return "unique " + goName
-		}
+	if role := mf.guardRole(goName); role != "declared Unique" {
+		return goName + " (" + role + ")"
 	}
-	for i, s := range mf.scopes {
-		if s != nil && s.GoName == goName {
-			return goName + ", the scope of unique " + mf.unique[i].GoName
-		}
-	}
-	return goName
+	return "unique " + goName
 }
 
 // deleteReads reports whether Delete reads the item first: the unique

@@ -170,6 +170,6 @@ func TestScopedUniqueScopeChangeMustBeKnown(t *testing.T) {
 	db := st.New(mock, seats.Table())
 	_, err := seats.Update(context.Background(), db, seat{ID: "s1"}, st.Increment("Org", 1))
 	require.ErrorIs(t, err, st.ErrInvalidInput)
-	assert.Contains(t, err.Error(), "field Org is the scope of unique Email")
+	assert.Contains(t, err.Error(), "field Org is the scope of unique Email, and its new value must be known")
 	assert.Empty(t, mock.Calls())
 }
