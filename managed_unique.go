@@ -485,3 +485,36 @@ func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
 	}
 	return Eq(f.GoName, fv.Interface()), nil
 }
+
+// writeUniqueSheet writes the sheet's section of unique values: each
+// field, the scope it is unique within, and its guard items' key. None
+// when no entity has unique fields.
+func writeUniqueSheet(b *strings.Builder, entities []*entityModel) {
+	head := false
+	for _, m := range entities {
+		mf := &m.managed
+		for i, f := range mf.unique {
+			if !head {
+				b.WriteString("\n## Unique values\n\n| Entity | Field | Within | Guard key |\n|---|---|---|---|\n")
+				head = true
+			}
+			within := "the table"
+			if s := mf.scopes[i]; s != nil {
+				within = s.GoName
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(m.Name), f.GoName, within, code(m.guardTemplate(f, mf.scopes[i])))
+		}
+	}
+}
+
+// lintUnique points out each unique field's scope: the guard key it
+// makes, and what a change of the scope costs.
+func lintUnique(m *entityModel, add func(sev LintSeverity, subject, format string, args ...any)) {
+	mf := &m.managed
+	for i, f := range mf.unique {
+		if s := mf.scopes[i]; s != nil {
+			add(LintInfo, "entity "+m.Name, "%s is unique within %s: its guard key is %s; an Update of %s or %s reads the item and moves the guard in a transaction (the item's write, the old guard's delete, the new one's put)",
+				f.GoName, s.GoName, m.guardTemplate(f, s), f.GoName, s.GoName)
+		}
+	}
+}

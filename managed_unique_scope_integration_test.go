@@ -58,8 +58,12 @@ func TestIntegrationScopedUnique(t *testing.T) {
 
 	// A second claim within a tenant: by Create, Put and Update.
 	for name, claim := range map[string]func() error{
-		"Create": func() error { return scopedAgents.Create(ctx, db, scopedAgent{ID: "a3", Tenant: "acme", Email: "ann@x.com"}) },
-		"Put":    func() error { return scopedAgents.Put(ctx, db, scopedAgent{ID: "a3", Tenant: "acme", Email: "ann@x.com"}) },
+		"Create": func() error {
+			return scopedAgents.Create(ctx, db, scopedAgent{ID: "a3", Tenant: "acme", Email: "ann@x.com"})
+		},
+		"Put": func() error {
+			return scopedAgents.Put(ctx, db, scopedAgent{ID: "a3", Tenant: "acme", Email: "ann@x.com"})
+		},
 		"Update": func() error {
 			_, err := scopedAgents.Update(ctx, db, scopedAgent{ID: "a2"}, st.Set("Tenant", "acme"))
 			return err

@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -172,4 +173,18 @@ func TestScopedUniqueScopeChangeMustBeKnown(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Contains(t, err.Error(), "field Org is the scope of unique Email, and its new value must be known")
 	assert.Empty(t, mock.Calls())
+}
+
+// The sheet and lint show a unique field's scope and its guard key.
+func TestScopedUniqueSheetAndLint(t *testing.T) {
+	sheet := scopedTable.Sheet()
+	assert.Contains(t, sheet, "## Unique values")
+	assert.Contains(t, sheet, "| Agent | Email | Tenant | `_unique#Agent#email#tenant#{Tenant}#{Email}` |")
+	var found bool
+	for _, is := range scopedTable.Lint() {
+		if is.Severity == st.LintInfo && strings.Contains(is.Message, "Email is unique within Tenant: its guard key is _unique#Agent#email#tenant#{Tenant}#{Email}") {
+			found = true
+		}
+	}
+	assert.True(t, found, "lint names the scope")
 }

@@ -180,4 +180,3 @@ func sameKey(a, b map[string]types.AttributeValue) bool {
 	}
 	return true
 }
-
