@@ -158,13 +158,6 @@ const (
 	uniqueHeld                    // the values the item must still hold (Update, Delete)
 )
 
-// guardOf is what a unique-value guard item guards: the unique field and
-// the value.
-type guardOf struct {
-	field *codec.Field
-	value string
-}
-
 // keyAttrs is the key of the action's item. A put's key is picked out of
 // its item only when something asks for it as a map (a message, an error,
 // a guard's owner): most puts never do.
@@ -221,8 +214,8 @@ func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 	return nil
 }
 
-// guardAction is the Put or Delete of the guard item for value of unique
-// field f, for the item whose key is owner. The guard must be absent or
+// guardAction is the Put or Delete of the guard item of the value (and
+// scope) of, for the item whose key is owner. The guard must be absent or
 // already belong to owner, so a write never takes another item's value nor
 // removes its guard. A put guard of an item that expires carries its
 // expiry, ttl (an epoch number; anything else is none), so that DynamoDB
@@ -232,13 +225,12 @@ func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 // absent to reads: the condition reads the stored expiry, so a live
 // guard is never taken, and of several claims of one expired guard the
 // first wins (its guard then carries the new item's expiry).
-func (m *entityModel) guardAction(op string, kind actionKind, f *codec.Field, value string, owner map[string]types.AttributeValue, ttl types.AttributeValue, now time.Time) (*action, error) {
-	key, err := m.guardKey(f, value)
+func (m *entityModel) guardAction(op string, kind actionKind, of guardOf, owner map[string]types.AttributeValue, ttl types.AttributeValue, now time.Time) (*action, error) {
+	key, err := m.guardKey(of)
 	if err != nil {
 		return nil, err
 	}
-	g := &action{kind: kind, op: op, m: m, guard: &guardOf{field: f, value: value},
-		key: key, whenExists: failUnique}
+	g := &action{kind: kind, op: op, m: m, guard: &of, key: key, whenExists: failUnique}
 	if kind == actPut {
 		g.item = m.guardItem(key, owner)
 		if _, ok := expiryAt(ttl); ok && m.managed.expires != nil {
@@ -298,9 +290,8 @@ type write struct {
 // pendingGuard is a guard item a hook asks for, made once the item's key
 // (its owner) is known.
 type pendingGuard struct {
-	kind  actionKind
-	field *codec.Field
-	value string
+	kind actionKind
+	of   guardOf
 }
 
 // check adds a condition before the caller's.
@@ -309,11 +300,11 @@ func (w *write) check(c Cond) { w.cond = And(w.cond, c) }
 // hold adds a condition after the caller's.
 func (w *write) hold(c Cond) { w.held = append(w.held, c) }
 
-// guard asks for the Put or Delete of the guard item of value of unique
-// field f; an empty value has no guard.
-func (w *write) guard(kind actionKind, f *codec.Field, value string) {
-	if value != "" {
-		w.guards = append(w.guards, pendingGuard{kind, f, value})
+// guard asks for the Put or Delete of the guard item of g; an empty value
+// has no guard.
+func (w *write) guard(kind actionKind, g guardOf) {
+	if g.value != "" {
+		w.guards = append(w.guards, pendingGuard{kind, g})
 	}
 }
 
@@ -329,7 +320,7 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 		ttl = a.item[a.m.table.schema.TTLAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {
-		g, err := a.m.guardAction(a.op, pg.kind, pg.field, pg.value, a.keyAttrs(), ttl, w.now)
+		g, err := a.m.guardAction(a.op, pg.kind, pg.of, a.keyAttrs(), ttl, w.now)
 		if err != nil {
 			return nil, err
 		}
@@ -504,11 +495,10 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		// A guard's Put fails only when another item holds the value, even
 		// if the service did not return the guard item.
 		if a.kind == actPut {
-			return &UniqueViolationError{Op: a.op, Entity: a.m.Name, Field: a.guard.field.GoName, Value: a.guard.value,
-				Owner: a.m.guardOwner(item), Err: err}
+			return a.guard.violation(a.op, a.m.Name, a.m.guardOwner(item), err)
 		}
 		return &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
-			Reason: fmt.Sprintf("the guard item of unique %s %q belongs to another item %s", a.guard.field.GoName, a.guard.value, formatKey(a.m.guardOwner(item)))}
+			Reason: fmt.Sprintf("the guard item of unique %s belongs to another item %s", a.guard.describe(), formatKey(a.m.guardOwner(item)))}
 	}
 	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
@@ -559,19 +549,19 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 	if a.uniqueRel == uniqueHeld {
 		verb = "holds"
 	}
-	for _, f := range a.m.managed.unique {
+	for _, f := range a.m.managed.guarded() {
 		want, err := a.m.encodeValue(f.GoName, fieldValue(f, v).Interface(), false)
 		if err != nil {
 			continue
 		}
 		got := item[f.Attr]
-		if codec.Equal(got, want) || (got == nil && uniqueValue(f, v) == "") {
+		if codec.Equal(got, want) || (got == nil && fieldValue(f, v).IsZero()) {
 			continue
 		}
 		if verb == "holds" {
-			return fmt.Sprintf("the item holds unique %s %s, not %s as expected", f.GoName, formatValue(got), formatValue(want))
+			return fmt.Sprintf("the item holds %s %s, not %s as expected", a.m.managed.describeGuard(f.GoName), formatValue(got), formatValue(want))
 		}
-		return fmt.Sprintf("Put would change unique %s from %s to %s; change it with Update, which moves its guard", f.GoName, formatValue(got), formatValue(want))
+		return fmt.Sprintf("Put would change %s from %s to %s; change it with Update, which moves its guard", a.m.managed.describeGuard(f.GoName), formatValue(got), formatValue(want))
 	}
 	return ""
 }

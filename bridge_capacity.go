@@ -146,8 +146,13 @@ func capacityModel(entity any) *bridge.CapacityModel {
 	for _, ei := range m.Indexes {
 		cm.Indexes = append(cm.Indexes, capacityIndex(t, ei.Index))
 	}
-	for _, f := range m.managed.unique {
+	for i, f := range m.managed.unique {
 		cm.UniqueAttrs = append(cm.UniqueAttrs, f.Attr)
+		scope := ""
+		if s := m.managed.scopes[i]; s != nil {
+			scope = s.Attr
+		}
+		cm.UniqueScopes = append(cm.UniqueScopes, scope)
 	}
 	if cm.Unique > 0 {
 		// The attributes guardItem writes.

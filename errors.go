@@ -302,13 +302,21 @@ type UniqueViolationError struct {
 	Entity string
 	Field  string // the Go field declared Unique
 	Value  string // the value, as the guard item holds it
+	// Scope is the Go field the value is unique within ("" for a value
+	// unique table-wide), and ScopeValue its value, as the guard key
+	// holds it.
+	Scope, ScopeValue string
 	// Owner is the primary key of the item holding the value, when known.
 	Owner map[string]types.AttributeValue
 	Err   error // the SDK error
 }
 
 func (e *UniqueViolationError) Error() string {
-	s := fmt.Sprintf("singletable: %s: %s %q is already taken by another %s", e.Op, e.Field, e.Value, e.Entity)
+	s := fmt.Sprintf("singletable: %s: %s %q", e.Op, e.Field, e.Value)
+	if e.Scope != "" {
+		s += fmt.Sprintf(" within %s %q", e.Scope, e.ScopeValue)
+	}
+	s += " is already taken by another " + e.Entity
 	if len(e.Owner) > 0 {
 		s += " " + formatKey(e.Owner)
 	}

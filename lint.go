@@ -202,6 +202,12 @@ func (t *Table) Lint() []LintIssue {
 			}
 		}
 	}
+	t.mu.RLock()
+	entities := append([]*entityModel(nil), t.entityOrder...)
+	t.mu.RUnlock()
+	for _, m := range entities {
+		lintUnique(m, add)
+	}
 	return out
 }
 

@@ -120,6 +120,9 @@ type managed struct {
 	version          *codec.Field
 	created, updated *codec.Field
 	unique           []*codec.Field
+	// scopes are the unique fields' scopes, in the same order: nil for a
+	// field unique table-wide (managed_unique.go).
+	scopes []*codec.Field
 	// expires is the expiry field, stored under the TTL attribute, and
 	// expiresAfter what ExpiresAfter gives a new item (managed_expiry.go).
 	expires      *codec.Field
@@ -164,6 +167,9 @@ func resolveManaged(spec *entitySpec, m *entityModel) *ModelError {
 			switch role = strings.TrimSpace(role); {
 			case slices.Contains(roles, role):
 				r.declare(role, f.GoName)
+			case strings.HasPrefix(role, "unique "):
+				// "unique within TenantID" (managed_unique.go).
+				r.declare("unique", f.GoName+strings.TrimPrefix(role, "unique"))
 			case role == "":
 			default:
 				want := strings.Join(roles[:len(roles)-1], ", ") + " or " + roles[len(roles)-1]

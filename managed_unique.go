@@ -3,7 +3,9 @@ package singletable
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -46,24 +48,59 @@ const (
 // lack the value. Values are compared exactly; normalise them (for example
 // lower-case emails) before writing. BatchWrite refuses entities with unique
 // fields, since BatchWriteItem cannot keep guards in step.
+//
+// A field is unique within another field's value, such as an email unique
+// per tenant, when declared as "Email within TenantID" (the tag:
+// `singletable:"unique within TenantID"`). The scope field (a string or an
+// integer, not compressed) keys the guard with the value
+// ("_unique#<Entity>#<attribute>#<scope attribute>#<scope value>#<value>",
+// each part escaped), so two tenants may hold the same email; a change of
+// either field moves the guard, as above, and every condition that holds
+// the value holds the scope too. Every scope value is a scope, its zero
+// value included. Changing a table-wide unique field to a scoped one on a
+// table that holds its guards is a migration: see migrate.ScopeUnique.
 func Unique(fields ...string) EntityOption {
 	return writeOption(func(s *writeSpec) { s.add("unique", fields...) })
 }
 
 // uniqueField is the unique-values feature: the unique fields, in the
-// order declared, each with its guard items.
+// order declared, each with its guard items, and their scopes (nil for a
+// table-wide field), in the same order.
 type uniqueField struct {
 	noHooks
-	fields []*codec.Field
+	fields, scopes []*codec.Field
+}
+
+// uniqueWithin is the word of a scoped declaration: "Email within TenantID".
+const uniqueWithin = "within"
+
+// parseUnique splits a unique declaration into the field and its scope
+// ("" for a table-wide one); ok is false for a malformed one.
+func parseUnique(decl string) (field, scope string, ok bool) {
+	parts := strings.Fields(decl)
+	switch {
+	case len(parts) == 1:
+		return parts[0], "", true
+	case len(parts) == 3 && parts[1] == uniqueWithin:
+		return parts[0], parts[2], true
+	}
+	return "", "", false
 }
 
 // resolveUnique resolves the unique fields: strings or integers, which may
-// be key fields.
+// be key fields, each table-wide or within a scope field.
 func resolveUnique(r *managedResolver) (managedField, *ModelError) {
-	for _, name := range r.names["unique"] {
+	for _, decl := range r.names["unique"] {
+		name, scopeName, ok := parseUnique(decl)
+		if !ok {
+			return nil, r.fail("", "unique %q: want a field, or a field within another (\"Email within TenantID\")", decl)
+		}
 		f, err := r.lookup("unique", name, true)
 		if err != nil {
 			return nil, err
+		}
+		if i := slices.IndexFunc(r.m.managed.unique, func(u *codec.Field) bool { return u == f }); i >= 0 {
+			return nil, r.fail(f.GoName, "the field is declared unique twice (%s and %s): a field is unique table-wide or within one scope", r.m.managed.describeUnique(i), decl)
 		}
 		if err := r.claim("unique", f); err != nil {
 			return nil, err
@@ -71,44 +108,136 @@ func resolveUnique(r *managedResolver) (managedField, *ModelError) {
 		if f.Type.Kind() != reflect.String && !isIntegerType(f.Type) {
 			return nil, r.fail(f.GoName, "a unique field must be a string or an integer, not %s", f.Type)
 		}
+		scope, err := resolveScope(r, f, scopeName)
+		if err != nil {
+			return nil, err
+		}
 		r.m.managed.unique = append(r.m.managed.unique, f)
+		r.m.managed.scopes = append(r.m.managed.scopes, scope)
 	}
 	if len(r.m.managed.unique) == 0 {
 		return nil, nil
 	}
-	return &uniqueField{fields: r.m.managed.unique}, nil
+	return &uniqueField{fields: r.m.managed.unique, scopes: r.m.managed.scopes}, nil
+}
+
+// resolveScope resolves the scope field of unique field f, named name (nil
+// for none): a string or integer field of the struct other than f, not
+// compressed (the guard key and the conditions hold its plain value).
+func resolveScope(r *managedResolver, f *codec.Field, name string) (*codec.Field, *ModelError) {
+	if name == "" {
+		return nil, nil
+	}
+	s, ok := r.m.Fields.ByGoName(name)
+	switch {
+	case !ok:
+		return nil, r.fail(f.GoName, "unique within %s: the struct has no field %s to be the scope", name, name)
+	case s == f:
+		return nil, r.fail(f.GoName, "unique within %s: a field cannot be its own scope", name)
+	case s.Type.Kind() != reflect.String && !isIntegerType(s.Type):
+		return nil, r.fail(f.GoName, "unique within %s: a scope must be a string or an integer field, not %s", name, s.Type)
+	case slices.Contains(r.names["compress"], name):
+		return nil, r.fail(f.GoName, "unique within %s: the scope is a compressed field, whose stored value is compressed bytes that a guard key and a condition cannot hold", name)
+	}
+	return s, nil
+}
+
+// describeUnique names the i-th unique field for messages: "Email", or
+// "Email within TenantID".
+func (mf *managed) describeUnique(i int) string {
+	if s := mf.scopes[i]; s != nil {
+		return mf.unique[i].GoName + " " + uniqueWithin + " " + s.GoName
+	}
+	return mf.unique[i].GoName
+}
+
+// guardOf is what a unique-value guard item guards: the unique field and
+// the value, and, for a scoped field, its scope field and the scope's
+// value.
+type guardOf struct {
+	field      *codec.Field
+	value      string
+	scope      *codec.Field
+	scopeValue string
+}
+
+// guardFor is the guard of the i-th unique field's value in struct value
+// v; its value is "" when the field holds its zero value (no guard).
+func (h *uniqueField) guardFor(i int, v reflect.Value) guardOf {
+	g := guardOf{field: h.fields[i], value: uniqueValue(h.fields[i], v)}
+	if s := h.scopes[i]; s != nil {
+		g.scope, g.scopeValue = s, scopeValue(s, v)
+	}
+	return g
+}
+
+// describe names the guarded value for messages: Email "x", or Email "x"
+// within TenantID "t".
+func (g *guardOf) describe() string {
+	s := fmt.Sprintf("%s %q", g.field.GoName, g.value)
+	if g.scope != nil {
+		s += fmt.Sprintf(" %s %s %q", uniqueWithin, g.scope.GoName, g.scopeValue)
+	}
+	return s
+}
+
+// violation is the error of a claim of g's value that another item, owner
+// (when known), holds.
+func (g *guardOf) violation(op, entity string, owner map[string]types.AttributeValue, err error) *UniqueViolationError {
+	e := &UniqueViolationError{Op: op, Entity: entity, Field: g.field.GoName, Value: g.value, Owner: owner, Err: err}
+	if g.scope != nil {
+		e.Scope, e.ScopeValue = g.scope.GoName, g.scopeValue
+	}
+	return e
+}
+
+// held is the condition that the stored item holds the values of the
+// i-th unique field (and its scope) that v holds.
+func (h *uniqueField) held(m *entityModel, i int, v reflect.Value) (Cond, error) {
+	c, err := m.heldValue(h.fields[i], v)
+	if err != nil || h.scopes[i] == nil {
+		return c, err
+	}
+	sc, err := m.heldValue(h.scopes[i], v)
+	return And(c, sc), err
+}
+
+// touched reports whether an update changes the i-th unique field or its
+// scope.
+func (h *uniqueField) touched(plan *updatePlan, i int) bool {
+	return plan.touches(h.fields[i].GoName) || (h.scopes[i] != nil && plan.touches(h.scopes[i].GoName))
 }
 
 // onPut puts each value's guard; an existing item must hold the same
-// values: Put does not move guards (Update does).
+// values (and scopes): Put does not move guards (Update does).
 func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 	a := w.a
-	for _, f := range h.fields {
+	for i := range h.fields {
 		if w.mode == writeBatch {
 			return refuseBatch(w)
 		}
 		if w.mode != writeCreate {
-			held, err := a.m.heldValue(f, v)
+			held, err := h.held(a.m, i, v)
 			if err != nil {
 				return &InputError{Op: a.op, Reason: err.Error()}
 			}
 			w.hold(Or(a.m.table.notExists, held))
 			a.value, a.uniqueRel = v, uniqueStored
 		}
-		w.guard(actPut, f, uniqueValue(f, v))
+		w.guard(actPut, h.guardFor(i, v))
 	}
 	return nil
 }
 
-// onUpdate moves the guard of a changed value, on the condition that the
-// item holds the old value (w.old); on an entity that expires, a changed
-// expiry rewrites the guards with it too (see guardExpiry).
+// onUpdate moves the guard of a changed value or scope, on the condition
+// that the item holds the old ones (w.old); on an entity that expires, a
+// changed expiry rewrites the guards with it too (see guardExpiry).
 func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
 	a := w.a
 	exp := a.m.managed.expires
 	expiryChanges := exp != nil && plan.touches(exp.GoName)
-	for _, f := range h.fields {
-		if !plan.touches(f.GoName) && !expiryChanges {
+	for i := range h.fields {
+		if !h.touched(plan, i) && !expiryChanges {
 			continue
 		}
 		if exp != nil {
@@ -116,18 +245,27 @@ func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
 				return err
 			}
 		}
-		held, err := a.m.heldValue(f, w.old)
+		held, err := h.held(a.m, i, w.old)
 		if err != nil {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
 		a.value, a.uniqueRel = w.old, uniqueHeld
-		switch was, now := uniqueValue(f, w.old), uniqueValue(f, plan.nextValue()); {
-		case was != now:
-			w.guard(actDelete, f, was)
-			w.guard(actPut, f, now)
+		// What the update does not change stays as the item holds it (a
+		// TxUpdate's plan knows only the key fields and the changes).
+		was, now := h.guardFor(i, w.old), h.guardFor(i, w.old)
+		if plan.touches(h.fields[i].GoName) {
+			now.value = uniqueValue(h.fields[i], plan.nextValue())
+		}
+		if s := h.scopes[i]; s != nil && plan.touches(s.GoName) {
+			now.scopeValue = scopeValue(s, plan.nextValue())
+		}
+		switch {
+		case was.value != now.value || was.scopeValue != now.scopeValue:
+			w.guard(actDelete, was)
+			w.guard(actPut, now)
 		case expiryChanges:
-			w.guard(actPut, f, now) // the same value, its guard's new expiry
+			w.guard(actPut, now) // the same value, its guard's new expiry
 		}
 	}
 	return nil
@@ -137,17 +275,17 @@ func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
 // it.
 func (h *uniqueField) onDelete(w *write) error {
 	a := w.a
-	for _, f := range h.fields {
+	for i := range h.fields {
 		if w.mode == writeBatch {
 			return refuseBatch(w)
 		}
-		held, err := a.m.heldValue(f, w.old)
+		held, err := h.held(a.m, i, w.old)
 		if err != nil {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
 		a.value, a.uniqueRel = w.old, uniqueHeld
-		w.guard(actDelete, f, uniqueValue(f, w.old))
+		w.guard(actDelete, h.guardFor(i, w.old))
 	}
 	return nil
 }
@@ -158,14 +296,52 @@ func refuseBatch(w *write) error {
 	return &InputError{Op: w.a.op, Reason: fmt.Sprintf("entity %s has unique fields, whose guard items BatchWriteItem cannot keep in step; use Put, Delete or a transaction", w.a.m.Name)}
 }
 
-// isUnique reports whether the Go field is declared unique.
+// isUnique reports whether the Go field is declared unique, or is a
+// unique field's scope: a change to either moves a guard.
 func (mf *managed) isUnique(goName string) bool {
-	for _, f := range mf.unique {
-		if f.GoName == goName {
+	for i, f := range mf.unique {
+		if f.GoName == goName || (mf.scopes[i] != nil && mf.scopes[i].GoName == goName) {
 			return true
 		}
 	}
 	return false
+}
+
+// guarded lists the fields a guard key is made of, each once: the unique
+// fields, then the scopes.
+func (mf *managed) guarded() []*codec.Field {
+	out := slices.Clone(mf.unique)
+	for _, s := range mf.scopes {
+		if s != nil && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// guardRole says what field goName (see isUnique) is to the guards:
+// "declared Unique", or "the scope of unique Email".
+func (mf *managed) guardRole(goName string) string {
+	for i, s := range mf.scopes {
+		if s != nil && s.GoName == goName && !mf.isUniqueField(goName) {
+			return "the scope of unique " + mf.unique[i].GoName
+		}
+	}
+	return "declared Unique"
+}
+
+// isUniqueField reports whether the Go field is declared unique itself.
+func (mf *managed) isUniqueField(goName string) bool {
+	return slices.ContainsFunc(mf.unique, func(f *codec.Field) bool { return f.GoName == goName })
+}
+
+// describeGuard names field goName (see isUnique) for messages: "unique
+// Email", or "Tenant (the scope of unique Email)".
+func (mf *managed) describeGuard(goName string) string {
+	if role := mf.guardRole(goName); role != "declared Unique" {
+		return goName + " (" + role + ")"
+	}
+	return "unique " + goName
 }
 
 // deleteReads reports whether Delete reads the item first: the unique
@@ -192,27 +368,68 @@ func uniqueValue(f *codec.Field, v reflect.Value) string {
 	}
 }
 
-// guardKey is the key of the guard item for a unique value. The same
-// string is the partition and the sort key, so on a table with a sort key
-// it must fit the sort key's limit: a value too long for it is a *KeyError,
-// as for any other key.
-func (m *entityModel) guardKey(f *codec.Field, value string) (map[string]types.AttributeValue, error) {
+// scopeValue renders a scope field's value of struct value v as the guard
+// key holds it: every value, the zero value included, is a scope.
+func scopeValue(f *codec.Field, v reflect.Value) string {
+	fv := fieldValue(f, v)
+	switch {
+	case fv.Kind() == reflect.String:
+		return fv.String()
+	case fv.CanInt():
+		return strconv.FormatInt(fv.Int(), 10)
+	default:
+		return strconv.FormatUint(fv.Uint(), 10)
+	}
+}
+
+// guardKey is the key of the guard item for a unique value (and its
+// scope): its parts escaped, so that a delimiter in one cannot make two
+// guards' keys equal. The same string is the partition and the sort key,
+// so on a table with a sort key it must fit the sort key's limit: a value
+// too long for it is a *KeyError, as for any other key.
+func (m *entityModel) guardKey(g guardOf) (map[string]types.AttributeValue, error) {
 	t := m.table
 	d := string(t.schema.Delim)
-	k := model.GuardType + d + keys.Escape(m.Name, t.schema.Delim) + d + keys.Escape(f.Attr, t.schema.Delim) + d + keys.Escape(value, t.schema.Delim)
+	k := m.guardPrefix(g.field, g.scope)
+	if g.scope != nil {
+		k += keys.Escape(g.scopeValue, t.schema.Delim) + d
+	}
+	k += keys.Escape(g.value, t.schema.Delim)
 	attr, limit := t.schema.PK, t.schema.PKLimit
 	if t.schema.SK != "" {
 		attr, limit = t.schema.SK, maxSortKeyBytes
 	}
 	if len(k) > limit {
 		// The template, made only for the error: how the guard key is built.
-		return nil, m.CheckKeySize(attr, model.GuardType+d+m.Name+d+f.Attr+d+"{"+f.GoName+"}", f.GoName, len(k), limit)
+		return nil, m.CheckKeySize(attr, m.guardTemplate(g.field, g.scope), g.field.GoName, len(k), limit)
 	}
 	key := map[string]types.AttributeValue{t.schema.PK: &types.AttributeValueMemberS{Value: k}}
 	if t.schema.SK != "" {
 		key[t.schema.SK] = &types.AttributeValueMemberS{Value: k}
 	}
 	return key, nil
+}
+
+// guardPrefix is what the keys of unique field f's guards begin with,
+// up to the scope's value (scope non-nil) or the value.
+func (m *entityModel) guardPrefix(f, scope *codec.Field) string {
+	delim := m.table.schema.Delim
+	d := string(delim)
+	k := model.GuardType + d + keys.Escape(m.Name, delim) + d + keys.Escape(f.Attr, delim) + d
+	if scope != nil {
+		k += keys.Escape(scope.Attr, delim) + d
+	}
+	return k
+}
+
+// guardTemplate is how unique field f's guard keys are built, for the
+// sheet, lint and messages: "_unique#User#email#tenant#{TenantID}#{Email}".
+func (m *entityModel) guardTemplate(f, scope *codec.Field) string {
+	k := m.guardPrefix(f, scope)
+	if scope != nil {
+		k += "{" + scope.GoName + "}" + string(m.table.schema.Delim)
+	}
+	return k + "{" + f.GoName + "}"
 }
 
 // guardItem is the guard item of guard key key (see guardKey), held by the
@@ -254,15 +471,50 @@ func (m *entityModel) guardOwner(item map[string]types.AttributeValue) map[strin
 	return owner
 }
 
-// heldValue is the condition that the stored item holds value (as rendered
-// by uniqueValue) in unique field f; for "" that it holds none.
+// heldValue is the condition that the stored item holds the value v holds
+// in field f (a unique field or a scope); for the zero value, that it holds
+// the zero value or none.
 func (m *entityModel) heldValue(f *codec.Field, v reflect.Value) (Cond, error) {
-	if uniqueValue(f, v) == "" {
+	fv := fieldValue(f, v)
+	if fv.IsZero() {
 		zero, err := m.encodeValue(f.GoName, reflect.Zero(f.Type).Interface(), false)
 		if err != nil {
 			return Cond{}, err
 		}
 		return Or(NotExists(f.GoName), Eq(f.GoName, zero)), nil
 	}
-	return Eq(f.GoName, fieldValue(f, v).Interface()), nil
+	return Eq(f.GoName, fv.Interface()), nil
+}
+
+// writeUniqueSheet writes the sheet's section of unique values: each
+// field, the scope it is unique within, and its guard items' key. None
+// when no entity has unique fields.
+func writeUniqueSheet(b *strings.Builder, entities []*entityModel) {
+	head := false
+	for _, m := range entities {
+		mf := &m.managed
+		for i, f := range mf.unique {
+			if !head {
+				b.WriteString("\n## Unique values\n\n| Entity | Field | Within | Guard key |\n|---|---|---|---|\n")
+				head = true
+			}
+			within := "the table"
+			if s := mf.scopes[i]; s != nil {
+				within = s.GoName
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(m.Name), f.GoName, within, code(m.guardTemplate(f, mf.scopes[i])))
+		}
+	}
+}
+
+// lintUnique points out each unique field's scope: the guard key it
+// makes, and what a change of the scope costs.
+func lintUnique(m *entityModel, add func(sev LintSeverity, subject, format string, args ...any)) {
+	mf := &m.managed
+	for i, f := range mf.unique {
+		if s := mf.scopes[i]; s != nil {
+			add(LintInfo, "entity "+m.Name, "%s is unique within %s: its guard key is %s; an Update of %s or %s reads the item and moves the guard in a transaction (the item's write, the old guard's delete, the new one's put)",
+				f.GoName, s.GoName, m.guardTemplate(f, s), f.GoName, s.GoName)
+		}
+	}
 }

@@ -33,9 +33,9 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		return nil, nil
 	}
 	mf := &m.managed
-	for _, f := range mf.unique {
+	for _, f := range mf.guarded() {
 		if !codec.Equal(item[f.Attr], raw[f.Attr]) {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the transform changes unique %s, whose guard item a migration does not move: change it with Update", f.GoName)}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the transform changes %s, whose guard item a migration does not move: change it with Update", mf.describeGuard(f.GoName))}
 		}
 	}
 	oldKey, newKey := m.keyOfItem(raw), m.keyOfItem(item)

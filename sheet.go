@@ -142,6 +142,8 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 
+	writeUniqueSheet(&b, entities)
+
 	if ixs := t.indexes(); len(ixs) > 0 {
 		b.WriteString("\n## Indexes\n\n")
 		b.WriteString("| Index | Partition key | Sort key | Projection |\n|---|---|---|---|\n")

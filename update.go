@@ -314,7 +314,7 @@ func (m *entityModel) changedUnique(s *settings) string {
 // describeGuarded names what changedUnique returned, for messages.
 func (m *entityModel) describeGuarded(field string) string {
 	if m.managed.isUnique(field) {
-		return "unique field " + field
+		return m.managed.describeGuard(field)
 	}
 	return "the expiry " + field + " of an entity with unique fields"
 }

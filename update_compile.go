@@ -183,8 +183,8 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 	for _, c := range s.changes {
 		_, raw := c.value.(types.AttributeValue)
 		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
-			return nil, fail("%s(%q): field %s is declared Unique, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				writes.Operators[c.op].Name, c.field, top)
+			return nil, fail("%s(%q): field %s is %s, and its new value must be known to keep its guard item: Set the whole field to a Go value",
+				writes.Operators[c.op].Name, c.field, top, m.managed.guardRole(top))
 		}
 	}
 	for _, ei := range m.Indexes {

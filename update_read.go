@@ -178,7 +178,7 @@ func (m *entityModel) readStored(ctx context.Context, db *DB, op string, key ref
 				r.attrs[a], r.check[a] = v, read.CopyValue(v)
 			}
 		}
-		for _, f := range m.managed.unique {
+		for _, f := range m.managed.guarded() {
 			if v, ok := res.Item[f.Attr]; ok && full {
 				r.check[f.Attr] = read.CopyValue(v)
 			}

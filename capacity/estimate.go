@@ -149,7 +149,8 @@ func writesOf(m *bridge.CapacityModel, v any) (Writes, error) {
 // the larger of the two, and in each index a put (the item enters it), a
 // delete (it leaves: a sparse index whose key the update removes), a
 // delete and a put (its index key changes), or a write of its entry (its
-// projected attributes change); and for each unique value that changes,
+// projected attributes change); and for each unique value that changes
+// (or whose scope changes),
 // the delete of its old guard item and the put of its new one (one unit
 // each, in the table and in each index keyed on attributes a guard
 // carries), in a transaction.
@@ -171,8 +172,8 @@ func MoveOf[T any](e *st.Entity[T], before, after T) (Write, error) {
 	// A unique value that changes moves its guard item: the old one
 	// deleted, the new one put, each in the table and in every index
 	// keyed on attributes a guard carries.
-	for _, a := range m.UniqueAttrs {
-		if codec.Equal(old[a], nu[a]) {
+	for i, a := range m.UniqueAttrs {
+		if s := m.UniqueScopes[i]; codec.Equal(old[a], nu[a]) && (s == "" || codec.Equal(old[s], nu[s])) {
 			continue
 		}
 		for _, it := range []map[string]types.AttributeValue{old, nu} {

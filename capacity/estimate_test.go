@@ -140,3 +140,23 @@ func TestMoveOfMovesGuardItems(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, mv.Table, "the unique value unchanged: no guard moves")
 }
+
+// A scoped unique value's guard moves when its scope changes, too.
+func TestMoveOfMovesScopedGuardItems(t *testing.T) {
+	type member struct {
+		ID     string `dynamodbav:"id"`
+		Tenant string `dynamodbav:"tenant"`
+		Email  string `dynamodbav:"email"`
+	}
+	members := st.MustDefine[member](st.MustTable("CapScoped"), "Member", st.Key("M#{ID}", "M"), st.Unique("Email within Tenant"))
+	a := member{ID: "m1", Tenant: "acme", Email: "a@x"}
+	b := a
+	b.Tenant = "globex"
+	mv, err := capacity.MoveOf(members, a, b)
+	require.NoError(t, err)
+	assert.Equal(t, 3.0, mv.Table, "the item, the old guard's delete and the new one's put")
+	assert.True(t, mv.Transaction)
+	mv, err = capacity.MoveOf(members, a, a)
+	require.NoError(t, err)
+	assert.Equal(t, 1.0, mv.Table, "neither changed: no guard moves")
+}

@@ -61,6 +61,9 @@ type Report struct {
 	Failures []Failure
 	// Position is where the migration stopped (see SaveCheckpoints).
 	Position string
+	// Orphans counts the table-wide guard items ScopeUnique found that no
+	// item holds (each is in Failures too, matching ErrOrphanGuard).
+	Orphans int64
 }
 
 // Failure is an item a migration did not write, and why.
@@ -86,7 +89,7 @@ func Run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], transform func(
 	if transform == nil {
 		return nil, &st.InputError{Op: op, Reason: "the transform is nil"}
 	}
-	return run(ctx, db, e, op, transform, opts)
+	return run(ctx, db, e, op, transform, "", opts)
 }
 
 // BackfillIndex writes the keys of index into every item of entity e in
@@ -105,7 +108,7 @@ func BackfillIndex[T any](ctx context.Context, db *st.DB, e *st.Entity[T], index
 	if err := bridge.Backfills(op, e, index); err != nil {
 		return nil, err
 	}
-	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, opts)
+	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, "", opts)
 }
 
 // migration is one run of Run or BackfillIndex.
@@ -121,9 +124,13 @@ type migration[T any] struct {
 	rep    *Report
 	counts struct{ scanned, changed, skipped, failed, retried atomic.Int64 }
 	mu     sync.Mutex // guards rep.Failures and rep.ConsumedCapacity
+	// scope is set for ScopeUnique: each item's guard moves (scope.go).
+	scope bridge.Rescope
 }
 
-func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn func(context.Context, *T) error, opts []Option) (*Report, error) {
+// run is a migration of e's items by fn; with a unique field named, the
+// move of its guards to their scoped form instead (ScopeUnique).
+func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn func(context.Context, *T) error, unique string, opts []Option) (*Report, error) {
 	if db == nil {
 		return nil, &st.InputError{Op: op, Reason: "the DB is nil"}
 	}
@@ -135,13 +142,19 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	if err != nil {
 		return nil, err
 	}
+	var scope bridge.Rescope
+	if unique != "" {
+		if scope, err = g.Rescope(unique); err != nil {
+			return nil, err
+		}
+	}
 	if s.dryRun {
 		s.store = nil
 	}
 	// Its writes and rereads go through the DB's observer, if it has one.
 	client := bridge.Capacity.Client(db, op, e.Name(), "", "", nil).(st.Client)
 	mg := &migration[T]{g: g, client: client, table: db.TableName(), op: op, fn: fn, s: s,
-		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}}
+		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}, scope: scope}
 	now, sleep := s.now, s.sleep
 	if now == nil {
 		now = time.Now
@@ -179,6 +192,9 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 			err = mg.save(context.WithoutCancel(ctx), pos)
 		}
 		walkErr = errors.Join(walkErr, err)
+	}
+	if scope != nil && walkErr == nil {
+		walkErr = mg.sweep(ctx)
 	}
 	c := &mg.counts
 	mg.rep.Scanned, mg.rep.Changed, mg.rep.Skipped = c.scanned.Load(), c.changed.Load(), c.skipped.Load()
@@ -310,6 +326,9 @@ func (mg *migration[T]) reread(ctx context.Context, key map[string]types.Attribu
 
 // try makes one attempt at migrating the item read as raw.
 func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeValue) (outcome, error) {
+	if mg.scope != nil {
+		return mg.moveGuard(ctx, raw)
+	}
 	var v T
 	if err := mg.g.Decode(raw, &v); err != nil {
 		return outFailed, err

@@ -103,6 +103,10 @@ type CapacityModel struct {
 	// UniqueAttrs are the unique fields' attributes: a write that changes
 	// one moves its guard item.
 	UniqueAttrs []string
+	// UniqueScopes are the attributes of their scopes, in the same order
+	// ("" for a field unique table-wide): a change of one moves the guard
+	// too.
+	UniqueScopes []string
 }
 
 // CapacityIndex is a GSI as estimates see it.

@@ -61,6 +61,10 @@ type Migration interface {
 	Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) error, done func(position string) error) error
 	// Position is the position after every page handled so far.
 	Position() (string, error)
+	// Rescope resolves the move of unique field's guards to their scoped
+	// form: an *singletable.InputError if the field is not unique within
+	// a scope.
+	Rescope(field string) (Rescope, error)
 }
 
 // Migrate resolves a migration, named op in errors, of entity (a
@@ -73,3 +77,33 @@ var Migrate func(op string, db, entity any, walk MigrateWalk) (Migration, error)
 // *singletable.Entity[T]) cannot backfill index: it is not declared on
 // the entity's table, or the entity writes no key of its own into it.
 var Backfills func(op string, entity any, index string) error
+
+// Rescope is the root's side of migrate.ScopeUnique: moving the guard
+// items of one unique field, declared within a scope, from the table-wide
+// form they were written in to the scoped form.
+type Rescope interface {
+	// Move is the transaction that moves the guard of the item stored as
+	// raw: 0, a ConditionCheck that the item holds its value and scope;
+	// 1, the Put of the scoped guard (absent or the item's already); 2,
+	// the Delete of the table-wide guard (the item's: an absent one fails
+	// its condition). Both guards' conditions return the item as it was.
+	// nil when the item holds the zero value, which has no guard.
+	Move(raw map[string]types.AttributeValue) (*dynamodb.TransactWriteItemsInput, error)
+	// Guards are the keys of raw's table-wide and scoped guard items (nil
+	// when it has none), for a dry run's reads.
+	Guards(raw map[string]types.AttributeValue) (old, scoped map[string]types.AttributeValue, err error)
+	// Owner is the key of the item a guard item names.
+	Owner(guard map[string]types.AttributeValue) map[string]types.AttributeValue
+	// Violation is the *singletable.UniqueViolationError of raw's scoped
+	// value held by owner.
+	Violation(op string, raw, owner map[string]types.AttributeValue, err error) error
+	// Sweep is the first Scan of the table's guard items that may be the
+	// field's table-wide ones; Old says which of the items it reads are.
+	Sweep() *dynamodb.ScanInput
+	Old(item map[string]types.AttributeValue) bool
+	// Holds reports whether item, stored, is one of the entity's and
+	// holds the value the table-wide guard item guard guards.
+	Holds(item, guard map[string]types.AttributeValue) bool
+	// Key is the primary key of a stored item.
+	Key(item map[string]types.AttributeValue) map[string]types.AttributeValue
+}
