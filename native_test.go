@@ -143,8 +143,14 @@ func TestNativeKeyReadInputRefusals(t *testing.T) {
 		"a gap":              {func() error { _, err := prefix.Query(ctx, db, natOrder{Tenant: "t", Priority: 3}); return err }, st.ErrInvalidInput, "not Status before it"},
 		"SortEquals short":   {func() error { _, err := exact.Query(ctx, db, natOrder{Tenant: "t"}); return err }, st.ErrInvalidInput, "every sort field"},
 		"comparison of none": {func() error { _, err := above.Query(ctx, db, natOrder{Tenant: "t"}, st.SortFields(0)); return err }, st.ErrInvalidInput, "needs a value for the sort field Status"},
-		"PartialMatch on N":  {func() error { _, err := prefix.Query(ctx, db, natOrder{Tenant: "t", Status: "A"}, st.PartialMatch()); return err }, st.ErrInvalidInput, "Priority"},
-		"PartialTime":        {func() error { _, err := prefix.Query(ctx, db, natOrder{Tenant: "t"}, st.PartialTime(st.Day)); return err }, st.ErrInvalidInput, "fields' own values"},
+		"PartialMatch on N": {func() error {
+			_, err := prefix.Query(ctx, db, natOrder{Tenant: "t", Status: "A"}, st.PartialMatch())
+			return err
+		}, st.ErrInvalidInput, "Priority"},
+		"PartialTime": {func() error {
+			_, err := prefix.Query(ctx, db, natOrder{Tenant: "t"}, st.PartialTime(st.Day))
+			return err
+		}, st.ErrInvalidInput, "fields' own values"},
 		"SortFields too many": {func() error {
 			_, err := prefix.Query(ctx, db, natOrder{Tenant: "t"}, st.SortFields(3))
 			return err

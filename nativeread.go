@@ -325,7 +325,6 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 	return strings.Join(parts, ", "), skCond{nat: c}, nil
 }
 
-
 // describeNative writes the key condition of a read of a multi-attribute
 // index, for the sheet.
 func (d *readDecl) describeNative() string {
