@@ -29,11 +29,24 @@ type GSI struct {
 // Name is the index name.
 func (ix *GSI) Name() string { return ix.index.Name }
 
-// PartitionKey is the name of the index's partition key attribute.
-func (ix *GSI) PartitionKey() string { return ix.index.PK }
+// PartitionKey is the name of the index's partition key attribute; of a
+// multi-attribute key, its attributes in order, separated by commas, as
+// IndexKeys takes them.
+func (ix *GSI) PartitionKey() string {
+	if ix.index.Native() {
+		return nativeKeyText(ix.index.PKAttrs)
+	}
+	return ix.index.PK
+}
 
-// SortKey is the name of the index's sort key attribute; empty if it has none.
-func (ix *GSI) SortKey() string { return ix.index.SK }
+// SortKey is the name of the index's sort key attribute, empty if it has
+// none; of a multi-attribute key, its attributes as PartitionKey gives them.
+func (ix *GSI) SortKey() string {
+	if ix.index.Native() {
+		return nativeKeyText(ix.index.SKAttrs)
+	}
+	return ix.index.SK
+}
 
 // Projection is the index's projection type (ALL, KEYS_ONLY or INCLUDE).
 func (ix *GSI) Projection() types.ProjectionType { return ix.index.Projection }
@@ -48,6 +61,15 @@ type IndexOption func(*GSI)
 
 // IndexKeys names the index's key attributes; sk "" makes a partition-only
 // index. The default is <name>PK and <name>SK.
+//
+// Several attributes separated by commas make a GSI's multi-attribute key
+// (IndexKeys("TenantID,Zone", "Status,Priority"): up to four each, in
+// order): each is an entity field's own attribute, a string, number or
+// binary, so nothing is written for the index and an item lacking any of
+// them is not in it. A pattern over it (On) takes every partition
+// attribute's value from its params, and its sort condition applies to the
+// sort attributes the params give, left to right: equality on each, the
+// condition on the last (docs/access-patterns.md).
 func IndexKeys(pk, sk string) IndexOption {
 	return func(ix *GSI) { ix.index.PK, ix.index.SK = pk, sk }
 }

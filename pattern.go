@@ -307,7 +307,11 @@ func (d *readDecl) keyAttrs() []string { return d.keys }
 
 func (d *readDecl) makeKeyAttrs() []string {
 	out := []string{d.table.schema.PK}
-	for _, a := range []string{d.table.schema.SK, d.pkAttr(), d.skAttr()} {
+	attrs := []string{d.table.schema.SK, d.pkAttr(), d.skAttr()}
+	if d.index != nil {
+		attrs = append(attrs, d.index.index.KeyAttrs()...)
+	}
+	for _, a := range attrs {
 		if a != "" && !slices.Contains(out, a) {
 			out = append(out, a)
 		}
@@ -423,10 +427,22 @@ func (d *readDecl) check() error {
 					mem.ei = ei
 				}
 			}
+			if mem.ei == nil && d.native() {
+				_, err := d.nativeMember(m)
+				return err
+			}
 			if mem.ei == nil {
 				return d.fail("entity %s writes no key into index %s (declare Index(%q, ...) on it)", m.Name, d.index.index.Name, d.index.index.Name)
 			}
 			mem.pk, mem.sk = mem.ei.PK, mem.ei.SK
+		}
+		if d.native() { // the params give every key attribute: no template to unify
+			mem.part, mem.partTpl = []keys.Binding{}, mem.pk
+			d.members = append(d.members, mem)
+			if err := d.checkNative(); err != nil {
+				return err
+			}
+			continue
 		}
 		if segs == nil { // the entity's own template, each field a label
 			mem.part = make([]keys.Binding, 0)
@@ -458,6 +474,9 @@ func (d *readDecl) check() error {
 		kts := mem.keyTemplates()
 		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
 		d.members = append(d.members, mem)
+	}
+	if d.native() {
+		return nil
 	}
 	return d.checkSort()
 }
@@ -539,6 +558,9 @@ func (d *readDecl) describeKeys() string {
 	}
 	if d.scan {
 		return "none: every item of the index"
+	}
+	if d.native() {
+		return d.describeNative()
 	}
 	mem := d.members[0]
 	part := d.partRaw
@@ -623,6 +645,13 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 	}
 	mem := d.members[0]
 	v := reflect.ValueOf(&params).Elem()
+	if d.native() {
+		pk, sk, err := d.nativeCond(op, mem, v, hi, s)
+		if err != nil {
+			return nil, err
+		}
+		return d.buildQuery(db, op, mem, s, pk, sk)
+	}
 	for _, b := range mem.part {
 		if b.Label != "" {
 			continue

@@ -318,16 +318,22 @@ func (d *readDecl) buildQuery(db *DB, op string, mem *readMember, s *settings, p
 		return nil, err
 	}
 	desc := (d.descending || s.descending) && !s.read.ascending
-	pkAV := d.partitionValue(pk)
-	r.Binding = read.Binding{Pattern: d.name, Partition: pk, Sort: read.SortCond{Op: sk.op, A: sk.a, B: sk.b}, Descending: desc,
-		KeyAttrs: d.keyAttrs(), PKAttr: d.pkAttr(), SKAttr: d.skAttr(), PKValue: pkAV}
 	var b expr.Builder
-	pkName, pkValue := b.Name(d.pkAttr()), b.Value(pkAV)
 	var keyCond string // one concatenation either way
-	if c := sk.render(&b, d.skAttr()); c != "" {
-		keyCond = pkName + " = " + pkValue + " AND " + c
+	if sk.nat != nil {
+		r.Binding = read.Binding{Pattern: d.name, Descending: desc, KeyAttrs: d.keyAttrs()}
+		sk.nat.binding(len(d.index.index.PKAttrs), &r.Binding)
+		keyCond = sk.nat.render(&b)
 	} else {
-		keyCond = pkName + " = " + pkValue
+		pkAV := d.partitionValue(pk)
+		r.Binding = read.Binding{Pattern: d.name, Partition: pk, Sort: read.SortCond{Op: sk.op, A: sk.a, B: sk.b}, Descending: desc,
+			KeyAttrs: d.keyAttrs(), PKAttr: d.pkAttr(), SKAttr: d.skAttr(), PKValue: pkAV}
+		pkName, pkValue := b.Name(d.pkAttr()), b.Value(pkAV)
+		if c := sk.render(&b, d.skAttr()); c != "" {
+			keyCond = pkName + " = " + pkValue + " AND " + c
+		} else {
+			keyCond = pkName + " = " + pkValue
+		}
 	}
 	// The request is part of r: one allocation for both.
 	in := &r.Query
@@ -491,7 +497,7 @@ func (d *readDecl) checkFilter(op string, c Cond) error {
 		return err
 	}
 	for _, attr := range b.Names {
-		if attr == d.pkAttr() || (attr != "" && attr == d.skAttr()) {
+		if attr == d.pkAttr() || (attr != "" && attr == d.skAttr()) || (d.native() && slices.Contains(d.index.index.KeyAttrs(), attr)) {
 			on := "the table"
 			if d.index != nil {
 				on = "index " + d.index.index.Name

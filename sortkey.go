@@ -23,6 +23,9 @@ import (
 type skCond struct {
 	op   string
 	a, b string
+	// nat is the whole key condition of a read of a multi-attribute
+	// index (nativeread.go), which op, a and b then leave empty.
+	nat *nativeCond
 }
 
 // sortCond renders a pattern's sort condition from params. A value over

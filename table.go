@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -184,7 +185,12 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 			return fail("%v", err)
 		}
 	}
-	seen := map[string]bool{}
+	seen, nativeAttrs := map[string]bool{}, map[string]bool{}
+	for _, ix := range t.indexes() {
+		if err := ix.splitKeys(); err != nil {
+			return fail("%v", err)
+		}
+	}
 	for _, ix := range t.gsis {
 		if !tableNameRE.MatchString(ix.index.Name) {
 			return fail("index name %q must be 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'", ix.index.Name)
@@ -193,6 +199,23 @@ func NewTable(name string, opts ...TableOption) (*Table, error) {
 			return fail("index %s is declared twice", ix.index.Name)
 		}
 		seen[ix.index.Name] = true
+		if ix.index.Native() {
+			// Every attribute a field's own: the table's keys are written
+			// from templates, which a multi-attribute key does not read.
+			for _, a := range ix.index.KeyAttrs() {
+				if t.schema.IsTableKey(a) || a == t.schema.TypeAttr || a == t.schema.TTLAttr {
+					return fail("index %s: its multi-attribute key names %q, an attribute the table reserves; its attributes are the entities' own fields", ix.index.Name, a)
+				}
+				if nativeAttrs[a] { // several multi-attribute keys may share a field
+					continue
+				}
+				nativeAttrs[a] = true
+				if err := claim(a, "a key attribute of "+ix.index.Name); err != nil {
+					return fail("%v", err)
+				}
+			}
+			continue
+		}
 		if ix.index.PK == "" {
 			return fail("index %s has no partition key attribute", ix.index.Name)
 		}
@@ -319,7 +342,13 @@ func (t *Table) register(m *entityModel) error {
 // DynamoDB declares one type per key attribute. Called with t.mu held.
 func (t *Table) claimAttrTypes(m *entityModel) error {
 	want := map[string]types.ScalarAttributeType{}
-	for _, ei := range m.Indexes {
+	for _, ei := range slices.Concat(m.Indexes, m.PartialIndexes) {
+		if ei.Native != nil {
+			for _, f := range ei.Native.Fields() {
+				want[f.Attr] = model.FieldAttrType(f)
+			}
+			continue
+		}
 		for _, p := range []struct {
 			attr string
 			from model.KeySource
@@ -393,11 +422,12 @@ func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
 		in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(t.rcu), WriteCapacityUnits: aws.Int64(t.wcu)}
 	}
 	for _, ix := range t.gsis {
-		define(ix.index.PK)
-		define(ix.index.SK)
+		for _, a := range ix.index.KeyAttrs() {
+			define(a)
+		}
 		g := types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.index.Name),
-			KeySchema:  keySchema(ix.index.PK, ix.index.SK),
+			KeySchema:  indexKeySchema(&ix.index),
 			Projection: &types.Projection{ProjectionType: ix.index.Projection},
 		}
 		if ix.index.Projection == types.ProjectionTypeInclude {
@@ -419,6 +449,22 @@ func (t *Table) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	in.AttributeDefinitions = defs
 	in.StreamSpecification = t.streamSpec()
 	return in
+}
+
+// indexKeySchema is a GSI's key schema: its partition key attributes
+// (HASH), then its sort key attributes (RANGE), in order.
+func indexKeySchema(ix *model.Index) []types.KeySchemaElement {
+	if !ix.Native() {
+		return keySchema(ix.PK, ix.SK)
+	}
+	var ks []types.KeySchemaElement
+	for _, a := range ix.PKAttrs {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(a), KeyType: types.KeyTypeHash})
+	}
+	for _, a := range ix.SKAttrs {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(a), KeyType: types.KeyTypeRange})
+	}
+	return ks
 }
 
 func keySchema(pk, sk string) []types.KeySchemaElement {

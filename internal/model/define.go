@@ -194,6 +194,10 @@ func DeclaredIndexes(spec *Spec, e *Entity) *Error {
 			return e.Fail("", ik.PK, "index %s is given twice: an item has one value per index key", ix.Name)
 		}
 		declared[ix] = true
+		if ix.Native() {
+			return e.Fail("", ik.PK, "index %s has a multi-attribute key (%s), whose attributes are the entity's own fields: nothing is declared or written for it; leave Index(%q, ...) out",
+				ix.Name, strings.Join(ix.KeyAttrs(), ", "), ix.Name)
+		}
 		ei := &EntityIndex{Index: ix}
 		var err *Error
 		if ei.PKFrom, ei.PK, err = e.indexPart(ix, ix.PK, ik.PK, "partition key"); err != nil {
@@ -247,6 +251,19 @@ func DerivedIndexes(_ *Spec, e *Entity) *Error {
 	}
 	for _, ix := range e.Schema.Indexes {
 		if declared[ix] {
+			continue
+		}
+		if ix.Native() {
+			ei, err := e.nativeIndex(ix)
+			switch {
+			case err != nil:
+				return err
+			case ei == nil:
+			case ei.Partial:
+				e.PartialIndexes = append(e.PartialIndexes, ei)
+			default:
+				e.Indexes = append(e.Indexes, ei)
+			}
 			continue
 		}
 		ei := &EntityIndex{Index: ix}

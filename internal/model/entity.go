@@ -27,6 +27,10 @@ type Entity struct {
 	// Indexes are the entity's keys in the table's GSIs: declared ones
 	// (Index) first, then derived ones.
 	Indexes []*EntityIndex
+	// PartialIndexes are the multi-attribute indexes whose key attributes
+	// the entity stores only some of: never in them, but what it stores
+	// there is checked as key values are (types, empty values left out).
+	PartialIndexes []*EntityIndex
 	// KeyFields are the Go fields the primary key reads; KeyFieldList
 	// the same fields in field order, for the loops that visit them all.
 	KeyFields    map[string]bool
@@ -69,6 +73,12 @@ type EntityIndex struct {
 	// Inputs is every field the index key and its condition read, listed
 	// once at Define (see ListInputs).
 	Inputs []string
+	// Native are the fields of a multi-attribute key (Index.Native), nil
+	// on any other index; PK and SK are then its first fields' own
+	// attributes. Partial: the entity stores only some of them, so it is
+	// never in the index (see PartialIndexes).
+	Native  *NativeFields
+	Partial bool
 }
 
 // KeySource is where an index key attribute's value comes from.
@@ -105,6 +115,13 @@ func (ei *EntityIndex) DependsOn(goName string) bool {
 
 // ListInputs lists every field the index key and its condition read.
 func (ei *EntityIndex) ListInputs() []string {
+	if ei.Native != nil {
+		var out []string
+		for _, f := range ei.Native.Fields() {
+			out = append(out, f.GoName)
+		}
+		return out
+	}
 	out := ei.PK.Fields()
 	if ei.SK != nil {
 		out = append(out, ei.SK.Fields()...)
@@ -131,11 +148,22 @@ func (ei *EntityIndex) FieldKey(sort bool) (attr string, tpl *keys.Template, lim
 // one index's key.
 func (e *Entity) IndexOfField(goName string) (ei *EntityIndex, sort bool, ok bool) {
 	for _, ei := range e.Indexes {
+		if ei.Native != nil {
+			if _, sort, _, ok := ei.nativeAttr(goName); ok {
+				return ei, sort, true
+			}
+			continue
+		}
 		switch {
 		case ei.PKFrom == KeyField && ei.PK.Uses(goName):
 			return ei, false, true
 		case ei.SK != nil && ei.SKFrom == KeyField && ei.SK.Uses(goName):
 			return ei, true, true
+		}
+	}
+	for _, ei := range e.PartialIndexes {
+		if _, sort, _, ok := ei.nativeAttr(goName); ok {
+			return ei, sort, true
 		}
 	}
 	return nil, false, false
@@ -151,6 +179,9 @@ func (e *Entity) IndexedField(goName string) bool {
 
 // Describe names the index's keys and condition, for errors.
 func (ei *EntityIndex) Describe() string {
+	if ei.Native != nil {
+		return fmt.Sprintf("%s (%s)", strings.Join(ei.Index.KeyAttrs(), ", "), "fields' own attributes")
+	}
 	s := fmt.Sprintf("%s %q", ei.Index.PK, ei.PK.Raw)
 	if ei.SK != nil {
 		s += fmt.Sprintf(", %s %q", ei.Index.SK, ei.SK.Raw)

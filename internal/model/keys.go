@@ -71,6 +71,13 @@ func (e *Entity) AddKeys(dst map[string]types.AttributeValue, v reflect.Value, f
 		spans = append(spans, keySpan{s.SK, start, len(buf)})
 	}
 
+	for i := 0; full && i < len(e.PartialIndexes); i++ {
+		removed, err := e.IndexFieldKeys(e.PartialIndexes[i], dst)
+		if err != nil {
+			return facts, err
+		}
+		facts.Size -= removed
+	}
 	for i := 0; full && i < len(e.Indexes); i++ {
 		ei := e.Indexes[i]
 		if !ei.Writes() { // keys the item has anyway: nothing to write
@@ -231,6 +238,11 @@ func (e *Entity) KeyFieldError(goName string, err error) *KeyError {
 	case e.SK != nil && e.SK.Uses(goName):
 		ke.Attr, ke.Template = e.Schema.SK, e.SK.Raw
 	default:
+		if ei, _, ok := e.IndexOfField(goName); ok && ei.Native != nil {
+			ke.Attr, _, _, _ = ei.nativeAttr(goName)
+			ke.Template = "{" + goName + "}"
+			return ke
+		}
 		for _, ei := range e.Indexes {
 			if ei.PK.Uses(goName) || ei.SK != nil && ei.SK.Uses(goName) {
 				attr, tpl, _ := ei.FieldKey(!ei.PK.Uses(goName))
@@ -309,6 +321,9 @@ func AbsentKeyValue(av types.AttributeValue) bool {
 // the bytes removed from the item's size returned; a value too long for
 // the key it is, which DynamoDB would refuse, is a *KeyError.
 func (e *Entity) IndexFieldKeys(ei *EntityIndex, item map[string]types.AttributeValue) (removed int, err error) {
+	if ei.Native != nil {
+		return e.nativeFieldKeys(ei, item)
+	}
 	for _, sort := range [2]bool{false, true} {
 		from := ei.PKFrom
 		if sort {
@@ -336,6 +351,14 @@ func (e *Entity) IndexFieldKeys(ei *EntityIndex, item map[string]types.Attribute
 // CheckFieldKey refuses the value of field goName, stored under attr, a
 // key attribute of index ix, when it is longer than that key's limit.
 func (e *Entity) CheckFieldKey(ix *Index, goName, attr, template string, av types.AttributeValue, limit int) error {
+	if ix.Native() {
+		// The caller named the index's first attributes (FieldKey): the
+		// field's own attribute is its key here.
+		if ei, _, ok := e.IndexOfField(goName); ok && ei.Index == ix {
+			attr, _, limit, _ = ei.nativeAttr(goName)
+			template = "{" + goName + "}"
+		}
+	}
 	n := 0
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:

@@ -66,9 +66,35 @@ func (k IndexKind) String() string {
 type Index struct {
 	Name        string
 	Kind        IndexKind
-	PK, SK      string // its key attributes; SK "" for none
+	PK, SK      string // its key attributes; SK "" for none (the first ones of a multi-attribute key)
 	Projection  types.ProjectionType
 	NonKeyAttrs []string // what an INCLUDE projection carries
+	// PKAttrs and SKAttrs are every key attribute in order: one and at
+	// most one, except on a multi-attribute key (see Native), whose
+	// first ones are PK and SK.
+	PKAttrs, SKAttrs []string
+}
+
+// MaxKeyAttrs is how many attributes DynamoDB allows in each of a
+// multi-attribute key's partition and sort keys.
+const MaxKeyAttrs = 4
+
+// Native reports whether the index has a multi-attribute key: several
+// partition or sort key attributes, each a field's own attribute, none
+// written from a template.
+func (ix *Index) Native() bool { return len(ix.PKAttrs) > 1 || len(ix.SKAttrs) > 1 }
+
+// KeyAttrs lists every key attribute of the index: its partition key's,
+// then its sort key's.
+func (ix *Index) KeyAttrs() []string {
+	if ix.PKAttrs == nil {
+		out := []string{ix.PK}
+		if ix.SK != "" {
+			out = append(out, ix.SK)
+		}
+		return out
+	}
+	return append(append([]string(nil), ix.PKAttrs...), ix.SKAttrs...)
 }
 
 // IsLocal reports whether the index is a local secondary index.

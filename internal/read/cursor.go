@@ -70,6 +70,15 @@ type Binding struct {
 	// key must hold, and meet the sort condition with.
 	PKAttr, SKAttr string
 	PKValue        types.AttributeValue
+	// Equal are the key attributes a start key must hold these values
+	// of: a multi-attribute key's partition and sort equalities.
+	Equal []KeyValue
+}
+
+// KeyValue is a key attribute's value.
+type KeyValue struct {
+	Attr  string
+	Value types.AttributeValue
 }
 
 // Admits says why start key key cannot resume the read ("" when it can):
@@ -79,6 +88,11 @@ type Binding struct {
 func (b *Binding) Admits(key map[string]types.AttributeValue) string {
 	if b.PKValue != nil && !codec.Equal(key[b.PKAttr], b.PKValue) {
 		return fmt.Sprintf("its start key is not in partition %q", b.Partition)
+	}
+	for _, e := range b.Equal {
+		if !codec.Equal(key[e.Attr], e.Value) {
+			return fmt.Sprintf("its start key is not in partition %q (its %s differs)", b.Partition, e.Attr)
+		}
 	}
 	if sk, ok := key[b.SKAttr].(*types.AttributeValueMemberS); ok && b.SKAttr != "" && !b.Sort.Holds(sk.Value) {
 		return "its start key lies outside the read's sort bounds"
