@@ -32,6 +32,9 @@ type Relation[F, E, T any] struct {
 	toMap    []fieldPair
 	countOut string // F's count of out-edges (a Go field name); "" for none
 	countIn  string // T's count of in-edges; "" for none
+	// countAttr are the counts' attributes (from end's, to end's), for
+	// reading them from a refused end.
+	countAttr [2]string
 }
 
 // fieldPair is an edge field and the end's field whose value it holds.
@@ -107,6 +110,14 @@ func Relate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E], to
 		return fail(spec.countIn, "", "CountIn: %v", err)
 	}
 	r.countOut, r.countIn = spec.countOut, spec.countIn
+	for i, c := range []struct {
+		m    *bridge.GraphModel
+		name string
+	}{{fm, spec.countOut}, {tm, spec.countIn}} {
+		if f, ok := c.m.Fields.ByGoName(c.name); ok && c.name != "" {
+			r.countAttr[i] = f.Attr
+		}
+	}
 	if spec.index != "" {
 		i := slices.IndexFunc(em.Indexes, func(x bridge.GraphIndex) bool { return x.Name == spec.index })
 		if i < 0 {
