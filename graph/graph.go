@@ -44,8 +44,9 @@ type fieldPair struct{ edge, end *codec.Field }
 // with edges of entity edge, all on one table. Everything is checked now,
 // and errors are *singletable.ModelError (singletable.ErrInvalidModel): a
 // nil Option or one with an empty name, InIndex, InMirror, CountOut or
-// CountIn given twice, an unknown field, an end key field no FromField or
-// ToField maps, an edge or end field mapped twice, mapped fields of
+// CountIn given twice, an unknown field, an end key field no FromField,
+// ToField or Shared maps, an edge or end field mapped twice (but a Shared
+// one, once to each end), mapped fields of
 // different types, an edge partition template that reads other fields
 // than the from end's, neither or both of InIndex and InMirror, an index
 // that does not hold the edge, a count field that is not an integer or
@@ -83,6 +84,9 @@ func Relate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E], to
 	used := map[string]bool{}
 	if r.fromMap, err = mapEnd(em, fm, "FromField", spec.from, used); err != nil {
 		return fail("", "", "%v", err)
+	}
+	for f := range spec.shared {
+		delete(used, f) // the to end maps it too
 	}
 	if r.toMap, err = mapEnd(em, tm, "ToField", spec.to, used); err != nil {
 		return fail("", "", "%v", err)
@@ -312,12 +316,13 @@ func (r *Relation[F, E, T]) To(e E) T {
 }
 
 // Edge is the edge from from to to, with its end fields set (and nothing
-// else): a key for Has and Unlink, or the start of an edge for Link.
+// else): a key for Has and Unlink, or the start of an edge for Link. A
+// Shared field is from's (the ends of one edge agree on it).
 func (r *Relation[F, E, T]) Edge(from F, to T) E {
 	var e E
 	ev := reflect.ValueOf(&e).Elem()
-	copyFields(ev, reflect.ValueOf(&from).Elem(), r.fromMap, true)
 	copyFields(ev, reflect.ValueOf(&to).Elem(), r.toMap, true)
+	copyFields(ev, reflect.ValueOf(&from).Elem(), r.fromMap, true)
 	return e
 }
 

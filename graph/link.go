@@ -10,12 +10,12 @@ import (
 )
 
 // LinkOption tunes Link, TxLink and Unlink: this package's CreateFrom,
-// CreateTo, CapOut, CapIn, IfFrom, IfTo and FailIfLinked, and the options
-// of the transaction a write sends (capacity.Into,
-// singletable.IdempotencyToken), which every singletable.TxOption is.
-// This package's options are TxOptions too, so that both go in one list;
-// DB.Transact refuses them (an *singletable.InputError naming the option):
-// give them to TxLink. A nil option, one given twice, or one that does not
+// CreateTo, CapOut, CapIn, IfFrom, IfTo and FailIfLinked, and
+// capacity.Into, which collects what every request of the write consumed.
+// This package's options are singletable.TxOptions, so that both go in one
+// list; DB.Transact refuses them (an *singletable.InputError naming the
+// option): give them to TxLink. singletable.IdempotencyToken is refused
+// (a Link may send more than one request, which one token cannot cover). A nil option, one given twice, or one that does not
 // fit the relation or the call (CapIn without CountIn, CreateTo to Unlink)
 // is an *singletable.InputError before anything is sent.
 type LinkOption interface{ st.TxOption }
@@ -140,6 +140,14 @@ func (r *Relation[F, E, T]) options(method string, opts []LinkOption) (*linkSpec
 		}
 		p, ours := bridge.Graph.Payload(o)
 		if !ours {
+			if _, ok := o.(st.PutOption); !ok {
+				// IdempotencyToken, the one TxOption that is not also a
+				// single write's: Link may send more than one request
+				// (a conflict retried, an end created, an expired edge
+				// replaced), and one token over different requests is
+				// refused by DynamoDB.
+				return nil, &st.InputError{Op: op, Reason: fmt.Sprintf("option %d of %d (IdempotencyToken) applies to one transaction request, and %s may send several; of the transaction's options it takes capacity.Into", i+1, len(opts), method)}
+			}
 			s.tx = append(s.tx, o)
 			continue
 		}
