@@ -155,7 +155,7 @@ func (r *Relation[F, E, T]) options(method string, opts []LinkOption) (*linkSpec
 		if err := lo.apply(s); err != nil {
 			return nil, &st.InputError{Op: op, Reason: err.Error()}
 		}
-		if method == "Unlink" && lo.name != "IfFrom" && lo.name != "IfTo" {
+		if (method == "Unlink" || method == "TxUnlink") && lo.name != "IfFrom" && lo.name != "IfTo" {
 			return nil, &st.InputError{Op: op, Reason: lo.name + " is an option of Link; Unlink takes IfFrom, IfTo and the transaction's options"}
 		}
 	}

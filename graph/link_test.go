@@ -68,6 +68,9 @@ func TestLinkOptionsRefusedBeforeSending(t *testing.T) {
 			_, err := hJoins.Unlink(ctx, db, join, graph.CreateTo(hGame{}))
 			return err
 		}, "CreateTo is an option of Link"},
+		{"TxUnlink with a cap", func(db *st.DB) error {
+			return db.Transact(ctx, func(tx *st.Tx) error { hJoins.TxUnlink(tx, join, graph.CapIn(3)); return nil })
+		}, "CapIn is an option of Link"},
 		{"a token", func(db *st.DB) error {
 			_, err := hJoins.Link(ctx, db, join, st.IdempotencyToken("t"))
 			return err
