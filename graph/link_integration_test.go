@@ -190,7 +190,7 @@ func TestIntegrationLinkCapUnderConcurrentJoins(t *testing.T) {
 		assert.NotEmpty(t, g.Mode, "created from one join's value")
 	}
 	n := sent.take()
-	assert.Equal(t, n["TransactWriteItems"], n["TransactWriteItems"]) // sent as transactions only:
+	assert.GreaterOrEqual(t, n["TransactWriteItems"], rounds*players, "a transaction per join at least")
 	delete(n, "TransactWriteItems")
 	delete(n, "GetItem")
 	delete(n, "Query")
