@@ -75,7 +75,7 @@ func (g *migration) Position() (string, error) {
 
 func backfills(op string, entity any, index string) error {
 	m := entity.(AnyEntity).model()
-	ix, ok := m.table.GSI(index)
+	ix, ok := m.table.index(index) // a GSI or an LSI: each key is written alike
 	if !ok {
 		return &InputError{Op: op, Reason: fmt.Sprintf("index %s is not declared on table %s", index, m.table.schema.Name)}
 	}

@@ -273,7 +273,8 @@ func (c *Collection) query(ctx context.Context, db *DB, values Values, b *bounds
 // gets there; breaking out of the loop stops the reads. Options are
 // Query's; Limit caps the total and After starts from a cursor. An item of
 // an unknown type is yielded as an error wrapping ErrWrongEntity (with a
-// nil value), and the iteration goes on if the loop does.
+// nil value), and so is an item that does not decode; either way the
+// iteration goes on if the loop does.
 func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...CollectionOption) iter.Seq2[any, error] {
 	return c.all(ctx, db, values, nil, opts)
 }

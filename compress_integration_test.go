@@ -234,3 +234,44 @@ func TestIntegrationCompressItemLimit(t *testing.T) {
 	err = docs.Put(ctx, db, doc{ID: "noise", Body: noise + noise})
 	require.ErrorIs(t, err, st.ErrTooLarge, "the compressed size is what counts")
 }
+
+// An item collection of mixed types, each with compressed fields of its
+// own (a string with gzip, a struct with zstd) beside an entity without
+// any: one Query reads them all and each entity restores its own.
+func TestIntegrationCompressCollectionMixedTypes(t *testing.T) {
+	type order struct {
+		Customer string
+		ID       string
+		Events   string `singletable:"compress"`
+	}
+	type profile struct {
+		Customer string
+		Prefs    czMeta `singletable:"compress"`
+	}
+	type note struct {
+		Customer string
+		N        int
+		Text     string
+	}
+	tbl := st.MustTable("CzMixed")
+	orders := st.MustDefine[order](tbl, "Order", st.Key("C#{Customer}", "ORDER#{ID}"), compress.With(compress.Gzip, 100))
+	profiles := st.MustDefine[profile](tbl, "Profile", st.Key("C#{Customer}", "PROFILE"), compress.With(zstd.Codec, 100))
+	notes := st.MustDefine[note](tbl, "Note", st.Key("C#{Customer}", "NOTE#{N}"))
+	coll := tbl.Collection("Customer", orders, profiles, notes).Partition("C#{Customer}").Must()
+	db := czLocalDB(t, tbl, "")
+
+	o1, o2 := order{Customer: "c", ID: "1", Events: czText(4000)}, order{Customer: "c", ID: "2", Events: "short"}
+	p := profile{Customer: "c", Prefs: czMeta{Tags: strings.Fields(czText(1500)), Notes: map[string]string{"k": czText(300)}}}
+	n := note{Customer: "c", N: 1, Text: czText(4000)}
+	require.NoError(t, db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(orders, o1), st.BatchPut(orders, o2), st.BatchPut(profiles, p), st.BatchPut(notes, n)}))
+	assert.Equal(t, "gzip", stored(rawItem(t, db, "C#c", "ORDER#1"), "Events"))
+	assert.Equal(t, "S", stored(rawItem(t, db, "C#c", "ORDER#2"), "Events"), "below the threshold")
+	assert.Equal(t, "zstd", stored(rawItem(t, db, "C#c", "PROFILE"), "Prefs"))
+	assert.Equal(t, "S", stored(rawItem(t, db, "C#c", "NOTE#1"), "Text"), "an entity without compressed fields")
+
+	res, err := coll.Query(ctx, db, st.Values{"Customer": "c"})
+	require.NoError(t, err)
+	assert.Equal(t, []order{o1, o2}, orders.From(res))
+	assert.Equal(t, []profile{p}, profiles.From(res))
+	assert.Equal(t, []note{n}, notes.From(res))
+}

@@ -2,9 +2,12 @@ package singletable_test
 
 import (
 	"bytes"
+	"context"
+	"maps"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,4 +169,70 @@ func TestCompressWholeValueUpdate(t *testing.T) {
 	assert.True(t, sawB, "the body Set is stored compressed: %v", in.ExpressionAttributeValues)
 	_, err = czDocs.UpdateInput(db, key, st.Set("Title", "t"))
 	require.NoError(t, err, "an update not touching the compressed fields")
+}
+
+// czOps has a compressed field of each type an update operator computes
+// on, so that each operator meets the compress refusal rather than a type
+// check.
+type czOps struct {
+	ID   string
+	Body string   `singletable:"compress"`
+	N    int      `singletable:"compress"`
+	List []string `singletable:"compress"`
+	Set  []string `dynamodbav:",stringset" singletable:"compress"`
+}
+
+// Which update operators apply to a compressed field: a whole-value Set,
+// SetIfNotExists and Remove are sent (one request each); every other
+// operator computes on the stored value, which is compressed bytes, and is
+// refused before anything is sent, naming the field and the operator.
+func TestCompressUpdateOperators(t *testing.T) {
+	tbl := st.MustTable("CzOps")
+	ops := st.MustDefine[czOps](tbl, "Ops", st.Key("O#{ID}", "O"))
+	mock := &singletabletest.Client{UpdateItemFunc: func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		item := maps.Clone(in.Key)
+		item[tbl.TypeAttribute()] = &types.AttributeValueMemberS{Value: "Ops"}
+		return &dynamodb.UpdateItemOutput{Attributes: item}, nil
+	}}
+	db := st.New(mock, tbl)
+	key := czOps{ID: "1"}
+	for name, c := range map[string]struct {
+		ch    st.Changes
+		field string
+	}{
+		"Set":            {st.Set("Body", "x"), ""},
+		"SetIfNotExists": {st.SetIfNotExists("N", 3), ""},
+		"Remove":         {st.Remove("List"), ""},
+		"Add number":     {st.Add("N", 1), "N"},
+		"Add to set":     {st.Add("Set", "a"), "Set"},
+		"DeleteFromSet":  {st.DeleteFromSet("Set", "a"), "Set"},
+		"Append":         {st.Append("List", "a"), "List"},
+		"Prepend":        {st.Prepend("List", "a"), "List"},
+		"Increment":      {st.Increment("N", 1), "N"},
+		"Decrement":      {st.Decrement("N", 1), "N"},
+		"path inside":    {st.Set("List[0]", "a"), "List"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := len(mock.Calls())
+			_, err := ops.Update(ctx, db, key, c.ch)
+			if c.field == "" {
+				require.NoError(t, err)
+				assert.Equal(t, before+1, len(mock.Calls()), "one request")
+				return
+			}
+			require.ErrorIs(t, err, st.ErrInvalidInput)
+			var ie *st.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, before, len(mock.Calls()), "nothing is sent")
+			assert.Contains(t, err.Error(), "field "+c.field+" is compressed")
+			// A transaction's update plans the same way.
+			err = db.Transact(ctx, func(tx *st.Tx) error {
+				ops.TxUpdate(tx, key, c.ch)
+				return nil
+			})
+			require.ErrorIs(t, err, st.ErrInvalidInput)
+			assert.Contains(t, err.Error(), "field "+c.field+" is compressed")
+			assert.Equal(t, before, len(mock.Calls()), "nothing is sent")
+		})
+	}
 }

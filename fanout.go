@@ -317,7 +317,7 @@ func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eag
 		defer run.Stop()
 		// One T, reset before each item: see queryAll.
 		var v T
-		for n := 0; want == 0 || n < want; n++ {
+		for n := 0; want == 0 || n < want; {
 			item, r, _, ok, err := run.Pull(false)
 			if err != nil {
 				yield(zero, opError(f.op, err))
@@ -328,9 +328,12 @@ func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eag
 			}
 			v = zero
 			if _, err := decodeMember(r.Src.(*readReq), item, &v); err != nil {
-				yield(zero, err)
-				return
+				if !yield(zero, err) {
+					return
+				}
+				continue // as queryAll: the loop decides
 			}
+			n++
 			if !yield(v, nil) {
 				return
 			}

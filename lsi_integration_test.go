@@ -296,11 +296,18 @@ func TestIntegrationRangedCollectionBounds(t *testing.T) {
 	}
 	read := func(c *st.Collection, bound any) []string {
 		t.Helper()
+		rec.Reset()
 		var items []any
 		for v, err := range c.AllBound(ctx, rdb, values, bound) {
 			require.NoError(t, err)
 			items = append(items, v)
 		}
+		// One page here: one Query, its bound in the key condition, no
+		// filter (never the partition read whole and filtered).
+		require.Equal(t, []string{"Query"}, ops(rec), c.Name())
+		in := rec.Calls()[0].Input.(*dynamodb.QueryInput)
+		assert.Nil(t, in.FilterExpression, c.Name())
+		assert.Contains(t, aws.ToString(in.KeyConditionExpression), " AND ", c.Name())
 		return names(items)
 	}
 	d3 := lsiOrder{Date: "2024-01-03"}
@@ -334,6 +341,56 @@ func TestIntegrationRangedCollectionBounds(t *testing.T) {
 	for _, call := range rec.Calls() {
 		in := call.Input.(*dynamodb.QueryInput)
 		assert.Contains(t, aws.ToString(in.KeyConditionExpression), "BETWEEN")
+		assert.Nil(t, in.FilterExpression)
 		assert.Equal(t, int32(2), aws.ToInt32(in.Limit))
 	}
+}
+
+// An INCLUDE LSI decodes as an INCLUDE GSI does: the fields its keys give
+// and the attributes it includes, nothing else; a filter or projection of
+// what it does not carry is refused before sending; a strongly consistent
+// read sees a write at once.
+func TestIntegrationLSIIncludeProjection(t *testing.T) {
+	type ticket struct {
+		Queue    string `dynamodbav:"queue"`
+		ID       string `dynamodbav:"id"`
+		Opened   string `dynamodbav:"opened"`
+		Status   string `dynamodbav:"status"`
+		Body     string `dynamodbav:"body"`
+		Priority int    `dynamodbav:"priority"`
+	}
+	tbl := st.MustTable("LSIInclude", st.WithLSI("ByOpened", st.Include("status")))
+	tickets := st.MustDefine[ticket](tbl, "Ticket", st.Key("Q#{Queue}", "T#{ID}"),
+		st.Index("ByOpened", "Q#{Queue}", "{Opened}#{ID}"))
+	byOpened := tickets.Pattern("ByOpened").On("ByOpened").Must()
+	db := singletabletest.LocalDB(t, tbl)
+	rec, rdb := lsiRecording(db)
+	for _, tk := range []ticket{
+		{Queue: "q", ID: "t2", Opened: "2026-01-02", Status: "OPEN", Body: "printer on fire", Priority: 1},
+		{Queue: "q", ID: "t1", Opened: "2026-01-01", Status: "CLOSED", Body: "no paper", Priority: 3},
+	} {
+		require.NoError(t, tickets.Put(ctx, rdb, tk))
+	}
+	rec.Reset()
+	page, err := byOpened.Query(ctx, rdb, ticket{Queue: "q"}, st.ConsistentRead(), st.Filter(st.Eq("Status", "OPEN")))
+	require.NoError(t, err)
+	assert.Equal(t, []ticket{{Queue: "q", ID: "t2", Opened: "2026-01-02", Status: "OPEN"}}, page.Items,
+		"keys' fields and the included status; body and priority are not in the index")
+	require.Equal(t, []string{"Query"}, ops(rec))
+	in := rec.Calls()[0].Input.(*dynamodb.QueryInput)
+	assert.True(t, aws.ToBool(in.ConsistentRead))
+	assert.Equal(t, "ByOpened", aws.ToString(in.IndexName))
+
+	rec.Reset()
+	_, err = byOpened.Query(ctx, rdb, ticket{Queue: "q"}, st.Filter(st.Gt("Priority", 1)))
+	require.ErrorIs(t, err, st.ErrInvalidInput, "priority is not in the index")
+	_, err = byOpened.Query(ctx, rdb, ticket{Queue: "q"}, st.Project("Body"))
+	require.ErrorIs(t, err, st.ErrInvalidInput)
+	assert.Empty(t, rec.Calls(), "refused before sending")
+
+	// FetchFull reads the whole items.
+	page, err = byOpened.Query(ctx, rdb, ticket{Queue: "q"}, st.FetchFull(), st.ConsistentRead())
+	require.NoError(t, err)
+	require.Len(t, page.Items, 2)
+	assert.Equal(t, "no paper", page.Items[0].Body, "sorted by the LSI: t1 opened first")
 }

@@ -742,7 +742,9 @@ func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], e
 // All iterates over every item of the pattern for params, across pages,
 // reading the next page only when the loop gets there; breaking out of the
 // loop stops the reads. Options are Query's; Limit caps the total and
-// After starts from a cursor. An error is yielded once, last.
+// After starts from a cursor. An item that does not decode is yielded as
+// its error (with the zero value), and the iteration goes on if the loop
+// does, as a scan's; any other error is yielded once, last.
 func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
 	return p.all(ctx, db, params, nil, opts, false)
 }

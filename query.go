@@ -198,7 +198,9 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 
 // queryAll iterates over every item of the request req makes when the
 // loop starts. An item that is none of the read's is yielded as the error
-// unknown makes of it, and the iteration goes on if the loop does.
+// unknown makes of it, and one that does not decode as its decoding
+// error; either way the iteration goes on if the loop does, as a scan's
+// does, so that one bad item does not hide the rest of a partition.
 func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), decode decodeFunc[V], unknown func(map[string]types.AttributeValue) error) iter.Seq2[V, error] {
 	return func(yield func(V, error) bool) {
 		var zero V
@@ -217,7 +219,8 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			ok, err := decode(r, item, &v)
 			switch {
 			case err != nil:
-				return false, false, err
+				stopped = !yield(zero, err)
+				return false, stopped, nil
 			case !ok:
 				stopped = !yield(zero, unknown(item))
 				return false, stopped, nil

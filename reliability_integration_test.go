@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/singletable/singletable/internal/soak"
 )
 
 // The reliability tests run against DynamoDB Local and print their figures
@@ -27,7 +29,7 @@ func TestReliabilityVersionedCounter(t *testing.T) {
 	db := localDB(t, WShop, nil)
 	key := WCounter{ID: "hits"}
 	require.NoError(t, WCounters.Create(ctx, db, key))
-	const workers, perWorker = 16, 100
+	workers, perWorker := 16, soak.Size(30, 100)
 	var conflicts, attempts atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)

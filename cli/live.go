@@ -188,16 +188,9 @@ func runMigrate(c *call) error {
 	if err := c.parseFlags(1); err != nil {
 		return err
 	}
-	var m *Migration
-	var names []string
-	for i := range c.cfg.Migrations {
-		names = append(names, c.cfg.Migrations[i].name)
-		if c.cfg.Migrations[i].name == c.args[0] {
-			m = &c.cfg.Migrations[i]
-		}
-	}
-	if m == nil {
-		return usagef("no migration %q; registered: %s", c.args[0], orNone(names))
+	m, err := lookup(c.cfg.Migrations, func(m Migration) string { return m.name }, c.args[0], "migration")
+	if err != nil {
+		return err
 	}
 	mo, err := opts()
 	if err != nil {
@@ -217,16 +210,9 @@ func runBackfill(c *call) error {
 	if err := c.parseFlags(2); err != nil {
 		return err
 	}
-	var b *Backfill
-	var names []string
-	for i := range c.cfg.Backfills {
-		names = append(names, c.cfg.Backfills[i].entity)
-		if c.cfg.Backfills[i].entity == c.args[0] {
-			b = &c.cfg.Backfills[i]
-		}
-	}
-	if b == nil {
-		return usagef("no backfill of entity %q; registered: %s", c.args[0], orNone(names))
+	b, err := lookup(c.cfg.Backfills, func(b Backfill) string { return b.entity }, c.args[0], "backfill of entity")
+	if err != nil {
+		return err
 	}
 	if err := b.check(c.args[1]); err != nil {
 		return usagef("%v", err)
@@ -264,9 +250,18 @@ func (c *call) report(r *migrate.Report, err error) error {
 	return nil
 }
 
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
+// lookup finds the registered item named want; a usage error lists the
+// registered names when there is none.
+func lookup[T any](items []T, name func(T) string, want, what string) (*T, error) {
+	names := make([]string, 0, len(items))
+	for i := range items {
+		if name(items[i]) == want {
+			return &items[i], nil
+		}
+		names = append(names, name(items[i]))
 	}
-	return strings.Join(names, ", ")
+	if len(names) == 0 {
+		return nil, usagef("no %s %q; registered: none", what, want)
+	}
+	return nil, usagef("no %s %q; registered: %s", what, want, strings.Join(names, ", "))
 }

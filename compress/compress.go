@@ -53,6 +53,19 @@ type Codec interface {
 // compressed fields unless With names another. It is always registered.
 var Gzip Codec = compress.Gzip
 
+// ErrUnknownCodec is wrapped by the *singletable.DecodeError of a read
+// that meets a value compressed with a codec the program does not register
+// (zstd's values in a program that does not import compress/zstd): the
+// message names the codec and, for the library's, the package to import.
+var ErrUnknownCodec = compress.ErrUnknownCodec
+
+// ErrCorrupt is wrapped by the *singletable.DecodeError of a read that
+// meets a value with a well-formed header whose payload does not
+// decompress to what the header records. A value whose header is not
+// well-formed is not an error: it is read as the plain bytes it is (see
+// docs/compression.md).
+var ErrCorrupt = compress.ErrCorrupt
+
 // Register makes reads understand values that c compressed. With
 // registers its codec itself; Register is for a program that reads items
 // written with a codec it no longer writes with. Registering the same

@@ -16,11 +16,13 @@ import (
 //     (AttributeDefinitions, KeySchema, BillingMode, ProvisionedThroughput,
 //     GlobalSecondaryIndexes: IndexName, KeySchema, Projection
 //     {ProjectionType, NonKeyAttributes}, ProvisionedThroughput;
+//     LocalSecondaryIndexes: IndexName, KeySchema, Projection;
 //     TimeToLiveSpecification {AttributeName, Enabled}; StreamSpecification
 //     {StreamViewType}; PointInTimeRecoverySpecification
 //     {PointInTimeRecoveryEnabled}; DeletionProtectionEnabled; TableName)
 //   - https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-dynamodb-globaltable.html
 //     (Replicas: Region, PointInTimeRecoverySpecification, GlobalSecondaryIndexes,
+//     LocalSecondaryIndexes,
 //     DeletionProtectionEnabled, ReadProvisionedThroughputSettings
 //     {ReadCapacityAutoScalingSettings}; WriteProvisionedThroughputSettings
 //     {WriteCapacityAutoScalingSettings: MinCapacity, MaxCapacity,
@@ -90,7 +92,7 @@ func (md *model) cfnTable() obj {
 	if len(in.GlobalSecondaryIndexes) > 0 {
 		var gsis []any
 		for _, g := range in.GlobalSecondaryIndexes {
-			o := cfnIndex(g)
+			o := cfnIndex(g.IndexName, g.KeySchema, g.Projection)
 			if g.ProvisionedThroughput != nil {
 				o = o.set("ProvisionedThroughput", cfnThroughput(g.ProvisionedThroughput))
 			}
@@ -98,6 +100,7 @@ func (md *model) cfnTable() obj {
 		}
 		p = p.set("GlobalSecondaryIndexes", gsis)
 	}
+	p = md.cfnLocalIndexes(p)
 	if ttl := md.t.TTLAttribute(); ttl != "" {
 		p = p.set("TimeToLiveSpecification", obj{{"AttributeName", ttl}, {"Enabled", true}})
 	}
@@ -130,12 +133,26 @@ func cfnKeySchema(ks []types.KeySchemaElement) []any {
 	return out
 }
 
-func cfnIndex(g types.GlobalSecondaryIndex) obj {
-	proj := obj{{"ProjectionType", string(g.Projection.ProjectionType)}}
-	if len(g.Projection.NonKeyAttributes) > 0 {
-		proj = proj.set("NonKeyAttributes", anys(g.Projection.NonKeyAttributes))
+func cfnIndex(name *string, ks []types.KeySchemaElement, p *types.Projection) obj {
+	proj := obj{{"ProjectionType", string(p.ProjectionType)}}
+	if len(p.NonKeyAttributes) > 0 {
+		proj = proj.set("NonKeyAttributes", anys(p.NonKeyAttributes))
 	}
-	return obj{{"IndexName", aws.ToString(g.IndexName)}, {"KeySchema", cfnKeySchema(g.KeySchema)}, {"Projection", proj}}
+	return obj{{"IndexName", aws.ToString(name)}, {"KeySchema", cfnKeySchema(ks)}, {"Projection", proj}}
+}
+
+// cfnLocalIndexes adds the LocalSecondaryIndexes property to p, if the
+// table has any: the same in a Table and a GlobalTable, which create them
+// with the table (an LSI has no capacity of its own).
+func (md *model) cfnLocalIndexes(p obj) obj {
+	var lsis []any
+	for _, l := range md.create.LocalSecondaryIndexes {
+		lsis = append(lsis, cfnIndex(l.IndexName, l.KeySchema, l.Projection))
+	}
+	if len(lsis) == 0 {
+		return p
+	}
+	return p.set("LocalSecondaryIndexes", lsis)
 }
 
 func cfnThroughput(p *types.ProvisionedThroughput) obj {
@@ -274,7 +291,7 @@ func (md *model) cfnGlobalTable() obj {
 	if len(in.GlobalSecondaryIndexes) > 0 {
 		var gsis []any
 		for _, g := range in.GlobalSecondaryIndexes {
-			o := cfnIndex(g)
+			o := cfnIndex(g.IndexName, g.KeySchema, g.Projection)
 			if provisioned {
 				o = o.set("WriteProvisionedThroughputSettings", obj{{"WriteCapacityAutoScalingSettings", setting(a.MinWrite, a.MaxWrite)}})
 			}
@@ -282,6 +299,7 @@ func (md *model) cfnGlobalTable() obj {
 		}
 		p = p.set("GlobalSecondaryIndexes", gsis)
 	}
+	p = md.cfnLocalIndexes(p)
 	if provisioned {
 		p = p.set("WriteProvisionedThroughputSettings", obj{{"WriteCapacityAutoScalingSettings", setting(a.MinWrite, a.MaxWrite)}})
 	}

@@ -28,9 +28,14 @@ func Differences(t *st.Table, d *types.TableDescription, ttl *types.TimeToLiveDe
 			diffs = append(diffs, fmt.Sprintf("index %s is not in the model: delete it (UpdateTable) or declare it (WithGSI)", name))
 		}
 	}
-	// The model declares no local secondary index (yet): any is extra.
+	// An LSI the model lacks stays with the table (it cannot be deleted);
+	// one the table lacks is reported by SchemaDifferences (it cannot be
+	// added).
 	for _, l := range d.LocalSecondaryIndexes {
-		diffs = append(diffs, fmt.Sprintf("local secondary index %s is not in the model", aws.ToString(l.IndexName)))
+		name := aws.ToString(l.IndexName)
+		if _, ok := t.LSI(name); !ok {
+			diffs = append(diffs, fmt.Sprintf("local secondary index %s is not in the model: an LSI cannot be deleted from its table; declare it (WithLSI), or create a new table without it and copy the items into it (package migrate)", name))
+		}
 	}
 	if ttl != nil {
 		on := ttl.TimeToLiveStatus == types.TimeToLiveStatusEnabled || ttl.TimeToLiveStatus == types.TimeToLiveStatusEnabling

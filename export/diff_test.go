@@ -21,7 +21,50 @@ func described(t *st.Table) *types.TableDescription {
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
 			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection, IndexStatus: types.IndexStatusActive})
 	}
+	for _, l := range in.LocalSecondaryIndexes {
+		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{
+			IndexName: l.IndexName, KeySchema: l.KeySchema, Projection: l.Projection})
+	}
 	return d
+}
+
+// A live table's local secondary indexes against the model's: the same
+// ones are no difference; one the table lacks cannot be added (and says
+// what to do instead); one the model lacks cannot be deleted.
+func TestDifferencesLocalIndexes(t *testing.T) {
+	model := st.MustTable("Forum", st.WithLSI("ByLastPost"), st.WithLSI("ByAuthor", st.IndexKeys("", "author"), st.KeysOnly()))
+	if diffs := export.Differences(model, described(model), nil); len(diffs) != 0 {
+		t.Fatalf("the model's own table differs: %q", diffs)
+	}
+	cases := []struct {
+		name   string
+		change func(d *types.TableDescription)
+		want   []string
+	}{
+		{"missing", func(d *types.TableDescription) { d.LocalSecondaryIndexes = d.LocalSecondaryIndexes[:1] },
+			[]string{"local secondary index ByAuthor is missing", "DynamoDB creates an LSI only with its table", "create a new table"}},
+		{"extra", func(d *types.TableDescription) {
+			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{IndexName: aws.String("Old"),
+				KeySchema: d.LocalSecondaryIndexes[0].KeySchema, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}})
+		}, []string{"local secondary index Old is not in the model", "cannot be deleted"}},
+		{"projection", func(d *types.TableDescription) {
+			d.LocalSecondaryIndexes[1].Projection = &types.Projection{ProjectionType: types.ProjectionTypeAll}
+		}, []string{"local secondary index ByAuthor projects ALL", "cannot change"}},
+	}
+	for _, c := range cases {
+		d := described(model)
+		c.change(d)
+		diffs := export.Differences(model, d, nil)
+		if len(diffs) != 1 {
+			t.Errorf("%s: %q, want one difference", c.name, diffs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(diffs[0], w) {
+				t.Errorf("%s: %q does not say %q", c.name, diffs[0], w)
+			}
+		}
+	}
 }
 
 func TestDifferences(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 // Document is the model as a Markdown page for reviewers who do not read
 // Go: the table, each entity with its keys, index keys and managed fields,
-// the indexes (overloaded, sparse, keys-only), each access pattern and the
+// the indexes (local, overloaded, sparse, keys-only), each access pattern and the
 // request it becomes, the sample items laid out as a single-table diagram
 // (PK, SK, each index's keys, type, attributes), a Mermaid diagram of the
 // entities, their collections and relations, and the lint findings. The
@@ -134,7 +134,7 @@ func from(s string) string {
 }
 
 func (md *model) docIndexes(b *strings.Builder) {
-	gsis := md.t.GSIs()
+	gsis := md.indexes()
 	if len(gsis) == 0 {
 		return
 	}
@@ -152,6 +152,9 @@ func (md *model) docIndexes(b *strings.Builder) {
 			}
 		}
 		var notes []string
+		if ix.Local() {
+			notes = append(notes, "local: strongly consistent reads; every item collection of the table is limited to 10 GB")
+		}
 		if len(in) > 1 {
 			notes = append(notes, "overloaded")
 		}
@@ -225,7 +228,7 @@ func (md *model) docItems(b *strings.Builder) {
 		cols = append(cols, sk.name)
 	}
 	head := slices.Clone(cols)
-	for _, ix := range md.t.GSIs() {
+	for _, ix := range md.indexes() {
 		ipk, isk := md.keyAttrs(ix.Name())
 		for _, a := range []string{ipk.name, isk.name} {
 			if a != "" && !slices.Contains(cols, a) {

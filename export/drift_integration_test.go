@@ -44,6 +44,12 @@ func describedShape(d *types.TableDescription, ttl *types.TimeToLiveDescription)
 		}
 		s.add("index %s projection %s %s", aws.ToString(g.IndexName), g.Projection.ProjectionType, sortedJoin(g.Projection.NonKeyAttributes))
 	}
+	for _, l := range d.LocalSecondaryIndexes {
+		for _, k := range l.KeySchema {
+			s.add("local index %s key %s %s", aws.ToString(l.IndexName), aws.ToString(k.AttributeName), k.KeyType)
+		}
+		s.add("local index %s projection %s %s", aws.ToString(l.IndexName), l.Projection.ProjectionType, sortedJoin(l.Projection.NonKeyAttributes))
+	}
 	if ttl != nil && ttl.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
 		s.add("ttl %s", aws.ToString(ttl.AttributeName))
 	}
@@ -64,23 +70,27 @@ func sortedJoin(s []string) string {
 	return strings.Join(s, ",")
 }
 
+// cfnIndex is an index in a CloudFormation template.
+type cfnIndex struct {
+	IndexName  string
+	KeySchema  []struct{ AttributeName, KeyType string }
+	Projection struct {
+		ProjectionType   string
+		NonKeyAttributes []string
+	}
+}
+
 // cfnShape re-reads a CloudFormation template's table.
 func cfnShape(t *testing.T, raw []byte) shape {
 	var tpl struct {
 		Resources map[string]struct {
 			Type       string
 			Properties struct {
-				AttributeDefinitions   []struct{ AttributeName, AttributeType string }
-				KeySchema              []struct{ AttributeName, KeyType string }
-				BillingMode            string
-				GlobalSecondaryIndexes []struct {
-					IndexName  string
-					KeySchema  []struct{ AttributeName, KeyType string }
-					Projection struct {
-						ProjectionType   string
-						NonKeyAttributes []string
-					}
-				}
+				AttributeDefinitions    []struct{ AttributeName, AttributeType string }
+				KeySchema               []struct{ AttributeName, KeyType string }
+				BillingMode             string
+				GlobalSecondaryIndexes  []cfnIndex
+				LocalSecondaryIndexes   []cfnIndex
 				TimeToLiveSpecification *struct {
 					AttributeName string
 					Enabled       bool
@@ -112,6 +122,12 @@ func cfnShape(t *testing.T, raw []byte) shape {
 			}
 			s.add("index %s projection %s %s", g.IndexName, g.Projection.ProjectionType, sortedJoin(g.Projection.NonKeyAttributes))
 		}
+		for _, l := range p.LocalSecondaryIndexes {
+			for _, k := range l.KeySchema {
+				s.add("local index %s key %s %s", l.IndexName, k.AttributeName, k.KeyType)
+			}
+			s.add("local index %s projection %s %s", l.IndexName, l.Projection.ProjectionType, sortedJoin(l.Projection.NonKeyAttributes))
+		}
 		if ttl := p.TimeToLiveSpecification; ttl != nil && ttl.Enabled {
 			s.add("ttl %s", ttl.AttributeName)
 		}
@@ -142,6 +158,12 @@ func tfShape(t *testing.T, raw []byte) shape {
 					ProjectionType   string   `json:"projection_type"`
 					NonKeyAttributes []string `json:"non_key_attributes"`
 				} `json:"global_secondary_index"`
+				LSI []struct {
+					Name             string
+					RangeKey         string   `json:"range_key"`
+					ProjectionType   string   `json:"projection_type"`
+					NonKeyAttributes []string `json:"non_key_attributes"`
+				} `json:"local_secondary_index"`
 				TTL *struct {
 					AttributeName string `json:"attribute_name"`
 					Enabled       bool
@@ -172,6 +194,12 @@ func tfShape(t *testing.T, raw []byte) shape {
 				s.add("index %s key %s RANGE", g.Name, g.RangeKey)
 			}
 			s.add("index %s projection %s %s", g.Name, g.ProjectionType, sortedJoin(g.NonKeyAttributes))
+		}
+		for _, l := range r.LSI {
+			// The provider takes the table's hash key for the index's.
+			s.add("local index %s key %s HASH", l.Name, r.HashKey)
+			s.add("local index %s key %s RANGE", l.Name, l.RangeKey)
+			s.add("local index %s projection %s %s", l.Name, l.ProjectionType, sortedJoin(l.NonKeyAttributes))
 		}
 		if r.TTL != nil && r.TTL.Enabled {
 			s.add("ttl %s", r.TTL.AttributeName)

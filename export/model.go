@@ -195,6 +195,11 @@ func (md *model) keyAttrs(index string) (pk, sk keyAttr) {
 			ks = g.KeySchema
 		}
 	}
+	for _, l := range md.create.LocalSecondaryIndexes {
+		if aws.ToString(l.IndexName) == index {
+			ks = l.KeySchema
+		}
+	}
 	for _, k := range ks {
 		a := keyAttr{name: aws.ToString(k.AttributeName), typ: md.attrType(aws.ToString(k.AttributeName))}
 		if k.KeyType == types.KeyTypeHash {
@@ -205,6 +210,9 @@ func (md *model) keyAttrs(index string) (pk, sk keyAttr) {
 	}
 	return pk, sk
 }
+
+// indexes is every secondary index: the GSIs, then the LSIs.
+func (md *model) indexes() []*st.GSI { return append(md.t.GSIs(), md.t.LSIs()...) }
 
 func (md *model) attrType(attr string) string {
 	for _, d := range md.create.AttributeDefinitions {

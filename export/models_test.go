@@ -174,6 +174,53 @@ func socialModel() exported {
 	}}
 }
 
+// A forum (the developer guide's Thread table with its LastPostIndex):
+// threads sorted by their last post in an LSI, with strongly consistent
+// reads; replies in a keys-only LSI that only answered threads write
+// (sparse: an unanswered thread has no LastReply); an INCLUDE LSI; and a
+// GSI beside them.
+type (
+	thread struct {
+		Forum     string `dynamodbav:"forum"`
+		Subject   string `dynamodbav:"subject"`
+		LastPost  string `dynamodbav:"lastPost"`
+		LastReply string `dynamodbav:"lastReply,omitempty"`
+		Author    string `dynamodbav:"author"`
+		Views     int    `dynamodbav:"views"`
+	}
+	forumPost struct {
+		Forum   string `dynamodbav:"forum"`
+		Subject string `dynamodbav:"subject"`
+		At      string `dynamodbav:"at"`
+		Poster  string `dynamodbav:"poster"`
+	}
+)
+
+func forumModel(name string, o export.Options) exported {
+	t := st.MustTable(name,
+		st.WithLSI("ByLastPost"),
+		st.WithLSI("ByLastReply", st.KeysOnly()),
+		st.WithLSI("ByAuthor", st.IndexKeys("", "author"), st.Include("views")),
+		st.WithGSI("GSI1"),
+		st.WithStream(st.StreamNewAndOldImages),
+	)
+	threads := st.MustDefine[thread](t, "Thread", st.Key("FORUM#{Forum}", "THREAD#{Subject}"),
+		st.Index("ByLastPost", "FORUM#{Forum}", "{LastPost}"),
+		st.Index("ByLastReply", "FORUM#{Forum}", "{LastReply}"),
+		st.Index("GSI1", "AUTHOR#{Author}", "THREAD#{Subject}"))
+	posts := st.MustDefine[forumPost](t, "Post", st.Key("FORUM#{Forum}", "POST#{Subject}#{At}"))
+	threads.Pattern("RecentThreads").On("ByLastPost").Partition("FORUM#{Forum}").Descending().Must()
+	threads.Pattern("AnsweredThreads").On("ByLastReply").Partition("FORUM#{Forum}").SortBetween().Must()
+	threads.Pattern("ThreadsByAuthor").On("GSI1").Partition("AUTHOR#{Author}").Must()
+	t.Collection("Forum", threads, posts).Partition("FORUM#{Forum}").Must()
+	o.Samples = []any{
+		thread{Forum: "S3", Subject: "Buckets", LastPost: "2026-03-02", LastReply: "2026-03-02", Author: "ann", Views: 12},
+		thread{Forum: "S3", Subject: "Quotas", LastPost: "2026-03-01", Author: "bob"},
+		forumPost{Forum: "S3", Subject: "Buckets", At: "2026-03-02", Poster: "cy"},
+	}
+	return exported{name: name, table: t, opts: o}
+}
+
 func models() []exported {
 	global := fullOptions
 	global.Replicas = []string{"eu-west-1", "ap-southeast-2"}
@@ -184,5 +231,7 @@ func models() []exported {
 		socialModel(),
 		fullModel("Everything", fullOptions),
 		fullModel("EverythingGlobal", global),
+		forumModel("Forum", export.Options{}),
+		forumModel("ForumGlobal", export.Options{Replicas: []string{"eu-west-1"}}),
 	}
 }

@@ -18,7 +18,9 @@ import (
 //     (name, billing_mode, hash_key, range_key, read_capacity,
 //     write_capacity, attribute {name, type}, global_secondary_index {name,
 //     hash_key, range_key, projection_type, non_key_attributes,
-//     read_capacity, write_capacity}, ttl {attribute_name, enabled},
+//     read_capacity, write_capacity}, local_secondary_index {name,
+//     range_key, projection_type, non_key_attributes}, ttl
+//     {attribute_name, enabled},
 //     stream_enabled, stream_view_type, point_in_time_recovery {enabled},
 //     deletion_protection_enabled, replica {region_name,
 //     point_in_time_recovery})
@@ -77,6 +79,19 @@ func (md *model) terraform() obj {
 	}
 	if len(gsis) > 0 {
 		r = r.set("global_secondary_index", gsis)
+	}
+	var lsis []any
+	for _, l := range in.LocalSecondaryIndexes {
+		// The hash key is the table's: the block names only the range key.
+		_, isk := md.keyAttrs(aws.ToString(l.IndexName))
+		o := obj{{"name", aws.ToString(l.IndexName)}, {"range_key", isk.name}, {"projection_type", string(l.Projection.ProjectionType)}}
+		if len(l.Projection.NonKeyAttributes) > 0 {
+			o = o.set("non_key_attributes", anys(l.Projection.NonKeyAttributes))
+		}
+		lsis = append(lsis, o)
+	}
+	if len(lsis) > 0 {
+		r = r.set("local_secondary_index", lsis)
 	}
 	if ttl := md.t.TTLAttribute(); ttl != "" {
 		r = r.set("ttl", obj{{"attribute_name", ttl}, {"enabled", true}})

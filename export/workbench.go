@@ -20,7 +20,10 @@ import (
 // TableFacets {FacetName, KeyAttributeAlias {PartitionKeyAlias,
 // SortKeyAlias}, TableData, NonKeyAttributes}, GlobalSecondaryIndexes
 // {IndexName, KeyAttributes, Projection}, TableData, DataAccess,
-// BillingMode, ProvisionedCapacitySettings).
+// BillingMode, ProvisionedCapacitySettings). A table's local secondary
+// indexes are listed as LocalSecondaryIndexes, each shaped as a GSI is
+// (the format's documentation names only GSIs; the key follows the
+// DynamoDB API's name), and only when the table has any.
 
 // Workbench is the model as a NoSQL Workbench data model (JSON).
 func Workbench(t *st.Table, o Options) ([]byte, error) {
@@ -54,7 +57,7 @@ func (md *model) workbench() obj {
 	}
 	addAttr(md.t.TypeAttribute(), "S")
 	addAttr(md.t.TTLAttribute(), "N")
-	for _, ix := range md.t.GSIs() {
+	for _, ix := range md.indexes() {
 		ipk, isk := md.keyAttrs(ix.Name())
 		addAttr(ipk.name, ipk.typ)
 		addAttr(isk.name, isk.typ)
@@ -119,16 +122,26 @@ func (md *model) workbench() obj {
 	}
 	table = table.set("TableFacets", orEmpty(facets))
 
-	var gsis []any
-	for _, ix := range md.t.GSIs() {
+	index := func(ix *st.GSI) obj {
 		ipk, isk := md.keyAttrs(ix.Name())
 		proj := obj{{"ProjectionType", string(ix.Projection())}}
 		if inc := ix.Included(); len(inc) > 0 {
 			proj = proj.set("NonKeyAttributes", anys(inc))
 		}
-		gsis = append(gsis, obj{{"IndexName", ix.Name()}, {"KeyAttributes", keys(ipk, isk)}, {"Projection", proj}})
+		return obj{{"IndexName", ix.Name()}, {"KeyAttributes", keys(ipk, isk)}, {"Projection", proj}}
+	}
+	var gsis, lsis []any
+	for _, ix := range md.t.GSIs() {
+		gsis = append(gsis, index(ix))
+	}
+	for _, ix := range md.t.LSIs() {
+		lsis = append(lsis, index(ix))
 	}
 	table = table.set("GlobalSecondaryIndexes", orEmpty(gsis))
+	if len(lsis) > 0 {
+		// Shaped as the GSIs are; left out without LSIs, as before.
+		table = table.set("LocalSecondaryIndexes", lsis)
+	}
 	var data []any
 	for _, it := range md.items {
 		data = append(data, dynamoJSON(it.Attrs))

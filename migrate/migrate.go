@@ -94,7 +94,9 @@ func Run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], transform func(
 // adding an index to the model (and to the table: see
 // singletable.AddMissingIndexes). Items whose stored form already matches
 // the model are skipped. The entity must write keys of its own into the
-// index.
+// index. The index is a GSI or a local secondary index (an LSI exists only
+// if the table was created with it; its sort key is written like any
+// index key, sparse rules included).
 func BackfillIndex[T any](ctx context.Context, db *st.DB, e *st.Entity[T], index string, opts ...Option) (*Report, error) {
 	if e == nil {
 		return nil, &st.InputError{Op: "migrate.BackfillIndex", Reason: "the entity is nil"}

@@ -24,8 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // The existing table, as its own code writes it:
@@ -87,11 +87,11 @@ func run(ctx context.Context) error {
 	var c examplekit.Checker
 	c.Equal("lint finds nothing: no timestamp starts with \"Join:\"", "no findings\n", st.LintReport(Chat.Lint()))
 
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}
-	db := st.New(client, Chat, st.WithTableName(ddblocal.UniqueName("adopt-example")))
+	db := st.New(client, Chat, st.WithTableName(examplekit.UniqueName("adopt-example")))
 	if err := db.EnsureTable(ctx); err != nil {
 		return err
 	}

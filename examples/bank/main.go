@@ -18,8 +18,8 @@ import (
 	"time"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // Account is a bank account; amounts are in cents.
@@ -69,7 +69,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

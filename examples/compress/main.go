@@ -23,8 +23,8 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/compress"
 	"github.com/singletable/singletable/compress/zstd"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // Order is an order with its event log (JSON), compressed.
@@ -75,11 +75,11 @@ func main() {
 
 func run(ctx context.Context) error {
 	var c examplekit.Checker
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}
-	name := ddblocal.UniqueName("compress-example")
+	name := examplekit.UniqueName("compress-example")
 	db := st.New(client, App, st.WithTableName(name))
 	if err := examplekit.FreshTable(ctx, db); err != nil {
 		return err

@@ -22,9 +22,9 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/capacity"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
 	"github.com/singletable/singletable/observe"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // The seed's model: an order with its line items in one partition, the
@@ -143,7 +143,7 @@ func run(ctx context.Context) error {
 	fmt.Println(today)
 
 	// A slice of the profile on DynamoDB Local, observed.
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

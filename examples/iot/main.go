@@ -21,8 +21,8 @@ import (
 	"time"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // Reading is one reading of a device.
@@ -100,7 +100,7 @@ func dayOfReadings(ctx context.Context, db *st.DB, clock *time.Time, device stri
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,9 @@ import (
 	"sync/atomic"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
 	"github.com/singletable/singletable/migrate"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // Order is the same Go type under both models.
@@ -66,7 +66,7 @@ func order(i int) Order {
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,8 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/cli"
 	"github.com/singletable/singletable/export"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // The helpdesk model: customers, their tickets (open ones in a sparse
@@ -95,7 +95,7 @@ func config() cli.Config {
 	return cli.Config{
 		Table:      Helpdesk,
 		Export:     export.Options{Samples: Samples},
-		Client:     func(ctx context.Context) (cli.Client, error) { return ddblocal.Client(ctx) },
+		Client:     func(ctx context.Context) (cli.Client, error) { return local.Client(ctx) },
 		Migrations: []cli.Migration{cli.Migrate("normalize-tickets", Tickets, normalize)},
 		Backfills:  []cli.Backfill{cli.Backfills(Tickets), cli.Backfills(Customers)},
 	}
@@ -115,7 +115,7 @@ func main() {
 // demo runs each subcommand as a user would and checks its exit code and
 // output.
 func demo(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

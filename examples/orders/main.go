@@ -19,8 +19,8 @@ import (
 	"text/tabwriter"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 func main() {
@@ -81,11 +81,11 @@ func run(ctx context.Context) error {
 		c.That("lint: no warning or error ("+issue.String()+")", issue.Severity == st.LintInfo)
 	}
 
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}
-	db := st.New(client, Shop, st.WithTableName(ddblocal.UniqueName("orders-example")))
+	db := st.New(client, Shop, st.WithTableName(examplekit.UniqueName("orders-example")))
 	if err := db.EnsureTable(ctx); err != nil {
 		return err
 	}

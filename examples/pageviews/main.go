@@ -23,8 +23,8 @@ import (
 	"sync"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // PageView is one shard of a page's view counter.
@@ -66,7 +66,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

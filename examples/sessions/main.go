@@ -27,8 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // The model: one table whose time to live reads "ttl".
@@ -99,7 +99,7 @@ func run(ctx context.Context) error {
 	var c examplekit.Checker
 	c.That("the sheet says the patterns leave expired items out", strings.Count(App.Sheet(), "expired items left out") == 2)
 
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func run(ctx context.Context) error {
 	// to leave out.
 	clk := &clock{now: time.Now().Truncate(time.Second)}
 	t0 := clk.Now()
-	db := st.New(client, App, st.WithTableName(ddblocal.UniqueName("sessions-example")), st.WithClock(clk.Now))
+	db := st.New(client, App, st.WithTableName(examplekit.UniqueName("sessions-example")), st.WithClock(clk.Now))
 	if err := db.EnsureTable(ctx); err != nil {
 		return err
 	}

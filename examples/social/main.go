@@ -24,8 +24,8 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/graph"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
+	"github.com/singletable/singletable/singletabletest/local"
 )
 
 // User is a profile, with the counts the relation keeps.
@@ -67,7 +67,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	st "github.com/singletable/singletable"
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/examplekit"
 	"github.com/singletable/singletable/internal/lambdaevent"
+	"github.com/singletable/singletable/singletabletest/local"
 	"github.com/singletable/singletable/stream"
 )
 
@@ -46,7 +46,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	client, err := ddblocal.Client(ctx)
+	client, err := local.Client(ctx)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := ddblocal.StreamsClient(ctx)
+	sc, err := local.StreamsClient(ctx)
 	if err != nil {
 		return err
 	}

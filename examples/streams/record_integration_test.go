@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable/singletable/internal/ddblocal"
 	"github.com/singletable/singletable/internal/lambdaevent"
 	"github.com/singletable/singletable/singletabletest"
+	"github.com/singletable/singletable/singletabletest/local"
 	"github.com/singletable/singletable/stream"
 )
 
@@ -37,7 +37,7 @@ func TestRecordedEvents(t *testing.T) {
 	require.NoError(t, seedScript(ctx, db))
 	arn, err := db.StreamARN(ctx)
 	require.NoError(t, err)
-	sc, err := ddblocal.StreamsClient(ctx)
+	sc, err := local.StreamsClient(ctx)
 	require.NoError(t, err)
 	var recs []stream.Record
 	for rec, err := range stream.Read(ctx, sc, arn) {

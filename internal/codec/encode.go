@@ -446,59 +446,42 @@ func encMapNative(t reflect.Type, et Tag, general encFn) encFn {
 	}
 	switch t {
 	case mapStringStringType:
-		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
-			if !v.CanInterface() {
-				return general(v, addr, a)
-			}
-			src := v.Interface().(map[string]string)
-			m := make(map[string]types.AttributeValue, len(src))
-			for k, s := range src {
-				if k == "" {
-					return nil, errEmptyKey
-				}
-				if s == "" {
-					if av, ok, err := empty(a); ok {
-						if err != nil {
-							return nil, err
-						}
-						if av != nil {
-							m[k] = av
-						}
-						continue
-					}
-				}
-				m[k] = a.s(s)
-			}
-			return a.m(m), nil
-		}
+		return encMapOf(general, empty, func(s string, a *arena) types.AttributeValue { return a.s(s) })
 	case mapStringIntType:
-		return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
-			if !v.CanInterface() {
-				return general(v, addr, a)
-			}
-			src := v.Interface().(map[string]int)
-			m := make(map[string]types.AttributeValue, len(src))
-			for k, x := range src {
-				if k == "" {
-					return nil, errEmptyKey
-				}
-				if x == 0 {
-					if av, ok, err := empty(a); ok {
-						if err != nil {
-							return nil, err
-						}
-						if av != nil {
-							m[k] = av
-						}
-						continue
-					}
-				}
-				m[k] = a.n(a.appendInt(int64(x)))
-			}
-			return a.m(m), nil
-		}
+		return encMapOf(general, empty, func(x int, a *arena) types.AttributeValue { return a.n(a.appendInt(int64(x))) })
 	}
 	return nil
+}
+
+// encMapOf is encMapNative's loop for one map type: each value encoded by
+// enc, or as empty when it is its type's zero value.
+func encMapOf[V comparable](general encFn, empty func(*arena) (types.AttributeValue, bool, error), enc func(V, *arena) types.AttributeValue) encFn {
+	var zero V
+	return func(v reflect.Value, addr bool, a *arena) (types.AttributeValue, error) {
+		if !v.CanInterface() {
+			return general(v, addr, a)
+		}
+		src := v.Interface().(map[string]V)
+		m := make(map[string]types.AttributeValue, len(src))
+		for k, x := range src {
+			if k == "" {
+				return nil, errEmptyKey
+			}
+			if x == zero {
+				if av, ok, err := empty(a); ok {
+					if err != nil {
+						return nil, err
+					}
+					if av != nil {
+						m[k] = av
+					}
+					continue
+				}
+			}
+			m[k] = enc(x, a)
+		}
+		return a.m(m), nil
+	}
 }
 
 // encSlice encodes slices and arrays: bytes as B, sets by tag (and [][]byte

@@ -15,7 +15,9 @@
 // and values that do not shrink, are stored plain: as the field's own
 // attribute value, which a read takes as it is. A plain binary that happens
 // to begin with the magic is stored under codec id 0, so that it is never
-// mistaken for a compressed one.
+// mistaken for a compressed one; a binary whose header is not well-formed
+// (parseHeader: one written before its field was compressed) is read as
+// the plain bytes it is.
 package compress
 
 import (
@@ -126,13 +128,14 @@ func Lookup(id byte) (Codec, bool) {
 // program has not registered.
 var ErrUnknownCodec = errors.New("compressed with a codec this program has not registered")
 
-// ErrCorrupt is a stored value whose header or payload cannot be read.
+// ErrCorrupt is a stored value whose header is well-formed but whose
+// payload does not decompress to the value the header describes.
 var ErrCorrupt = errors.New("the compressed value is damaged")
 
 // known names the library's codec ids for the message of a value stored
 // with one the program does not register.
-var known = map[byte]string{
-	IDZstd: "zstd: import github.com/singletable/singletable/compress/zstd",
+var known = map[byte]struct{ name, pkg string }{
+	IDZstd: {"zstd", "github.com/singletable/singletable/compress/zstd"},
 }
 
 // Field is how a compressed field is stored: values whose plain size
@@ -213,31 +216,78 @@ func (f *Field) Load(av types.AttributeValue) (types.AttributeValue, error) {
 	return Load(av)
 }
 
+// header is a stored value's header, read by parseHeader.
+type header struct {
+	id, kind byte
+	n        uint64 // the decompressed size
+	payload  []byte
+}
+
+// parseHeader reads the header of b, if b is a value the library could
+// have written: the magic; a kind of S, B or V; the size as a minimal
+// uvarint of at most MaxDecoded; and a payload consistent with it: under
+// codec id 0 (stored as is, only ever a binary) exactly the size's bytes;
+// under another id not empty, and for a string or a binary, with the
+// whole value shorter than the size (Store keeps a value compressed only
+// when it shrinks). Anything else is not the library's (a plain binary
+// written before its field was compressed): ok is false, and the value is
+// read as the plain bytes it is.
+func parseHeader(b []byte) (h header, ok bool) {
+	if len(b) < len(Magic)+3 || string(b[:len(Magic)]) != Magic {
+		return h, false
+	}
+	rest := b[len(Magic):]
+	h.id, h.kind = rest[0], rest[1]
+	n, w := binary.Uvarint(rest[2:])
+	if w <= 0 || n > MaxDecoded || w != uvarintLen(n) {
+		return h, false
+	}
+	h.n, h.payload = n, rest[2+w:]
+	switch {
+	case h.kind != kindS && h.kind != kindB && h.kind != kindV:
+		return h, false
+	case h.id == idStored:
+		return h, h.kind == kindB && uint64(len(h.payload)) == n
+	case len(h.payload) == 0:
+		return h, false
+	case h.kind != kindV && uint64(len(b)) >= n:
+		return h, false
+	}
+	return h, true
+}
+
+// uvarintLen is the length of n's minimal uvarint encoding.
+func uvarintLen(n uint64) int {
+	w := 1
+	for ; n >= 0x80; n >>= 7 {
+		w++
+	}
+	return w
+}
+
 // Load restores a value Field.Store stored, whatever its codec and
-// threshold were: av itself unless it is a binary with the header.
+// threshold were: av itself unless it is a binary with a well-formed
+// header (parseHeader). A well-formed header of a codec the program does
+// not register is ErrUnknownCodec; one whose payload does not decompress
+// to the size it records is ErrCorrupt.
 func Load(av types.AttributeValue) (types.AttributeValue, error) {
 	b, ok := av.(*types.AttributeValueMemberB)
-	if !ok || !bytes.HasPrefix(b.Value, []byte(Magic)) {
+	if !ok {
 		return av, nil
 	}
-	h := b.Value[len(Magic):]
-	if len(h) < 3 {
-		return nil, fmt.Errorf("%w: the header is cut short", ErrCorrupt)
+	h, ok := parseHeader(b.Value)
+	if !ok {
+		return av, nil
 	}
-	id, kind := h[0], h[1]
-	n, w := binary.Uvarint(h[2:])
-	if w <= 0 || n > MaxDecoded {
-		return nil, fmt.Errorf("%w: the header's size is unreadable or over %d bytes", ErrCorrupt, MaxDecoded)
-	}
-	payload := h[2+w:]
+	id, kind, n, payload := h.id, h.kind, h.n, h.payload
 	var data []byte
 	if id == idStored {
-		data = payload
+		data = bytes.Clone(payload)
 	} else {
 		c, ok := Lookup(id)
 		if !ok {
-			if name, ok := known[id]; ok {
-				return nil, fmt.Errorf("%w (id %d, %s)", ErrUnknownCodec, id, name)
+			if k, ok := known[id]; ok {
+				return nil, fmt.Errorf("%w: codec %s (id %d): import %s", ErrUnknownCodec, k.name, id, k.pkg)
 			}
 			return nil, fmt.Errorf("%w (id %d): register it with compress.Register", ErrUnknownCodec, id)
 		}
@@ -252,15 +302,9 @@ func Load(av types.AttributeValue) (types.AttributeValue, error) {
 	}
 	switch kind {
 	case kindS:
-		if id == idStored {
-			return &types.AttributeValueMemberS{Value: string(data)}, nil
-		}
 		// data is this call's own and never written again.
 		return &types.AttributeValueMemberS{Value: unsafe.String(unsafe.SliceData(data), len(data))}, nil
 	case kindB:
-		if id == idStored {
-			data = bytes.Clone(data)
-		}
 		return &types.AttributeValueMemberB{Value: data}, nil
 	case kindV:
 		v, err := readValue(data)
@@ -269,5 +313,5 @@ func Load(av types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return v, nil
 	}
-	return nil, fmt.Errorf("%w: unknown kind %q", ErrCorrupt, kind)
+	panic("unreachable: parseHeader admits only kinds S, B and V")
 }

@@ -98,3 +98,47 @@ func TestReadAppendStopsAtTheRecordedSize(t *testing.T) {
 	require.ErrorIs(t, err, io.ErrShortBuffer)
 	require.Nil(t, out)
 }
+
+// The header rule: a binary that begins with the magic but whose header
+// is not well-formed is not the library's (a plain binary written before
+// its field was compressed) and reads as the plain bytes it is; a
+// well-formed one whose payload does not decompress is ErrCorrupt; a
+// well-formed one of a codec the program does not register is
+// ErrUnknownCodec, naming the codec and the package to import.
+func TestHeaderRule(t *testing.T) {
+	hdr := func(id, kind byte, n int, payload string) []byte {
+		return append(appendHeader(nil, id, kind, n), payload...)
+	}
+	plain := map[string][]byte{
+		"cut short":            []byte(Magic + "\x01S"),
+		"unknown kind":         hdr(IDGzip, 'X', 100, "payload"),
+		"non-minimal size":     append([]byte(Magic+"\x01S"), 0x85, 0x00, 'p'),
+		"size over the limit":  hdr(IDGzip, kindS, MaxDecoded+1, "payload"),
+		"stored, wrong length": hdr(idStored, kindB, 3, "four"),
+		"stored, not binary":   hdr(idStored, kindS, 4, "four"),
+		"empty payload":        hdr(IDGzip, kindS, 100, ""),
+		"does not shrink":      hdr(IDGzip, kindB, 5, "longer than five"),
+		"unregistered, longer": hdr(IDZstd, kindS, 5, "longer than five"),
+	}
+	for name, b := range plain {
+		t.Run(name, func(t *testing.T) {
+			av := &types.AttributeValueMemberB{Value: b}
+			got, err := Load(av)
+			require.NoError(t, err)
+			assert.Same(t, av, got, "read as the plain bytes it is")
+		})
+	}
+
+	_, err := Load(&types.AttributeValueMemberB{Value: hdr(IDGzip, kindS, 100, "not gzip at all")})
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "gzip")
+
+	_, err = Load(&types.AttributeValueMemberB{Value: hdr(IDZstd, kindS, 100, "zstd frame")})
+	require.ErrorIs(t, err, ErrUnknownCodec)
+	assert.Contains(t, err.Error(), "codec zstd")
+	assert.Contains(t, err.Error(), "import github.com/singletable/singletable/compress/zstd")
+
+	_, err = Load(&types.AttributeValueMemberB{Value: hdr(200, kindV, 100, "frame")})
+	require.ErrorIs(t, err, ErrUnknownCodec)
+	assert.Contains(t, err.Error(), "id 200")
+}

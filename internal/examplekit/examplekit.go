@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/ddblocal"
 )
 
 // Checker prints each check as it is made and counts the ones that failed.
@@ -46,3 +47,7 @@ func FreshTable(ctx context.Context, db *st.DB) error {
 	}
 	return db.CreateTable(ctx)
 }
+
+// UniqueName is a table name of its own for each run (prefix, a per-process
+// id and a counter), so that examples run side by side never share a table.
+func UniqueName(prefix string) string { return ddblocal.UniqueName(prefix) }
