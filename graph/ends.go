@@ -205,6 +205,20 @@ func (r *Relation[F, E, T]) refusal(op string, te *st.TxError, p placed, s *link
 	return nil
 }
 
+// missing reports, by end, which ends' actions (placed p) te says
+// failed for want of the item.
+func (r *Relation[F, E, T]) missing(te *st.TxError, p placed) [2]bool {
+	var m [2]bool
+	for _, f := range te.Actions {
+		for end := range 2 {
+			if p.end[end] == f.Index && f.Code == "ConditionalCheckFailed" && f.Guard == "" && len(f.Item) == 0 {
+				m[end] = true
+			}
+		}
+	}
+	return m
+}
+
 // storedCount is the count of end (0 from, 1 to) in item as stored; 0
 // when it has none.
 func (r *Relation[F, E, T]) storedCount(end int, item map[string]types.AttributeValue) int64 {

@@ -23,7 +23,8 @@ import (
 // with its mirror and its counts in one transaction when the relation has
 // them. linked is false, and nothing is written, when the edge already
 // exists: a repeated Link does not count twice (FailIfLinked makes that a
-// *LinkError). Managed fields of the edge (a created timestamp) are set
+// *LinkError), and is not refused by a cap or condition of an end that
+// the edge is in already. Managed fields of the edge (a created timestamp) are set
 // as [singletable.Entity.Create] sets them. An end with a count must
 // exist, or be created (CreateFrom, CreateTo): else the Link fails with a
 // *LinkError matching ErrEndMissing (and singletable.ErrNotFound) and
@@ -42,8 +43,8 @@ func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E, opts ...Li
 // Unlink deletes edge e (its key fields set), with its mirror and its
 // counts in one transaction when the relation has them. unlinked is false,
 // and nothing is written, when there is no such edge, or it has expired
-// (it is absent to every read; DynamoDB deletes it). IfFrom and IfTo
-// condition it as they do Link.
+// (it is absent to every read; DynamoDB deletes it), whatever IfFrom and
+// IfTo say. IfFrom and IfTo condition it as they do Link.
 func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E, opts ...LinkOption) (unlinked bool, err error) {
 	return r.write(ctx, db, e, false, opts)
 }
@@ -173,29 +174,37 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 		if expired != nil {
 			return false, err // the replacement's own failure: as it is
 		}
-		// The edge is action 0: when its condition alone failed, it was
-		// there already (Link: the Create's only condition) or not at all
-		// (Unlink, unless a version it was given did not match, or it
-		// has expired), and nothing was to be done; unless, for a Link,
-		// the edge there has expired: it is replaced, and was counted
-		// already.
-		if len(te.Actions) == 1 && te.Actions[0].Index == 0 && te.Actions[0].Code == "ConditionalCheckFailed" {
-			f := te.Actions[0]
+		// The edge is action 0, and its outcome comes before the ends'
+		// caps and conditions: a Link of an edge that is there, or an
+		// Unlink of one that is not, has nothing to do (a member's
+		// repeated join of a game full or started since is "already
+		// linked", not a refusal); an end that is missing is still said.
+		// The edge's Create's only condition is that it does not exist;
+		// unless, for a Link, the edge there has expired: it is replaced
+		// (when no end refused), and was counted already.
+		if f, ok := edgeFailed(te); ok && r.missing(te, p) == [2]bool{} {
+			alone := len(te.Actions) == 1
 			if link {
-				if attempts < maxLinkAttempts && bridge.Graph.Expired(db, r.edge, f.Item) {
+				expiredEdge := bridge.Graph.Expired(db, r.edge, f.Item)
+				if expiredEdge && alone && attempts < maxLinkAttempts {
 					attempts++
 					expired = f.Item
 					continue
 				}
-				if s.strict {
-					return false, &LinkError{Op: op, Reason: ErrEdgeExists, Err: err}
+				if !expiredEdge || alone {
+					if s.strict {
+						return false, &LinkError{Op: op, Reason: ErrEdgeExists, Err: err}
+					}
+					return false, nil
 				}
-				return false, nil
+			} else {
+				if errors.Is(f.Err, st.ErrNotFound) || bridge.Graph.Expired(db, r.edge, f.Item) {
+					return false, nil
+				}
+				if alone {
+					return false, err // a version it was given did not match
+				}
 			}
-			if errors.Is(f.Err, st.ErrNotFound) || bridge.Graph.Expired(db, r.edge, f.Item) {
-				return false, nil
-			}
-			return false, err
 		}
 		le := r.refusal(op, te, p, s, create)
 		if le == nil {
@@ -205,7 +214,12 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 		switch {
 		case errors.Is(le.Reason, ErrEndMissing) && s.create[end] != nil && !create[end] && attempts < maxLinkAttempts:
 			attempts++
-			create[end] = true // missing: create it
+			// Missing: create it, and the other end too when the
+			// same cancellation says it is missing (one more
+			// request for both, not one each).
+			for x, gone := range r.missing(te, p) {
+				create[x] = create[x] || (gone && s.create[x] != nil)
+			}
 			continue
 		case create[end] && le.Reason == errCreatedMeanwhile && attempts < maxLinkAttempts:
 			attempts++
@@ -261,6 +275,17 @@ func (r *Relation[F, E, T]) writeOne(ctx context.Context, db *st.DB, e E, link b
 		return false, nil, true // absent, or expired: absent to every read
 	}
 	return err == nil, err, true
+}
+
+// edgeFailed is the edge's own action (index 0) among te's failed
+// conditions, if its condition failed.
+func edgeFailed(te *st.TxError) (st.TxFailure, bool) {
+	for _, f := range te.Actions {
+		if f.Index == 0 && f.Code == "ConditionalCheckFailed" {
+			return f, true
+		}
+	}
+	return st.TxFailure{}, false
 }
 
 // conflicted reports whether another transaction's conflict cancelled te.
