@@ -206,6 +206,9 @@ func TestLinkRefusalReasons(t *testing.T) {
 			withItem(game, "None", "None", "ConditionalCheckFailed"),
 		}, "to", graph.ErrCapReached, 3},
 		{"conflict, then joined", join, []error{cancelled("None", "None", "TransactionConflict"), nil}, "", nil, 2},
+		// A condition that failed beside a conflict is the answer: sent once.
+		{"game full beside a conflict", join, []error{withItem(game, "None", "TransactionConflict", "ConditionalCheckFailed")}, "to", graph.ErrCapReached, 1},
+		{"to's condition beside a conflict", assign, []error{withItem(ticket, "TransactionConflict", "None", "None", "ConditionalCheckFailed")}, "to", graph.ErrEndCondition, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, mock := helpdeskMock()

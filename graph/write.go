@@ -288,14 +288,21 @@ func edgeFailed(te *st.TxError) (st.TxFailure, bool) {
 	return st.TxFailure{}, false
 }
 
-// conflicted reports whether another transaction's conflict cancelled te.
+// conflicted reports whether another transaction's conflict cancelled
+// te, and nothing else did: a condition that failed beside the conflict
+// (a cap reached, an edge there) is the answer, which a retry would only
+// send again.
 func conflicted(te *st.TxError) bool {
+	c := false
 	for _, f := range te.Actions {
-		if f.Code == "TransactionConflict" {
-			return true
+		switch f.Code {
+		case "TransactionConflict":
+			c = true
+		case "ConditionalCheckFailed":
+			return false
 		}
 	}
-	return false
+	return c
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
