@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -18,15 +19,37 @@ import (
 func init() {
 	g := &bridge.Graph
 	g.Model = graphModel
-	g.Transact = func(ctx context.Context, db any, op string, build func(tx any)) error {
+	g.Transact = func(ctx context.Context, db any, op string, build func(tx any), opts []any) error {
+		txOpts := make([]TxOption, len(opts))
+		for i, o := range opts {
+			txOpts[i], _ = o.(TxOption)
+		}
+		s, err := collect(op, txOpts)
+		if err != nil {
+			return err
+		}
 		tx := &Tx{db: db.(*DB)}
 		tx.actions = tx.small[:0]
 		build(tx)
 		if len(tx.errs) > 0 {
 			return errors.Join(tx.errs...)
 		}
-		return tx.send(ctx, op, &noOptions)
+		return tx.send(ctx, op, s)
 	}
+	g.Option = func(name string, payload any) any { return foreignOpt{name: name, payload: payload} }
+	g.Payload = func(o any) (any, bool) {
+		f, ok := o.(foreignOpt)
+		return f.payload, ok
+	}
+	g.Live = func(db, entity any) any {
+		m := entity.(AnyEntity).model()
+		if m.managed.expires == nil {
+			return Cond{}
+		}
+		return Not(m.expiredBy(db.(*DB).now()))
+	}
+	g.DBOf = func(tx any) any { return tx.(*Tx).db }
+	g.Backoff = func(db any, retry int) time.Duration { return db.(*DB).backoff(DefaultRetryPolicy, retry) }
 	g.PlanLink = graphPlanLink
 	g.Expired = func(db, entity any, item map[string]types.AttributeValue) bool {
 		return db.(*DB).expiryFor(&noOptions, entity.(AnyEntity).model()).expired(item)
@@ -88,3 +111,15 @@ func graphPlanLink(txa, edge, mirror any, v reflect.Value, old map[string]types.
 		tx.add(mm.planPut(tx.actions, db, mm.ops.put, v, writeOne, now, &noOptions))
 	}
 }
+
+// foreignOpt is an option of another package's operation (package graph's
+// Link options) that travels as a TxOption, beside the transaction's own
+// options: the operation takes its payload out (bridge.Graph.Payload), and
+// a transaction of the DB's, which cannot apply it, refuses it (applyAll).
+type foreignOpt struct {
+	name    string
+	payload any
+}
+
+func (foreignOpt) apply(*settings) {}
+func (foreignOpt) txOption()       {}

@@ -43,10 +43,25 @@
 // count must exist, or the Link fails with singletable.ErrNotFound and
 // writes nothing.
 //
+// Ends whose keys share a field (a tenant: TENANT#{TenantID}#TICKET#{ID}
+// and TENANT#{TenantID}#TAG#{Name}) map it to one edge field with Shared.
+// Link's options put more in its one transaction: CreateTo (CreateFrom)
+// creates a counted end that does not exist yet, CapIn (CapOut) links only
+// while the end's count is below a cap, IfTo (IfFrom) only while an end
+// meets a condition; so "join the game while it has fewer than 50 players,
+// creating it on the first join" is one call:
+//
+//	ok, err := Joins.Link(ctx, db, Join{GameID: "g1", PlayerID: "ann"},
+//		graph.CreateTo(Game{Mode: "duel"}), graph.CapIn(50), graph.IfTo(st.Eq("State", "WAITING")))
+//
+// A refusal is a *LinkError saying which end and why (ErrCapReached,
+// ErrEndMissing, ErrEndCondition, ErrEdgeExists), matched with errors.Is.
+//
 // Reads and writes take the singletable DB, and the options of the
 // operation they run: Out and In are a Pattern's Query (OutOption,
 // singletable.PartitionQueryOption: no sort-key options, and Out no
 // FetchFull), Has an Entity's Get (GetOption), Update an Entity's Update
-// (UpdateOption).
+// (UpdateOption); Link, Unlink and TxLink their LinkOptions, with
+// capacity.Into.
 // See docs/graphs.md.
 package graph

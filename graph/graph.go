@@ -32,6 +32,9 @@ type Relation[F, E, T any] struct {
 	toMap    []fieldPair
 	countOut string // F's count of out-edges (a Go field name); "" for none
 	countIn  string // T's count of in-edges; "" for none
+	// countAttr are the counts' attributes (from end's, to end's), for
+	// reading them from a refused end.
+	countAttr [2]string
 }
 
 // fieldPair is an edge field and the end's field whose value it holds.
@@ -41,8 +44,9 @@ type fieldPair struct{ edge, end *codec.Field }
 // with edges of entity edge, all on one table. Everything is checked now,
 // and errors are *singletable.ModelError (singletable.ErrInvalidModel): a
 // nil Option or one with an empty name, InIndex, InMirror, CountOut or
-// CountIn given twice, an unknown field, an end key field no FromField or
-// ToField maps, an edge or end field mapped twice, mapped fields of
+// CountIn given twice, an unknown field, an end key field no FromField,
+// ToField or Shared maps, an edge or end field mapped twice (but a Shared
+// one, once to each end), mapped fields of
 // different types, an edge partition template that reads other fields
 // than the from end's, neither or both of InIndex and InMirror, an index
 // that does not hold the edge, a count field that is not an integer or
@@ -81,6 +85,9 @@ func Relate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E], to
 	if r.fromMap, err = mapEnd(em, fm, "FromField", spec.from, used); err != nil {
 		return fail("", "", "%v", err)
 	}
+	for f := range spec.shared {
+		delete(used, f) // the to end maps it too
+	}
 	if r.toMap, err = mapEnd(em, tm, "ToField", spec.to, used); err != nil {
 		return fail("", "", "%v", err)
 	}
@@ -107,6 +114,14 @@ func Relate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E], to
 		return fail(spec.countIn, "", "CountIn: %v", err)
 	}
 	r.countOut, r.countIn = spec.countOut, spec.countIn
+	for i, c := range []struct {
+		m    *bridge.GraphModel
+		name string
+	}{{fm, spec.countOut}, {tm, spec.countIn}} {
+		if f, ok := c.m.Fields.ByGoName(c.name); ok && c.name != "" {
+			r.countAttr[i] = f.Attr
+		}
+	}
 	if spec.index != "" {
 		i := slices.IndexFunc(em.Indexes, func(x bridge.GraphIndex) bool { return x.Name == spec.index })
 		if i < 0 {
@@ -301,12 +316,13 @@ func (r *Relation[F, E, T]) To(e E) T {
 }
 
 // Edge is the edge from from to to, with its end fields set (and nothing
-// else): a key for Has and Unlink, or the start of an edge for Link.
+// else): a key for Has and Unlink, or the start of an edge for Link. A
+// Shared field is from's (the ends of one edge agree on it).
 func (r *Relation[F, E, T]) Edge(from F, to T) E {
 	var e E
 	ev := reflect.ValueOf(&e).Elem()
-	copyFields(ev, reflect.ValueOf(&from).Elem(), r.fromMap, true)
 	copyFields(ev, reflect.ValueOf(&to).Elem(), r.toMap, true)
+	copyFields(ev, reflect.ValueOf(&from).Elem(), r.fromMap, true)
 	return e
 }
 

@@ -385,6 +385,10 @@ var (
 	xLikeEdges = st.MustDefine[xLike](xTable, "Like", st.Key("USER#{User}", "POST#{Post}"), st.Expires("Expires"))
 	xLikes     = graph.MustRelate("Likes", xUsers, xLikeEdges, xPosts,
 		graph.FromField("User", "ID"), graph.ToField("Post", "ID"), graph.InIndex("Inverted"))
+	// Saves: expiring edges with mirrors, so that Unlink is a transaction.
+	xSaveEdges = st.MustDefine[xLike](xTable, "Save", st.Key("USER#{User}", "SAVE#{Post}"), st.Expires("Expires"))
+	xSaves     = graph.MustRelate("Saves", xUsers, xSaveEdges, xPosts,
+		graph.FromField("User", "ID"), graph.ToField("Post", "ID"), graph.InMirror("SavedBy", "POST#{Post}", "SAVER#{User}"))
 )
 
 // ttlNow is when the expiry tests start: in 2100, so that DynamoDB Local,
@@ -427,7 +431,7 @@ func rawItem(t *testing.T, db *st.DB, pk, sk string) map[string]types.AttributeV
 
 // TestIntegrationGraphLinksOverExpiredEdges: linking again an edge that
 // has expired (still stored) replaces it, reads never count an expired
-// edge, and Unlink deletes the stored one.
+// edge, and Unlink finds it absent (unlinked false, nothing written).
 func TestIntegrationGraphLinksOverExpiredEdges(t *testing.T) {
 	ctx := context.Background()
 	clock := &ttlClock{now: ttlNow}
@@ -474,15 +478,34 @@ func TestIntegrationGraphLinksOverExpiredEdges(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, 0, likes())
 
-	// Expired, then unlinked: the stored edge goes.
-	ok, err = xLikes.Link(ctx, db, edge(clock.Now().Add(5*time.Second)))
-	require.NoError(t, err)
-	require.True(t, ok)
-	assert.Equal(t, 1, likes())
-	clock.Set(clock.Now().Add(5 * time.Second))
-	ok, err = xLikes.Unlink(ctx, db, edge(time.Time{}))
-	require.NoError(t, err)
-	assert.True(t, ok, "the stored (expired) edge is deleted")
+	// Expired, then unlinked: absent, as to every read; nothing is
+	// written (DynamoDB deletes it). With a mirror (a transaction) too.
+	for _, r := range []*graph.Relation[gUser, xLike, xPost]{xLikes, xSaves} {
+		ok, err = r.Link(ctx, db, edge(clock.Now().Add(5*time.Second)))
+		require.NoError(t, err)
+		require.True(t, ok)
+		has, err := r.Has(ctx, db, edge(time.Time{}))
+		require.NoError(t, err)
+		require.True(t, has)
+		clock.Set(clock.Now().Add(5 * time.Second))
+		ok, err = r.Unlink(ctx, db, edge(time.Time{}))
+		require.NoError(t, err, r.Name())
+		assert.False(t, ok, "%s: an expired edge is absent to Unlink", r.Name())
+		has, err = r.Has(ctx, db, edge(time.Time{}))
+		require.NoError(t, err)
+		assert.False(t, has)
+	}
 	assert.Equal(t, 0, likes())
-	assert.Empty(t, rawItem(t, db, "USER#u1", "POST#p1"))
+	assert.NotEmpty(t, rawItem(t, db, "USER#u1", "POST#p1"), "left for DynamoDB to delete")
+	assert.NotEmpty(t, rawItem(t, db, "USER#u1", "SAVE#p1"))
+	assert.NotEmpty(t, rawItem(t, db, "POST#p1", "SAVER#u1"), "the mirror too")
+	// A live mirrored edge still unlinks, with its mirror.
+	ok, err = xSaves.Link(ctx, db, edge(clock.Now().Add(time.Hour)))
+	require.NoError(t, err)
+	require.True(t, ok, "the expired edge is replaced")
+	ok, err = xSaves.Unlink(ctx, db, edge(time.Time{}))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Empty(t, rawItem(t, db, "USER#u1", "SAVE#p1"))
+	assert.Empty(t, rawItem(t, db, "POST#p1", "SAVER#u1"))
 }

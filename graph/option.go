@@ -15,7 +15,8 @@ type Option interface{ apply(*spec) error }
 
 // spec is a Relation's declaration as its options give it.
 type spec struct {
-	from, to          [][2]string // edge field, end field
+	from, to          [][2]string     // edge field, end field
+	shared            map[string]bool // edge fields Shared maps to both ends
 	index             string
 	mirror            *[3]string // name, pk, sk
 	ways              int        // InIndex and InMirror given
@@ -46,6 +47,29 @@ func FromField(edgeField, endField string) Option {
 // endField. Every field of the to end's primary key needs one.
 func ToField(edgeField, endField string) Option {
 	return option(func(s *spec) error { s.to = append(s.to, [2]string{edgeField, endField}); return nil })
+}
+
+// Shared says that the edge's field edgeField holds both the from end's
+// key field fromField and the to end's toField: a field the two ends'
+// keys share, which the edge stores once (the tenant of a ticket and of
+// its tag, both keyed TENANT#{TenantID}#...). It is FromField(edgeField,
+// fromField) and ToField(edgeField, toField) together, which Relate
+// otherwise refuses as an edge field mapped twice. The edge's partition
+// template and the In partition may read it (it is each end's), and From
+// and To copy it into both ends; Edge takes it from the from end.
+func Shared(edgeField, fromField, toField string) Option {
+	return option(func(s *spec) error {
+		if s.shared == nil {
+			s.shared = map[string]bool{}
+		}
+		if s.shared[edgeField] {
+			return fmt.Errorf("Shared(%q, ...) is given twice", edgeField)
+		}
+		s.shared[edgeField] = true
+		s.from = append(s.from, [2]string{edgeField, fromField})
+		s.to = append(s.to, [2]string{edgeField, toField})
+		return nil
+	})
 }
 
 // InIndex makes In read the edges through the global secondary index

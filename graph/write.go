@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -12,51 +13,82 @@ import (
 )
 
 // The writes of a Relation: Link and Unlink plan the edge's own Create or
-// Delete, its mirror's Put or Delete, and the counts' Updates with the
-// entities' planners, and send them as one request: a single PutItem or
-// DeleteItem when the relation has neither mirror nor counts, else one
-// TransactWriteItems.
+// Delete, its mirror's Put or Delete, and the ends' actions (the counts'
+// Updates, the ends' conditions, an end's creation) with the entities'
+// planners, and send them as one request: a single PutItem or DeleteItem
+// when the relation has neither mirror nor counts and the call no end
+// option, else one TransactWriteItems.
 
 // Link creates edge e (its end fields set, and any attributes of its own),
 // with its mirror and its counts in one transaction when the relation has
 // them. linked is false, and nothing is written, when the edge already
-// exists: a repeated Link does not count twice. Managed fields of the edge
-// (a created timestamp) are set as [singletable.Entity.Create] sets them.
-// An end with a count must exist: else the Link fails
-// (singletable.ErrNotFound) and writes nothing. An edge that has expired
-// (see singletable.Expires) but is still stored is replaced, with its
-// mirror, and not counted again: it was counted when it was linked.
-func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E) (linked bool, err error) {
-	return r.write(ctx, db, e, true)
+// exists: a repeated Link does not count twice (FailIfLinked makes that a
+// *LinkError), and is not refused by a cap or condition of an end that
+// the edge is in already. Managed fields of the edge (a created timestamp) are set
+// as [singletable.Entity.Create] sets them. An end with a count must
+// exist, or be created (CreateFrom, CreateTo): else the Link fails with a
+// *LinkError matching ErrEndMissing (and singletable.ErrNotFound) and
+// writes nothing. CapOut and CapIn link only below a count, IfFrom and
+// IfTo only while an end meets a condition, in the same transaction; a
+// refusal is a *LinkError saying which. The transaction's options
+// (capacity.Into) apply to every request sent. Link retries a transaction
+// that another one conflicted with (ErrTransactionConflict), with backoff,
+// a few times. An edge that has expired (see singletable.Expires) but is
+// still stored is replaced, with its mirror, and not counted again: it was
+// counted when it was linked.
+func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E, opts ...LinkOption) (linked bool, err error) {
+	return r.write(ctx, db, e, true, opts)
 }
 
 // Unlink deletes edge e (its key fields set), with its mirror and its
 // counts in one transaction when the relation has them. unlinked is false,
-// and nothing is written, when there is no such edge. An expired edge
-// still stored is deleted and uncounted like a live one.
-func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E) (unlinked bool, err error) {
-	return r.write(ctx, db, e, false)
+// and nothing is written, when there is no such edge, or it has expired
+// (it is absent to every read; DynamoDB deletes it), whatever IfFrom and
+// IfTo say. IfFrom and IfTo condition it as they do Link.
+func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E, opts ...LinkOption) (unlinked bool, err error) {
+	return r.write(ctx, db, e, false, opts)
 }
 
 // TxLink adds Link of edge e to a transaction: the edge's Create, its
-// mirror's Put and the counts' updates. Inside a transaction of the
-// caller's, an edge that already exists cancels the whole transaction
-// (singletable.ErrAlreadyExists), an expired one too (a transaction cannot tell
-// whether to count it: Link replaces it).
-func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E) { r.txPlan("TxLink", tx, e, true) }
+// mirror's Put and the ends' actions, with CapOut, CapIn, IfFrom and IfTo
+// (CreateFrom and CreateTo are Link's alone, and the transaction's
+// options DB.Transact's). Inside a transaction of the caller's, an edge
+// that already exists cancels the whole transaction
+// (singletable.ErrAlreadyExists), an expired one too (a transaction cannot
+// tell whether to count it: Link replaces it), and so does a refusing end
+// (singletable.ErrConditionFailed; a missing counted end
+// singletable.ErrNotFound).
+func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E, opts ...LinkOption) {
+	r.txPlan("TxLink", tx, e, true, opts)
+}
 
 // TxUnlink adds Unlink of edge e to a transaction; an edge that does not
-// exist cancels it (singletable.ErrNotFound).
-func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E) { r.txPlan("TxUnlink", tx, e, false) }
+// exist, or has expired, cancels it (singletable.ErrNotFound,
+// singletable.ErrConditionFailed).
+func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E, opts ...LinkOption) {
+	r.txPlan("TxUnlink", tx, e, false, opts)
+}
 
-// txPlan plans TxLink (link) or TxUnlink of e into tx, or, on a Relation
-// not made by Relate, adds the error that fails the transaction.
-func (r *Relation[F, E, T]) txPlan(method string, tx *st.Tx, e E, link bool) {
+// txPlan plans TxLink (link) or TxUnlink of e into tx, or adds the error
+// that fails the transaction: on a Relation not made by Relate, or
+// options that do not fit.
+func (r *Relation[F, E, T]) txPlan(method string, tx *st.Tx, e E, link bool, opts []LinkOption) {
 	if r == nil || r.edge == nil {
 		bridge.Graph.TxFail(tx, r.check(method, nil))
 		return
 	}
-	r.plan(tx, e, link)
+	s, err := r.options(method, opts)
+	if err == nil && len(s.tx) > 0 {
+		err = &st.InputError{Op: r.name + "." + method, Reason: "the transaction's options (capacity.Into, IdempotencyToken) go to DB.Transact"}
+	}
+	if err == nil {
+		err = r.checkEnds(r.name+"."+method, e, s)
+	}
+	if err != nil {
+		bridge.Graph.TxFail(tx, err)
+		return
+	}
+	r.plan(tx, e, link, s, [2]bool{})
 }
 
 // Update changes the attributes of edge e (its key fields set), and of its
@@ -84,8 +116,16 @@ func (r *Relation[F, E, T]) Update(ctx context.Context, db *st.DB, e E, ch st.Ch
 	})
 }
 
+// maxLinkAttempts bounds the retries of a Link that meets an expired edge
+// another writer keeps changing, or an end that others keep creating.
+const maxLinkAttempts = 4
+
+// maxConflictRetries bounds the retries of a transaction cancelled by a
+// conflict with another (concurrent links to one end).
+const maxConflictRetries = 10
+
 // write sends Link (link) or Unlink of e.
-func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool) (bool, error) {
+func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool, opts []LinkOption) (bool, error) {
 	method := "Unlink"
 	if link {
 		method = "Link"
@@ -93,57 +133,191 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 	if err := r.check(method, db); err != nil {
 		return false, err
 	}
-	// What the edge's own action fails with when there is nothing to do.
-	noop := st.ErrNotFound
-	if link {
-		noop = st.ErrAlreadyExists
-	}
-	if r.mirror == nil && r.countOut == "" && r.countIn == "" {
-		var err error
-		if link {
-			err = r.edge.Create(ctx, db, e)
-		} else {
-			err = r.edge.Delete(ctx, db, e, st.MustExist())
-		}
-		if errors.Is(err, noop) {
-			return false, nil
-		}
-		return err == nil, err
+	s, err := r.options(method, opts)
+	if err != nil {
+		return false, err
 	}
 	op := r.name + "." + method
-	var expired map[string]types.AttributeValue // the expired edge a Link replaces
-	for attempt := 0; ; attempt++ {
+	if err := r.checkEnds(op, e, s); err != nil {
+		return false, err
+	}
+	if ok, err, sent := r.writeOne(ctx, db, e, link, s); sent {
+		return ok, err
+	}
+	var (
+		expired   map[string]types.AttributeValue // the expired edge a Link replaces
+		create    [2]bool                         // the ends this attempt creates
+		attempts  int                             // of the forms: replace, create
+		conflicts int
+	)
+	for {
+		var p placed
 		err := bridge.Graph.Transact(ctx, db, op, func(txa any) {
 			tx := txa.(*st.Tx)
 			if expired == nil {
-				r.plan(tx, e, link)
+				p = r.plan(tx, e, link, s, create)
 			} else {
 				r.planReplace(tx, e, expired)
 			}
-		})
+		}, s.tx)
 		var te *st.TxError
-		// The edge is action 0: when its condition alone failed, it was
-		// there already (Link: the Create's only condition) or not at all
-		// (Unlink, unless a version it was given did not match), and
-		// nothing was to be done; unless, for a Link, the edge there has
-		// expired: it is replaced, and was counted already.
-		if errors.As(err, &te) && len(te.Actions) == 1 {
-			f := te.Actions[0]
-			if f.Index == 0 && f.Code == "ConditionalCheckFailed" && (link || errors.Is(f.Err, noop)) {
-				if link && attempt < maxLinkAttempts && bridge.Graph.Expired(db, r.edge, f.Item) {
+		if !errors.As(err, &te) {
+			return err == nil, err
+		}
+		if conflicted(te) && conflicts < maxConflictRetries {
+			conflicts++
+			if err := sleep(ctx, bridge.Graph.Backoff(db, conflicts)); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if expired != nil {
+			return false, err // the replacement's own failure: as it is
+		}
+		// The edge is action 0, and its outcome comes before the ends'
+		// caps and conditions: a Link of an edge that is there, or an
+		// Unlink of one that is not, has nothing to do (a member's
+		// repeated join of a game full or started since is "already
+		// linked", not a refusal); an end that is missing is still said.
+		// The edge's Create's only condition is that it does not exist;
+		// unless, for a Link, the edge there has expired: it is replaced
+		// (when no end refused), and was counted already.
+		if f, ok := edgeFailed(te); ok && r.missing(te, p) == [2]bool{} {
+			alone := len(te.Actions) == 1
+			if link {
+				expiredEdge := bridge.Graph.Expired(db, r.edge, f.Item)
+				if expiredEdge && alone && attempts < maxLinkAttempts {
+					attempts++
 					expired = f.Item
 					continue
 				}
-				return false, nil
+				if !expiredEdge || alone {
+					if s.strict {
+						return false, &LinkError{Op: op, Reason: ErrEdgeExists, Err: err}
+					}
+					return false, nil
+				}
+			} else {
+				if errors.Is(f.Err, st.ErrNotFound) || bridge.Graph.Expired(db, r.edge, f.Item) {
+					return false, nil
+				}
+				if alone {
+					return false, err // a version it was given did not match
+				}
 			}
 		}
-		return err == nil, err
+		le := r.refusal(op, te, p, s, create)
+		if le == nil {
+			return false, err
+		}
+		end := endIndex(le.End)
+		switch {
+		case errors.Is(le.Reason, ErrEndMissing) && s.create[end] != nil && !create[end] && attempts < maxLinkAttempts:
+			attempts++
+			// Missing: create it, and the other end too when the
+			// same cancellation says it is missing (one more
+			// request for both, not one each).
+			for x, gone := range r.missing(te, p) {
+				create[x] = create[x] || (gone && s.create[x] != nil)
+			}
+			continue
+		case create[end] && le.Reason == errCreatedMeanwhile && attempts < maxLinkAttempts:
+			attempts++
+			create[end] = false // created by another link: count it
+			continue
+		case le.Reason == errCreatedMeanwhile:
+			return false, err
+		}
+		return false, le
 	}
 }
 
-// maxLinkAttempts bounds the retries of a Link that meets an expired edge
-// another writer keeps changing.
-const maxLinkAttempts = 3
+// writeOne sends Link or Unlink as a single PutItem or DeleteItem when
+// it needs no transaction (no mirror, no counts, no end options, and
+// transaction options that the single write takes), and says whether it
+// did (sent).
+func (r *Relation[F, E, T]) writeOne(ctx context.Context, db *st.DB, e E, link bool, s *linkSpec) (ok bool, err error, sent bool) {
+	if r.mirror != nil || r.countOut != "" || r.countIn != "" || s.create != [2]any{} || !s.cond[0].IsZero() || !s.cond[1].IsZero() {
+		return false, nil, false
+	}
+	if link {
+		put := make([]st.PutOption, 0, len(s.tx))
+		for _, o := range s.tx {
+			po, ok := o.(st.PutOption)
+			if !ok {
+				return false, nil, false // IdempotencyToken: a transaction
+			}
+			put = append(put, po)
+		}
+		err := r.edge.Create(ctx, db, e, put...)
+		if errors.Is(err, st.ErrAlreadyExists) {
+			if s.strict {
+				return false, &LinkError{Op: r.name + ".Link", Reason: ErrEdgeExists, Err: err}, true
+			}
+			return false, nil, true
+		}
+		return err == nil, err, true
+	}
+	del := []st.DeleteOption{st.MustExist()}
+	if live := bridge.Graph.Live(db, r.edge).(st.Cond); !live.IsZero() {
+		del = append(del, st.If(live))
+	}
+	for _, o := range s.tx {
+		do, ok := o.(st.DeleteOption)
+		if !ok {
+			return false, nil, false
+		}
+		del = append(del, do)
+	}
+	err = r.edge.Delete(ctx, db, e, del...)
+	var ce *st.ConditionError
+	if errors.Is(err, st.ErrNotFound) || (errors.As(err, &ce) && bridge.Graph.Expired(db, r.edge, ce.Item)) {
+		return false, nil, true // absent, or expired: absent to every read
+	}
+	return err == nil, err, true
+}
+
+// edgeFailed is the edge's own action (index 0) among te's failed
+// conditions, if its condition failed.
+func edgeFailed(te *st.TxError) (st.TxFailure, bool) {
+	for _, f := range te.Actions {
+		if f.Index == 0 && f.Code == "ConditionalCheckFailed" {
+			return f, true
+		}
+	}
+	return st.TxFailure{}, false
+}
+
+// conflicted reports whether another transaction's conflict cancelled
+// te, and nothing else did: a condition that failed beside the conflict
+// (a cap reached, an edge there) is the answer, which a retry would only
+// send again.
+func conflicted(te *st.TxError) bool {
+	c := false
+	for _, f := range te.Actions {
+		switch f.Code {
+		case "TransactionConflict":
+			c = true
+		case "ConditionalCheckFailed":
+			return false
+		}
+	}
+	return c
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 // planReplace adds to tx the Link of e over the expired edge stored as
 // old: the edge's put, conditioned on it still holding old's expiry, and
@@ -161,9 +335,14 @@ func (r *Relation[F, E, T]) mirrorEntity() any {
 	return r.mirror
 }
 
+// placed is where a write's actions are in its transaction: the ends'
+// (by end index; -1 for none, one index twice for a self-loop).
+type placed struct{ end [2]int }
+
 // plan adds the actions of Link (link) or Unlink of e to tx: the edge's
-// first, then its mirror's, then the counts'.
-func (r *Relation[F, E, T]) plan(tx *st.Tx, e E, link bool) {
+// first, then its mirror's, then the ends' (the ends create marks are
+// created rather than counted).
+func (r *Relation[F, E, T]) plan(tx *st.Tx, e E, link bool, s *linkSpec, create [2]bool) placed {
 	delta := -1
 	if link {
 		delta = 1
@@ -172,39 +351,15 @@ func (r *Relation[F, E, T]) plan(tx *st.Tx, e E, link bool) {
 		// it twice (Link replaces it: planReplace).
 		bridge.Graph.PlanLink(tx, r.edge, r.mirrorEntity(), reflect.ValueOf(&e).Elem(), nil)
 	} else {
-		r.edge.TxDelete(tx, e, st.MustExist())
+		// An expired edge is absent: its Unlink deletes nothing.
+		del := []st.DeleteOption{st.MustExist()}
+		if live := bridge.Graph.Live(bridge.Graph.DBOf(tx), r.edge).(st.Cond); !live.IsZero() {
+			del = append(del, st.If(live))
+		}
+		r.edge.TxDelete(tx, e, del...)
 		if r.mirror != nil {
 			r.mirror.TxDelete(tx, e)
 		}
 	}
-	r.planCounts(tx, e, delta)
-}
-
-// planCounts adds the count updates of an edge to tx: delta to the from
-// end's CountOut and the to end's CountIn; a self-loop (both ends one item)
-// is one update, as a transaction allows one action per item.
-func (r *Relation[F, E, T]) planCounts(tx *st.Tx, e E, delta int) {
-	f, t := r.From(e), r.To(e)
-	if r.countOut != "" && r.countIn != "" && r.sameItem(f, t) {
-		ch := st.Increment(r.countOut, delta).Increment(r.countIn, delta)
-		if r.countOut == r.countIn {
-			ch = st.Increment(r.countOut, 2*delta)
-		}
-		r.from.TxUpdate(tx, f, ch)
-		return
-	}
-	if r.countOut != "" {
-		r.from.TxUpdate(tx, f, st.Increment(r.countOut, delta))
-	}
-	if r.countIn != "" {
-		r.to.TxUpdate(tx, t, st.Increment(r.countIn, delta))
-	}
-}
-
-// sameItem reports whether ends f and t are one item (a self-loop).
-func (r *Relation[F, E, T]) sameItem(f F, t T) bool {
-	if any(r.from) != any(r.to) {
-		return false
-	}
-	return bridge.Graph.SameItem(r.from, reflect.ValueOf(&f).Elem(), reflect.ValueOf(&t).Elem())
+	return r.planEnds(tx, e, delta, s, create)
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"reflect"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -20,9 +21,29 @@ var Graph struct {
 	Model func(entity any) *GraphModel
 	// Transact sends the actions build adds to a fresh transaction, as
 	// DB.Transact does, under the operation name op (errors and a TxError's
-	// Op name it). A build that failed to plan an action returns that
-	// error, and nothing is sent.
-	Transact func(ctx context.Context, db any, op string, build func(tx any)) error
+	// Op name it), with opts (singletable.TxOption values: capacity.Into,
+	// IdempotencyToken). A build that failed to plan an action returns
+	// that error, and nothing is sent.
+	Transact func(ctx context.Context, db any, op string, build func(tx any), opts []any) error
+	// Option wraps payload, one of package graph's own write options, in a
+	// value of the root's that satisfies singletable.TxOption, so that
+	// Link takes graph's options and the transaction's (capacity.Into)
+	// in one list. name is the option's name: a transaction of the DB's
+	// (DB.Transact) given it refuses it with an *InputError naming it.
+	Option func(name string, payload any) any
+	// Payload is what Option wrapped in o, and true; or nil, false for
+	// any other option.
+	Payload func(o any) (any, bool)
+	// Live is the condition that an item of entity has not expired by
+	// db's clock (a singletable.Cond); the zero Cond for an entity that
+	// does not expire.
+	Live func(db, entity any) any
+	// DBOf is the DB (a *singletable.DB) transaction tx (a *singletable.Tx)
+	// is built for.
+	DBOf func(tx any) any
+	// Backoff is how long db waits before the retry-th retry (from 1) of
+	// a request, by singletable.DefaultRetryPolicy and db's jitter.
+	Backoff func(db any, retry int) time.Duration
 	// PlanLink adds to tx the put of edge v (a value of the edge entity's
 	// struct, which it changes: managed fields) and of its mirror (nil for
 	// none), stamped with one clock reading. With old nil, the edge is
