@@ -49,6 +49,10 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		return nil, facts, err
 	}
 	facts.Size += fieldBytes
+	if h := m.revision(); h != nil {
+		item[h.attr] = h.cur
+		facts.Size += len(h.attr) + len(h.curText)
+	}
 	if facts.Size > maxItemBytes {
 		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.Size, maxItemBytes)}
 	}
@@ -61,6 +65,18 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 	if err := m.checkType(item); err != nil {
 		return err
 	}
+	if h := m.revision(); h != nil && !h.isCurrent(item) {
+		return h.read(m, item, v, func(item map[string]types.AttributeValue) error {
+			v.SetZero()
+			return m.decodeCurrent(item, v)
+		})
+	}
+	return m.decodeCurrent(item, v)
+}
+
+// decodeCurrent decodes item, of this entity at its current revision,
+// into v.
+func (m *entityModel) decodeCurrent(item map[string]types.AttributeValue, v reflect.Value) error {
 	if err := m.Plan.Decode(item, v); err != nil {
 		return m.decodeError("", item, err)
 	}
