@@ -125,6 +125,18 @@ func resolveRevision(r *managedResolver) (managedField, *ModelError) {
 		}
 		h.steps[s.from-rs.base] = s
 	}
+	// A typed upgrader decodes into the current Go type, which holds only
+	// the current shape's fields: a raw one after it would see an item
+	// that lost what the type does not hold.
+	typed := -1
+	for i, s := range h.steps {
+		switch {
+		case s.typed != nil && typed < 0:
+			typed = i
+		case s.raw != nil && typed >= 0:
+			return nil, r.fail("", "revision.UpgradeItem from revision %d follows revision.Upgrade from revision %d: a typed upgrader works on the current Go type, so raw upgraders (over the item) must come first; write the earlier one over the item too", rs.base+i, rs.base+typed)
+		}
+	}
 	notNewer := Cond{expr.CompareAttr(attr, "<=", h.cur)}
 	same := Cond{expr.CompareAttr(attr, "=", h.cur)}
 	h.putCond = Or(attrNotExists(attr), notNewer)
@@ -210,9 +222,9 @@ func (h *revisionField) stored(m *entityModel, item map[string]types.AttributeVa
 }
 
 // read decodes item, which is not at the current revision, into v through
-// decode: an older one upgraded step by step, a newer one refused unless
-// readNewer. Raw steps work on a copy of the item, typed steps on v; a raw
-// step after a typed one works on v encoded again.
+// decode: an older one upgraded step by step (the raw steps on a copy of
+// the item, then the typed ones on v), a newer one refused unless
+// readNewer.
 func (h *revisionField) read(m *entityModel, item map[string]types.AttributeValue, v reflect.Value, decode func(map[string]types.AttributeValue) error) error {
 	rev, err := h.stored(m, item)
 	if err != nil {
@@ -224,43 +236,30 @@ func (h *revisionField) read(m *entityModel, item map[string]types.AttributeValu
 		}
 		return &revision.NewerError{Entity: m.Name, Stored: rev, Current: h.current, Key: formatKey(m.keyOfItem(item))}
 	}
-	if rev < h.base {
-		rev = h.base // stored before the base: the base's shape
+	rev = max(rev, h.base) // stored before the base: the base's shape
+	fail := func(from int, err error) error {
+		return &revision.UpgradeError{Entity: m.Name, From: from, Key: formatKey(m.keyOfItem(item)), Err: err}
 	}
-	decoded, copied := false, false
-	for ; rev < h.current; rev++ {
-		s := h.steps[rev-h.base]
-		fail := func(err error) error {
-			return &revision.UpgradeError{Entity: m.Name, From: rev, Key: formatKey(m.keyOfItem(item)), Err: err}
-		}
-		switch {
-		case s.raw != nil:
-			if decoded {
-				if item, _, err = m.item(v); err != nil {
-					return fail(err)
-				}
-				v.SetZero()
-				decoded = false
-			} else if !copied {
+	r, copied := rev, false
+	for ; r < h.current && h.steps[r-h.base].typed == nil; r++ {
+		if s := h.steps[r-h.base]; s.raw != nil {
+			if !copied {
 				item, copied = maps.Clone(item), true
 			}
 			if err := s.raw(item); err != nil {
-				return fail(err)
-			}
-		case s.typed != nil:
-			if !decoded {
-				if err := decode(item); err != nil {
-					return err
-				}
-				decoded = true
-			}
-			if err := s.typed(v.Addr().Interface()); err != nil {
-				return fail(err)
+				return fail(r, err)
 			}
 		}
 	}
-	if !decoded {
-		return decode(item)
+	if err := decode(item); err != nil {
+		return err
+	}
+	for ; r < h.current; r++ {
+		if s := h.steps[r-h.base]; s.typed != nil {
+			if err := s.typed(v.Addr().Interface()); err != nil {
+				return fail(r, err)
+			}
+		}
 	}
 	return nil
 }
