@@ -220,30 +220,40 @@ func TestRevisionRollingDeployConcurrent(t *testing.T) {
 	t1, v1, t2, v2 := models(t)
 	db1, db2 := localDBs(t, t1, t2)
 	ids := []string{"1", "2", "3", "4"}
-	var wg sync.WaitGroup
+	// The old writers keep writing until the new ones are done, and a round
+	// past that: without the revision condition, their last writes land.
+	newDone := make(chan struct{})
+	var oldWG, newWG sync.WaitGroup
 	for w := 0; w < 2; w++ {
-		wg.Add(2)
+		oldWG.Add(1)
 		go func() {
-			defer wg.Done()
-			for i := 0; i < 10; i++ {
-				id := ids[i%len(ids)]
-				err := v1.Put(ctx, db1, ticketV1{ID: id, Customer: "old"})
+			defer oldWG.Done()
+			for i, extra := 0, len(ids); extra > 0; i++ {
+				select {
+				case <-newDone:
+					extra--
+				default:
+				}
+				err := v1.Put(ctx, db1, ticketV1{ID: ids[i%len(ids)], Customer: "old"})
 				if err != nil && !errors.Is(err, st.ErrConditionFailed) {
 					t.Errorf("old writer: %v", err)
+					return
 				}
 			}
 		}()
+		newWG.Add(1)
 		go func() {
-			defer wg.Done()
+			defer newWG.Done()
 			for i := 0; i < 10; i++ {
-				id := ids[i%len(ids)]
-				if err := v2.Put(ctx, db2, ticketV2{ID: id, CustomerID: "new", Priority: 1}); err != nil {
+				if err := v2.Put(ctx, db2, ticketV2{ID: ids[i%len(ids)], CustomerID: "new", Priority: 1}); err != nil {
 					t.Errorf("new writer: %v", err)
 				}
 			}
 		}()
 	}
-	wg.Wait()
+	newWG.Wait()
+	close(newDone)
+	oldWG.Wait()
 	for _, id := range ids {
 		raw := rawItem(t, db2, id)
 		assert.Equal(t, "3", revOf(raw), id)
