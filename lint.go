@@ -202,7 +202,7 @@ func (t *Table) Lint() []LintIssue {
 			}
 		}
 	}
-	return out
+	return append(out, t.revisionIssues()...)
 }
 
 // absentFields lists the placeholders of an entity's index key whose value

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -275,4 +276,42 @@ func (m *entityModel) revisionOf() string {
 		return fmt.Sprintf("%d (base %d, attribute %s)", h.current, h.base, h.attr)
 	}
 	return fmt.Sprintf("%d (attribute %s)", h.current, h.attr)
+}
+
+// entityRevisions are the table's entities that declare a revision, in
+// registration order.
+func (t *Table) entityRevisions() []*entityModel {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []*entityModel
+	for _, m := range t.entityOrder {
+		if m.revision() != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// revisionsLine is the sheet's line of the entities' shape revisions, ""
+// when none declares one.
+func (t *Table) revisionsLine() string {
+	var parts []string
+	for _, m := range t.entityRevisions() {
+		parts = append(parts, m.Name+" "+m.revisionOf())
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Shape revisions: " + strings.Join(parts, "; ") + ".\n\n"
+}
+
+// revisionIssues are lint's findings of shape revisions: each entity's
+// revision, so that a deploy's review sees which shape its code writes.
+func (t *Table) revisionIssues() []LintIssue {
+	var out []LintIssue
+	for _, m := range t.entityRevisions() {
+		out = append(out, LintIssue{Severity: LintInfo, Subject: "entity " + m.Name,
+			Message: "shape revision " + m.revisionOf() + ": every write stores it; older items are upgraded on read, and writes refuse items of a newer revision"})
+	}
+	return out
 }

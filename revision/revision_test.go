@@ -2,6 +2,7 @@ package revision_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -102,4 +103,18 @@ func TestRevisionDecodeUpgrades(t *testing.T) {
 	item["_rev"] = &types.AttributeValueMemberS{Value: "x"}
 	_, err = e.Decode(item)
 	assert.ErrorIs(t, err, st.ErrDecode)
+}
+
+// TestRevisionSheetAndLint: the sheet and lint show each entity's revision.
+func TestRevisionSheetAndLint(t *testing.T) {
+	tb := st.MustTable("Things")
+	st.MustDefine[plain](tb, "P", st.Key("P#{ID}", "P"), revision.CurrentFrom(4, 1, "shape"))
+	assert.Contains(t, tb.Sheet(), "Shape revisions: P 4 (base 1, attribute shape).")
+	found := false
+	for _, is := range tb.Lint() {
+		if is.Subject == "entity P" && strings.Contains(is.Message, "shape revision 4") {
+			found = true
+		}
+	}
+	assert.True(t, found, "%v", tb.Lint())
 }
