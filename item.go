@@ -48,6 +48,10 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		return nil, facts, err
 	}
 	facts.Size += fieldBytes
+	if h := m.revision(); h != nil {
+		item[h.attr] = h.cur
+		facts.Size += len(h.attr) + len(h.curText)
+	}
 	if facts.Size > maxItemBytes {
 		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.Size, maxItemBytes)}
 	}
@@ -60,11 +64,18 @@ func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Val
 	if err := m.checkType(item); err != nil {
 		return err
 	}
+	if h := m.revision(); h != nil && !h.isCurrent(item) {
+		return h.read(m, item, v, func(item map[string]types.AttributeValue) error {
+			v.SetZero()
+			return m.decodeFields("", item, v)
+		})
+	}
 	return m.decodeFields("", item, v)
 }
 
 // decodeFields decodes item's attributes into v, and its key-only fields
-// from its table key (keyonly.go).
+// from its table key (keyonly.go): item is of this entity at its current
+// revision.
 func (m *entityModel) decodeFields(op string, item map[string]types.AttributeValue, v reflect.Value) error {
 	if err := m.Plan.Decode(item, v); err != nil {
 		return m.decodeError(op, item, err)

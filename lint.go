@@ -208,7 +208,7 @@ func (t *Table) Lint() []LintIssue {
 	for _, m := range entities {
 		lintUnique(m, add)
 	}
-	return out
+	return append(out, t.revisionIssues()...)
 }
 
 // absentFields lists the placeholders of an entity's index key whose value

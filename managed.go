@@ -32,7 +32,7 @@ import (
 //
 // Each kind of managed field is a feature in a file of its own
 // (managed_version.go, managed_timestamps.go, managed_unique.go,
-// managed_expiry.go, managed_compress.go), registered in managedFeatures:
+// managed_expiry.go, managed_compress.go, managed_revision.go), registered in managedFeatures:
 // Define resolves each in turn (resolveManaged), and each that the entity
 // uses gives a managedField, whose hooks every write applies from one call
 // per step:
@@ -84,6 +84,7 @@ var managedFeatures = [...]managedFeature{
 	{[]string{"unique"}, resolveUnique},
 	{[]string{"expires"}, resolveExpiry},
 	{[]string{"compress"}, resolveCompress},
+	{nil, resolveRevision},
 }
 
 // writeSpec collects the managed-field entity options.
@@ -127,6 +128,9 @@ type managed struct {
 	// expiresAfter what ExpiresAfter gives a new item (managed_expiry.go).
 	expires      *codec.Field
 	expiresAfter time.Duration
+	// revision is the shape revision, stored in its own attribute
+	// (managed_revision.go).
+	revision *revisionField
 }
 
 type writeOption func(*writeSpec)

@@ -77,6 +77,30 @@ func (mem *readMember) fromKeys(field string) bool {
 // parsed from the keys first (see keySkips), and the attributes the item
 // carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
+	if h := mem.m.revision(); h != nil && !h.isCurrent(item) && mem.revisioned(h, item) {
+		if got, ok := item[mem.m.table.schema.TypeAttr].(*types.AttributeValueMemberS); !ok || got.Value == mem.m.Name {
+			return h.read(mem.m, item, v, func(item map[string]types.AttributeValue) error {
+				v.SetZero()
+				return mem.decodeCurrent(op, item, v, parseKeys)
+			})
+		}
+	}
+	return mem.decodeCurrent(op, item, v, parseKeys)
+}
+
+// revisioned reports whether item tells its revision: an index that does
+// not project every attribute may leave the revision out, and a partial
+// item cannot be upgraded; it is decoded as it is.
+func (mem *readMember) revisioned(h *revisionField, item map[string]types.AttributeValue) bool {
+	if mem.ei == nil || mem.ei.Index.Projection == types.ProjectionTypeAll || mem.ei.Index.Projection == "" {
+		return true
+	}
+	_, ok := item[h.attr]
+	return ok
+}
+
+// decodeCurrent is decode of an item at the entity's current revision.
+func (mem *readMember) decodeCurrent(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
 	m := mem.m
 	if err := mem.decodeKeys(op, item, v, parseKeys); err != nil {
 		return err

@@ -41,6 +41,7 @@ func (t *Table) WriteSheet(w io.Writer) error {
 		fmt.Fprintf(&b, "; time to live in `%s`", t.schema.TTLAttr)
 	}
 	b.WriteString(".\n\n")
+	b.WriteString(t.revisionsLine())
 
 	b.WriteString("## Access patterns\n\n")
 	b.WriteString("| # | Pattern | Operation | Index | Key condition | Returns |\n")

@@ -1,0 +1,86 @@
+// Package revision lets an entity's item shape evolve: the entity declares
+// its current shape revision (Current), which every write stores in a
+// reserved attribute, and upgraders from each revision to the next
+// (Upgrade over the decoded value, UpgradeItem over the raw item, for a
+// field that changed type or name). Every read path (Get, queries,
+// collections, batches, transactions, scans, stream images, Table.Decode)
+// upgrades an older item before the caller sees it; an item of a newer
+// revision than the code knows is a *NewerError (ErrNewer), unless
+// ReadNewer.
+//
+// A revision is not the optimistic-lock version (singletable.Version): it
+// says which shape an item has, not how many times it was written, and is
+// stored in an attribute of its own that Define refuses to share with any
+// field.
+//
+//	var Tickets = st.MustDefine[Ticket](Table, "Ticket",
+//		revision.Current(3),
+//		revision.UpgradeItem(1, renameCustomer),            // 1 → 2: raw
+//		revision.Upgrade(2, func(t *Ticket) error { ... }), // 2 → 3: typed
+//	)
+//
+// Writes keep older code from corrupting what a newer revision derives
+// (index keys, unique guards) during a rolling deploy: a Put needs the
+// stored revision not newer than the writer's, an Update needs it equal
+// (see docs/migrations.md, "Shape revisions").
+package revision
+
+import (
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/internal/bridge"
+	"github.com/singletable/singletable/internal/revision"
+)
+
+// DefaultAttribute is the attribute revisions are stored in unless
+// Attribute names another.
+const DefaultAttribute = "_rev"
+
+// ErrNewer matches a *NewerError.
+var ErrNewer = revision.ErrNewer
+
+// NewerError is an item stored at a revision newer than the reading
+// entity's current one.
+type NewerError = revision.NewerError
+
+// UpgradeError is an upgrader that failed on an item; it wraps the
+// upgrader's error.
+type UpgradeError = revision.UpgradeError
+
+// Current declares the entity's current shape revision (1 or more, or 0):
+// every write stores it, and items stored without one are revision 0.
+func Current(n int) st.EntityOption { return bridge.RevisionCurrent(n, 0, "").(st.EntityOption) }
+
+// CurrentFrom is Current for an entity whose items stored without a
+// revision (written before revisions existed, or by other code on an
+// adopted table) have shape base, stored in attribute attr ("" the
+// default, DefaultAttribute).
+func CurrentFrom(n, base int, attr string) st.EntityOption {
+	return bridge.RevisionCurrent(n, base, attr).(st.EntityOption)
+}
+
+// Upgrade registers the upgrader of the entity's items from revision from
+// to from+1, over the decoded value. It must be pure: it may run on every
+// read of an older item.
+func Upgrade[T any](from int, fn func(*T) error) st.EntityOption {
+	var typed func(any) error
+	if fn != nil {
+		typed = func(v any) error { return fn(v.(*T)) }
+	}
+	return bridge.RevisionUpgrade(from, reflect.TypeFor[T](), typed, nil).(st.EntityOption)
+}
+
+// UpgradeItem registers the upgrader of the entity's items from revision
+// from to from+1, over the raw item (a copy the upgrader may change): for
+// a field that changed name or type, which the decoded value cannot hold.
+func UpgradeItem(from int, fn func(item map[string]types.AttributeValue) error) st.EntityOption {
+	return bridge.RevisionUpgrade(from, nil, nil, fn).(st.EntityOption)
+}
+
+// ReadNewer makes reads decode an item of a newer revision best-effort
+// (attributes the code does not know are dropped) instead of returning a
+// *NewerError. Writes still refuse to overwrite it.
+func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityOption) }
