@@ -101,6 +101,13 @@ func load(op string, t *st.Table, o Options) (*model, error) {
 		return fail("Options.TableName: %q is not a DynamoDB table name (3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.')", name)
 	}
 	create := t.CreateTableInput(name)
+	for _, g := range create.GlobalSecondaryIndexes {
+		if len(g.KeySchema) > 2 || len(g.KeySchema) == 2 && g.KeySchema[0].KeyType == g.KeySchema[1].KeyType {
+			// Each format's multi-attribute form is not written yet: an
+			// error rather than a template keyed on one attribute.
+			return fail("index %s has a multi-attribute key, which the exports do not write yet", aws.ToString(g.IndexName))
+		}
+	}
 	if a := o.AutoScaling; a != nil {
 		switch {
 		case create.BillingMode != types.BillingModeProvisioned:

@@ -144,3 +144,29 @@ func TestSampleOfSharedType(t *testing.T) {
 		t.Errorf("items = %s", j)
 	}
 }
+
+// A multi-attribute index key is refused by every export until each
+// format writes it: a template keyed on one of its attributes would be
+// wrong, silently.
+func TestMultiAttributeIndexRefused(t *testing.T) {
+	tbl := st.MustTable("Native", st.WithGSI("ByStatus", st.IndexKeys("tenant", "status,priority")))
+	type ticket struct {
+		Tenant   string `dynamodbav:"tenant"`
+		ID       string `dynamodbav:"id"`
+		Status   string `dynamodbav:"status"`
+		Priority int    `dynamodbav:"priority"`
+	}
+	st.MustDefine[ticket](tbl, "Ticket", st.Key("T#{Tenant}", "ID#{ID}"))
+	for name, f := range map[string]func() error{
+		"CloudFormationJSON": func() error { _, err := export.CloudFormationJSON(tbl, export.Options{}); return err },
+		"TerraformJSON":      func() error { _, err := export.TerraformJSON(tbl, export.Options{}); return err },
+		"Workbench":          func() error { _, err := export.Workbench(tbl, export.Options{}); return err },
+		"Document":           func() error { _, err := export.Document(tbl, export.Options{}); return err },
+	} {
+		err := f()
+		var ie *st.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "ByStatus") {
+			t.Errorf("%s: got %v, want an *InputError naming index ByStatus", name, err)
+		}
+	}
+}
