@@ -27,8 +27,7 @@ import (
 //   - Update, TxUpdate: the stored revision must be the writer's (or the
 //     item absent): an update of an older item would mark it current
 //     without its upgrade, and one of a newer item would be old code
-//     rewriting new keys. Read it (which upgrades it) and Put, or run the
-//     migration (migrate.UpgradeRevisions).
+//     rewriting new keys. Read it (which upgrades it) and Put it.
 //   - Create needs no item; BatchWrite takes no condition, so a batch
 //     stores the writer's revision unchecked.
 //
