@@ -5,7 +5,6 @@ import (
 	"errors"
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -49,7 +48,9 @@ func init() {
 		return Not(m.expiredBy(db.(*DB).now()))
 	}
 	g.DBOf = func(tx any) any { return tx.(*Tx).db }
-	g.Backoff = func(db any, retry int) time.Duration { return db.(*DB).backoff(DefaultRetryPolicy, retry) }
+	g.Wait = func(ctx context.Context, db any, retry int) error {
+		return db.(*DB).sleep(ctx, db.(*DB).backoff(DefaultRetryPolicy, retry))
+	}
 	g.PlanLink = graphPlanLink
 	g.Expired = func(db, entity any, item map[string]types.AttributeValue) bool {
 		return db.(*DB).expiryFor(&noOptions, entity.(AnyEntity).model()).expired(item)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -166,7 +165,7 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 		}
 		if conflicted(te) && conflicts < maxConflictRetries {
 			conflicts++
-			if err := sleep(ctx, bridge.Graph.Backoff(db, conflicts)); err != nil {
+			if err := bridge.Graph.Wait(ctx, db, conflicts); err != nil {
 				return false, err
 			}
 			continue
@@ -303,20 +302,6 @@ func conflicted(te *st.TxError) bool {
 		}
 	}
 	return c
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // planReplace adds to tx the Link of e over the expired edge stored as

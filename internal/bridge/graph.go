@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"reflect"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -41,9 +40,10 @@ var Graph struct {
 	// DBOf is the DB (a *singletable.DB) transaction tx (a *singletable.Tx)
 	// is built for.
 	DBOf func(tx any) any
-	// Backoff is how long db waits before the retry-th retry (from 1) of
-	// a request, by singletable.DefaultRetryPolicy and db's jitter.
-	Backoff func(db any, retry int) time.Duration
+	// Wait waits as db does before the retry-th retry (from 1) of a
+	// request (singletable.DefaultRetryPolicy, db's jitter, and no wait
+	// under singletabletest.NoRetryDelay); ctx's end stops it.
+	Wait func(ctx context.Context, db any, retry int) error
 	// PlanLink adds to tx the put of edge v (a value of the edge entity's
 	// struct, which it changes: managed fields) and of its mirror (nil for
 	// none), stamped with one clock reading. With old nil, the edge is
