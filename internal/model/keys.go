@@ -333,19 +333,27 @@ func (e *Entity) IndexFieldKeys(ei *EntityIndex, item map[string]types.Attribute
 			continue
 		}
 		attr, tpl, limit := ei.FieldKey(sort)
-		av, ok := item[attr]
-		switch {
-		case !ok:
-		case AbsentKeyValue(av):
-			removed += len(attr) + codec.Size(av)
-			delete(item, attr)
-		default:
-			if err := e.CheckFieldKey(ei.Index, tpl.Lead().Field.GoName, attr, tpl.Raw, av, limit); err != nil {
-				return 0, err
-			}
+		n, err := e.fieldKeyValue(ei.Index, item, tpl.Lead().Field.GoName, attr, tpl.Raw, limit)
+		if err != nil {
+			return 0, err
 		}
+		removed += n
 	}
 	return removed, nil
+}
+
+// fieldKeyValue is IndexFieldKeys for one key attribute, attr, which holds
+// field goName's value: removed is the bytes an absent value took out.
+func (e *Entity) fieldKeyValue(ix *Index, item map[string]types.AttributeValue, goName, attr, template string, limit int) (removed int, err error) {
+	av, ok := item[attr]
+	switch {
+	case !ok:
+		return 0, nil
+	case AbsentKeyValue(av):
+		delete(item, attr)
+		return len(attr) + codec.Size(av), nil
+	}
+	return 0, e.CheckFieldKey(ix, goName, attr, template, av, limit)
 }
 
 // CheckFieldKey refuses the value of field goName, stored under attr, a

@@ -104,17 +104,11 @@ func (ei *EntityIndex) nativeAttr(goName string) (attr string, sort bool, limit 
 func (e *Entity) nativeFieldKeys(ei *EntityIndex, item map[string]types.AttributeValue) (removed int, err error) {
 	for _, f := range ei.Native.Fields() {
 		attr, _, limit, _ := ei.nativeAttr(f.GoName)
-		av, ok := item[attr]
-		switch {
-		case !ok:
-		case AbsentKeyValue(av):
-			removed += len(attr) + codec.Size(av)
-			delete(item, attr)
-		default:
-			if err := e.CheckFieldKey(ei.Index, f.GoName, attr, "{"+f.GoName+"}", av, limit); err != nil {
-				return 0, err
-			}
+		n, err := e.fieldKeyValue(ei.Index, item, f.GoName, attr, "{"+f.GoName+"}", limit)
+		if err != nil {
+			return 0, err
 		}
+		removed += n
 	}
 	return removed, nil
 }
