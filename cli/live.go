@@ -192,16 +192,9 @@ func runMigrate(c *call) error {
 	if err != nil {
 		return err
 	}
-	mo, err := opts()
-	if err != nil {
-		return err
-	}
-	db, _, err := c.db(*name)
-	if err != nil {
-		return err
-	}
-	rep, err := m.run(c.ctx, db, mo...)
-	return c.report(rep, err)
+	return c.migrateOn(*name, opts, func(db *st.DB, mo []migrate.Option) (*migrate.Report, error) {
+		return m.run(c.ctx, db, mo...)
+	})
 }
 
 func runBackfill(c *call) error {
@@ -217,16 +210,23 @@ func runBackfill(c *call) error {
 	if err := b.check(c.args[1]); err != nil {
 		return usagef("%v", err)
 	}
+	return c.migrateOn(*name, opts, func(db *st.DB, mo []migrate.Option) (*migrate.Report, error) {
+		return b.run(c.ctx, db, c.args[1], mo...)
+	})
+}
+
+// migrateOn is migrate's and backfill's tail: their options checked
+// (a usage error), the table connected, run's report printed.
+func (c *call) migrateOn(table string, opts func() ([]migrate.Option, error), run func(*st.DB, []migrate.Option) (*migrate.Report, error)) error {
 	mo, err := opts()
 	if err != nil {
 		return err
 	}
-	db, _, err := c.db(*name)
+	db, _, err := c.db(table)
 	if err != nil {
 		return err
 	}
-	rep, err := b.run(c.ctx, db, c.args[1], mo...)
-	return c.report(rep, err)
+	return c.report(run(db, mo))
 }
 
 // report prints a migration's report; failed items fail the command.

@@ -2,16 +2,13 @@ package export_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/export"
+	goldenfile "github.com/singletable/singletable/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
 
 // formats are every export, by golden file suffix.
 var formats = []struct {
@@ -28,23 +25,7 @@ var formats = []struct {
 // golden compares got with testdata/name, or writes it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, got)
-	}
+	goldenfile.File(t, filepath.Join("testdata", name), got)
 }
 
 // TestExportsGolden makes every export of every model and compares it with

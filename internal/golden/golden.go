@@ -55,6 +55,14 @@ func Markdown(t testing.TB, name, text string) {
 	compare(t, path(t, name, ".md"), []byte(text))
 }
 
+// File compares got with the file at path (a package's own layout of
+// golden files, e.g. export's testdata/<model>/<format>), or writes it
+// under -update.
+func File(t testing.TB, path string, got []byte) {
+	t.Helper()
+	compare(t, path, got)
+}
+
 // path is the file of the golden case name ("<operation>/<case>") with the
 // extension ext; it fails the test when name is not of that form, so that
 // every file sits in its operation's folder.
