@@ -275,6 +275,14 @@ func (d *readDecl) projection(op string, fields []string, fetch bool) ([]string,
 	if d.expires() && (fetch || d.projects(d.table.schema.TTLAttr)) {
 		add(d.table.schema.TTLAttr) // to leave expired items out (ttl.go)
 	}
+	// The shape revision, to upgrade an older item (and refuse a newer
+	// one): without it, a current item would read as the base revision
+	// and be upgraded again.
+	for _, mem := range d.members {
+		if h := mem.m.revision(); h != nil && (fetch || d.projects(h.attr)) {
+			add(h.attr)
+		}
+	}
 	return attrs, nil
 }
 

@@ -264,3 +264,24 @@ func TestRevisionRollingDeployConcurrent(t *testing.T) {
 		assert.Equal(t, "new", got.CustomerID)
 	}
 }
+
+// TestRevisionProjectedReads: a read with Project carries the revision
+// attribute, so that a current item is not taken for a revision-0 one and
+// upgraded again (the upgrader gave a stored Priority 0 the default 3),
+// and an older item is still upgraded.
+func TestRevisionProjectedReads(t *testing.T) {
+	t1, v1, t2, v2 := models(t)
+	db1, db2 := localDBs(t, t1, t2)
+	require.NoError(t, v2.Put(ctx, db2, ticketV2{ID: "cur", Title: "current", Priority: 0}))
+	require.NoError(t, v1.Put(ctx, db1, ticketV1{ID: "old", Customer: "c1", Title: "old"}))
+	byID := v2.Pattern("ByID").Partition("T#{ID}").Must()
+	for id, want := range map[string]ticketV2{"cur": {ID: "cur"}, "old": {ID: "old", Priority: 3}} {
+		page, err := v2.Query(ctx, db2, ticketV2{ID: id}, st.Project("Priority"))
+		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		assert.Equal(t, want, page.Items[0], id)
+		got, err := byID.Get(ctx, db2, ticketV2{ID: id}, st.Project("Priority"))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, id)
+	}
+}
