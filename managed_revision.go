@@ -193,6 +193,24 @@ func (h *revisionField) onUpdate(w *write, plan *updatePlan) error {
 	return nil
 }
 
+// refuseNewer refuses to rewrite raw, stored at a revision newer than the
+// entity's (read best-effort under ReadNewer): a migration would store
+// the older shape, revision and index keys over the newer ones.
+func (m *entityModel) refuseNewer(raw map[string]types.AttributeValue) error {
+	h := m.revision()
+	if h == nil || h.isCurrent(raw) {
+		return nil
+	}
+	rev, err := h.stored(m, raw)
+	if err != nil {
+		return err
+	}
+	if rev > h.current {
+		return &revision.NewerError{Entity: m.Name, Stored: rev, Current: h.current, Key: formatKey(m.keyOfItem(raw))}
+	}
+	return nil
+}
+
 // revision is the entity's revision feature, or nil.
 func (m *entityModel) revision() *revisionField { return m.managed.revision }
 

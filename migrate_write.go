@@ -21,6 +21,9 @@ import (
 // raw already. touch sets the updated timestamp from now. It is pure: the
 // request is built, not sent.
 func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch bool, now func() time.Time) (*bridge.MigrateWrite, error) {
+	if err := m.refuseNewer(raw); err != nil {
+		return nil, err
+	}
 	item, _, err := m.item(v)
 	if err != nil {
 		return nil, inOp(op, "", err)

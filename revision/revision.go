@@ -82,5 +82,6 @@ func UpgradeItem(from int, fn func(item map[string]types.AttributeValue) error) 
 
 // ReadNewer makes reads decode an item of a newer revision best-effort
 // (attributes the code does not know are dropped) instead of returning a
-// *NewerError. Writes still refuse to overwrite it.
+// *NewerError. Writes still refuse to overwrite it, migrations (migrate.Run,
+// migrate.BackfillIndex) included.
 func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityOption) }

@@ -16,6 +16,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/internal/ddblocal"
+	"github.com/singletable/singletable/migrate"
 	"github.com/singletable/singletable/revision"
 	"github.com/singletable/singletable/stream"
 )
@@ -284,4 +285,33 @@ func TestRevisionProjectedReads(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, id)
 	}
+}
+
+// TestRevisionMigrationsRefuseNewerItems: old code that reads newer items
+// best-effort (ReadNewer) still cannot write them, and a migration or a
+// backfill is a write: it fails the item instead of storing the old
+// revision and the old index keys over the new ones.
+func TestRevisionMigrationsRefuseNewerItems(t *testing.T) {
+	t1 := st.MustTable("Desk", st.WithGSI("GSI1"))
+	v1 := st.MustDefine[ticketV1](t1, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{Customer}", "T#{ID}"),
+		revision.Current(1), revision.ReadNewer())
+	t2 := st.MustTable("Desk", st.WithGSI("GSI1"))
+	v2 := st.MustDefine[ticketV2](t2, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{CustomerID}", "T#{ID}"),
+		revision.Current(2), revision.UpgradeItem(1, renameCustomer))
+	db1, db2 := localDBs(t, t1, t2)
+	require.NoError(t, v2.Put(ctx, db2, ticketV2{ID: "a", CustomerID: "c9", Title: "new"}))
+	before := rawItem(t, db2, "a")
+
+	rep, err := migrate.Run(ctx, db1, v1, func(_ context.Context, v *ticketV1) error {
+		v.Title = "rewritten by old code"
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), rep.Failed)
+	require.Len(t, rep.Failures, 1)
+	assert.ErrorIs(t, rep.Failures[0].Err, revision.ErrNewer)
+	rep, err = migrate.BackfillIndex(ctx, db1, v1, "GSI1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), rep.Failed)
+	assert.Equal(t, before, rawItem(t, db2, "a"), "the newer item is as v2 wrote it")
 }
