@@ -35,3 +35,20 @@ func (m *entityModel) keyOnlyRefusal(name string) string {
 	return fmt.Sprintf("field %s is key-only (tagged `dynamodbav:\"-\"`): it has no attribute of its own, only its place in key %s %q, so a condition or filter cannot name it (the key already selects the item: condition on another field) and an update cannot change it (that would move the item: delete it and create it under the new key)",
 		name, ko.Attr, ko.Tpl.Raw)
 }
+
+// noSuchField is why the struct has no stored field name, which a
+// declaration (as what: "the version field") needs: a key-only field has
+// no attribute to store it in or condition on; other names are not fields.
+func (m *entityModel) noSuchField(name, what string) string {
+	if ko, ok := m.KeyOnlyOf(name); ok {
+		return fmt.Sprintf("declared as %s, but field %s is key-only (tagged `dynamodbav:\"-\"`, held only by key %s %q): it has no attribute of its own to be stored in and conditioned on; store the field (drop the tag)",
+			what, name, ko.Attr, ko.Tpl.Raw)
+	}
+	return fmt.Sprintf("declared as %s, but the struct has no such field", what)
+}
+
+// isKeyOnly reports whether field goName is key-only.
+func (m *entityModel) isKeyOnly(goName string) bool {
+	_, ok := m.KeyOnlyOf(goName)
+	return ok
+}

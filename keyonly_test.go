@@ -78,3 +78,26 @@ func TestKeyOnlyFieldConditionsAndSetRefused(t *testing.T) {
 	_, err = e.Query(ctx, db, koThing{Owner: "o"}, st.Project("ID", "Name"))
 	require.NoError(t, err)
 }
+
+// A key-only field cannot be a unique field, a scope, the version, a
+// timestamp, the expiry or compressed (each needs an attribute): Define
+// says it is key-only, not that the struct has no such field.
+func TestKeyOnlyFieldRefusedAsManagedField(t *testing.T) {
+	cases := map[string]st.EntityOption{
+		"unique":     st.Unique("ID"),
+		"scope":      st.Unique("Name within Owner"),
+		"version":    st.Version("ID"),
+		"timestamps": st.Timestamps("At", ""),
+		"expiry":     st.Expires("At"),
+	}
+	for name, opt := range cases {
+		t.Run(name, func(t *testing.T) {
+			tbl := st.MustTable("KeyOnly", st.WithTTL("ttl"))
+			_, err := st.Define[koThing](tbl, "Thing", st.Key("OWNER#{Owner}", "THING#{ID}#{At}"), opt)
+			var me *st.ModelError
+			require.ErrorAs(t, err, &me)
+			assert.Contains(t, err.Error(), "is key-only")
+			assert.NotContains(t, err.Error(), "no such field")
+		})
+	}
+}

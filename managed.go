@@ -209,7 +209,7 @@ func (r *managedResolver) fail(field, reason string, args ...any) *ModelError {
 func (r *managedResolver) lookup(role, name string, keyOK bool) (*codec.Field, *ModelError) {
 	f, ok := r.m.Fields.ByGoName(name)
 	if !ok {
-		return nil, r.fail(name, "declared as the %s field, but the struct has no such field", role)
+		return nil, r.fail(name, "%s", r.m.noSuchField(name, "the "+role+" field"))
 	}
 	if r.m.KeyFields[name] && !keyOK {
 		return nil, r.fail(name, "the %s field cannot be part of the primary key", role)

@@ -72,7 +72,7 @@ func resolveCompress(r *managedResolver) (managedField, *ModelError) {
 		f, ok := m.Fields.ByGoName(name)
 		switch {
 		case !ok:
-			return nil, r.fail(name, "declared as a compressed field, but the struct has no such field")
+			return nil, r.fail(name, "%s", m.noSuchField(name, "a compressed field"))
 		case m.KeyFields[name]:
 			return nil, r.fail(name, "a compressed field cannot be part of the primary key: %s, which a key cannot be built from", why)
 		case m.managed.expires != nil && m.managed.expires.GoName == name:

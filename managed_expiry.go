@@ -70,7 +70,7 @@ func resolveExpiry(r *managedResolver) (managedField, *ModelError) {
 		}
 		var ok bool
 		if f, ok = m.Fields.ByGoName(name); !ok {
-			return nil, r.fail(name, "declared as the expiry field, but the struct has no such field")
+			return nil, r.fail(name, "%s", m.noSuchField(name, "the expiry field"))
 		}
 		if f.Attr != t.schema.TTLAttr {
 			return nil, r.fail(name, "the expiry field is stored as attribute %q, but DynamoDB's time to live reads %q: tag it `dynamodbav:\"%s,unixtime\"` (a time.Time) or `dynamodbav:\"%s\"` (epoch seconds)", f.Attr, t.schema.TTLAttr, t.schema.TTLAttr, t.schema.TTLAttr)

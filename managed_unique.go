@@ -130,6 +130,8 @@ func resolveScope(r *managedResolver, f *codec.Field, name string) (*codec.Field
 	}
 	s, ok := r.m.Fields.ByGoName(name)
 	switch {
+	case !ok && r.m.isKeyOnly(name):
+		return nil, r.fail(f.GoName, "unique within %s: %s", name, r.m.noSuchField(name, "the scope"))
 	case !ok:
 		return nil, r.fail(f.GoName, "unique within %s: the struct has no field %s to be the scope", name, name)
 	case s == f:
