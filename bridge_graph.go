@@ -75,12 +75,15 @@ func graphModel(entity any) *bridge.GraphModel {
 	}
 	mg := &m.managed
 	g := &bridge.GraphModel{
-		Name: m.Name, Fields: m.Fields, KeyFields: m.KeyFieldList, PK: m.PK,
+		Name: m.Name, Fields: m.Fields, KeyFields: slices.Clip(m.KeyFieldList), PK: m.PK, Exists: m.table.exists,
 		Versioned: mg.version != nil, Unique: len(mg.unique) > 0, Expires: mg.expires,
 		Managed: func(name string) bool {
 			return (mg.version != nil && mg.version.GoName == name) ||
 				slices.ContainsFunc(mg.unique, func(u *codec.Field) bool { return u.GoName == name })
 		},
+	}
+	for _, ko := range m.KeyOnly {
+		g.KeyFields = append(g.KeyFields, ko.Field)
 	}
 	for _, ei := range m.Indexes {
 		g.Indexes = append(g.Indexes, bridge.GraphIndex{Name: ei.Index.Name, PK: ei.PK, DependsOn: ei.DependsOn})

@@ -94,7 +94,7 @@ func (r *Relation[F, E, T]) planEnds(tx *st.Tx, e E, delta int, s *linkSpec, cre
 		case counts[1] != "":
 			set(st.Increment(counts[1], delta))
 		}
-		i := endAction(tx, r.from, f, ch, and(conds[0], conds[1]), nil, r.fromMap)
+		i := endAction(tx, r.from, f, ch, and(conds[0], conds[1]), nil, r.exists[0])
 		p.end = [2]int{i, i}
 		return p
 	}
@@ -108,8 +108,8 @@ func (r *Relation[F, E, T]) planEnds(tx *st.Tx, e E, delta int, s *linkSpec, cre
 		v := created(s.create[1], t, r.toMap, counts[1], delta)
 		ct = &v
 	}
-	p.end[0] = endAction(tx, r.from, f, increment(counts[0], delta), conds[0], cf, r.fromMap)
-	p.end[1] = endAction(tx, r.to, t, increment(counts[1], delta), conds[1], ct, r.toMap)
+	p.end[0] = endAction(tx, r.from, f, increment(counts[0], delta), conds[0], cf, r.exists[0])
+	p.end[1] = endAction(tx, r.to, t, increment(counts[1], delta), conds[1], ct, r.exists[1])
 	return p
 }
 
@@ -117,7 +117,7 @@ func (r *Relation[F, E, T]) planEnds(tx *st.Tx, e E, delta int, s *linkSpec, cre
 // none): its creation (v), the update ch of its count conditioned by
 // cond, or, for an end without a count, the check that it exists and
 // meets cond.
-func endAction[X any](tx *st.Tx, ent *st.Entity[X], key X, ch *st.Changes, cond st.Cond, v *X, pairs []fieldPair) int {
+func endAction[X any](tx *st.Tx, ent *st.Entity[X], key X, ch *st.Changes, cond st.Cond, v *X, exists st.Cond) int {
 	i := tx.Len()
 	switch {
 	case v != nil:
@@ -129,8 +129,7 @@ func endAction[X any](tx *st.Tx, ent *st.Entity[X], key X, ch *st.Changes, cond 
 		}
 		ent.TxUpdate(tx, key, c)
 	case !cond.IsZero():
-		// Every key field is stored: one that exists is the item.
-		ent.TxCheck(tx, key, st.And(st.Exists(pairs[0].end.GoName), cond))
+		ent.TxCheck(tx, key, st.And(exists, cond))
 	default:
 		return -1
 	}

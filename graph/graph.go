@@ -22,14 +22,16 @@ import (
 // with an *singletable.InputError naming it, before anything is sent
 // (TxLink and TxUnlink add the error to the transaction).
 type Relation[F, E, T any] struct {
-	name     string
-	from     *st.Entity[F]
-	edge     *st.Entity[E]
-	to       *st.Entity[T]
-	mirror   *st.Entity[E] // InMirror's entity; nil with InIndex
-	out, in  *st.Pattern[E]
-	fromMap  []fieldPair // the edge's fields that hold the from end's key
-	toMap    []fieldPair
+	name    string
+	from    *st.Entity[F]
+	edge    *st.Entity[E]
+	to      *st.Entity[T]
+	mirror  *st.Entity[E] // InMirror's entity; nil with InIndex
+	out, in *st.Pattern[E]
+	fromMap []fieldPair // the edge's fields that hold the from end's key
+	toMap   []fieldPair
+	// exists are the conditions that the from and the to end exist.
+	exists   [2]st.Cond
 	countOut string // F's count of out-edges (a Go field name); "" for none
 	countIn  string // T's count of in-edges; "" for none
 	// countAttr are the counts' attributes (from end's, to end's), for
@@ -91,6 +93,7 @@ func Relate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E], to
 	if r.toMap, err = mapEnd(em, tm, "ToField", spec.to, used); err != nil {
 		return fail("", "", "%v", err)
 	}
+	r.exists = [2]st.Cond{existsCond(fm, r.fromMap), existsCond(tm, r.toMap)}
 	if f := missingField(em.PK.Fields(), r.fromMap); f != "" {
 		return fail(f, em.PK.Raw, "the edge's partition template reads %s, which no FromField maps: Out renders it from the from end alone", f)
 	}
@@ -172,11 +175,11 @@ func MustRelate[F, E, T any](name string, from *st.Entity[F], edge *st.Entity[E]
 func mapEnd(edge, end *bridge.GraphModel, option string, pairs [][2]string, used map[string]bool) ([]fieldPair, error) {
 	var out []fieldPair
 	for _, p := range pairs {
-		ef, ok := edge.Fields.ByGoName(p[0])
+		ef, ok := field(edge, p[0])
 		if !ok {
 			return nil, fmt.Errorf("%s(%q, %q): the edge entity %s has no field %s", option, p[0], p[1], edge.Name, p[0])
 		}
-		nf, ok := end.Fields.ByGoName(p[1])
+		nf, ok := field(end, p[1])
 		if !ok {
 			return nil, fmt.Errorf("%s(%q, %q): entity %s has no field %s", option, p[0], p[1], end.Name, p[1])
 		}
@@ -201,6 +204,31 @@ func mapEnd(edge, end *bridge.GraphModel, option string, pairs [][2]string, used
 		}
 	}
 	return out, nil
+}
+
+// field finds the field goName of m: a stored one, or a key-only one (it
+// lives in the key, and the key is what an edge field maps).
+func field(m *bridge.GraphModel, goName string) (*codec.Field, bool) {
+	if f, ok := m.Fields.ByGoName(goName); ok {
+		return f, true
+	}
+	i := slices.IndexFunc(m.KeyFields, func(f *codec.Field) bool { return f.GoName == goName })
+	if i < 0 {
+		return nil, false
+	}
+	return m.KeyFields[i], true
+}
+
+// existsCond is the condition that an item of end m exists: a key field
+// it stores exists, or, when its key fields are all key-only, its
+// partition key does.
+func existsCond(m *bridge.GraphModel, pairs []fieldPair) st.Cond {
+	for _, p := range pairs {
+		if _, ok := m.Fields.ByGoName(p.end.GoName); ok {
+			return st.Exists(p.end.GoName)
+		}
+	}
+	return m.Exists.(st.Cond)
 }
 
 // isKeyField reports whether the primary key of m reads the field goName.

@@ -70,7 +70,8 @@ type GraphModel struct {
 	Name string // the entity's name
 	// Fields are the struct's fields.
 	Fields *codec.Fields
-	// KeyFields are the fields the primary key reads, in field order.
+	// KeyFields are the fields the primary key reads, in field order,
+	// then its key-only ones (no attribute, not in Fields).
 	KeyFields []*codec.Field
 	// PK is the primary key's partition template.
 	PK *keys.Template
@@ -82,6 +83,9 @@ type GraphModel struct {
 	Managed           func(goName string) bool
 	// Expires is the expiry field, nil for none.
 	Expires *codec.Field
+	// Exists is the condition (a singletable.Cond) that an item of the
+	// entity exists: its partition key attribute does.
+	Exists any
 }
 
 // GraphIndex is a GSI an entity is in.
