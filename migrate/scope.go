@@ -64,9 +64,6 @@ func (mg *migration[T]) moveGuard(ctx context.Context, raw map[string]types.Attr
 	if mg.s.dryRun {
 		return mg.predictMove(ctx, raw, key)
 	}
-	if mg.s.onChange != nil {
-		mg.s.onChange(Change{Key: key})
-	}
 	if mg.s.beforeWrite != nil {
 		mg.s.beforeWrite(ctx, key)
 	}
@@ -90,6 +87,10 @@ func (mg *migration[T]) moveGuard(ctx context.Context, raw map[string]types.Attr
 			return outSkipped, nil
 		}
 		return outFailed, opError(mg.op, err)
+	}
+	// Only now: a try that finds the guard moved already changes nothing.
+	if mg.s.onChange != nil {
+		mg.s.onChange(Change{Key: key})
 	}
 	used := make([]*types.ConsumedCapacity, 0, len(out.ConsumedCapacity))
 	for i := range out.ConsumedCapacity {

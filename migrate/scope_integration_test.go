@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -121,4 +122,30 @@ func TestIntegrationScopeUnique(t *testing.T) {
 
 	// The moved guards hold: a second claim within a tenant fails.
 	require.ErrorIs(t, v2.Create(ctx, db2, scopeAgent{ID: "dup", Tenant: "t1", Email: "u1@x.com"}), st.ErrUniqueViolation)
+}
+
+// TestIntegrationScopeUniqueOnChangeOnlyForMoves: OnChange is called for
+// the guards a run moves, not for every item it tries: a second run,
+// which finds every guard moved, reports no change.
+func TestIntegrationScopeUniqueOnChangeOnlyForMoves(t *testing.T) {
+	ctx := context.Background()
+	v1 := scopeModel(false)
+	db1 := singletabletest.LocalDB(t, v1.Table())
+	for i := range 4 {
+		require.NoError(t, v1.Create(ctx, db1, scopeAgent{ID: fmt.Sprint("a", i), Tenant: "t", Email: fmt.Sprintf("u%d@x.com", i)}))
+	}
+	v2 := scopeModel(true)
+	db2 := st.New(db1.Client(), v2.Table(), st.WithTableName(db1.TableName()))
+	for run, want := range []int64{4, 0} {
+		var changes []string
+		var mu sync.Mutex
+		rep, err := migrate.ScopeUnique(ctx, db2, v2, "Email", migrate.OnChange(func(c migrate.Change) {
+			mu.Lock()
+			defer mu.Unlock()
+			changes = append(changes, c.Key["PK"].(*types.AttributeValueMemberS).Value)
+		}))
+		require.NoError(t, err)
+		assert.Equal(t, want, rep.Changed, "run %d", run)
+		assert.Len(t, changes, int(want), "run %d: OnChange for each moved guard only", run)
+	}
 }
