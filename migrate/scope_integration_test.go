@@ -79,12 +79,13 @@ func TestIntegrationScopeUnique(t *testing.T) {
 	assert.Equal(t, int64(1), dry.Orphans)
 	assert.Equal(t, before, scopeGuards(t, db2), "a dry run writes nothing")
 
-	// The crash: the context ends half way, after a checkpoint.
+	// The crash: the context ends half way, after a checkpoint, before a
+	// move's write.
 	store := &memStore{}
 	cctx, cancel := context.WithCancel(ctx)
 	changes := 0
 	rep1, err := migrate.ScopeUnique(cctx, db2, v2, "Email", migrate.Segments(3), migrate.Concurrency(1), migrate.PageSize(4),
-		migrate.SaveCheckpoints(store, 0), migrate.OnChange(func(migrate.Change) {
+		migrate.SaveCheckpoints(store, 0), migrate.BeforeWrite(func(context.Context, map[string]types.AttributeValue) {
 			if changes++; changes == n/2 {
 				cancel()
 			}
