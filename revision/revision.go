@@ -84,3 +84,25 @@ func UpgradeItem(from int, fn func(item map[string]types.AttributeValue) error) 
 // (attributes the code does not know are dropped) instead of returning a
 // *NewerError. Writes still refuse to overwrite it.
 func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityOption) }
+
+// WriteBack makes reads write an older item back upgraded: a Get, or a
+// query of the entity's own patterns (Pattern.Get, Query, All) that reads
+// whole items (the table, or an index projecting every attribute, without
+// Project), writes the item in the current shape after upgrading it, with
+// the write migrate.UpgradeRevisions makes (a PutItem conditioned on the
+// item being unchanged since it was read: its version and revision, or
+// every attribute; the version is kept). A current item costs nothing
+// more; an older one one PutItem, at most once per read item.
+//
+// Other reads never write back: collections, batches, transactions (a
+// write outside the transaction would break what it read), scans (the
+// pass is migrate.UpgradeRevisions), stream images, reads through an index
+// that does not project every attribute, with Project or fetching full
+// items (FetchFull), and an item whose upgrade would move its key.
+//
+// The write-back never fails the read: the reader gets its upgraded value
+// whatever happens. A lost condition (another writer changed the item
+// first) is skipped silently; any other error surfaces only through the
+// DB's observer (package observe), which sees the PutItem with operation
+// "<Entity>.WriteBack" and its error.
+func WriteBack() st.EntityOption { return bridge.RevisionWriteBack().(st.EntityOption) }
