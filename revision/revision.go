@@ -50,6 +50,20 @@ type NewerError = revision.NewerError
 // upgrader's error.
 type UpgradeError = revision.UpgradeError
 
+// ErrOlder matches a *ConflictError of an Update refused because the
+// stored item is at an older revision than the writer's.
+var ErrOlder = revision.ErrOlder
+
+// ConflictError is a write refused because of the stored item's revision,
+// naming both (Stored, Writer): a Put or Update (also in a transaction) of
+// an item of a newer revision matches ErrNewer; an Update of an item of an
+// older revision matches ErrOlder (read it, which upgrades it, and Put it,
+// or run migrate.UpgradeRevisions; then update). It wraps the write's
+// *singletable.ConditionError, so it matches singletable.ErrConditionFailed
+// as well. The library tells it from the item the failed write returns,
+// without another request.
+type ConflictError = revision.ConflictError
+
 // Current declares the entity's current shape revision (1 or more, or 0):
 // every write stores it, and items stored without one are revision 0.
 func Current(n int) st.EntityOption { return bridge.RevisionCurrent(n, 0, "").(st.EntityOption) }
