@@ -20,7 +20,10 @@ import (
 // from the optimistic-lock version. Reads upgrade an older item through
 // the registered upgraders before the caller sees it (entityModel.decode
 // and readMember.decode, the two decoders every read path goes through),
-// and refuse a newer one (*revision.NewerError) unless ReadNewer.
+// and refuse a newer one (*revision.NewerError) unless ReadNewer. Under
+// WriteBack, Get and the entity's queries of whole items write an older
+// item back upgraded (writeBack), with migrate.UpgradeRevisions' write
+// (migrationWrite, version kept).
 //
 // Writes protect what a newer revision derives (index keys, unique
 // guards) from older code during a rolling deploy:
@@ -29,6 +32,8 @@ import (
 //     item absent): an update of an older item would mark it current
 //     without its upgrade, and one of a newer item would be old code
 //     rewriting new keys. Read it (which upgrades it) and Put it.
+//   - A write refused so is a *revision.ConflictError (refusal), told from
+//     the item the failed write returns.
 //   - Create needs no item; BatchWrite takes no condition, so a batch
 //     stores the writer's revision unchecked.
 //

@@ -21,8 +21,13 @@
 //
 // Writes keep older code from corrupting what a newer revision derives
 // (index keys, unique guards) during a rolling deploy: a Put needs the
-// stored revision not newer than the writer's, an Update needs it equal
+// stored revision not newer than the writer's, an Update needs it equal;
+// a write refused for the stored revision is a *ConflictError naming both
 // (see docs/migrations.md, "Shape revisions").
+//
+// Stored items reach the current shape through migrate.UpgradeRevisions,
+// a full pass with per-revision counts, or as they are read, under
+// WriteBack.
 package revision
 
 import (
