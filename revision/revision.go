@@ -113,11 +113,12 @@ func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityO
 // every attribute; the version is kept). A current item costs nothing
 // more; an older one one PutItem, at most once per read item.
 //
-// Other reads never write back: collections, batches, transactions (a
-// write outside the transaction would break what it read), scans (the
-// pass is migrate.UpgradeRevisions), stream images, reads through an index
-// that does not project every attribute, with Project or fetching full
-// items (FetchFull), and an item whose upgrade would move its key.
+// Other reads never write back: patterns that fan out (shards, time
+// buckets), collections, batches, transactions (a write outside the
+// transaction would break what it read), scans (the pass is
+// migrate.UpgradeRevisions), stream images, reads through an index that
+// does not project every attribute, with Project or fetching full items
+// (FetchFull), and an item whose upgrade would move its key.
 //
 // The write-back never fails the read: the reader gets its upgraded value
 // whatever happens. A lost condition (another writer changed the item
