@@ -286,10 +286,14 @@ func (m *entityModel) revisionOf() string {
 	if h == nil {
 		return ""
 	}
-	if h.base != 0 {
-		return fmt.Sprintf("%d (base %d, attribute %s)", h.current, h.base, h.attr)
+	wb := ""
+	if h.writeBack {
+		wb = ", written back on read"
 	}
-	return fmt.Sprintf("%d (attribute %s)", h.current, h.attr)
+	if h.base != 0 {
+		return fmt.Sprintf("%d (base %d, attribute %s%s)", h.current, h.base, h.attr, wb)
+	}
+	return fmt.Sprintf("%d (attribute %s%s)", h.current, h.attr, wb)
 }
 
 // entityRevisions are the table's entities that declare a revision, in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -216,4 +217,15 @@ func TestRevisionRefusalNeedsNoRequest(t *testing.T) {
 	err = e.Create(ctx, db, c)
 	require.ErrorIs(t, err, st.ErrAlreadyExists)
 	assert.False(t, errors.As(err, &ce), "Create checks no revision: %v", err)
+}
+
+// TestWriteBackInSheet: the sheet and lint say which entities write back.
+func TestWriteBackInSheet(t *testing.T) {
+	e, _, _ := cards(true)
+	assert.Contains(t, e.Table().Sheet(), "Shape revisions: Card 1 (attribute _rev, written back on read).")
+	found := false
+	for _, is := range e.Table().Lint() {
+		found = found || (is.Subject == "entity Card" && strings.Contains(is.Message, "written back on read"))
+	}
+	assert.True(t, found, "%v", e.Table().Lint())
 }
