@@ -503,6 +503,9 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
 	if existed {
 		ce.Kind = a.whenExists.err()
+		if re := a.m.revision().refusal(a, item, ce); re != nil {
+			return re
+		}
 	}
 	if a.versioned && (existed || a.whenMissing != failNotFound) {
 		if actual := a.m.managed.storedVersion(item); actual != a.expected {

@@ -52,8 +52,17 @@ func (g *migration) Decode(item map[string]types.AttributeValue, v any) error {
 	return g.m.decode(item, reflect.ValueOf(v).Elem())
 }
 
-func (g *migration) Plan(raw map[string]types.AttributeValue, v any, touch bool) (*bridge.MigrateWrite, error) {
-	return g.m.migrationWrite(g.op, g.db.name, raw, reflect.ValueOf(v).Elem(), touch, g.db.now)
+func (g *migration) Plan(raw map[string]types.AttributeValue, v any, touch, upgrade bool) (*bridge.MigrateWrite, error) {
+	return g.m.migrationWrite(g.op, g.db.name, raw, reflect.ValueOf(v).Elem(), touch, upgrade, g.db.now)
+}
+
+func (g *migration) Revision(item map[string]types.AttributeValue) (rev, current int, ok bool) {
+	h := g.m.revision()
+	if h == nil {
+		return 0, 0, false
+	}
+	rev, err := h.stored(g.m, item)
+	return rev, h.current, err == nil
 }
 
 func (g *migration) Sleep(ctx context.Context, d time.Duration) error { return g.db.sleep(ctx, d) }

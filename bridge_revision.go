@@ -26,4 +26,7 @@ func init() {
 	bridge.RevisionReadNewer = func() any {
 		return writeOption(func(s *writeSpec) { revisionSettingsOf(s).readNewer = true })
 	}
+	bridge.RevisionWriteBack = func() any {
+		return writeOption(func(s *writeSpec) { revisionSettingsOf(s).writeBack = true })
+	}
 }

@@ -65,7 +65,10 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 	if len(res.Item) == 0 || db.expiryFor(s, e.m).expired(res.Item) {
 		return vs.out, &notFoundError{op: e.m.ops.get, key: db.table.keyOfID(id)}
 	}
-	err = e.m.decode(res.Item, reflect.ValueOf(&vs.out).Elem())
+	out := reflect.ValueOf(&vs.out).Elem()
+	if err = e.m.decode(res.Item, out); err == nil && e.m.managed.revision != nil {
+		db.writeBack(ctx, e.m, res.Item, out, s) // revision.WriteBack
+	}
 	return vs.out, err
 }
 

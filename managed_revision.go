@@ -1,6 +1,7 @@
 package singletable
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"reflect"
@@ -19,7 +20,10 @@ import (
 // from the optimistic-lock version. Reads upgrade an older item through
 // the registered upgraders before the caller sees it (entityModel.decode
 // and readMember.decode, the two decoders every read path goes through),
-// and refuse a newer one (*revision.NewerError) unless ReadNewer.
+// and refuse a newer one (*revision.NewerError) unless ReadNewer. Under
+// WriteBack, Get and the entity's queries of whole items write an older
+// item back upgraded (writeBack), with migrate.UpgradeRevisions' write
+// (migrationWrite, version kept).
 //
 // Writes protect what a newer revision derives (index keys, unique
 // guards) from older code during a rolling deploy:
@@ -28,6 +32,8 @@ import (
 //     item absent): an update of an older item would mark it current
 //     without its upgrade, and one of a newer item would be old code
 //     rewriting new keys. Read it (which upgrades it) and Put it.
+//   - A write refused so is a *revision.ConflictError (refusal), told from
+//     the item the failed write returns.
 //   - Create needs no item; BatchWrite takes no condition, so a batch
 //     stores the writer's revision unchecked.
 //
@@ -43,6 +49,7 @@ type revisionSettings struct {
 	attr          string
 	given         bool
 	readNewer     bool
+	writeBack     bool
 	steps         []revisionStep
 }
 
@@ -74,6 +81,7 @@ type revisionField struct {
 	attr          string
 	current, base int
 	readNewer     bool
+	writeBack     bool
 	// cur is the current revision as stored, shared by every write (an
 	// AttributeValue is never changed once built); curText its text.
 	cur     types.AttributeValue
@@ -93,7 +101,7 @@ func resolveRevision(r *managedResolver) (managedField, *ModelError) {
 	}
 	m := r.m
 	if !rs.given {
-		return nil, r.fail("", "revision.Upgrade or revision.ReadNewer is given, but not revision.Current: declare the entity's current shape revision")
+		return nil, r.fail("", "revision.Upgrade, revision.ReadNewer or revision.WriteBack is given, but not revision.Current: declare the entity's current shape revision")
 	}
 	switch {
 	case rs.base < 0:
@@ -108,7 +116,7 @@ func resolveRevision(r *managedResolver) (managedField, *ModelError) {
 	if what := m.attrUse(attr); what != "" {
 		return nil, r.fail("", "revision.Current: the revision attribute %q is already %s; name another (revision.CurrentFrom)", attr, what)
 	}
-	h := &revisionField{entity: m.Name, attr: attr, current: rs.current, base: rs.base, readNewer: rs.readNewer,
+	h := &revisionField{entity: m.Name, attr: attr, current: rs.current, base: rs.base, readNewer: rs.readNewer, writeBack: rs.writeBack,
 		curText: strconv.Itoa(rs.current), steps: make([]revisionStep, rs.current-rs.base)}
 	h.cur = &types.AttributeValueMemberN{Value: h.curText}
 	for _, s := range rs.steps {
@@ -193,24 +201,6 @@ func (h *revisionField) onUpdate(w *write, plan *updatePlan) error {
 	return nil
 }
 
-// refuseNewer refuses to rewrite raw, stored at a revision newer than the
-// entity's (read best-effort under ReadNewer): a migration would store
-// the older shape, revision and index keys over the newer ones.
-func (m *entityModel) refuseNewer(raw map[string]types.AttributeValue) error {
-	h := m.revision()
-	if h == nil || h.isCurrent(raw) {
-		return nil
-	}
-	rev, err := h.stored(m, raw)
-	if err != nil {
-		return err
-	}
-	if rev > h.current {
-		return &revision.NewerError{Entity: m.Name, Stored: rev, Current: h.current, Key: formatKey(m.keyOfItem(raw))}
-	}
-	return nil
-}
-
 // revision is the entity's revision feature, or nil.
 func (m *entityModel) revision() *revisionField { return m.managed.revision }
 
@@ -254,20 +244,9 @@ func (h *revisionField) read(m *entityModel, item map[string]types.AttributeValu
 		}
 		return &revision.NewerError{Entity: m.Name, Stored: rev, Current: h.current, Key: formatKey(m.keyOfItem(item))}
 	}
-	rev = max(rev, h.base) // stored before the base: the base's shape
-	fail := func(from int, err error) error {
-		return &revision.UpgradeError{Entity: m.Name, From: from, Key: formatKey(m.keyOfItem(item)), Err: err}
-	}
-	r, copied := rev, false
-	for ; r < h.current && h.steps[r-h.base].typed == nil; r++ {
-		if s := h.steps[r-h.base]; s.raw != nil {
-			if !copied {
-				item, copied = maps.Clone(item), true
-			}
-			if err := s.raw(item); err != nil {
-				return fail(r, err)
-			}
-		}
+	item, r, err := h.rawSteps(m, item, rev)
+	if err != nil {
+		return err
 	}
 	if err := decode(item); err != nil {
 		return err
@@ -275,11 +254,29 @@ func (h *revisionField) read(m *entityModel, item map[string]types.AttributeValu
 	for ; r < h.current; r++ {
 		if s := h.steps[r-h.base]; s.typed != nil {
 			if err := s.typed(v.Addr().Interface()); err != nil {
-				return fail(r, err)
+				return &revision.UpgradeError{Entity: m.Name, From: r, Key: formatKey(m.keyOfItem(item)), Err: err}
 			}
 		}
 	}
 	return nil
+}
+
+// rawSteps runs the raw upgraders of item, stored at revision rev (not
+// newer than the current one), on a copy of it: the item they leave and
+// the revision it is at (the first typed upgrader's, or the current).
+func (h *revisionField) rawSteps(m *entityModel, item map[string]types.AttributeValue, rev int) (map[string]types.AttributeValue, int, error) {
+	r, copied := max(rev, h.base), false // stored before the base: the base's shape
+	for ; r < h.current && h.steps[r-h.base].typed == nil; r++ {
+		if s := h.steps[r-h.base]; s.raw != nil {
+			if !copied {
+				item, copied = maps.Clone(item), true
+			}
+			if err := s.raw(item); err != nil {
+				return nil, r, &revision.UpgradeError{Entity: m.Name, From: r, Key: formatKey(m.keyOfItem(item)), Err: err}
+			}
+		}
+	}
+	return item, r, nil
 }
 
 // revisionOf is the revision the sheet and lint show: "" for an entity
@@ -289,10 +286,14 @@ func (m *entityModel) revisionOf() string {
 	if h == nil {
 		return ""
 	}
-	if h.base != 0 {
-		return fmt.Sprintf("%d (base %d, attribute %s)", h.current, h.base, h.attr)
+	wb := ""
+	if h.writeBack {
+		wb = ", written back on read"
 	}
-	return fmt.Sprintf("%d (attribute %s)", h.current, h.attr)
+	if h.base != 0 {
+		return fmt.Sprintf("%d (base %d, attribute %s%s)", h.current, h.base, h.attr, wb)
+	}
+	return fmt.Sprintf("%d (attribute %s%s)", h.current, h.attr, wb)
 }
 
 // entityRevisions are the table's entities that declare a revision, in
@@ -331,4 +332,97 @@ func (t *Table) revisionIssues() []LintIssue {
 			Message: "shape revision " + m.revisionOf() + ": every write stores it; older items are upgraded on read, and writes refuse items of a newer revision"})
 	}
 	return out
+}
+
+// refusal is the *revision.ConflictError of action a, whose condition
+// failed on item (stored) at a revision its condition refuses: a Put's of
+// a newer item, an Update's of any other revision than the writer's. nil
+// when the revision is not why (h nil: the entity has no revisions; a
+// Create, which checks no revision). It needs no request: the failed
+// write returned the item (ReturnValuesOnConditionCheckFailure ALL_OLD).
+func (h *revisionField) refusal(a *action, item map[string]types.AttributeValue, ce *ConditionError) error {
+	if h == nil || (a.kind != actPut && a.kind != actUpdate) || a.whenExists == failAlreadyExists {
+		return nil
+	}
+	rev, err := h.stored(a.m, item)
+	if err != nil || rev == h.current || (a.kind == actPut && rev < h.current) {
+		return nil
+	}
+	ce.Reason = fmt.Sprintf("the item is at shape revision %d, the writer's is %d", rev, h.current)
+	return &revision.ConflictError{Op: a.op, Entity: a.m.Name, Key: formatKey(a.sentKey()), Stored: rev, Writer: h.current, Err: ce}
+}
+
+// carried is the item whose attributes unknown to the model a migration of
+// raw carries over: raw as the item upgraders leave it (an attribute one
+// renamed or removed is not put back), raw itself with no revisions. An
+// item of a newer revision is a *revision.NewerError, whatever ReadNewer:
+// writing it in the writer's shape would drop what the writer does not
+// know.
+func (h *revisionField) carried(m *entityModel, raw map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	if h == nil || h.isCurrent(raw) {
+		return raw, nil
+	}
+	rev, err := h.stored(m, raw)
+	if err != nil {
+		return nil, err
+	}
+	if rev > h.current {
+		return nil, &revision.NewerError{Entity: m.Name, Stored: rev, Current: h.current, Key: formatKey(m.keyOfItem(raw))}
+	}
+	out, _, err := h.rawSteps(m, raw, rev)
+	return out, err
+}
+
+// unchanged renders the condition that item's stored revision is still
+// as read (raw), for a migration's write.
+func (h *revisionField) unchanged(raw map[string]types.AttributeValue, b *expr.Builder) string {
+	if av, ok := raw[h.attr]; ok {
+		return b.Name(h.attr) + " = " + b.Value(av)
+	}
+	return "attribute_not_exists(" + b.Name(h.attr) + ")"
+}
+
+// writeBack is revision.WriteBack's write of item, read whole by a Get or
+// a query of the entity, decoded and upgraded into v: the upgraded item
+// written back (the migration pass's write, migrationWrite, version kept),
+// conditioned on the item being unchanged since it was read. Nothing is
+// sent when the item is current, or its upgrade would move its key; a
+// failed condition (another writer was first) is skipped, and any other
+// failure too: the reader has its value, and the DB's observer sees the
+// request and its error (op "<Entity>.WriteBack").
+func (db *DB) writeBack(ctx context.Context, m *entityModel, item map[string]types.AttributeValue, v reflect.Value, s *settings) {
+	h := m.revision()
+	if h == nil || !h.writeBack || h.isCurrent(item) {
+		return
+	}
+	op := m.Name + ".WriteBack"
+	w, err := m.migrationWrite(op, db.name, item, v, false, true, db.now)
+	if err != nil || w == nil || w.Put == nil {
+		return
+	}
+	w.Put.ReturnConsumedCapacity = "" // the meter asks when the call or the observer wants it
+	_, _ = db.via(db.meter(s, op, m.Name, "", ""), 0).PutItem(ctx, w.Put)
+}
+
+// writeBack is DB.writeBack of an item read by r into v (a *V), when r
+// reads the entity's whole items: never through an index that does not
+// project them all, a projection (Project), a read whose fields come from
+// the keys, or a read of several entities (a collection's).
+func (r *readReq) writeBack(ctx context.Context, item map[string]types.AttributeValue, v any) {
+	mem := r.mem
+	if mem == nil {
+		return
+	}
+	h := mem.m.revision()
+	if h == nil || !h.writeBack || h.isCurrent(item) || r.parseKeys || r.fetch != nil || len(r.s.read.project) > 0 {
+		return
+	}
+	if mem.ei != nil && mem.ei.Index.Projection != types.ProjectionTypeAll && mem.ei.Index.Projection != "" {
+		return
+	}
+	rv := reflect.ValueOf(v).Elem()
+	if rv.Type() != mem.m.Type {
+		return
+	}
+	r.db.writeBack(ctx, mem.m, item, rv, r.s)
 }

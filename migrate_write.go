@@ -18,10 +18,15 @@ import (
 
 // migrationWrite plans the write of v, the transformed value of the item
 // stored as raw, into table, for package migrate: nil when v renders as
-// raw already. touch sets the updated timestamp from now. It is pure: the
-// request is built, not sent.
-func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch bool, now func() time.Time) (*bridge.MigrateWrite, error) {
-	if err := m.refuseNewer(raw); err != nil {
+// raw already. touch sets the updated timestamp from now. upgrade plans a
+// shape-revision upgrade (migrate.UpgradeRevisions, revision.WriteBack):
+// the value is the same in its current shape, so the version stays. It is
+// pure: the request is built, not sent.
+func (m *entityModel) migrationWrite(op, table string, raw map[string]types.AttributeValue, v reflect.Value, touch, upgrade bool, now func() time.Time) (*bridge.MigrateWrite, error) {
+	// An item of a newer revision is never written back in an older shape
+	// (it decodes best-effort under revision.ReadNewer).
+	carried, err := m.revision().carried(m, raw)
+	if err != nil {
 		return nil, err
 	}
 	item, _, err := m.item(v)
@@ -29,9 +34,9 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		return nil, inOp(op, "", err)
 	}
 	// Attributes the model does not write (another service's, an older
-	// version's) are not the migration's to remove: they go back as read,
-	// and so do not count as a change.
-	m.carryUnknown(raw, item)
+	// version's) are not the migration's to remove: they go back as read
+	// (as the item upgraders left them), and so do not count as a change.
+	m.carryUnknown(carried, item)
 	if codec.EqualItems(item, raw) {
 		return nil, nil
 	}
@@ -49,7 +54,7 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 	// The managed fields: the version goes up (so that other writers see
 	// the change), the updated timestamp only when asked.
 	restamp := false
-	if f := mf.version; f != nil {
+	if f := mf.version; f != nil && !upgrade {
 		setVersion(f, v, versionOf(f, v)+1)
 		restamp = true
 	}
@@ -61,7 +66,7 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 		if item, _, err = m.item(v); err != nil {
 			return nil, inOp(op, "", err)
 		}
-		m.carryUnknown(raw, item)
+		m.carryUnknown(carried, item)
 	}
 	w := &bridge.MigrateWrite{Key: oldKey, Attributes: changedAttrs(raw, item)}
 	var b expr.Builder
@@ -121,11 +126,17 @@ func (m *entityModel) writesAttr(a string) bool {
 }
 
 // unchanged renders the condition that the item is still as read (raw):
-// its stored version when the entity has one and the item holds it, else
-// every attribute equal and every other attribute of the model absent.
+// its stored version when the entity has one and the item holds it (and
+// its shape revision: an upgrade keeps the version), else every attribute
+// equal and every other attribute of the model absent.
 func (m *entityModel) unchanged(raw map[string]types.AttributeValue, b *expr.Builder) string {
+	h := m.revision()
 	if f := m.managed.version; f != nil && m.managed.storedVersion(raw) != 0 {
-		return b.Name(f.Attr) + " = " + b.Value(raw[f.Attr])
+		c := b.Name(f.Attr) + " = " + b.Value(raw[f.Attr])
+		if h != nil {
+			c += " AND " + h.unchanged(raw, b)
+		}
+		return c
 	}
 	names := make([]string, 0, len(raw))
 	for a := range raw {
@@ -143,6 +154,9 @@ func (m *entityModel) unchanged(raw map[string]types.AttributeValue, b *expr.Bui
 	}
 	for _, ei := range m.Indexes {
 		absent = append(absent, ei.Index.PK, ei.Index.SK)
+	}
+	if h != nil {
+		absent = append(absent, h.attr)
 	}
 	slices.Sort(absent)
 	for _, a := range slices.Compact(absent) {

@@ -171,6 +171,8 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 		ok, err := decode(r, item, &page.Items[len(page.Items)-1])
 		if !ok || err != nil {
 			page.Items = page.Items[:len(page.Items)-1]
+		} else if r.mem != nil && r.mem.m.managed.revision != nil {
+			r.writeBack(ctx, item, &page.Items[len(page.Items)-1]) // revision.WriteBack
 		}
 		if !ok && err == nil && unknown != nil {
 			unknown(item)
@@ -228,6 +230,9 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			case !ok:
 				stopped = !yield(zero, unknown(item))
 				return false, stopped, nil
+			}
+			if r.mem != nil && r.mem.m.managed.revision != nil {
+				r.writeBack(ctx, item, &v) // revision.WriteBack
 			}
 			stopped = !yield(v, nil)
 			return true, stopped, nil

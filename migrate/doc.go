@@ -1,7 +1,8 @@
 // Package migrate rewrites every stored item of an entity as the current
-// model renders it: [Run] applies a Go transform to each item, and
+// model renders it: [Run] applies a Go transform to each item,
 // [BackfillIndex] writes the keys of an index added to the model into the
-// items stored before it.
+// items stored before it, and [UpgradeRevisions] writes the items stored
+// at an older shape revision (package revision) in the current shape.
 //
 // A migration walks every item of one entity (a parallel scan, as
 // singletable's Entity.Scan), decodes it, applies the transform to the
@@ -16,8 +17,9 @@
 //
 // Each write is a PutItem conditioned on the item being unchanged since it
 // was read: the stored version when the entity has a version field (the
-// write stores it plus one), else every attribute equal to what was read
-// and the model's other attributes still absent. An item another writer
+// write stores it plus one; an upgrade keeps it), and the stored shape
+// revision for an entity with revisions, else every attribute equal to
+// what was read and the model's other attributes still absent. An item another writer
 // changed in between is read again (strongly consistent), transformed
 // again and written, up to [MaxRetries] times: a concurrent change is never
 // overwritten with stale data. A condition over DynamoDB's 4 KB expression

@@ -14,6 +14,7 @@ import (
 
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/migrate"
+	"github.com/singletable/singletable/revision"
 	"github.com/singletable/singletable/singletabletest"
 )
 
@@ -145,4 +146,72 @@ func ExampleSaveCheckpoints() {
 	// Output:
 	// scanned 2, changed 2
 	// scanned 0, changed 0
+}
+
+// RevTicket is revision 2 of a ticket: revision 0 stored the queue as
+// "q", and revision 2 gives tickets without one the triage queue.
+type RevTicket struct {
+	ID    string `dynamodbav:"ticketId"`
+	Queue string `dynamodbav:"queue"`
+}
+
+// scannedRevisions answers a Scan with a ticket at each revision: 0, 1
+// and the current 2.
+func scannedRevisions(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	item := func(id string, attrs ...string) map[string]types.AttributeValue {
+		it := map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "TICKET#" + id}, "SK": &types.AttributeValueMemberS{Value: "TICKET"},
+			"_type": &types.AttributeValueMemberS{Value: "Ticket"}, "ticketId": &types.AttributeValueMemberS{Value: id},
+		}
+		for i := 0; i < len(attrs); i += 2 {
+			if attrs[i] == "_rev" {
+				it[attrs[i]] = &types.AttributeValueMemberN{Value: attrs[i+1]}
+			} else {
+				it[attrs[i]] = &types.AttributeValueMemberS{Value: attrs[i+1]}
+			}
+		}
+		return it
+	}
+	return &dynamodb.ScanOutput{Items: []map[string]types.AttributeValue{
+		item("t1", "q", "billing"), item("t2", "_rev", "1"), item("t3", "queue", "support", "_rev", "2"),
+	}, ScannedCount: 3}, nil
+}
+
+// After a deploy at a new shape revision, one pass writes every older item
+// in the current shape (as reads upgrade it), skips the current ones, and
+// counts the items per revision before and after.
+func ExampleUpgradeRevisions() {
+	table := st.MustTable("Helpdesk")
+	tickets := st.MustDefine[RevTicket](table, "Ticket", st.Key("TICKET#{ID}", "TICKET"),
+		revision.Current(2),
+		revision.UpgradeItem(0, func(item map[string]types.AttributeValue) error {
+			if q, ok := item["q"]; ok { // 0 → 1: renamed
+				item["queue"] = q
+				delete(item, "q")
+			}
+			return nil
+		}),
+		revision.Upgrade(1, func(t *RevTicket) error {
+			if t.Queue == "" { // 1 → 2: a default
+				t.Queue = "triage"
+			}
+			return nil
+		}),
+	)
+	client := &singletabletest.Client{ScanFunc: scannedRevisions}
+	db := st.New(client, table)
+
+	report, err := migrate.UpgradeRevisions(context.Background(), db, tickets)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("changed %d, skipped %d\n", report.Changed, report.Skipped)
+	fmt.Println("before:", report.RevisionsBefore, "after:", report.RevisionsAfter)
+	printPuts(client, "queue")
+	// Output:
+	// changed 2, skipped 1
+	// before: map[0:1 1:1 2:1] after: map[2:3]
+	// billing
+	// triage
 }

@@ -64,6 +64,15 @@ type Report struct {
 	// Orphans counts the table-wide guard items ScopeUnique found that no
 	// item holds (each is in Failures too, matching ErrOrphanGuard).
 	Orphans int64
+	// RevisionsBefore and RevisionsAfter count the handled items (those
+	// in Scanned) of an entity that declares shape revisions
+	// (revision.Current) by revision: Before as each was stored when
+	// first read, After as it is stored once handled (the current
+	// revision once written, or in a dry run would be; else as last
+	// read). An item deleted meanwhile is in Before only, and one whose
+	// revision attribute is not a revision in neither. nil for an entity
+	// without revisions.
+	RevisionsBefore, RevisionsAfter map[int]int64
 }
 
 // Failure is an item a migration did not write, and why.
@@ -89,7 +98,7 @@ func Run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], transform func(
 	if transform == nil {
 		return nil, &st.InputError{Op: op, Reason: "the transform is nil"}
 	}
-	return run(ctx, db, e, op, transform, "", opts)
+	return run(ctx, db, e, op, transform, "", false, opts)
 }
 
 // BackfillIndex writes the keys of index into every item of entity e in
@@ -108,10 +117,35 @@ func BackfillIndex[T any](ctx context.Context, db *st.DB, e *st.Entity[T], index
 	if err := bridge.Backfills(op, e, index); err != nil {
 		return nil, err
 	}
-	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, "", opts)
+	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, "", false, opts)
 }
 
-// migration is one run of Run or BackfillIndex.
+// UpgradeRevisions upgrades every item of entity e in db to the entity's
+// current shape revision (revision.Current): each older item is read,
+// upgraded as reads upgrade it (its upgraders) and written back in the
+// current shape, with the machinery and options of Run (segments, rate and
+// capacity limits, checkpoints, dry run, OnChange, writes conditioned on
+// the item being unchanged, read again after a conflict). The version
+// field, if any, is kept: the value is the same, only its shape changes.
+//
+// Items already at the current revision are counted (Skipped) and not
+// written, even if their stored form differs from the model's (that is
+// BackfillIndex's or Run's to fix). An item of a newer revision than the
+// entity's is not written: it counts as Failed, its *revision.NewerError
+// (matching revision.ErrNewer) in Failures. The report's RevisionsBefore
+// and RevisionsAfter count the items per revision. An entity that
+// declares no revisions is an *singletable.InputError, and nothing is
+// sent.
+func UpgradeRevisions[T any](ctx context.Context, db *st.DB, e *st.Entity[T], opts ...Option) (*Report, error) {
+	if e == nil {
+		return nil, &st.InputError{Op: "migrate.UpgradeRevisions", Reason: "the entity is nil"}
+	}
+	op := e.Name() + ".UpgradeRevisions"
+	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, "", true, opts)
+}
+
+// migration is one run of Run, BackfillIndex, UpgradeRevisions or
+// ScopeUnique.
 type migration[T any] struct {
 	g      bridge.Migration
 	client st.Client
@@ -126,11 +160,15 @@ type migration[T any] struct {
 	mu     sync.Mutex // guards rep.Failures and rep.ConsumedCapacity
 	// scope is set for ScopeUnique: each item's guard moves (scope.go).
 	scope bridge.Rescope
+	// upgrade is set for UpgradeRevisions: only older items are written.
+	upgrade bool
 }
 
 // run is a migration of e's items by fn; with a unique field named, the
-// move of its guards to their scoped form instead (ScopeUnique).
-func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn func(context.Context, *T) error, unique string, opts []Option) (*Report, error) {
+// move of its guards to their scoped form instead (ScopeUnique); with
+// upgrade, the upgrade of older items to the current shape revision
+// (UpgradeRevisions).
+func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn func(context.Context, *T) error, unique string, upgrade bool, opts []Option) (*Report, error) {
 	if db == nil {
 		return nil, &st.InputError{Op: op, Reason: "the DB is nil"}
 	}
@@ -141,6 +179,10 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	g, err := bridge.Migrate(op, db, e, s.walk)
 	if err != nil {
 		return nil, err
+	}
+	_, _, revisioned := g.Revision(nil) // an item without the attribute: the base
+	if upgrade && !revisioned {
+		return nil, &st.InputError{Op: op, Reason: fmt.Sprintf("entity %s declares no shape revision (revision.Current): there is nothing to upgrade", e.Name())}
 	}
 	var scope bridge.Rescope
 	if unique != "" {
@@ -154,7 +196,10 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	// Its writes and rereads go through the DB's observer, if it has one.
 	client := bridge.Capacity.Client(db, op, e.Name(), "", "", nil).(st.Client)
 	mg := &migration[T]{g: g, client: client, table: db.TableName(), op: op, fn: fn, s: s,
-		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}, scope: scope}
+		rep: &Report{Entity: e.Name(), DryRun: s.dryRun}, scope: scope, upgrade: upgrade}
+	if revisioned {
+		mg.rep.RevisionsBefore, mg.rep.RevisionsAfter = map[int]int64{}, map[int]int64{}
+	}
 	now, sleep := s.now, s.sleep
 	if now == nil {
 		now = time.Now
@@ -247,25 +292,26 @@ const (
 // of the outcomes: an item left unfinished counts nowhere.
 func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) error {
 	key := mg.g.KeyOf(raw)
+	revs := mg.revisions(raw)
 	for attempt := 0; ; attempt++ {
 		out, err := mg.try(ctx, raw)
 		switch {
 		case out == outChanged && err == nil:
-			mg.count(&mg.counts.changed)
+			mg.count(&mg.counts.changed, revs.written())
 		case out == outSkipped:
-			mg.count(&mg.counts.skipped)
+			mg.count(&mg.counts.skipped, revs)
 		case ctx.Err() != nil:
 			// Cancelled: not the item's failure, and not a conflict to
 			// retry; a resumed migration handles it again.
 			return ctx.Err()
 		case out == outChanged: // written, then the pacing wait failed
-			mg.count(&mg.counts.changed)
+			mg.count(&mg.counts.changed, revs.written())
 			return err
 		case out == outFailed:
-			mg.fail(key, err)
+			mg.fail(key, err, revs)
 		case out == outConflict:
 			if attempt >= mg.s.retries {
-				mg.fail(key, fmt.Errorf("singletable: %s: the item kept changing: %d retries: %w", mg.op, mg.s.retries, err))
+				mg.fail(key, fmt.Errorf("singletable: %s: the item kept changing: %d retries: %w", mg.op, mg.s.retries, err), revs)
 				return nil
 			}
 			mg.counts.retried.Add(1)
@@ -274,26 +320,65 @@ func (mg *migration[T]) item(ctx context.Context, raw map[string]types.Attribute
 					return ctx.Err()
 				}
 				if err != nil {
-					mg.fail(key, err)
+					mg.fail(key, err, revs)
 				} else {
-					mg.count(&mg.counts.skipped) // deleted meanwhile
+					revs.after = noRevision
+					mg.count(&mg.counts.skipped, revs) // deleted meanwhile
 				}
 				return nil
 			}
+			revs.after = mg.revisions(raw).after
 			continue
 		}
 		return nil
 	}
 }
 
-// count counts an item handled, with its outcome.
-func (mg *migration[T]) count(outcome *atomic.Int64) {
+// noRevision is an itemRevisions entry counted nowhere.
+const noRevision = -1
+
+// itemRevisions are the revisions an item counts under in the report:
+// before as first read, after as last read (noRevision: none).
+type itemRevisions struct{ before, after, current int }
+
+// written is r once the item is written: at the current revision, unless
+// ScopeUnique moved only its guard.
+func (r itemRevisions) written() itemRevisions {
+	if r.after != noRevision && r.current != noRevision {
+		r.after = r.current
+	}
+	return r
+}
+
+// revisions is the revisions of raw, noRevision when the entity declares
+// none or the item's attribute is not one.
+func (mg *migration[T]) revisions(raw map[string]types.AttributeValue) itemRevisions {
+	rev, current, ok := mg.g.Revision(raw)
+	if !ok {
+		return itemRevisions{noRevision, noRevision, noRevision}
+	}
+	if mg.scope != nil {
+		current = noRevision // a guard's move does not rewrite the item
+	}
+	return itemRevisions{rev, rev, current}
+}
+
+// count counts an item handled, with its outcome and revisions.
+func (mg *migration[T]) count(outcome *atomic.Int64, revs itemRevisions) {
+	if revs.before != noRevision && mg.rep.RevisionsBefore != nil {
+		mg.mu.Lock()
+		mg.rep.RevisionsBefore[revs.before]++
+		if revs.after != noRevision {
+			mg.rep.RevisionsAfter[revs.after]++
+		}
+		mg.mu.Unlock()
+	}
 	mg.counts.scanned.Add(1)
 	outcome.Add(1)
 }
 
-func (mg *migration[T]) fail(key map[string]types.AttributeValue, err error) {
-	mg.count(&mg.counts.failed)
+func (mg *migration[T]) fail(key map[string]types.AttributeValue, err error, revs itemRevisions) {
+	mg.count(&mg.counts.failed, revs)
 	mg.mu.Lock()
 	if len(mg.rep.Failures) < maxReportedFailures {
 		mg.rep.Failures = append(mg.rep.Failures, Failure{Key: key, Err: err})
@@ -329,6 +414,11 @@ func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeV
 	if mg.scope != nil {
 		return mg.moveGuard(ctx, raw)
 	}
+	if mg.upgrade {
+		if rev, current, ok := mg.g.Revision(raw); ok && rev == current {
+			return outSkipped, nil // current: not decoded, not written
+		}
+	}
 	var v T
 	if err := mg.g.Decode(raw, &v); err != nil {
 		return outFailed, err
@@ -339,7 +429,7 @@ func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeV
 		}
 		return outFailed, fmt.Errorf("singletable: %s: transform: %w", mg.op, err)
 	}
-	w, err := mg.g.Plan(raw, &v, mg.s.touch)
+	w, err := mg.g.Plan(raw, &v, mg.s.touch, mg.upgrade)
 	if w == nil || err != nil {
 		if err != nil {
 			return outFailed, err

@@ -12,7 +12,7 @@ import (
 	"github.com/singletable/singletable/internal/bridge"
 )
 
-// Option tunes Run and BackfillIndex. Segments, Concurrency, PageSize,
+// Option tunes Run, BackfillIndex and UpgradeRevisions. Segments, Concurrency, PageSize,
 // OnProgress, DryRun, TouchUpdated, RateLimit, CapacityLimit, MaxRetries,
 // OnChange and SaveCheckpoints satisfy it; only this package implements
 // it.

@@ -41,7 +41,7 @@ func ScopeUnique[T any](ctx context.Context, db *st.DB, e *st.Entity[T], field s
 	if field == "" {
 		return nil, &st.InputError{Op: op, Reason: "the field is empty"}
 	}
-	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, field, opts)
+	return run(ctx, db, e, op, func(context.Context, *T) error { return nil }, field, false, opts)
 }
 
 // The actions of a move transaction (see bridge.Rescope.Move).

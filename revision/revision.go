@@ -21,8 +21,13 @@
 //
 // Writes keep older code from corrupting what a newer revision derives
 // (index keys, unique guards) during a rolling deploy: a Put needs the
-// stored revision not newer than the writer's, an Update needs it equal
+// stored revision not newer than the writer's, an Update needs it equal;
+// a write refused for the stored revision is a *ConflictError naming both
 // (see docs/migrations.md, "Shape revisions").
+//
+// Stored items reach the current shape through migrate.UpgradeRevisions,
+// a full pass with per-revision counts, or as they are read, under
+// WriteBack.
 package revision
 
 import (
@@ -49,6 +54,20 @@ type NewerError = revision.NewerError
 // UpgradeError is an upgrader that failed on an item; it wraps the
 // upgrader's error.
 type UpgradeError = revision.UpgradeError
+
+// ErrOlder matches a *ConflictError of an Update refused because the
+// stored item is at an older revision than the writer's.
+var ErrOlder = revision.ErrOlder
+
+// ConflictError is a write refused because of the stored item's revision,
+// naming both (Stored, Writer): a Put or Update (also in a transaction) of
+// an item of a newer revision matches ErrNewer; an Update of an item of an
+// older revision matches ErrOlder (read it, which upgrades it, and Put it,
+// or run migrate.UpgradeRevisions; then update). It wraps the write's
+// *singletable.ConditionError, so it matches singletable.ErrConditionFailed
+// as well. The library tells it from the item the failed write returns,
+// without another request.
+type ConflictError = revision.ConflictError
 
 // Current declares the entity's current shape revision (1 or more, or 0):
 // every write stores it, and items stored without one are revision 0.
@@ -85,3 +104,28 @@ func UpgradeItem(from int, fn func(item map[string]types.AttributeValue) error) 
 // *NewerError. Writes still refuse to overwrite it, migrations (migrate.Run,
 // migrate.BackfillIndex) included.
 func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityOption) }
+
+// WriteBack makes reads write an older item back upgraded: a Get, or a
+// query of the entity's own patterns (Pattern.Get, Query, All) that reads
+// whole items (the table, or an index projecting every attribute, without
+// Project), writes the item in the current shape after upgrading it, with
+// the write migrate.UpgradeRevisions makes (a PutItem conditioned on the
+// item being unchanged since it was read: its version and revision, or
+// every attribute; the version is kept). A current item costs nothing
+// more; an older one one PutItem, at most once per read item.
+//
+// Other reads never write back: patterns that fan out (shards, time
+// buckets), collections, batches, transactions (a write outside the
+// transaction would break what it read), scans (the pass is
+// migrate.UpgradeRevisions), stream images, reads through an index that
+// does not project every attribute, with Project or fetching full items
+// (FetchFull), an item whose upgrade would move its key, and one whose
+// unchanged condition passes DynamoDB's expression limit (a wide entity
+// without a version field).
+//
+// The write-back never fails the read: the reader gets its upgraded value
+// whatever happens. A lost condition (another writer changed the item
+// first) is skipped silently; any other error surfaces only through the
+// DB's observer (package observe), which sees the PutItem with operation
+// "<Entity>.WriteBack" and its error.
+func WriteBack() st.EntityOption { return bridge.RevisionWriteBack().(st.EntityOption) }

@@ -46,8 +46,14 @@ type Migration interface {
 	Decode(item map[string]types.AttributeValue, v any) error
 	// Plan plans the write of v (a *T), the transformed value of the item
 	// stored as raw: nil when v renders as raw already. touch sets the
-	// updated timestamp. Nothing is sent.
-	Plan(raw map[string]types.AttributeValue, v any, touch bool) (*MigrateWrite, error)
+	// updated timestamp; upgrade plans a shape-revision upgrade, which
+	// keeps the version. An item of a newer shape revision is a
+	// *revision.NewerError. Nothing is sent.
+	Plan(raw map[string]types.AttributeValue, v any, touch, upgrade bool) (*MigrateWrite, error)
+	// Revision is the shape revision item is stored at and the entity's
+	// current one; ok is false when the entity declares no revisions or
+	// the item's revision attribute is not a revision.
+	Revision(item map[string]types.AttributeValue) (rev, current int, ok bool)
 	// Sleep waits d (the DB's sleep), or until ctx is done.
 	Sleep(ctx context.Context, d time.Duration) error
 	// Resume makes the walk start from a position an earlier one

@@ -22,4 +22,7 @@ var (
 	// RevisionReadNewer returns a singletable.EntityOption (as any): reads
 	// decode an item of a newer revision best-effort instead of failing.
 	RevisionReadNewer func() any
+	// RevisionWriteBack returns a singletable.EntityOption (as any): Get
+	// and the entity's queries write an upgraded item back.
+	RevisionWriteBack func() any
 )

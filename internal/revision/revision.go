@@ -1,5 +1,6 @@
 // Package revision holds what package revision and the core share of shape
-// revisions: the error of an item newer than the code reading it.
+// revisions: the errors of an item newer than the code reading it, of a
+// failed upgrader, and of a write refused for the stored revision.
 package revision
 
 import (
@@ -41,3 +42,38 @@ func (e *UpgradeError) Error() string {
 }
 
 func (e *UpgradeError) Unwrap() error { return e.Err }
+
+// ErrOlder matches a *ConflictError of a write refused because the stored
+// item is at an older revision than the writer's.
+var ErrOlder = errors.New("singletable: the stored item's shape revision is older than the writer's")
+
+// ConflictError is a write refused because the stored item is at another
+// shape revision than the writer's current one: a Put or Update of an item
+// of a newer revision (it matches ErrNewer), or an Update of an item of an
+// older one (it matches ErrOlder). It wraps the write's
+// *singletable.ConditionError, so it matches ErrConditionFailed too.
+type ConflictError struct {
+	Op, Entity string
+	// Key is the item's table key, formatted.
+	Key string
+	// Stored is the item's revision, Writer the writing entity's current
+	// one.
+	Stored, Writer int
+	Err            error
+}
+
+func (e *ConflictError) Error() string {
+	if e.Stored > e.Writer {
+		return fmt.Sprintf("singletable: %s %s: the item is at shape revision %d, newer than the writer's %d: older code must not overwrite what newer code wrote; deploy the code that knows revision %d", e.Op, e.Key, e.Stored, e.Writer, e.Stored)
+	}
+	return fmt.Sprintf("singletable: %s %s: the item is at shape revision %d, older than the writer's %d: an Update would mark it current without upgrading it; read it (which upgrades it) and Put it, or upgrade every item (migrate.UpgradeRevisions), then update", e.Op, e.Key, e.Stored, e.Writer)
+}
+
+// Is matches ErrNewer when the stored revision is newer than the writer's,
+// ErrOlder when it is older.
+func (e *ConflictError) Is(target error) bool {
+	return (target == ErrNewer && e.Stored > e.Writer) || (target == ErrOlder && e.Stored < e.Writer)
+}
+
+// Unwrap is the write's *singletable.ConditionError.
+func (e *ConflictError) Unwrap() error { return e.Err }
