@@ -431,3 +431,37 @@ func TestRevisionRollingDeployIndexAndGuard(t *testing.T) {
 		assert.Equal(t, wantIndex[customer], got, "GSI1 under %s", customer)
 	}
 }
+
+// TestRevisionFetchFullUpgrades: a read of a keys-only index with
+// FetchFull decodes whole items, which are upgraded like any other, a
+// revision-0 one (no revision attribute) too; without FetchFull the index
+// item is partial and decoded as it is.
+func TestRevisionFetchFullUpgrades(t *testing.T) {
+	t1 := st.MustTable("Desk", st.WithGSI("GSI1", st.KeysOnly()))
+	v1 := st.MustDefine[ticketV1](t1, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{Customer}", "T#{ID}"), revision.Current(1))
+	t2 := st.MustTable("Desk", st.WithGSI("GSI1", st.KeysOnly()))
+	v2 := st.MustDefine[ticketV2](t2, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{CustomerID}", "T#{ID}"), revision.Current(3),
+		revision.UpgradeItem(1, renameCustomer),
+		revision.Upgrade(2, func(v *ticketV2) error {
+			if v.Priority == 0 {
+				v.Priority = 3
+			}
+			return nil
+		}))
+	byCustomer := v2.Pattern("ByCustomer").On("GSI1").Partition("C#{CustomerID}").Must()
+	db1, db2 := localDBs(t, t1, t2)
+	require.NoError(t, v1.Put(ctx, db1, ticketV1{ID: "a", Customer: "c1", Title: "A"}))
+	_, err := db1.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db1.TableName()), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "T#b"}, "SK": &types.AttributeValueMemberS{Value: "T"}, "_type": &types.AttributeValueMemberS{Value: "Ticket"},
+		"GSI1PK": &types.AttributeValueMemberS{Value: "C#c1"}, "GSI1SK": &types.AttributeValueMemberS{Value: "T#b"},
+		"ID": &types.AttributeValueMemberS{Value: "b"}, "Customer": &types.AttributeValueMemberS{Value: "c1"}}})
+	require.NoError(t, err)
+
+	page, err := byCustomer.Query(ctx, db2, ticketV2{CustomerID: "c1"}, st.FetchFull())
+	require.NoError(t, err)
+	assert.Equal(t, []ticketV2{{ID: "a", CustomerID: "c1", Title: "A", Priority: 3}, {ID: "b", CustomerID: "c1", Priority: 3}}, page.Items,
+		"revision 1 and revision 0 (no attribute), fetched whole")
+	page, err = byCustomer.Query(ctx, db2, ticketV2{CustomerID: "c1"})
+	require.NoError(t, err)
+	assert.Equal(t, []ticketV2{{ID: "a", CustomerID: "c1"}, {ID: "b", CustomerID: "c1"}}, page.Items, "the keys alone, as they are")
+}
