@@ -110,17 +110,23 @@ func (x *mxRun) oldReadNote() {
 	}
 }
 
-// oldNoteUpgrade upgrades a note stored older the way docs/migrations.md
-// says until the upgrade pass: read it (upgraded) and Put it. The stored
-// item is then revision 2's shape.
+// oldNoteUpgrade changes a note stored older as docs/migrations.md says a
+// service does: its Update is refused (it would mark the note current
+// without its upgrade), so it reads the note (upgraded) and Puts it
+// changed. The stored item is then revision 2's shape.
 func (x *mxRun) oldNoteUpgrade() {
 	if len(x.oldNotes) == 0 {
 		return
 	}
 	k := pick(x.r, slices.SortedFunc(maps.Keys(x.oldNotes), func(a, b mxNoteKey) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }))
-	n, err := x.m.notes.Get(x.ctx, x.db, mxNote{Org: k.org, Acct: k.acct, Seq: k.seq}, st.IncludeExpired())
+	key := mxNote{Org: k.org, Acct: k.acct, Seq: k.seq}
+	_, err := x.m.notes.Update(x.ctx, x.db, key, st.Set("Body", "kept"))
+	require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where+": Update of a note at an older revision")
+	x.seen["old note update refused"]++
+	n, err := x.m.notes.Get(x.ctx, x.db, key, st.IncludeExpired())
 	require.NoError(x.t, err, x.where)
 	require.Equal(x.t, x.notes[k], n.norm(), x.where)
+	n.Body = "kept"
 	require.NoError(x.t, x.m.notes.Put(x.ctx, x.db, n), x.where)
 	x.setNote(n)
 	x.seen["old note upgraded"]++
