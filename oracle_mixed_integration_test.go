@@ -10,8 +10,10 @@ package singletable_test
 // sparse INCLUDE GSI, a sparse KEYS_ONLY GSI); events are sharded by ID
 // and bucketed by day (a fan-out read). Writes mix single writes,
 // conditions, transactions designed to fail, batches over the chunk sizes;
-// the clock moves forward and back over note expiries. The model is in
-// oracle_mixed_model_integration_test.go.
+// the clock moves forward and back over note expiries. Notes are at shape
+// revision 2: old code writes revision-0 and -1 notes too, and every read
+// returns them upgraded (oracle_mixed_revisions_integration_test.go). The
+// model is in oracle_mixed_model_integration_test.go.
 
 import (
 	"context"
@@ -40,7 +42,8 @@ func TestIntegrationMixedOracle(t *testing.T) {
 	// The generator must reach every outcome it was written for, or the
 	// oracle checks less than it claims.
 	for _, outcome := range []string{"tx committed", "tx cancelled", "version conflict", "unique violation",
-		"email moved", "create over expired", "expired hidden", "batch get duplicate", "condition failed"} {
+		"email moved", "create over expired", "expired hidden", "batch get duplicate", "condition failed",
+		"old note written", "old write refused", "old note read", "old note update refused", "old note upgraded", "newer note refused"} {
 		require.Positive(t, seen[outcome], "no %q in any run: %v", outcome, seen)
 	}
 	t.Logf("outcomes: %v", seen)
@@ -58,8 +61,11 @@ type mxRun struct {
 	seen  map[string]int // outcomes reached
 
 	accts  map[mxAcctKey]mxAccount
-	notes  map[mxNoteKey]mxNote
+	notes  map[mxNoteKey]mxNote // as read: a note at an older revision upgraded
 	events map[mxEventKey]mxEvent
+	// oldNotes are the notes stored at an older revision, by old code.
+	oldNotes map[mxNoteKey]mxOldNote
+	dbV1     *st.DB // the table as code at the notes' revision 1 reads it
 }
 
 func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
@@ -67,7 +73,8 @@ func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
 	client, err := ddblocal.Client(ctx)
 	require.NoError(t, err, "integration tests need DynamoDB Local: run them with `make test`")
 	x := &mxRun{t: t, ctx: ctx, r: rand.New(rand.NewPCG(seed, 7)), m: newMixedModel(), now: mxBase, seen: seen,
-		accts: map[mxAcctKey]mxAccount{}, notes: map[mxNoteKey]mxNote{}, events: map[mxEventKey]mxEvent{}}
+		accts: map[mxAcctKey]mxAccount{}, notes: map[mxNoteKey]mxNote{}, events: map[mxEventKey]mxEvent{},
+		oldNotes: map[mxNoteKey]mxOldNote{}}
 	counted := dynamodb.New(client.Options(), func(o *dynamodb.Options) {
 		x.http = &mxCountingHTTP{next: o.HTTPClient}
 		o.HTTPClient = x.http
@@ -76,6 +83,7 @@ func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
 		st.WithClock(func() time.Time { return x.now }))
 	require.NoError(t, x.db.EnsureTable(ctx))
 	t.Cleanup(func() { _ = x.db.DeleteTable(context.Background()) })
+	x.dbV1 = st.New(counted, x.m.tableV1, st.WithTableName(x.db.TableName()), st.WithClock(func() time.Time { return x.now }))
 
 	ops := []func(){
 		x.createAccount, x.createAccount, x.putAccount, x.updateAccount, x.updateAccount, x.deleteAccount,
@@ -84,6 +92,7 @@ func runMixedOracle(t *testing.T, seed uint64, steps int, seen map[string]int) {
 		x.getAccount, x.getNote, x.getEvent, x.batchGet, x.txGet,
 		x.readOrg, x.readCollection, x.readPlan, x.readStatus, x.readTag, x.readPinned, x.readBody,
 		x.readNotesOfAccount, x.readEvents, x.readEvents, x.scan,
+		x.oldWriteNote, x.oldWriteNote, x.oldReadNote, x.oldNoteUpgrade,
 	}
 	for step := range steps {
 		x.where = fmt.Sprintf("seed %d step %d", seed, step)
@@ -132,6 +141,7 @@ func (x *mxRun) randomNote() mxNote {
 	n := x.noteKey()
 	n.Tag, n.Pinned, n.Body = pick(x.r, mxTags), x.r.IntN(2) == 0, pick(x.r, []string{"", "hi", "#%$"})
 	n.Exp = x.expiry()
+	n.Lang = pick(x.r, mxLangs)
 	return n
 }
 
@@ -319,7 +329,7 @@ func (x *mxRun) putNote() {
 	} else {
 		require.NoError(x.t, x.m.notes.Put(x.ctx, x.db, n), x.where)
 	}
-	x.notes[mxNK(n)] = n.norm()
+	x.setNote(n)
 }
 
 func (x *mxRun) createNote() {
@@ -333,7 +343,7 @@ func (x *mxRun) createNote() {
 	if _, exists := x.notes[mxNK(n)]; exists {
 		x.seen["create over expired"]++
 	}
-	x.notes[mxNK(n)] = n.norm()
+	x.setNote(n)
 }
 
 func (x *mxRun) updateNote() {
@@ -359,8 +369,13 @@ func (x *mxRun) updateNote() {
 		require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
 		return
 	}
+	if _, old := x.oldNotes[mxNK(k)]; old { // read it and Put it first (oldNoteUpgrade)
+		require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where+": Update of a note at an older revision")
+		x.seen["old note update refused"]++
+		return
+	}
 	require.NoError(x.t, err, x.where)
-	x.notes[mxNK(k)] = cur.norm()
+	x.setNote(cur)
 	require.Equal(x.t, cur.norm(), got.norm(), x.where)
 }
 
@@ -377,7 +392,7 @@ func (x *mxRun) deleteNote() {
 	} else {
 		require.NoError(x.t, x.m.notes.Delete(x.ctx, x.db, k), x.where)
 	}
-	delete(x.notes, mxNK(k))
+	x.dropNote(mxNK(k))
 }
 
 // tick moves the clock, mostly forward, sometimes back.

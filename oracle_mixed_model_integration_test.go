@@ -17,9 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	st "github.com/singletable/singletable"
+	"github.com/singletable/singletable/revision"
 )
 
 // mxAccount has every managed field: a version, timestamps, a unique email
@@ -41,6 +43,8 @@ type mxAccount struct {
 
 // mxNote lives in its account's organisation partition; it expires, is in
 // the overloaded index by tag, and in a sparse INCLUDE index when pinned.
+// It is at shape revision 2 (mxNoteRevisions); old code writes revisions
+// 0 and 1 too (oracle_mixed_revisions_integration_test.go).
 type mxNote struct {
 	Org    string    `dynamodbav:"org"`
 	Acct   string    `dynamodbav:"acct"`
@@ -49,6 +53,7 @@ type mxNote struct {
 	Pinned bool      `dynamodbav:"pinned"`
 	Body   string    `dynamodbav:"body,omitempty"`
 	Exp    time.Time `dynamodbav:"exp,unixtime,omitempty"`
+	Lang   string    `dynamodbav:"lang,omitempty"`
 }
 
 // mxEvent is sharded by its ID over 3 partitions per day bucket.
@@ -65,6 +70,9 @@ type mxModel struct {
 	accounts *st.Entity[mxAccount]
 	notes    *st.Entity[mxNote]
 	events   *st.Entity[mxEvent]
+	// tableV1 is the same table as code at the notes' revision 1 sees it.
+	tableV1 *st.Table
+	notesV1 *st.Entity[mxNote]
 
 	acctsByOrg, acctsByPlan, acctsByStatus *st.Pattern[mxAccount]
 	notesByTag, pinned, notesByBody        *st.Pattern[mxNote]
@@ -81,12 +89,18 @@ func newMixedModel() *mxModel {
 		st.Index("GSI1", "PLAN#{Plan}", "{Status}#{Org}#{ID}"), // sparse by absence; a Set of Plan or Status alone reads the other
 		st.Index("GSI3", "STATUS#{Status}", "{Org}#{ID}"),      // keys only, sparse by absence
 		st.Version("Version"), st.Timestamps("Created", "Updated"), st.Unique("Email"))
-	m.notes = st.MustDefine[mxNote](m.table, "Note",
-		st.Key("ORG#{Org}", "NOTE#{Acct}#{Seq:3}"),
-		st.Index("GSI1", "TAG#{Tag}", "{Org}#{Acct}#{Seq:3}"),
-		st.Index("GSI2", "PINNED#{Org}", "{Acct}#{Seq:3}").When(st.Eq("Pinned", true)),
-		st.Index("GSI3", "BODY#{Body}", "{Org}#{Acct}#{Seq:3}"), // keys only: read with FetchFull
-		st.Expires("Exp"))
+	notes := func(t *st.Table, revisions ...st.EntityOption) *st.Entity[mxNote] {
+		return st.MustDefine[mxNote](t, "Note", append([]st.EntityOption{
+			st.Key("ORG#{Org}", "NOTE#{Acct}#{Seq:3}"),
+			st.Index("GSI1", "TAG#{Tag}", "{Org}#{Acct}#{Seq:3}"),
+			st.Index("GSI2", "PINNED#{Org}", "{Acct}#{Seq:3}").When(st.Eq("Pinned", true)),
+			st.Index("GSI3", "BODY#{Body}", "{Org}#{Acct}#{Seq:3}"), // keys only: read with FetchFull
+			st.Expires("Exp")}, revisions...)...)
+	}
+	m.notes = notes(m.table, revision.Current(2), revision.UpgradeItem(0, mxRenameLanguage), revision.Upgrade(1, mxDefaultLang))
+	m.tableV1 = st.MustTable("MixedOracle", st.WithTTL("exp"), st.WithGSI("GSI1"),
+		st.WithGSI("GSI2", st.Include("body", "exp")), st.WithGSI("GSI3", st.KeysOnly()))
+	m.notesV1 = notes(m.tableV1, revision.Current(1), revision.UpgradeItem(0, mxRenameLanguage))
 	m.events = st.MustDefine[mxEvent](m.table, "Event",
 		st.Key("EV#{Src}#{At:2006-01-02}#{Shard}", "{At}#{ID}"), st.Shards("Shard", 3).By("ID"))
 	m.acctsByOrg = m.accounts.Pattern("AccountsOfOrg").Partition("ORG#{Org}").Must()
@@ -100,6 +114,24 @@ func newMixedModel() *mxModel {
 	return m
 }
 
+// The notes' shape revisions: revision 0 (code from before revisions)
+// stored the language as "language", revision 1 as "lang"; revision 2
+// reads a note without one as English.
+func mxRenameLanguage(item map[string]types.AttributeValue) error {
+	if l, ok := item["language"]; ok {
+		item["lang"] = l
+		delete(item, "language")
+	}
+	return nil
+}
+
+func mxDefaultLang(n *mxNote) error {
+	if n.Lang == "" {
+		n.Lang = "en"
+	}
+	return nil
+}
+
 // The value pools: delimiters, escapes, unicode, zero numbers; and, for
 // events, keys exactly at DynamoDB's limits (PK 2048 bytes with a day
 // bucket and one shard digit, SK 1024 bytes with '#' escaped to 3 bytes).
@@ -110,6 +142,7 @@ var (
 	mxPlans   = []string{"", "free", "pro#1"}
 	mxStatus  = []string{"", "ACTIVE", "LOCKED"}
 	mxTags    = []string{"", "t", "t#2", "%"}
+	mxLangs   = []string{"", "en", "fr#", "ü"}
 	mxSeqs    = []int{0, 1, 42, 999}
 	mxLongSrc = strings.Repeat("s", 2048-len("EV#")-len("#2099-03-10#0"))
 	mxLongID  = strings.Repeat("#", (1024-len("2099-03-10T00:00:00.000000000Z#"))/3)

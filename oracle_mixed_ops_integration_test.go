@@ -92,10 +92,10 @@ func (x *mxRun) transact() {
 			}
 			if x.r.IntN(2) == 0 {
 				acts = append(acts, func(tx *st.Tx) { x.m.notes.TxPut(tx, n) })
-				applies = append(applies, func() { x.notes[mxNK(n)] = n.norm() })
+				applies = append(applies, func() { x.setNote(n) })
 			} else {
 				acts = append(acts, func(tx *st.Tx) { x.m.notes.TxDelete(tx, n) })
-				applies = append(applies, func() { delete(x.notes, mxNK(n)) })
+				applies = append(applies, func() { x.dropNote(mxNK(n)) })
 			}
 			touchedN = append(touchedN, n)
 		case 5: // create a note: over nothing or an expired one
@@ -106,7 +106,7 @@ func (x *mxRun) transact() {
 			cur, exists := x.notes[mxNK(n)]
 			ok = ok && (!exists || x.expired(cur))
 			acts = append(acts, func(tx *st.Tx) { x.m.notes.TxCreate(tx, n) })
-			applies = append(applies, func() { x.notes[mxNK(n)] = n.norm() })
+			applies = append(applies, func() { x.setNote(n) })
 			touchedN = append(touchedN, n)
 		}
 	}
@@ -154,10 +154,10 @@ func (x *mxRun) batchWrite() {
 			used[fmt.Sprint(mxNK(n))] = true
 			if x.r.IntN(3) == 0 {
 				ops = append(ops, st.BatchDelete(x.m.notes, n))
-				delete(x.notes, mxNK(n))
+				x.dropNote(mxNK(n))
 			} else {
 				ops = append(ops, st.BatchPut(x.m.notes, n))
-				x.notes[mxNK(n)] = n.norm()
+				x.setNote(n)
 			}
 		default:
 			e := x.randomEvent()
@@ -202,6 +202,9 @@ func (x *mxRun) checkNote(k mxNote, includeExpired bool) {
 	if cur, ok := x.notes[mxNK(k)]; ok && (includeExpired || !x.expired(cur)) {
 		require.NoError(x.t, err, x.where)
 		require.Equal(x.t, cur, got.norm(), x.where)
+		if _, old := x.oldNotes[mxNK(k)]; old {
+			x.seen["old note read"]++
+		}
 	} else {
 		require.ErrorIs(x.t, err, st.ErrNotFound, x.where)
 		if ok {

@@ -252,9 +252,12 @@ func (x *mxRun) scan() {
 			require.NoError(x.t, err, x.where)
 			notes = append(notes, n.norm())
 		}
-		for _, n := range x.notes {
+		for k, n := range x.notes {
 			if includeExpired || !x.expired(n) {
 				wantNotes = append(wantNotes, n)
+				if _, old := x.oldNotes[k]; old {
+					x.seen["old note read"]++
+				}
 			}
 		}
 		require.Equal(x.t, sortedBy(wantNotes, mxNoteKeyString, same), sortedBy(notes, mxNoteKeyString, same), "%s: note scan (IncludeExpired %v)", x.where, includeExpired)

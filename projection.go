@@ -77,7 +77,7 @@ func (mem *readMember) fromKeys(field string) bool {
 // parsed from the keys first (see keySkips), and the attributes the item
 // carries are laid over them.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
-	if h := mem.m.revision(); h != nil && !h.isCurrent(item) && mem.revisioned(h, item) {
+	if h := mem.m.revision(); h != nil && !h.isCurrent(item) && (!parseKeys || mem.revisioned(h, item)) {
 		if got, ok := item[mem.m.table.schema.TypeAttr].(*types.AttributeValueMemberS); !ok || got.Value == mem.m.Name {
 			return h.read(mem.m, item, v, func(item map[string]types.AttributeValue) error {
 				v.SetZero()
@@ -90,7 +90,9 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 
 // revisioned reports whether item tells its revision: an index that does
 // not project every attribute may leave the revision out, and a partial
-// item cannot be upgraded; it is decoded as it is.
+// item cannot be upgraded; it is decoded as it is. (A read that needs no
+// key parsing has whole items, FetchFull's of such an index too: decode
+// does not ask.)
 func (mem *readMember) revisioned(h *revisionField, item map[string]types.AttributeValue) bool {
 	if mem.ei == nil || mem.ei.Index.Projection == types.ProjectionTypeAll || mem.ei.Index.Projection == "" {
 		return true

@@ -5,6 +5,8 @@ package revision_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -314,4 +316,203 @@ func TestRevisionMigrationsRefuseNewerItems(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), rep.Failed)
 	assert.Equal(t, before, rawItem(t, db2, "a"), "the newer item is as v2 wrote it")
+}
+
+// The models of a rolling deploy that adds an index: v1 (revision 1)
+// keeps a ticket's customer and its unique email but knows no index; v2
+// (revision 2) lists tickets by customer in GSI1. v1's Update of a
+// customer on an item v2 wrote would leave GSI1 under the old customer
+// (the helpdesk report), and a refused write must not move a
+// guard either.
+type agentTicketV1 struct {
+	ID         string
+	CustomerID string
+	Email      string
+}
+
+type agentTicketV2 struct {
+	ID         string
+	CustomerID string
+	Email      string
+	Priority   int
+}
+
+func indexedModels() (*st.Table, *st.Entity[agentTicketV1], *st.Table, *st.Entity[agentTicketV2], *st.Pattern[agentTicketV2]) {
+	t1 := st.MustTable("Desk")
+	v1 := st.MustDefine[agentTicketV1](t1, "Ticket", st.Key("T#{ID}", "T"), st.Unique("Email"), revision.Current(1))
+	t2 := st.MustTable("Desk", st.WithGSI("GSI1"))
+	v2 := st.MustDefine[agentTicketV2](t2, "Ticket", st.Key("T#{ID}", "T"), st.Unique("Email"),
+		st.Index("GSI1", "CUST#{CustomerID}", "T#{ID}"), revision.Current(2),
+		revision.Upgrade(1, func(v *agentTicketV2) error {
+			if v.Priority == 0 {
+				v.Priority = 3
+			}
+			return nil
+		}))
+	return t1, v1, t2, v2, v2.Pattern("ByCustomer").On("GSI1").Partition("CUST#{CustomerID}").Must()
+}
+
+// raceErr reports whether err is what a write racing other writers may
+// get: refused by a condition (a newer revision, an email moved since the
+// Update read it) or a transaction conflict. A real service retries.
+func raceErr(err error) bool {
+	return err == nil || errors.Is(err, st.ErrConditionFailed) || errors.Is(err, st.ErrTransactionConflict) || errors.Is(err, st.ErrReadChanged)
+}
+
+// TestRevisionRollingDeployIndexAndGuard: v1 and v2 writers race on the
+// same tickets, both moving their customer and their unique email (a
+// guard item each), v2 also writing GSI1's keys. At the end every ticket
+// is at revision 2, GSI1 lists each under its stored customer and nowhere
+// else, and the guard items are exactly the stored emails, each naming its
+// ticket: no v1 write landed on an item v2 wrote, and no refused write
+// moved a guard.
+func TestRevisionRollingDeployIndexAndGuard(t *testing.T) {
+	t1, v1, t2, v2, byCustomer := indexedModels()
+	client, err := ddblocal.Client(ctx)
+	require.NoError(t, err)
+	name := ddblocal.UniqueName("rev")
+	db2 := st.New(client, t2, st.WithTableName(name))
+	require.NoError(t, db2.EnsureTable(ctx))
+	t.Cleanup(func() { _ = db2.DeleteTable(ctx) })
+	db1 := st.New(client, t1, st.WithTableName(name))
+	ids := []string{"1", "2", "3", "4"}
+	for _, id := range ids {
+		require.NoError(t, v1.Create(ctx, db1, agentTicketV1{ID: id, CustomerID: "old-0", Email: "o0-" + id + "@x"}))
+	}
+
+	newDone := make(chan struct{})
+	var oldWG, newWG sync.WaitGroup
+	for w := range 2 {
+		oldWG.Add(1)
+		go func() { // v1: moves the customer, and every other time the email, until a round past the end of v2's writes
+			defer oldWG.Done()
+			for i, extra := 0, len(ids); extra > 0; i++ {
+				select {
+				case <-newDone:
+					extra--
+				default:
+				}
+				id := ids[i%len(ids)]
+				ch := st.Set("CustomerID", fmt.Sprintf("old-%d", w))
+				if i%2 == 1 {
+					ch = ch.Set("Email", fmt.Sprintf("o%d.%d-%s@x", w, i, id))
+				}
+				_, err := v1.Update(ctx, db1, agentTicketV1{ID: id}, ch)
+				// An Update that moves a guard reads the item first: a newer
+				// one is refused there. Only the write's condition refuses
+				// one that sets the customer alone (the report).
+				if !raceErr(err) && !errors.Is(err, revision.ErrNewer) {
+					t.Errorf("v1 writer: %v", err)
+					return
+				}
+			}
+		}()
+		newWG.Add(1)
+		go func() { // v2: the same, upgrading an older item first (read, Put)
+			defer newWG.Done()
+			for i := range 3 * len(ids) {
+				id := ids[i%len(ids)]
+				for {
+					_, err := v2.Update(ctx, db2, agentTicketV2{ID: id},
+						st.Set("CustomerID", fmt.Sprintf("new-%d", w)).Set("Email", fmt.Sprintf("n%d.%d-%s@x", w, i, id)))
+					if err == nil {
+						break
+					}
+					if !raceErr(err) {
+						t.Errorf("v2 writer: %v", err)
+						return
+					}
+					up, err := v2.Get(ctx, db2, agentTicketV2{ID: id})
+					if err != nil {
+						t.Errorf("v2 writer's read: %v", err)
+						return
+					}
+					if err := v2.Put(ctx, db2, up); !raceErr(err) {
+						t.Errorf("v2 writer's upgrade: %v", err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	newWG.Wait()
+	close(newDone)
+	oldWG.Wait()
+
+	// The stored state, raw: each ticket's customer, email and index key;
+	// the guard items and the ticket each names.
+	stored := map[string]map[string]types.AttributeValue{}
+	guards := map[string]string{} // guard key → owner PK
+	scan, err := client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	require.Empty(t, scan.LastEvaluatedKey, "one page holds this table")
+	for _, item := range scan.Items {
+		pk := item["PK"].(*types.AttributeValueMemberS).Value
+		if owner, ok := item["_ownerPK"].(*types.AttributeValueMemberS); ok {
+			guards[pk] = owner.Value
+			continue
+		}
+		stored[pk] = item
+	}
+	require.Len(t, stored, len(ids))
+	wantGuards := map[string]string{}
+	wantIndex := map[string][]string{}
+	for _, id := range ids {
+		item := stored["T#"+id]
+		s := func(a string) string {
+			v, _ := item[a].(*types.AttributeValueMemberS)
+			require.NotNil(t, v, "ticket %s has no %s: %v", id, a, item)
+			return v.Value
+		}
+		assert.Equal(t, "2", revOf(item), "ticket %s: a v1 write landed after v2's", id)
+		customer := s("CustomerID")
+		assert.True(t, strings.HasPrefix(customer, "new-"), "ticket %s: customer %q written by v1 after v2", id, customer)
+		assert.Equal(t, "CUST#"+customer, s("GSI1PK"), "ticket %s: its GSI1 key is stale", id)
+		wantIndex[customer] = append(wantIndex[customer], id)
+		wantGuards["_unique#Ticket#Email#"+s("Email")] = "T#" + id
+	}
+	assert.Equal(t, wantGuards, guards, "the guard items are exactly the stored emails, each naming its ticket")
+	for _, customer := range []string{"old-0", "old-1", "new-0", "new-1"} {
+		var got []string
+		for v, err := range byCustomer.All(ctx, db2, agentTicketV2{CustomerID: customer}) {
+			require.NoError(t, err)
+			assert.Equal(t, 3, v.Priority, "read through GSI1 in revision 2's shape")
+			got = append(got, v.ID)
+		}
+		assert.Equal(t, wantIndex[customer], got, "GSI1 under %s", customer)
+	}
+}
+
+// TestRevisionFetchFullUpgrades: a read of a keys-only index with
+// FetchFull decodes whole items, which are upgraded like any other, a
+// revision-0 one (no revision attribute) too; without FetchFull the index
+// item is partial and decoded as it is.
+func TestRevisionFetchFullUpgrades(t *testing.T) {
+	t1 := st.MustTable("Desk", st.WithGSI("GSI1", st.KeysOnly()))
+	v1 := st.MustDefine[ticketV1](t1, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{Customer}", "T#{ID}"), revision.Current(1))
+	t2 := st.MustTable("Desk", st.WithGSI("GSI1", st.KeysOnly()))
+	v2 := st.MustDefine[ticketV2](t2, "Ticket", st.Key("T#{ID}", "T"), st.Index("GSI1", "C#{CustomerID}", "T#{ID}"), revision.Current(3),
+		revision.UpgradeItem(1, renameCustomer),
+		revision.Upgrade(2, func(v *ticketV2) error {
+			if v.Priority == 0 {
+				v.Priority = 3
+			}
+			return nil
+		}))
+	byCustomer := v2.Pattern("ByCustomer").On("GSI1").Partition("C#{CustomerID}").Must()
+	db1, db2 := localDBs(t, t1, t2)
+	require.NoError(t, v1.Put(ctx, db1, ticketV1{ID: "a", Customer: "c1", Title: "A"}))
+	_, err := db1.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db1.TableName()), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "T#b"}, "SK": &types.AttributeValueMemberS{Value: "T"}, "_type": &types.AttributeValueMemberS{Value: "Ticket"},
+		"GSI1PK": &types.AttributeValueMemberS{Value: "C#c1"}, "GSI1SK": &types.AttributeValueMemberS{Value: "T#b"},
+		"ID": &types.AttributeValueMemberS{Value: "b"}, "Customer": &types.AttributeValueMemberS{Value: "c1"}}})
+	require.NoError(t, err)
+
+	page, err := byCustomer.Query(ctx, db2, ticketV2{CustomerID: "c1"}, st.FetchFull())
+	require.NoError(t, err)
+	assert.Equal(t, []ticketV2{{ID: "a", CustomerID: "c1", Title: "A", Priority: 3}, {ID: "b", CustomerID: "c1", Priority: 3}}, page.Items,
+		"revision 1 and revision 0 (no attribute), fetched whole")
+	page, err = byCustomer.Query(ctx, db2, ticketV2{CustomerID: "c1"})
+	require.NoError(t, err)
+	assert.Equal(t, []ticketV2{{ID: "a", CustomerID: "c1"}, {ID: "b", CustomerID: "c1"}}, page.Items, "the keys alone, as they are")
 }
