@@ -218,7 +218,14 @@ func (t *Table) Lint() []LintIssue {
 func absentFields(m *entityModel, ei *model.EntityIndex) []*keys.Placeholder {
 	var out []*keys.Placeholder
 	var seen []string
-	for _, tpl := range []*keys.Template{ei.PK, ei.SK} {
+	tpls := []*keys.Template{ei.PK, ei.SK}
+	if ei.Native != nil { // every key field, not only the first of each
+		tpls = nil
+		for _, f := range ei.Native.Fields() {
+			tpls = append(tpls, keys.FieldTemplate(f, m.table.schema.Delim))
+		}
+	}
+	for _, tpl := range tpls {
 		if tpl == nil {
 			continue
 		}
