@@ -70,6 +70,9 @@ func exportEntity(m *entityModel) bridge.ExportEntity {
 		if ei.SK != nil {
 			k.SK, k.SKFrom = ei.SK.Raw, sourceName(ei.SKFrom)
 		}
+		if ei.Native != nil {
+			k.PK, k.SK = nativeFieldsText(ei.Native.PK), nativeFieldsText(ei.Native.SK)
+		}
 		for _, f := range absentFields(m, ei) {
 			if !slices.Contains(ei.WhenFields, f.Field.GoName) { // When speaks for those, as in the sheet
 				k.Sparse = append(k.Sparse, f.Field.GoName)

@@ -27,6 +27,12 @@ import (
 //     entity's items: they cost reads, make pages short, and on an index that
 //     does not carry the entity type they cannot be told apart;
 //   - a pattern or collection whose declaration failed;
+//   - (info) a template index key of one entity over its own string and
+//     integer fields, which could be a multi-attribute key, and what
+//     moving costs (lint_native.go); an index several entities share is
+//     left alone, its literals telling them apart;
+//   - a multi-attribute key shared by entities that a table read by its
+//     keys cannot tell apart (their table keys can collide);
 //   - an index key over a time.Time field (not a pointer, not in the table
 //     key) on an index with no When: a zero time is an absent value, so an
 //     item whose time is unset silently leaves the index (not the created
@@ -129,7 +135,9 @@ func (t *Table) Lint() []LintIssue {
 				add(sev, "entity "+a.m.Name, "partition template %q on %s has no placeholder: all its items share one partition (a hot partition); fine while it stays small (a sparse index), else add a high-cardinality field or shard it", a.pk.Raw, where)
 			}
 			for _, b := range ps[i+1:] {
-				if !collide(a, b, t.schema.Delim) {
+				// A multi-attribute key has no literal to tell entities
+				// apart by: sharing it is the design (lintNative).
+				if a.ei != nil && a.ei.Native != nil || !collide(a, b, t.schema.Delim) {
 					continue
 				}
 				sev := LintWarning
@@ -141,6 +149,7 @@ func (t *Table) Lint() []LintIssue {
 			}
 		}
 	}
+	t.lintNative(by, add)
 	for _, index := range names[1:] {
 		for _, p := range by[index] {
 			if p.ei.When != nil {
@@ -218,7 +227,14 @@ func (t *Table) Lint() []LintIssue {
 func absentFields(m *entityModel, ei *model.EntityIndex) []*keys.Placeholder {
 	var out []*keys.Placeholder
 	var seen []string
-	for _, tpl := range []*keys.Template{ei.PK, ei.SK} {
+	tpls := []*keys.Template{ei.PK, ei.SK}
+	if ei.Native != nil { // every key field, not only the first of each
+		tpls = nil
+		for _, f := range ei.Native.Fields() {
+			tpls = append(tpls, keys.FieldTemplate(f, m.table.schema.Delim))
+		}
+	}
+	for _, tpl := range tpls {
 		if tpl == nil {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/model"
 )
 
@@ -74,6 +75,17 @@ func (ix *GSI) splitKeys() error {
 		in.SK = sks[0]
 	}
 	return nil
+}
+
+// nativeFieldsText is an entity's part of a multi-attribute key as the
+// sheet and the exports show it: each field's own attribute, in order
+// ("{TenantID}, {Queue}").
+func nativeFieldsText(fs []*codec.Field) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = "{" + f.GoName + "}"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // nativeKeyText is a multi-attribute key's attributes as IndexKeys takes

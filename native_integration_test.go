@@ -121,30 +121,34 @@ func TestNativeKeyIndexOnDynamoDBLocal(t *testing.T) {
 	// sharing the index is not a ticket (the type attribute tells).
 	assert.Equal(t, []string{"d", "a", "b", "c", "e"}, q(byStatus, natTicket{TenantID: "t1"}))
 	assert.Equal(t, []string{"b"}, q(exact, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
-	assert.Equal(t, []string{"a", "b", "c"}, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(1)), "equality on status (a number is always a value: SortFields stops before it)")
-	assert.Equal(t, []string{"a", "b", "c", "e"}, q(prefix, natTicket{TenantID: "t1", Status: "OP"}, st.PartialMatch(), st.SortFields(1)), "begins_with on the last given")
+	assert.Equal(t, []string{"a", "b", "c"}, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}), "equality on status alone: the zero priority after it is not given")
+	assert.Empty(t, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(2)), "SortFields(2): priority 0 asked for, and no open ticket has it")
+	assert.Equal(t, []string{"a", "b", "c", "e"}, q(prefix, natTicket{TenantID: "t1", Status: "OP"}, st.PartialMatch()), "begins_with on the last given")
 	assert.Equal(t, []string{"d", "a", "b", "c", "e"}, q(prefix, natTicket{TenantID: "t1"}), "no sort field given: a zero number after an absent string is not given")
 	assert.Equal(t, []string{"c"}, q(above, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}), "numeric: 10 > 9")
 	assert.Equal(t, []string{"b", "c"}, q(atLeast, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
 	assert.Equal(t, []string{"a"}, q(below, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
 	assert.Equal(t, []string{"a", "b"}, q(atMost, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
-	assert.Equal(t, []string{"a", "b", "c", "e"}, q(above, natTicket{TenantID: "t1", Status: "CLOSED"}, st.SortFields(1)), "a range on the first sort attribute")
+	assert.Equal(t, []string{"a", "b", "c", "e"}, q(above, natTicket{TenantID: "t1", Status: "CLOSED"}), "a range on the first sort attribute")
 	assert.Equal(t, []string{"e", "c", "b", "a"}, q(begins, natTicket{TenantID: "t1"}), "begins_with, descending")
-	assert.Equal(t, []string{"c", "b", "a"}, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(1), st.Descending()))
+	assert.Equal(t, []string{"c", "b", "a"}, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}, st.Descending()))
 
 	page, err := between.QueryBetween(ctx, db, natTicket{TenantID: "t1", Status: "OPEN", Priority: 2}, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b"}, ticketIDs(page.Items), "BETWEEN, both bounds included")
-	page, err = between.QueryBetween(ctx, db, natTicket{TenantID: "t1", Status: "CLOSED"}, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(1))
+	page, err = between.QueryBetween(ctx, db, natTicket{TenantID: "t1", Status: "CLOSED"}, natTicket{TenantID: "t1", Status: "OPEN"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"d", "a", "b", "c"}, ticketIDs(page.Items))
+	page, err = between.QueryBetween(ctx, db, natTicket{TenantID: "t1", Status: "OPEN"}, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, ticketIDs(page.Items), "the lower bound's priority 0 meets the upper's 9: BETWEEN 0 AND 9")
 
 	// Two partition attributes: tenant and queue, each by equality.
 	assert.Equal(t, []string{"e", "a", "f", "d", "b"}, q(byQueue, natTicket{TenantID: "t1", Queue: "q1", Priority: 0}), "f has no status but is in ByQueue")
 	assert.Equal(t, []string{"g"}, q(byQueue, natTicket{TenantID: "t2", Queue: "q1"}))
 
 	// The other entity sharing the index reads only its own items.
-	tpage, err := taskByStatus.Query(ctx, db, natTask{TenantID: "t1", Status: "OPEN"}, st.SortFields(1))
+	tpage, err := taskByStatus.Query(ctx, db, natTask{TenantID: "t1", Status: "OPEN"})
 	require.NoError(t, err)
 	require.Len(t, tpage.Items, 1)
 	assert.Equal(t, "x", tpage.Items[0].ID)
@@ -184,7 +188,7 @@ func TestNativeKeyIndexOnDynamoDBLocal(t *testing.T) {
 		assert.Len(t, got, 1)
 	}
 	var got []string
-	for it, err := range prefix.All(ctx, db, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(1), st.Descending()) {
+	for it, err := range prefix.All(ctx, db, natTicket{TenantID: "t1", Status: "OPEN"}, st.Descending()) {
 		require.NoError(t, err)
 		got = append(got, it.ID)
 	}
@@ -197,11 +201,11 @@ func TestNativeKeyIndexOnDynamoDBLocal(t *testing.T) {
 	assert.ElementsMatch(t, []string{"status"}, valuesOfNames(up.ExpressionAttributeNames, "status", "priority", "tenant", "queue"))
 	_, err = tickets.Update(ctx, db, natTicket{TenantID: "t1", ID: "a"}, st.Set("Status", "CLOSED"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "d"}, q(prefix, natTicket{TenantID: "t1", Status: "CLOSED"}, st.SortFields(1)), "priority 2 before 5")
+	assert.Equal(t, []string{"a", "d"}, q(prefix, natTicket{TenantID: "t1", Status: "CLOSED"}), "priority 2 before 5")
 	// Set to empty: the attribute is removed, the item leaves the index.
 	_, err = tickets.Update(ctx, db, natTicket{TenantID: "t1", ID: "a"}, st.Set("Status", ""))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"d"}, q(prefix, natTicket{TenantID: "t1", Status: "CLOSED"}, st.SortFields(1)))
+	assert.Equal(t, []string{"d"}, q(prefix, natTicket{TenantID: "t1", Status: "CLOSED"}))
 }
 
 // valuesOfNames lists which of the attributes are named in an expression.
@@ -247,7 +251,7 @@ func TestNativeKeyIndexAddedToLiveTable(t *testing.T) {
 	require.NoError(t, db.EnsureTable(ctx, st.AddMissingIndexes()))
 	require.NoError(t, db.EnsureTable(ctx), "the live table now agrees with the model")
 
-	page, err := prefix.Query(ctx, db, natTicket{TenantID: "t1", Status: "OPEN"}, st.SortFields(1))
+	page, err := prefix.Query(ctx, db, natTicket{TenantID: "t1", Status: "OPEN"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "a"}, ticketIDs(page.Items), "the items written before the index are in it, by priority")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -144,7 +145,7 @@ func TestNativeKeyReadInputRefusals(t *testing.T) {
 		"SortEquals short":   {func() error { _, err := exact.Query(ctx, db, natOrder{Tenant: "t"}); return err }, st.ErrInvalidInput, "every sort field"},
 		"comparison of none": {func() error { _, err := above.Query(ctx, db, natOrder{Tenant: "t"}, st.SortFields(0)); return err }, st.ErrInvalidInput, "needs a value for the sort field Status"},
 		"PartialMatch on N": {func() error {
-			_, err := prefix.Query(ctx, db, natOrder{Tenant: "t", Status: "A"}, st.PartialMatch())
+			_, err := prefix.Query(ctx, db, natOrder{Tenant: "t", Status: "A", Priority: 1}, st.PartialMatch())
 			return err
 		}, st.ErrInvalidInput, "Priority"},
 		"PartialTime": {func() error {
@@ -191,4 +192,62 @@ func TestNativeKeyQueryInput(t *testing.T) {
 	assert.Equal(t, map[string]string{"#n0": "tenant", "#n1": "id", "#n2": "status", "#n3": "priority", "#n4": "_type"}, in.ExpressionAttributeNames)
 	assert.Equal(t, "ByZone", *in.IndexName)
 	assert.Contains(t, orders.Pattern("Above2").On("ByZone").SortGreaterOrEqual().Must().KeyCondition(), "tenant = {tenant} AND id = {id}")
+}
+
+// Which sort fields a read's params give: up to the last one set. A
+// trailing zero number is not set (reading by status alone needs no
+// SortFields); a zero number before a set field, or where the read needs
+// a value (a comparison or BETWEEN on the number alone, SortEquals), is
+// the value 0; a non-nil pointer is set even to zero.
+func TestNativeKeySortFieldsGiven(t *testing.T) {
+	type ptrOrder struct {
+		Tenant   string `dynamodbav:"tenant"`
+		ID       string `dynamodbav:"id"`
+		Status   string `dynamodbav:"status"`
+		Priority *int   `dynamodbav:"priority"`
+	}
+	tbl := st.MustTable("Natives",
+		st.WithGSI("ByStatus", st.IndexKeys("tenant", "status,priority")),
+		st.WithGSI("ByPriority", st.IndexKeys("tenant", "priority,status")))
+	orders := st.MustDefine[natOrder](tbl, "Order", st.Key("T#{Tenant}", "O#{ID}"))
+	db := st.New(&singletabletest.Client{}, tbl)
+	cond := func(t *testing.T, p *st.Pattern[natOrder], params natOrder, opts ...st.QueryOption) string {
+		t.Helper()
+		in, err := p.QueryInput(db, params, opts...)
+		require.NoError(t, err)
+		return *in.KeyConditionExpression
+	}
+	prefix := orders.Pattern("Prefix").On("ByStatus").SortPrefix().Must()
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1", cond(t, prefix, natOrder{Tenant: "t", Status: "OPEN"}), "status alone: the zero priority after it is not given")
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2", cond(t, prefix, natOrder{Tenant: "t", Status: "OPEN"}, st.SortFields(2)), "SortFields(2): priority 0 asked for")
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2", cond(t, prefix, natOrder{Tenant: "t", Status: "OPEN", Priority: 3}))
+
+	byPrio := orders.Pattern("PrioPrefix").On("ByPriority").SortPrefix().Must()
+	in, err := byPrio.QueryInput(db, natOrder{Tenant: "t", Status: "OPEN"})
+	require.NoError(t, err)
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2", *in.KeyConditionExpression, "a zero number before a set field is the value 0")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "0"}, in.ExpressionAttributeValues[":v1"])
+	assert.Equal(t, "#n0 = :v0", cond(t, byPrio, natOrder{Tenant: "t"}))
+
+	above := orders.Pattern("PrioAbove").On("ByPriority").SortGreaterThan().Must()
+	in, err = above.QueryInput(db, natOrder{Tenant: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, "#n0 = :v0 AND #n1 > :v1", *in.KeyConditionExpression, "a comparison on the number alone: > 0")
+	exact := orders.Pattern("Exact").On("ByStatus").SortEquals().Must()
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2", cond(t, exact, natOrder{Tenant: "t", Status: "OPEN"}), "SortEquals: priority 0")
+	between := orders.Pattern("Between").On("ByStatus").SortBetween().Must()
+	bin, err := between.QueryBetweenInput(db, natOrder{Tenant: "t", Status: "OPEN"}, natOrder{Tenant: "t", Status: "OPEN", Priority: 9})
+	require.NoError(t, err)
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 BETWEEN :v2 AND :v3", *bin.KeyConditionExpression, "BETWEEN 0 AND 9 on priority")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "0"}, bin.ExpressionAttributeValues[":v2"])
+
+	ptrs := st.MustDefine[ptrOrder](tbl, "PtrOrder", st.Key("T#{Tenant}", "P#{ID}"))
+	pp := ptrs.Pattern("PtrPrefix").On("ByStatus").SortPrefix().Must()
+	zero := 0
+	pin, err := pp.QueryInput(db, ptrOrder{Tenant: "t", Status: "OPEN", Priority: &zero})
+	require.NoError(t, err)
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2", *pin.KeyConditionExpression, "a pointer to 0 is set")
+	pin, err = pp.QueryInput(db, ptrOrder{Tenant: "t", Status: "OPEN"})
+	require.NoError(t, err)
+	assert.Equal(t, "#n0 = :v0 AND #n1 = :v1", *pin.KeyConditionExpression)
 }

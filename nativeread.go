@@ -23,9 +23,13 @@ import (
 // attribute given but the last, which takes the pattern's condition
 // (SortEquals, SortPrefix: equality on each given, PartialMatch:
 // begins_with on the last; the comparisons and SortBetween on the last).
-// A sort field is given unless its value is absent (an empty string or
-// binary, a nil pointer, a zero time); a number always is, SortFields(n)
-// says how many are. The values are the fields' own, typed: a number
+// The sort fields given are those up to the last one the params set (a
+// non-zero value or a non-nil pointer): a zero number before it is the
+// value 0, an absent string before it is refused, a trailing zero number
+// is left out. So {Status: "OPEN"} reads status = OPEN whatever the
+// number after it; a comparison or SortBetween on a number alone takes
+// its zero; SortEquals takes every field; SortFields(n), or a pointer
+// field, says otherwise. The values are the fields' own, typed: a number
 // bound compares as a number.
 
 // nativeCond is a read's key condition over a multi-attribute key.
@@ -144,9 +148,18 @@ func (d *readDecl) nativeMember(m *entityModel) (*model.EntityIndex, error) {
 	return nil, d.fail("entity %s is not in index %s: it stores no field as %s, of the index's multi-attribute key", m.Name, d.index.index.Name, strings.Join(lacks, ", "))
 }
 
-// keyGiven reports whether a key field's value in params is given: not
-// absent (a nil pointer, an empty string or binary, a zero time); a number
-// always is.
+// keySet reports whether the caller set a sort field's value in params: a
+// non-nil pointer (even to a zero), or any other non-zero value.
+func keySet(fv reflect.Value) bool {
+	if fv.Kind() == reflect.Pointer {
+		return !fv.IsNil()
+	}
+	return !fv.IsZero()
+}
+
+// keyGiven reports whether a key field's value in params is a value: not
+// absent (a nil pointer, an empty string or binary, a zero time); a plain
+// number always is (0 is a number).
 func keyGiven(f *codec.Field, fv reflect.Value) bool {
 	if fv.Kind() == reflect.Pointer {
 		if fv.IsNil() {
@@ -200,8 +213,11 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		}
 		c.eq = append(c.eq, keyEq{ix.PKAttrs[i], av})
 	}
-	// given counts the sort fields v gives, left to right; a value after
-	// the first absent one is refused, never dropped.
+	// given counts the sort fields v sets: up to the last one set (a
+	// non-zero value, or a non-nil pointer). A zero number before it is
+	// the value 0; any other absent value before it is a gap, refused,
+	// never dropped. A trailing zero number is not set: SortFields(n), or
+	// a pointer field, says it is.
 	given := func(v reflect.Value, what string) (int, error) {
 		if s.read.hasSortFields {
 			if s.read.sortFields > len(ei.Native.SK) {
@@ -210,24 +226,46 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 			return s.read.sortFields, nil
 		}
 		n := 0
-		for n < len(ei.Native.SK) && keyGiven(ei.Native.SK[n], v.FieldByIndex(ei.Native.SK[n].Index)) {
-			n++
+		for i, f := range ei.Native.SK {
+			if keySet(v.FieldByIndex(f.Index)) {
+				n = i + 1
+			}
 		}
-		for _, f := range ei.Native.SK[n:] {
-			// A zero number after the prefix's end is not given (it
-			// cannot be told from one left out); any other value is.
-			if fv := v.FieldByIndex(f.Index); keyGiven(f, fv) && !fv.IsZero() {
+		for i, f := range ei.Native.SK[:max(n-1, 0)] {
+			if !keyGiven(f, v.FieldByIndex(f.Index)) {
 				return 0, &InputError{Op: op, Reason: fmt.Sprintf("%s give sort field %s but not %s before it: index %s's sort attributes are matched left to right (equality on each, the condition on the last given)",
-					what, f.GoName, ei.Native.SK[n].GoName, ix.Name)}
+					what, ei.Native.SK[n-1].GoName, ei.Native.SK[i].GoName, ix.Name)}
 			}
 		}
 		return n, nil
 	}
+	// extend widens n to the first sort field where the read needs one
+	// (a comparison, BETWEEN) and v sets none: a zero plain number there
+	// is the only value meant.
+	extend := func(n int, v reflect.Value) int {
+		if f := ei.Native.SK[0]; n == 0 && !s.read.hasSortFields && keyGiven(f, v.FieldByIndex(f.Index)) {
+			return 1
+		}
+		return n
+	}
 	n := 0
-	if d.sort != sortDefault && d.sort != sortBeginsWith {
+	switch d.sort {
+	case sortDefault, sortBeginsWith:
+	case sortEquals:
+		// Every sort field: a zero number is the value 0.
+		for _, f := range ei.Native.SK {
+			if !keyGiven(f, params.FieldByIndex(f.Index)) {
+				return fail("SortEquals needs every sort field of index %s: %s is empty", ix.Name, f.GoName)
+			}
+		}
+		n = len(ei.Native.SK)
+	default:
 		var err error
 		if n, err = given(params, "the params"); err != nil {
 			return "", skCond{}, err
+		}
+		if d.sort != sortPrefix && d.sort != sortBetween {
+			n = extend(n, params)
 		}
 	}
 	var err error
@@ -250,9 +288,6 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 	case sortBeginsWith:
 		c.attr, c.op, c.a = ix.SKAttrs[0], "begins_with", expr.S(d.sortLit)
 	case sortEquals:
-		if n < len(ei.Native.SK) {
-			return fail("SortEquals needs every sort field of index %s: %s is empty", ix.Name, ei.Native.SK[n].GoName)
-		}
 		if err := sortEq(params, n); err != nil {
 			return "", skCond{}, err
 		}
@@ -281,8 +316,20 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		if err != nil {
 			return "", skCond{}, err
 		}
-		if n == 0 || hn != n {
-			return fail("SortBetween: both bounds give the same sort fields, at least one (the lower gives %d, the upper %d)", n, hn)
+		// The bounds range over the sort fields either sets: a zero
+		// number where the other bound sets one is the value 0 (BETWEEN 0
+		// AND 9); an absent string there is refused.
+		ln := n
+		n = extend(max(ln, hn), params)
+		for _, b := range [2]reflect.Value{params, upper} {
+			for _, f := range ei.Native.SK[:n] {
+				if !keyGiven(f, b.FieldByIndex(f.Index)) {
+					return fail("SortBetween: both bounds give the same sort fields, at least one (the lower sets %d, the upper %d; %s is empty in one)", ln, hn, f.GoName)
+				}
+			}
+		}
+		if n == 0 {
+			return fail("SortBetween: both bounds give the same sort fields, at least one (neither sets one)")
 		}
 		if err := sortEq(params, n-1); err != nil {
 			return "", skCond{}, err

@@ -549,7 +549,9 @@ func PartialTime(precision TimePrecision) interface {
 // field within the first n without a value, or one after them with a
 // value other than its zero, is an ErrInvalidInput. It applies to the sort
 // conditions taken from params (SortPrefix, SortBetween's bounds, the
-// comparisons).
+// comparisons). On an index with a multi-attribute key the params give
+// the sort fields up to the last one set, so a trailing zero number is
+// not given there unless SortFields counts it (docs/rules.md).
 func SortFields(n int) interface {
 	PatternGetOption
 	EntityQueryOption

@@ -87,9 +87,13 @@ func (t *Table) WriteSheet(w io.Writer) error {
 			head = append(head, indexColumn(head, ix, ix.index.SK))
 			continue
 		}
-		head = append(head, indexColumn(head, ix, ix.index.PK))
-		if ix.index.SK != "" {
-			head = append(head, indexColumn(head, ix, ix.index.SK))
+		pk, sk := ix.index.PK, ix.index.SK
+		if ix.index.Native() { // every attribute, in order
+			pk, sk = nativeKeyText(ix.index.PKAttrs), nativeKeyText(ix.index.SKAttrs)
+		}
+		head = append(head, indexColumn(head, ix, pk))
+		if sk != "" {
+			head = append(head, indexColumn(head, ix, sk))
 		}
 	}
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
@@ -127,6 +131,12 @@ func (t *Table) WriteSheet(w io.Writer) error {
 				if ei.SK != nil {
 					sk = code(ei.SK.Raw) + sourceNote(ei.SKFrom)
 				}
+				if ei.Native != nil {
+					pk = strings.Replace(pk, code(ei.PK.Raw), code(nativeFieldsText(ei.Native.PK)), 1)
+					if len(ei.Native.SK) > 0 {
+						sk = code(nativeFieldsText(ei.Native.SK)) + sourceNote(ei.SKFrom)
+					}
+				}
 			}
 			switch {
 			case ix.Local() && ei != nil: // the table's partition key: only its sparse notes
@@ -148,12 +158,26 @@ func (t *Table) WriteSheet(w io.Writer) error {
 	if ixs := t.indexes(); len(ixs) > 0 {
 		b.WriteString("\n## Indexes\n\n")
 		b.WriteString("| Index | Partition key | Sort key | Projection |\n|---|---|---|---|\n")
+		var notes []string
+		_, by := t.places()
 		for _, ix := range ixs {
 			proj := string(ix.index.Projection)
 			if ix.index.Projection == types.ProjectionTypeInclude {
 				proj += " " + strings.Join(ix.index.NonKeyAttrs, ", ")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.index.Name+localNote(ix)), cell(ix.index.PK), cell(ix.index.SK), cell(proj))
+			pk, sk := ix.index.PK, ix.index.SK
+			if ix.index.Native() {
+				pk, sk = nativeKeyText(ix.index.PKAttrs), nativeKeyText(ix.index.SKAttrs)
+				how, _ := t.nativeApart(by[ix.index.Name])
+				if how != "" {
+					how = "; " + how
+				}
+				notes = append(notes, fmt.Sprintf("- %s: a multi-attribute key, the entities' own attributes in order (partition %s; sort %s), nothing written for it%s.\n", ix.index.Name, pk, sk, how))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(ix.index.Name+localNote(ix)), cell(pk), cell(sk), cell(proj))
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n" + strings.Join(notes, ""))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -76,10 +76,10 @@ func (md *model) docEntities(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 		for _, k := range e.Indexes {
-			ipk, isk := md.keyAttrs(k.Index)
-			fmt.Fprintf(b, "- Index %s: %s = %s%s", k.Index, ipk.name, code(k.PK), from(k.PKFrom))
-			if isk.name != "" && k.SK != "" {
-				fmt.Fprintf(b, ", %s = %s%s", isk.name, code(k.SK), from(k.SKFrom))
+			ipks, isks := md.keyLists(k.Index)
+			fmt.Fprintf(b, "- Index %s: %s = %s%s", k.Index, keyNames(ipks), code(k.PK), from(k.PKFrom))
+			if len(isks) > 0 && k.SK != "" {
+				fmt.Fprintf(b, ", %s = %s%s", keyNames(isks), code(k.SK), from(k.SKFrom))
 			}
 			switch {
 			case k.WhenText != "":
@@ -140,7 +140,7 @@ func (md *model) docIndexes(b *strings.Builder) {
 	}
 	b.WriteString("## Indexes\n\n| Index | Partition key | Sort key | Projection | Entities | Notes |\n|---|---|---|---|---|---|\n")
 	for _, ix := range gsis {
-		ipk, isk := md.keyAttrs(ix.Name())
+		ipks, isks := md.keyLists(ix.Name())
 		var in []string
 		sparse := false
 		for _, e := range md.m.Entities {
@@ -168,13 +168,31 @@ func (md *model) docIndexes(b *strings.Builder) {
 		case types.ProjectionTypeInclude:
 			proj += " " + strings.Join(ix.Included(), ", ")
 		}
-		sk := ""
-		if isk.name != "" {
-			sk = code(isk.name) + " (" + isk.typ + ")"
+		if len(ipks) > 1 || len(isks) > 1 {
+			notes = append(notes, "multi-attribute key: the entities' own attributes, in order; nothing written for it")
 		}
-		fmt.Fprintf(b, "| %s | %s (%s) | %s | %s | %s | %s |\n", ix.Name(), code(ipk.name), ipk.typ, sk, proj, strings.Join(in, ", "), strings.Join(notes, "; "))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", ix.Name(), docKey(ipks), docKey(isks), proj, strings.Join(in, ", "), strings.Join(notes, "; "))
 	}
 	b.WriteString("\n")
+}
+
+// keyNames is a key's attribute names, in order: "tenant, queue".
+func keyNames(as []keyAttr) string {
+	var parts []string
+	for _, a := range as {
+		parts = append(parts, a.name)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// docKey writes a key's attributes with their types, in order:
+// "`tenant` (S), `queue` (S)".
+func docKey(as []keyAttr) string {
+	var parts []string
+	for _, a := range as {
+		parts = append(parts, code(a.name)+" ("+a.typ+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (md *model) docPatterns(b *strings.Builder) {
@@ -229,11 +247,11 @@ func (md *model) docItems(b *strings.Builder) {
 	}
 	head := slices.Clone(cols)
 	for _, ix := range md.indexes() {
-		ipk, isk := md.keyAttrs(ix.Name())
-		for _, a := range []string{ipk.name, isk.name} {
-			if a != "" && !slices.Contains(cols, a) {
-				cols = append(cols, a)
-				head = append(head, ix.Name()+": "+a)
+		ipks, isks := md.keyLists(ix.Name())
+		for _, a := range append(ipks, isks...) {
+			if !slices.Contains(cols, a.name) {
+				cols = append(cols, a.name)
+				head = append(head, ix.Name()+": "+a.name)
 			}
 		}
 	}

@@ -101,13 +101,6 @@ func load(op string, t *st.Table, o Options) (*model, error) {
 		return fail("Options.TableName: %q is not a DynamoDB table name (3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.')", name)
 	}
 	create := t.CreateTableInput(name)
-	for _, g := range create.GlobalSecondaryIndexes {
-		if len(g.KeySchema) > 2 || len(g.KeySchema) == 2 && g.KeySchema[0].KeyType == g.KeySchema[1].KeyType {
-			// Each format's multi-attribute form is not written yet: an
-			// error rather than a template keyed on one attribute.
-			return fail("index %s has a multi-attribute key, which the exports do not write yet", aws.ToString(g.IndexName))
-		}
-	}
 	if a := o.AutoScaling; a != nil {
 		switch {
 		case create.BillingMode != types.BillingModeProvisioned:
@@ -194,8 +187,22 @@ func (md *model) entity(name string) *bridge.ExportEntity {
 // keyAttr is the name and type of a key attribute.
 type keyAttr struct{ name, typ string }
 
-// keyAttrs is an index's (or, for "", the table's) key attributes.
+// keyAttrs is an index's (or, for "", the table's) key attributes; of a
+// multi-attribute key, the first of each (see keyLists).
 func (md *model) keyAttrs(index string) (pk, sk keyAttr) {
+	pks, sks := md.keyLists(index)
+	if len(pks) > 0 {
+		pk = pks[0]
+	}
+	if len(sks) > 0 {
+		sk = sks[0]
+	}
+	return pk, sk
+}
+
+// keyLists is an index's (or, for "", the table's) partition and sort key
+// attributes in order: several each on a multi-attribute key.
+func (md *model) keyLists(index string) (pks, sks []keyAttr) {
 	ks := md.create.KeySchema
 	for _, g := range md.create.GlobalSecondaryIndexes {
 		if aws.ToString(g.IndexName) == index {
@@ -210,12 +217,22 @@ func (md *model) keyAttrs(index string) (pk, sk keyAttr) {
 	for _, k := range ks {
 		a := keyAttr{name: aws.ToString(k.AttributeName), typ: md.attrType(aws.ToString(k.AttributeName))}
 		if k.KeyType == types.KeyTypeHash {
-			pk = a
+			pks = append(pks, a)
 		} else {
-			sk = a
+			sks = append(sks, a)
 		}
 	}
-	return pk, sk
+	return pks, sks
+}
+
+// multiAttribute reports whether a key schema has a multi-attribute key:
+// several partition or several sort attributes.
+func multiAttribute(ks []types.KeySchemaElement) bool {
+	n := map[types.KeyType]int{}
+	for _, k := range ks {
+		n[k.KeyType]++
+	}
+	return n[types.KeyTypeHash] > 1 || n[types.KeyTypeRange] > 1
 }
 
 // indexes is every secondary index: the GSIs, then the LSIs.

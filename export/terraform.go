@@ -18,7 +18,9 @@ import (
 //     (name, billing_mode, hash_key, range_key, read_capacity,
 //     write_capacity, attribute {name, type}, global_secondary_index {name,
 //     hash_key, range_key, projection_type, non_key_attributes,
-//     read_capacity, write_capacity}, local_secondary_index {name,
+//     read_capacity, write_capacity; key_schema {attribute_name,
+//     key_type} for a multi-attribute key, hash_key and range_key holding
+//     one attribute each}, local_secondary_index {name,
 //     range_key, projection_type, non_key_attributes}, ttl
 //     {attribute_name, enabled},
 //     stream_enabled, stream_view_type, point_in_time_recovery {enabled},
@@ -61,11 +63,22 @@ func (md *model) terraform() obj {
 	var gsis []any
 	for _, g := range in.GlobalSecondaryIndexes {
 		o := obj{{"name", aws.ToString(g.IndexName)}}
-		for _, k := range g.KeySchema {
-			if k.KeyType == types.KeyTypeHash {
-				o = o.set("hash_key", aws.ToString(k.AttributeName))
-			} else {
-				o = o.set("range_key", aws.ToString(k.AttributeName))
+		if multiAttribute(g.KeySchema) {
+			// hash_key and range_key hold one attribute each: a
+			// multi-attribute key is the key_schema block (AWS provider
+			// 6.x, the API's KeySchema), its elements in order.
+			var ks []any
+			for _, k := range g.KeySchema {
+				ks = append(ks, obj{{"attribute_name", aws.ToString(k.AttributeName)}, {"key_type", string(k.KeyType)}})
+			}
+			o = o.set("key_schema", ks)
+		} else {
+			for _, k := range g.KeySchema {
+				if k.KeyType == types.KeyTypeHash {
+					o = o.set("hash_key", aws.ToString(k.AttributeName))
+				} else {
+					o = o.set("range_key", aws.ToString(k.AttributeName))
+				}
 			}
 		}
 		o = o.set("projection_type", string(g.Projection.ProjectionType))

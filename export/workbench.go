@@ -2,8 +2,10 @@ package export
 
 import (
 	"encoding/base64"
+	"fmt"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	st "github.com/singletable/singletable"
@@ -30,6 +32,14 @@ func Workbench(t *st.Table, o Options) ([]byte, error) {
 	md, err := load("export.Workbench", t, o)
 	if err != nil {
 		return nil, err
+	}
+	for _, g := range md.create.GlobalSecondaryIndexes {
+		if multiAttribute(g.KeySchema) {
+			// The data model's KeyAttributes hold one PartitionKey and one
+			// SortKey: an index keyed on its first attributes would be a
+			// different index, silently.
+			return nil, &st.InputError{Op: "export.Workbench", Reason: fmt.Sprintf("index %s has a multi-attribute key, which a NoSQL Workbench data model cannot express (its KeyAttributes hold one PartitionKey and one SortKey); export CloudFormation, Terraform or the model document instead", aws.ToString(g.IndexName))}
+		}
 	}
 	return toJSON(md.workbench())
 }
