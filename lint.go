@@ -276,23 +276,47 @@ func (d *readDecl) overMatches(p keyPlace) bool {
 		return true
 	}
 	other := p.sk.Glob()
+	own := mem.sk.Glob()
 	lit := mem.sk.LiteralPrefix()
+	// Without a literal prefix, a bound the read renders starts with a
+	// value of the sort template's first placeholder: a key it reaches
+	// starts with a byte that value can start with (or, for a range, one
+	// between two such bytes).
+	lo, hi, _ := own.FirstBytes()
+	olo, ohi, ok := other.FirstBytes()
+	if !ok {
+		return false
+	}
 	switch d.sort {
 	case sortBeginsWith:
 		return keys.Intersects(other, keys.PrefixGlob(d.sortLit), delim)
 	case sortEquals:
-		return keys.Intersects(other, mem.sk.Glob(), delim)
+		return keys.Intersects(other, own, delim)
 	case sortDefault:
 		if d.collection || lit == "" {
 			return true
 		}
 		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
-	case sortPrefix, sortBetween:
-		return lit == "" || keys.Intersects(other, keys.PrefixGlob(lit), delim)
+	case sortPrefix:
+		if lit == "" {
+			return keys.Intersects(other, own.Opening(), delim)
+		}
+		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
+	case sortBetween:
+		if lit == "" {
+			return olo <= hi && ohi >= lo
+		}
+		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
 	case sortLT, sortLE:
+		if lit == "" {
+			return olo <= hi
+		}
 		return !sortsAfter(p.sk.LiteralPrefix(), lit)
 	}
-	return !sortsAfter(lit, p.sk.LiteralPrefix()) // sortGT, sortGE
+	if lit == "" { // sortGT, sortGE
+		return ohi >= lo
+	}
+	return !sortsAfter(lit, p.sk.LiteralPrefix())
 }
 
 // sortsAfter reports whether every string starting with a sorts after every
