@@ -194,22 +194,6 @@ func orSet(a, b byteSet) byteSet {
 	return a
 }
 
-// ShapeNote describes what the placeholder's shape promises beyond its
-// kind, for the access-pattern sheet: a string's declared shape ("hex",
-// "[a-z0-9]"), or "starts with a digit" for a time whose layout does; ""
-// otherwise.
-func (p *Placeholder) ShapeNote() string {
-	switch p.Kind {
-	case KindString:
-		return p.Shape
-	case KindTime:
-		if first, _ := timeSets(p.Layout, 0); first == digitSet {
-			return "starts with a digit"
-		}
-	}
-	return ""
-}
-
 // checkShape refuses a string value outside its declared shape.
 func (p *Placeholder) checkShape(s string) error {
 	if p.class == nil || p.class.holds(s) {
