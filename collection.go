@@ -53,7 +53,7 @@ func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
 		}
 		d.entities = append(d.entities, m)
 	}
-	d.nameErr = t.reads.checkName(d)
+	d.declaredName(name)
 	d.resolve()
 	t.reads.put(d)
 	return &Collection{d: d}

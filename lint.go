@@ -187,6 +187,14 @@ func (t *Table) Lint() []LintIssue {
 		if t.schema.TTLAttr != "" && d.expires() && !d.projects(t.schema.TTLAttr) {
 			add(LintWarning, subject, "index %s (%s) does not project the TTL attribute %s, so every call is refused unless it passes FetchFull() or IncludeExpired(); project %s into the index (Include) to read it plainly", d.index.index.Name, d.index.index.Projection, t.schema.TTLAttr, t.schema.TTLAttr)
 		}
+		for _, name := range d.overlaps {
+			t.mu.RLock()
+			_, ok := t.entities[name]
+			t.mu.RUnlock()
+			if !ok {
+				add(LintWarning, subject, "overlaps=%s names no entity of table %s", name, t.schema.Name)
+			}
+		}
 		if d.scan {
 			continue // it reads no partition: the key condition's checks are a query's
 		}
@@ -200,6 +208,8 @@ func (t *Table) Lint() []LintIssue {
 			}
 			msg := fmt.Sprintf("its key condition (%s) also matches %s items (%s)", d.describeKeys(), other.m.Name, describePlace(other))
 			switch {
+			case slices.Contains(d.overlaps, other.m.Name):
+				add(LintInfo, subject, "%s, as declared (overlaps=%s): they cost reads and shorten pages", msg, other.m.Name)
 			case d.collection:
 				add(LintWarning, subject, "%s, which are not members: they come back in Unknown; add the entity to the collection or narrow it with SortBeginsWith", msg)
 			case t.schema.TypeByKeys:
@@ -218,6 +228,29 @@ func (t *Table) Lint() []LintIssue {
 		lintUnique(m, add)
 	}
 	return append(out, t.revisionIssues()...)
+}
+
+// declaredName sets the read's name from what its declaration says:
+// "Name", or "Name,overlaps=A+B" for a read meant to reach entities A's
+// and B's items (a partition read whole, a range over a shared sort key),
+// which lint then reports as info instead of a warning. A malformed option
+// is the declaration's error.
+func (d *readDecl) declaredName(raw string) {
+	name, opt, has := strings.Cut(raw, ",")
+	d.name = name
+	if has {
+		list, ok := strings.CutPrefix(opt, "overlaps=")
+		if !ok || list == "" {
+			d.nameErr = d.fail("option %q after the name: the one option is overlaps=Entity+Entity (the entities whose items the read reaches on purpose)", opt)
+			return
+		}
+		d.overlaps = strings.Split(list, "+")
+		if slices.Contains(d.overlaps, "") {
+			d.nameErr = d.fail("overlaps=%s names an empty entity", list)
+			return
+		}
+	}
+	d.nameErr = d.table.reads.checkName(d)
 }
 
 // absentFields lists the placeholders of an entity's index key whose value
@@ -292,23 +325,47 @@ func (d *readDecl) overMatches(p keyPlace) bool {
 		return true
 	}
 	other := p.sk.Glob()
+	own := mem.sk.Glob()
 	lit := mem.sk.LiteralPrefix()
+	// Without a literal prefix, a bound the read renders starts with a
+	// value of the sort template's first placeholder: a key it reaches
+	// starts with a byte that value can start with (or, for a range, one
+	// between two such bytes).
+	lo, hi, _ := own.FirstBytes()
+	olo, ohi, ok := other.FirstBytes()
+	if !ok {
+		return false
+	}
 	switch d.sort {
 	case sortBeginsWith:
 		return keys.Intersects(other, keys.PrefixGlob(d.sortLit), delim)
 	case sortEquals:
-		return keys.Intersects(other, mem.sk.Glob(), delim)
+		return keys.Intersects(other, own, delim)
 	case sortDefault:
 		if d.collection || lit == "" {
 			return true
 		}
 		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
-	case sortPrefix, sortBetween:
-		return lit == "" || keys.Intersects(other, keys.PrefixGlob(lit), delim)
+	case sortPrefix:
+		if lit == "" {
+			return keys.Intersects(other, own.Opening(), delim)
+		}
+		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
+	case sortBetween:
+		if lit == "" {
+			return olo <= hi && ohi >= lo
+		}
+		return keys.Intersects(other, keys.PrefixGlob(lit), delim)
 	case sortLT, sortLE:
+		if lit == "" {
+			return olo <= hi
+		}
 		return !sortsAfter(p.sk.LiteralPrefix(), lit)
 	}
-	return !sortsAfter(lit, p.sk.LiteralPrefix()) // sortGT, sortGE
+	if lit == "" { // sortGT, sortGE
+		return ohi >= lo
+	}
+	return !sortsAfter(lit, p.sk.LiteralPrefix())
 }
 
 // sortsAfter reports whether every string starting with a sorts after every

@@ -114,6 +114,10 @@ type readDecl struct {
 	// scan_index.go) instead of querying one partition.
 	scan    bool
 	nameErr error
+	// overlaps names the entities whose items the read is declared to
+	// reach on purpose ("Name,overlaps=A+B", see declaredName): lint
+	// reports those overlaps as info.
+	overlaps []string
 
 	// Resolved by resolve; err is set instead when the declaration is wrong.
 	err     error
@@ -147,8 +151,8 @@ func (e *Entity[T]) Pattern(name string) *Pattern[T] {
 	if e == nil {
 		return &Pattern[T]{d: &readDecl{name: name, err: &ModelError{Entity: "(nil)", Reason: "pattern " + name + ": the entity is nil (did its Define fail?)"}}}
 	}
-	d := &readDecl{id: readIDs.Add(1), table: e.m.table, name: name, entities: []*entityModel{e.m}}
-	d.nameErr = d.table.reads.checkName(d)
+	d := &readDecl{id: readIDs.Add(1), table: e.m.table, entities: []*entityModel{e.m}}
+	d.declaredName(name)
 	d.resolve()
 	d.table.reads.put(d)
 	return &Pattern[T]{d: d}

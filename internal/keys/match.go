@@ -69,7 +69,7 @@ func (t *Template) Placeholders() []*Placeholder { return t.phs }
 
 // SameFormat reports whether two placeholders render values alike.
 func (p *Placeholder) SameFormat(q *Placeholder) bool {
-	return p.Kind == q.Kind && p.Width == q.Width && p.Layout == q.Layout
+	return p.Kind == q.Kind && p.Width == q.Width && p.Layout == q.Layout && p.Shape == q.Shape
 }
 
 // Precision ranks how much of its value a placeholder keeps: 0 for all of
@@ -241,56 +241,7 @@ func Specialise(t *Template, bs []Binding) *Template {
 
 // AdmitsPrefix reports whether some key rendered by t starts with p.
 func (t *Template) AdmitsPrefix(p string) bool {
-	return admits(t.segs, p, t.Delim)
-}
-
-func admits(segs []segment, p string, delim byte) bool {
-	if p == "" {
-		return true
-	}
-	if len(segs) == 0 {
-		return false
-	}
-	s := segs[0]
-	if s.ph == nil {
-		if len(p) <= len(s.lit) {
-			return strings.HasPrefix(s.lit, p)
-		}
-		return strings.HasPrefix(p, s.lit) && admits(segs[1:], p[len(s.lit):], delim)
-	}
-	// A value: one or more characters valid for the placeholder.
-	for n := 1; n <= len(p); n++ {
-		if !valueByte(s.ph, p[n-1], delim) {
-			return false
-		}
-		if n == len(p) || admits(segs[1:], p[n:], delim) {
-			return true
-		}
-	}
-	return false
-}
-
-// valueByte reports whether byte c can appear in a rendered value.
-func valueByte(ph *Placeholder, c byte, delim byte) bool {
-	switch ph.Kind {
-	case KindInt:
-		return intByte(c, delim)
-	case KindUint:
-		return c >= '0' && c <= '9'
-	}
-	return c != delim
-}
-
-// intByte reports whether byte c can appear in a rendered signed integer:
-// a digit or the sign, which is written %2D when it is the delimiter.
-func intByte(c, delim byte) bool {
-	if c >= '0' && c <= '9' {
-		return true
-	}
-	if delim == '-' {
-		return c == EscapeByte || c == 'D'
-	}
-	return c == '-'
+	return Intersects(t.Glob(), PrefixGlob(p), t.Delim)
 }
 
 // Successor returns the smallest string greater than every string that
@@ -317,22 +268,18 @@ func Successor(p string) (string, bool) {
 }
 
 // Key languages, for lint: a template is approximated by the set of strings
-// it can render, each placeholder standing for one or more characters of
-// its class. Two templates can collide when their languages intersect.
+// it can render, each placeholder standing for one or more bytes of its
+// shape (see valueSets). Two templates can collide when their languages
+// intersect.
 
 // Glob is a key language: a sequence of glob tokens.
 type Glob []globTok
 
+// globTok is one byte of set, or with star zero or more of them.
 type globTok struct {
-	lit   byte // a literal byte, when class == 0
-	class int  // 0: literal; classAny: any byte but the delimiter; classDigit: digits and the sign; classAll, classUint
-	star  bool // zero or more of class (after at least one: see tokens)
+	set  byteSet
+	star bool
 }
-
-const (
-	classAny = 1 + iota
-	classDigit
-)
 
 // Glob is the template's language as glob tokens.
 func (t *Template) Glob() Glob {
@@ -340,99 +287,101 @@ func (t *Template) Glob() Glob {
 	for _, s := range t.segs {
 		if s.ph == nil {
 			for i := 0; i < len(s.lit); i++ {
-				out = append(out, globTok{lit: s.lit[i]})
+				out = append(out, litTok(s.lit[i]))
 			}
 			continue
 		}
-		c := classAny
-		switch s.ph.Kind {
-		case KindInt:
-			c = classDigit
-		case KindUint:
-			c = classUint
-		case KindTime:
-			if leadsWithDigit(s.ph.Layout) {
-				// A digit, then anything its layout renders.
-				out = append(out, globTok{class: classUint}, globTok{class: classAny, star: true})
-				continue
-			}
-		}
-		out = append(out, globTok{class: c}, globTok{class: c, star: true})
+		first, rest := s.ph.valueSets(t.Delim)
+		out = append(out, globTok{set: first}, globTok{set: rest, star: true})
 	}
 	return out
+}
+
+func litTok(c byte) globTok {
+	var s byteSet
+	s.add(c)
+	return globTok{set: s}
 }
 
 // PrefixGlob is the language of all strings that start with p.
 func PrefixGlob(p string) Glob {
 	out := make(Glob, 0, len(p)+1)
 	for i := 0; i < len(p); i++ {
-		out = append(out, globTok{lit: p[i]})
+		out = append(out, litTok(p[i]))
 	}
-	return append(out, globTok{class: classAll, star: true})
+	var all byteSet
+	all.addRange(0, 255)
+	return append(out, globTok{set: all, star: true})
 }
 
-// classAll matches any byte, the delimiter included (for open prefixes);
-// classUint matches digits.
-const (
-	classAll = 3 + iota
-	classUint
-)
-
-func (g globTok) accepts(c byte, delim byte) bool {
-	switch g.class {
-	case 0:
-		return g.lit == c
-	case classDigit:
-		return intByte(c, delim)
-	case classUint:
-		return c >= '0' && c <= '9'
-	case classAll:
-		return true
+// Opening is the language of all strings that start with a first byte of
+// g's strings: what begins_with a non-empty prefix of one of them can
+// reach.
+func (g Glob) Opening() Glob {
+	var first byteSet
+	for _, tok := range g {
+		first = orSet(first, tok.set)
+		if !tok.star {
+			break
+		}
 	}
-	return c != delim
+	var all byteSet
+	all.addRange(0, 255)
+	return Glob{{set: first}, {set: all, star: true}}
 }
 
-// compatible reports whether two single tokens can match the same byte.
-func compatible(a, b globTok, delim byte) bool {
-	switch {
-	case a.class == 0:
-		return b.accepts(a.lit, delim)
-	case b.class == 0:
-		return a.accepts(b.lit, delim)
-	case a.class == classAll || b.class == classAll:
-		return true
-	case a.class == classDigit || b.class == classDigit || a.class == classUint || b.class == classUint:
-		return true // digits are never the delimiter
+// FirstBytes reports the least and greatest byte a non-empty string of the
+// language can start with; ok is false when it holds only "".
+func (g Glob) FirstBytes() (lo, hi byte, ok bool) {
+	var s byteSet
+	for _, tok := range g {
+		s = orSet(s, tok.set)
+		if !tok.star {
+			break
+		}
 	}
-	return true
+	if s == (byteSet{}) {
+		return 0, 0, false
+	}
+	lo, hi = s.bounds()
+	return lo, hi, true
 }
 
-// Intersects reports whether the languages of a and b share a string.
-func Intersects(a, b Glob, delim byte) bool {
+// Intersects reports whether the languages of a and b share a string: a
+// search of the product of their automata, state (i, j) having read the
+// same bytes through a's first i tokens and b's first j.
+func Intersects(a, b Glob, _ byte) bool {
 	type pos struct{ i, j int }
-	memo := map[pos]bool{}
+	seen := map[pos]bool{}
 	var walk func(i, j int) bool
 	walk = func(i, j int) bool {
+		k := pos{i, j}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
 		if i == len(a) && j == len(b) {
 			return true
 		}
-		k := pos{i, j}
-		if v, ok := memo[k]; ok {
-			return v
+		// Leave a star behind, reading nothing.
+		if i < len(a) && a[i].star && walk(i+1, j) {
+			return true
 		}
-		memo[k] = false
-		ok := false
-		switch {
-		case i < len(a) && a[i].star:
-			ok = walk(i+1, j) || (j < len(b) && compatible(a[i], b[j], delim) && walk(i, j+1)) ||
-				(j < len(b) && b[j].star && walk(i, j+1))
-		case j < len(b) && b[j].star:
-			ok = walk(i, j+1) || (i < len(a) && compatible(a[i], b[j], delim) && walk(i+1, j))
-		case i < len(a) && j < len(b):
-			ok = compatible(a[i], b[j], delim) && walk(i+1, j+1)
+		if j < len(b) && b[j].star && walk(i, j+1) {
+			return true
 		}
-		memo[k] = ok
-		return ok
+		if i == len(a) || j == len(b) || !a[i].set.meets(&b[j].set) {
+			return false
+		}
+		// Read one byte both tokens admit; a star stays.
+		ni, nj := i+1, j+1
+		if a[i].star {
+			ni = i
+		}
+		if b[j].star {
+			nj = j
+		}
+		return walk(ni, nj)
 	}
 	return walk(0, 0)
 }

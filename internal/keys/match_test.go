@@ -16,6 +16,7 @@ type kmThing struct {
 	N    int
 	U    uint
 	At   time.Time
+	Flag bool
 }
 
 func kmTemplate(t *testing.T, raw string) (*Template, *codec.Fields) {
@@ -94,8 +95,20 @@ func TestIntersects(t *testing.T) {
 		{"{At}", "Join:{A}", false},
 		{"{At:15:04}", "Join:{A}", false},
 		{"{At}", "2{A}", true},
-		{"{At:Jan 2}", "Join:{A}", true},
-		{"{At:_2 Jan}", "Join:{A}", true},
+		{"{At:Jan 2}", "J{A}", true},
+		{"{At:Jan 2 15:04}", "Jun:{A}", true}, // J, then bytes it writes (an approximation)
+		{"{At:Jan 2}", "Join:{A}", false},     // it never writes ':'
+		{"{At:_2 Jan}", "Join:{A}", false},    // a space or a digit first
+		// A declared shape narrows a string's values.
+		{"{A:hex}", "Join:{A}", false},
+		{"{A:hex}", "f{A}", true},
+		{"{A:[a-z]}", "N#{N}", false},
+		{"{A:[a-z_-]}", "x-{A}", true},
+		{"{A:digits}", "{At}", true},
+		{"{A:alnum}", "{N}", true},
+		{"{A:alnum}", "-{A}", false},
+		{"T#{Flag}", "T#true", true},
+		{"T#{Flag}", "T#yes", false},
 	}
 	for _, c := range cases {
 		a, _ := kmTemplate(t, c.a)
@@ -107,6 +120,13 @@ func TestIntersects(t *testing.T) {
 	assert.True(t, Intersects(a.Glob(), PrefixGlob("ORDER#"), '#'))
 	assert.True(t, Intersects(a.Glob(), PrefixGlob("ORDER#x#y"), '#'))
 	assert.False(t, Intersects(a.Glob(), PrefixGlob("TEAM#"), '#'))
+
+	lo, hi, ok := a.Glob().FirstBytes()
+	assert.True(t, ok)
+	assert.Equal(t, [2]byte{'O', 'O'}, [2]byte{lo, hi})
+	at, _ := kmTemplate(t, "{At}")
+	lo, hi, _ = at.Glob().FirstBytes()
+	assert.Equal(t, [2]byte{'0', '9'}, [2]byte{lo, hi})
 }
 
 func TestUnify(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 //	{Seq:8}                 integers zero-padded to 8 digits, so they sort as strings (a wider or negative value is an error)
 //	{At:2006-01-02}         time.Time with a custom layout (a time bucket)
 //	{At}                    time.Time, default layout DefaultTimeLayout (UTC, fixed width)
+//	{ID:hex}                a string's shape: the characters its values hold (shape.go); a value outside it is an error
 //
 // A key field is a string, an integer, a bool or a time.Time, or a pointer
 // to one. A value is absent only when it is a nil pointer, an empty string
@@ -74,6 +75,10 @@ type Placeholder struct {
 	// KeyOnly is set for a field tagged `dynamodbav:"-"`: it has no
 	// attribute of its own, and the key is where its value lives.
 	KeyOnly bool
+	// Shape is a string field's declared shape ("hex", "[a-z0-9]"), ""
+	// for none; class is the bytes it admits (see shape.go).
+	Shape string
+	class *byteSet
 }
 
 // segment is a literal run of a template, or a placeholder.
@@ -201,8 +206,16 @@ func parsePlaceholder(spec string, fields *codec.Fields, delim byte) (*Placehold
 	default:
 		return nil, &FieldError{Field: name, Reason: fmt.Sprintf("unsupported kind %s for a key (use a string, an integer, a bool or time.Time, or a pointer to one)", f.Type)}
 	}
+	if hasFormat && ph.Kind == KindString {
+		class, err := parseShape(format, delim)
+		if err != nil {
+			return nil, &FieldError{Field: name, Reason: err.Error()}
+		}
+		ph.Shape, ph.class = format, class
+		return ph, nil
+	}
 	if hasFormat {
-		if ph.Kind == KindString || ph.Kind == KindBool {
+		if ph.Kind == KindBool {
 			return nil, &FieldError{Field: name, Reason: fmt.Sprintf("%s fields take no format, got %q", t.Kind(), format)}
 		}
 		w, err := strconv.Atoi(format)
@@ -454,6 +467,9 @@ func (p *Placeholder) AppendValue(dst []byte, fv reflect.Value, delim byte) ([]b
 		if s == "" {
 			return dst, false, nil
 		}
+		if err := p.checkShape(s); err != nil {
+			return dst, false, err
+		}
 		if plainASCII(s, delim) {
 			dst = append(dst, s...) // the usual value: nothing to check or escape
 			break
@@ -492,6 +508,11 @@ func (p *Placeholder) AppendValue(dst []byte, fv reflect.Value, delim byte) ([]b
 		tm := fv.Interface().(time.Time)
 		if tm.IsZero() {
 			return dst, false, nil
+		}
+		// Lint reasons about what a layout renders for these years (see
+		// timeSets); the default layout sorts only within them too.
+		if y := tm.UTC().Year(); y < 0 || y > 9999 {
+			return dst, false, &FieldError{Field: p.Field.GoName, Reason: fmt.Sprintf("year %d is outside 0 to 9999, the years a key's time layout writes alike", y)}
 		}
 		var buf [64]byte
 		dst = AppendEscaped(dst, string(tm.UTC().AppendFormat(buf[:0], p.Layout)), delim)
