@@ -82,7 +82,8 @@ func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, mode writeMode, opts 
 	}
 	err = db.sendActions(ctx, op, acts, s)
 	if err != nil && mode == writeOne && len(e.m.managed.unique) > 0 {
-		return e.m.putMovingGuards(ctx, db, op, reflect.ValueOf(v).Elem(), s, err)
+		again := *v // escapes here only, not on every Put
+		return e.m.putMovingGuards(ctx, db, op, reflect.ValueOf(&again).Elem(), s, err)
 	}
 	return err
 }
