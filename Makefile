@@ -114,7 +114,7 @@ test-go: check-go ## go test -tags integration ./... (and bench/) against an alr
 # within its budget. CI runs it after make test.
 .PHONY: soak
 soak: check-go ## The randomized and concurrent tests at full size against DynamoDB Local; CI runs it, make test runs them short.
-	$(DDB) run -- env SINGLETABLE_SOAK=1 $(GO) test -count=1 $(TAGS) -run 'Oracle|^TestReliabilityVersionedCounter$$' $(GOTESTFLAGS) .
+	$(DDB) run -- env SINGLETABLE_SOAK=1 $(GO) test -count=1 $(TAGS) -run 'Oracle|^TestReliabilityVersionedCounter$$|ConcurrentClaims$$|ConcurrentJoins$$' $(GOTESTFLAGS) . ./graph
 
 # fuzz runs the codec's differential fuzz test for FUZZTIME executions; it
 # needs no DynamoDB Local.

@@ -564,7 +564,7 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 		if verb == "holds" {
 			return fmt.Sprintf("the item holds %s %s, not %s as expected", a.m.managed.describeGuard(f.GoName), formatValue(got), formatValue(want))
 		}
-		return fmt.Sprintf("Put would change %s from %s to %s; change it with Update, which moves its guard", a.m.managed.describeGuard(f.GoName), formatValue(got), formatValue(want))
+		return fmt.Sprintf("Put would change %s from %s to %s, and a Put in a transaction cannot move its guard (that needs the stored value): change it with TxUpdate, or with Put or Update outside a transaction", a.m.managed.describeGuard(f.GoName), formatValue(got), formatValue(want))
 	}
 	return ""
 }

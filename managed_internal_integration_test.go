@@ -60,15 +60,17 @@ func TestIntegrationUniqueLifecycle(t *testing.T) {
 	u1.Name = "Ann C"
 	require.NoError(t, WUsers.Put(ctx, db, u1))
 	u1.Version++
-	// Put may not change a unique value: that is Update's job.
+	// Put of a changed value moves the guard too; a stale version still
+	// refuses it.
 	u1.Email = "ann@z.com"
-	err = WUsers.Put(ctx, db, u1)
-	require.ErrorIs(t, err, ErrConditionFailed)
-	assert.Contains(t, err.Error(), `Put would change unique Email from "ann@y.com" to "ann@z.com"`)
+	stale := u1
+	stale.Version--
+	require.ErrorIs(t, WUsers.Put(ctx, db, stale), ErrVersionConflict)
+	require.NoError(t, WUsers.Put(ctx, db, u1))
 	// Remove frees the value.
 	_, err = WUsers.Update(ctx, db, WUser{ID: "u2"}, Remove("Email"))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"_unique#User#email#ann@y.com": "USER#u1"}, guards(t, db))
+	assert.Equal(t, map[string]string{"_unique#User#email#ann@z.com": "USER#u1"}, guards(t, db))
 	require.NoError(t, WUsers.Create(ctx, db, WUser{ID: "u5", Email: "ann@x.com"}), "the old value is free")
 	require.NoError(t, WUsers.Create(ctx, db, WUser{ID: "u6", Email: "bob@x.com"}), "the removed value is free")
 
@@ -78,7 +80,7 @@ func TestIntegrationUniqueLifecycle(t *testing.T) {
 		return nil
 	})
 	require.ErrorIs(t, err, ErrConditionFailed)
-	assert.Contains(t, err.Error(), `the item holds unique Email "ann@y.com", not "wrong@x.com" as expected`)
+	assert.Contains(t, err.Error(), `the item holds unique Email "ann@z.com", not "wrong@x.com" as expected`)
 
 	// Delete removes the item and its guard, leaving no orphan.
 	require.NoError(t, WUsers.Delete(ctx, db, WUser{ID: "u1"}))

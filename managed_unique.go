@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -28,6 +30,10 @@ const (
 //
 //   - Create and Put write the item and a guard that must not exist (or
 //     already belong to the item); a clash is a *UniqueViolationError.
+//     Put over an item holding another value moves the guard: its
+//     transaction fails and returns the stored item, and a second one
+//     deletes the old guard (no read; see Put). TxPut cannot, and refuses
+//     the change (use TxUpdate).
 //   - Update that changes a unique field deletes the old guard and creates the
 //     new one in one transaction, conditioned on the item still holding the
 //     old value. Update reads the item first (a strongly consistent GetItem)
@@ -210,15 +216,30 @@ func (h *uniqueField) touched(plan *updatePlan, i int) bool {
 	return plan.touches(h.fields[i].GoName) || (h.scopes[i] != nil && plan.touches(h.scopes[i].GoName))
 }
 
-// onPut puts each value's guard; an existing item must hold the same
-// values (and scopes): Put does not move guards (Update does).
+// onPut puts each value's guard. Without w.old, an existing item must hold
+// the same values (and scopes); with it (a Put's second attempt, see
+// putMovingGuards), the item must still hold w.old's, whose guards of a
+// changed value or scope it deletes.
 func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 	a := w.a
 	for i := range h.fields {
 		if w.mode == writeBatch {
 			return refuseBatch(w)
 		}
-		if w.mode != writeCreate {
+		now := h.guardFor(i, v)
+		switch {
+		case w.mode == writeCreate:
+		case w.old.IsValid():
+			held, err := h.held(a.m, i, w.old)
+			if err != nil {
+				return &InputError{Op: a.op, Reason: err.Error()}
+			}
+			w.hold(held)
+			a.value, a.uniqueRel = w.old, uniqueHeld
+			if was := h.guardFor(i, w.old); was != now {
+				w.guard(actDelete, was)
+			}
+		default:
 			held, err := h.held(a.m, i, v)
 			if err != nil {
 				return &InputError{Op: a.op, Reason: err.Error()}
@@ -226,9 +247,65 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 			w.hold(Or(a.m.table.notExists, held))
 			a.value, a.uniqueRel = v, uniqueStored
 		}
-		w.guard(actPut, h.guardFor(i, v))
+		w.guard(actPut, now)
 	}
 	return nil
+}
+
+// putMoves is how many times Put plans again over the item it found
+// holding other unique values, when a concurrent write changes them
+// again in between, before it returns the last failure.
+const putMoves = 3
+
+// putMovingGuards follows up a Put of v (as given) whose transaction
+// failed with err: when the stored item the failure returns holds other
+// unique values or scopes than v, it puts v again over that item, moving
+// their guards (see onPut); any other failure is returned as it is. It
+// reads nothing: the failed condition returned the item.
+func (m *entityModel) putMovingGuards(ctx context.Context, db *DB, op string, v reflect.Value, s *settings, err error) error {
+	h := &uniqueField{fields: m.managed.unique, scopes: m.managed.scopes}
+	var was reflect.Value
+	for range putMoves {
+		old, ok := h.otherValues(m, err, v, was)
+		if !ok {
+			return err
+		}
+		p := reflect.New(v.Type()).Elem()
+		p.Set(v)
+		acts, perr := m.planPutOver(nil, nil, db, op, p, old, writeOne, m.managed.clock(db), s)
+		if perr != nil {
+			return perr
+		}
+		if err = db.sendActions(ctx, op, acts, s); err == nil {
+			return nil
+		}
+		was = old
+	}
+	return err
+}
+
+// otherValues decodes the stored item a failed Put's err carries, when
+// its unique values or scopes differ from those of want (the Put's value,
+// on a first attempt) or of was (the item a second attempt expected).
+func (h *uniqueField) otherValues(m *entityModel, err error, want, was reflect.Value) (reflect.Value, bool) {
+	var ce *ConditionError
+	var vc *VersionConflictError
+	if errors.As(err, &vc) || errors.Is(err, ErrUniqueViolation) || !errors.As(err, &ce) || ce.Entity != m.Name || len(ce.Item) == 0 {
+		return reflect.Value{}, false
+	}
+	old := reflect.New(want.Type()).Elem()
+	if m.decode(ce.Item, old) != nil {
+		return reflect.Value{}, false
+	}
+	if was.IsValid() {
+		want = was
+	}
+	for i := range h.fields {
+		if h.guardFor(i, old) != h.guardFor(i, want) {
+			return old, true
+		}
+	}
+	return reflect.Value{}, false
 }
 
 // onUpdate moves the guard of a changed value or scope, on the condition
@@ -353,21 +430,10 @@ func (mf *managed) deleteReads() bool { return len(mf.unique) > 0 }
 // uniqueValue renders a unique field's value of struct value v as the guard
 // key holds it; "" for the zero value, which is not guarded.
 func uniqueValue(f *codec.Field, v reflect.Value) string {
-	fv := fieldValue(f, v)
-	switch {
-	case fv.Kind() == reflect.String:
-		return fv.String()
-	case fv.CanInt():
-		if fv.Int() == 0 {
-			return ""
-		}
-		return strconv.FormatInt(fv.Int(), 10)
-	default:
-		if fv.Uint() == 0 {
-			return ""
-		}
-		return strconv.FormatUint(fv.Uint(), 10)
+	if fieldValue(f, v).IsZero() {
+		return ""
 	}
+	return scopeValue(f, v)
 }
 
 // scopeValue renders a scope field's value of struct value v as the guard

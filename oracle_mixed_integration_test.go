@@ -208,14 +208,17 @@ func (x *mxRun) putAccount() {
 	moved := exists && a.Email != cur.Email
 	taken := x.emailTaken(a.Email, mxAK(a))
 	switch {
-	case stale && !moved && !taken:
+	case stale && !taken:
 		require.ErrorIs(x.t, err, st.ErrVersionConflict, x.where)
 		x.seen["version conflict"]++
-	case taken && !stale && !moved:
+	case taken && !stale:
 		require.ErrorIs(x.t, err, st.ErrUniqueViolation, x.where)
-	case stale || moved || taken:
+	case stale || taken:
 		require.ErrorIs(x.t, err, st.ErrConditionFailed, x.where)
 	default:
+		if moved {
+			x.seen["email moved"]++ // Put moves the guard as Update does
+		}
 		require.NoError(x.t, err, x.where)
 		if a.Created.IsZero() {
 			a.Created = x.now

@@ -26,9 +26,12 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemI
 // exist and Put of version n needs the stored version to be n; it stores
 // n+1 (v is passed by value: read the item back, or add one yourself, to
 // write it again). Timestamps are set (created only when zero). On an entity
-// with unique fields Put is a transaction that also writes the guard items;
-// an existing item must already hold the same unique values (change them
-// with Update).
+// with unique fields Put is a transaction that also writes the guard items.
+// When the existing item holds other unique values (or scopes), Put moves
+// their guards as Update does: its first transaction fails and returns the
+// stored item, and a second one deletes the old guards and puts the new ones,
+// conditioned on the item still holding the old values. Unchanged values
+// cost one request, changed ones two; TxPut cannot read, and refuses a change.
 func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...PutOption) error {
 	return e.put(ctx, db, &v, writeOne, opts)
 }
@@ -77,7 +80,12 @@ func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, mode writeMode, opts 
 	if err != nil {
 		return err
 	}
-	return db.sendActions(ctx, op, acts, s)
+	err = db.sendActions(ctx, op, acts, s)
+	if err != nil && mode == writeOne && len(e.m.managed.unique) > 0 {
+		again := *v // escapes here only, not on every Put
+		return e.m.putMovingGuards(ctx, db, op, reflect.ValueOf(&again).Elem(), s, err)
+	}
+	return err
 }
 
 // planPut collects opts and plans a Put or Create (mode) of v.
@@ -119,6 +127,12 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 // planPutInto is planPut filling in a, an action its caller allocated
 // (nil: one of its own).
 func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
+	return m.planPutOver(a, dst, db, op, v, reflect.Value{}, mode, now, s)
+}
+
+// planPutOver is planPutInto over an item known to hold the unique values
+// of old (invalid: not known), whose guards the put moves.
+func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v, old reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -129,7 +143,7 @@ func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v
 		a, dst = newAction(dst)
 	}
 	*a = action{kind: actPut, op: op, m: m}
-	w := write{a: a, mode: mode, now: now}
+	w := write{a: a, mode: mode, now: now, old: old}
 	if mode == writeCreate {
 		w.cond = m.absent(now)
 		a.whenExists = failAlreadyExists

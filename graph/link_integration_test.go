@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 	st "github.com/singletable/singletable"
 	"github.com/singletable/singletable/capacity"
 	"github.com/singletable/singletable/graph"
+	"github.com/singletable/singletable/internal/soak"
 	"github.com/singletable/singletable/observe"
 	"github.com/singletable/singletable/singletabletest"
 )
@@ -138,15 +137,12 @@ func TestIntegrationLinkSharedTenantCreatesTheTag(t *testing.T) {
 // Players join a game that their first join creates, at most joinCap of
 // them, all at once: the game is created once, exactly joinCap joins
 // succeed, every other gets ErrCapReached, and the count equals the edges
-// stored. SINGLETABLE_LONG=1 runs more rounds of more players.
+// stored. SINGLETABLE_SOAK=1 (make soak) runs more rounds of more players.
 func TestIntegrationLinkCapUnderConcurrentJoins(t *testing.T) {
 	ctx := context.Background()
 	db, sent := helpdeskDB(t)
 	const joinCap = 4
-	rounds, players := 2, 9
-	if long, _ := strconv.ParseBool(os.Getenv("SINGLETABLE_LONG")); long {
-		rounds, players = 20, 30
-	}
+	rounds, players := soak.Size(2, 20), soak.Size(9, 30)
 	for round := range rounds {
 		game := fmt.Sprintf("g%d", round)
 		var (
