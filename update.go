@@ -303,7 +303,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 func (m *entityModel) changedUnique(s *settings) string {
 	exp := m.managed.expires
 	for _, c := range s.changes {
-		top := topField(c.field)
+		top := topField(c.Field)
 		if m.managed.isUnique(top) || (exp != nil && top == exp.GoName && len(m.managed.unique) > 0) {
 			return top
 		}

@@ -265,43 +265,43 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	plan.shape = sh
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
-		o := &writes.Operators[c.op]
+		o := &writes.Operators[c.Op]
 		f, nested := sh.fields[i], sh.nested[i]
-		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.field, c.value) {
+		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.Field, c.Value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
 			// SetIfNotExists from storing a real value.
 			continue
 		}
-		p, err := changePath(r, f, nested, c.field)
+		p, err := changePath(r, f, nested, c.Field)
 		if err != nil {
-			return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+			return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 		}
 		var av types.AttributeValue
 		if o.Value != writes.NoValue {
-			if c.value == nil && !nested && !writes.Nillable(f.Type) {
+			if c.Value == nil && !nested && !writes.Nillable(f.Type) {
 				// A NULL in place of a string or a number would read back as
 				// its zero value, and match no condition on it (nor a guard).
-				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.Name, c.field, f.Type)
+				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.Name, c.Field, f.Type)
 			}
 			// By the field's own rules, at any depth.
 			if av, err = m.encodeChange(plan.room, f, nested, c, o.Value == writes.ElementValue); err != nil {
 				if ke := m.KeyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
-				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 			}
 		}
 		// A raw AttributeValue tells nothing the model could check.
-		if _, raw := c.value.(types.AttributeValue); o.Settable && !nested && !raw && !m.settable(f) {
-			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.Name, c.field)
+		if _, raw := c.Value.(types.AttributeValue); o.Settable && !nested && !raw && !m.settable(f) {
+			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.Name, c.Field)
 		}
 		if o.Check != nil {
-			if av, err = o.Check(m.Entity, c.field, c.value, f, av); err != nil {
+			if av, err = o.Check(m.Entity, c.Field, c.Value, f, av); err != nil {
 				if ke := (*KeyError)(nil); errors.As(err, &ke) {
 					return err // an index key the value would break, as Put says
 				}
-				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 			}
 			if av == nil {
 				plan.update.Act(expr.ClauseRemove, p) // what Put leaves out
@@ -320,7 +320,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.storedBytes += n
 		}
 		if o.Sign != 0 {
-			if rc, ok := writes.RangeCheckOf(m.Entity, o, c.field, f, nested, av); ok {
+			if rc, ok := writes.RangeCheckOf(m.Entity, o, c.Field, f, nested, av); ok {
 				plan.ranges = append(plan.ranges, rc)
 			}
 		}
@@ -394,9 +394,9 @@ func changePath(r resolver, f *codec.Field, nested bool, path string) (string, e
 // field f when nested, else to f itself, its values from room r.
 func (m *entityModel) encodeChange(r codec.Room, f *codec.Field, nested bool, c change, element bool) (types.AttributeValue, error) {
 	if nested {
-		return m.encodeAt(r, nil, c.field, c.value, element)
+		return m.encodeAt(r, nil, c.Field, c.Value, element)
 	}
-	return m.encodeAt(r, f, f.GoName, c.value, element)
+	return m.encodeAt(r, f, f.GoName, c.Value, element)
 }
 
 // inputError is an *InputError of op, its reason formatted.

@@ -84,8 +84,8 @@ func (m *entityModel) placeholderSources(ei *model.EntityIndex, s *settings, sh 
 		}
 		for j, c := range s.changes {
 			f := sh.fields[j]
-			if _, raw := c.value.(types.AttributeValue); sh.nested[j] || raw || f.GoName != ph.Field.GoName ||
-				(c.op != changeSet && c.op != changeRemove) || !m.settable(f) {
+			if _, raw := c.Value.(types.AttributeValue); sh.nested[j] || raw || f.GoName != ph.Field.GoName ||
+				(c.Op != changeSet && c.Op != changeRemove) || !m.settable(f) {
 				continue
 			}
 			out[i].from = j
@@ -106,16 +106,16 @@ func shapeKey(buf []byte, s *settings) []byte {
 	}
 	buf = append(buf, flags)
 	for _, c := range s.changes {
-		k := byte(c.op) << 2
-		if _, raw := c.value.(types.AttributeValue); raw {
+		k := byte(c.Op) << 2
+		if _, raw := c.Value.(types.AttributeValue); raw {
 			k |= 1
 		}
-		if c.value == nil {
+		if c.Value == nil {
 			k |= 2
 		}
 		buf = append(buf, k)
-		buf = binary.AppendUvarint(buf, uint64(len(c.field)))
-		buf = append(buf, c.field...)
+		buf = binary.AppendUvarint(buf, uint64(len(c.Field)))
+		buf = append(buf, c.Field...)
 	}
 	return buf
 }
@@ -147,44 +147,44 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 	fail := func(format string, args ...any) error { return inputError(op, format, args...) }
 	sh := &changeShape{fields: make([]*codec.Field, len(s.changes)), nested: make([]bool, len(s.changes))}
 	for i, c := range s.changes {
-		o := &writes.Operators[c.op]
-		top := topField(c.field)
-		nested := top != c.field
+		o := &writes.Operators[c.Op]
+		top := topField(c.Field)
+		nested := top != c.Field
 		f, ok := m.Fields.ByGoName(top)
 		if !ok {
 			if top == "" {
-				return nil, fail("%s(%q): empty field name", o.Name, c.field)
+				return nil, fail("%s(%q): empty field name", o.Name, c.Field)
 			}
-			return nil, fail("%s(%q): no such field: %v", o.Name, c.field, resolver{m: m}.unknownField(top))
+			return nil, fail("%s(%q): no such field: %v", o.Name, c.Field, resolver{m: m}.unknownField(top))
 		}
 		if m.KeyFields[top] {
 			return nil, fail("%s(%q): the field is part of the primary key (%s); delete the item and create it under the new key",
-				o.Name, c.field, m.PrimaryTemplates())
+				o.Name, c.Field, m.PrimaryTemplates())
 		}
 		if m.ShardDerived(top) {
-			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.Name, c.field, m.shardByNames())
+			return nil, fail("%s(%q): the shard field is derived from %s (Shards(...).By)", o.Name, c.Field, m.shardByNames())
 		}
 		if m.managed.version != nil && top == m.managed.version.GoName {
-			return nil, fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.Name, c.field)
+			return nil, fail("%s(%q): the version field is managed by the library: every write stores it plus one", o.Name, c.Field)
 		}
 		for _, prev := range s.changes[:i] {
-			if p := prev.field; writes.Overlaps(p, c.field) {
-				if p == c.field {
-					return nil, fail("field %s is changed twice in one update", c.field)
+			if p := prev.Field; writes.Overlaps(p, c.Field) {
+				if p == c.Field {
+					return nil, fail("field %s is changed twice in one update", c.Field)
 				}
-				return nil, fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.field)
+				return nil, fail("changes to %s and %s overlap; DynamoDB takes one change per document path", p, c.Field)
 			}
 		}
 		if nested && o.TopLevel {
-			return nil, fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.Name, c.field, o.Name)
+			return nil, fail("%s(%q): DynamoDB applies %s to top-level attributes only", o.Name, c.Field, o.Name)
 		}
 		sh.fields[i], sh.nested[i] = f, nested
 	}
 	for _, c := range s.changes {
-		_, raw := c.value.(types.AttributeValue)
-		if top := topField(c.field); (c.unknown() || raw) && m.managed.isUnique(top) {
+		_, raw := c.Value.(types.AttributeValue)
+		if top := topField(c.Field); (c.Unknown() || raw) && m.managed.isUnique(top) {
 			return nil, fail("%s(%q): field %s is %s, and its new value must be known to keep its guard item: Set the whole field to a Go value",
-				writes.Operators[c.op].Name, c.field, top, m.managed.guardRole(top))
+				writes.Operators[c.Op].Name, c.Field, top, m.managed.guardRole(top))
 		}
 	}
 	for _, ei := range m.Indexes {
@@ -193,13 +193,13 @@ func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*c
 		}
 		affected := false
 		for _, c := range s.changes {
-			top := topField(c.field)
+			top := topField(c.Field)
 			if !ei.DependsOn(top) {
 				continue
 			}
-			if c.unknown() {
+			if c.Unknown() {
 				return nil, fail("%s(%q): index %s's key or condition reads %s, and this change leaves its new value to DynamoDB: use Set with the whole value",
-					writes.Operators[c.op].Name, c.field, ei.Index.Name, top)
+					writes.Operators[c.Op].Name, c.Field, ei.Index.Name, top)
 			}
 			affected = true
 		}

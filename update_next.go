@@ -24,16 +24,16 @@ func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goN
 func (p *updatePlan) known(goName string) bool {
 	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.ShardDerived(goName)
 	for _, c := range p.changes {
-		if topField(c.field) != goName {
+		if topField(c.Field) != goName {
 			continue
 		}
 		switch {
-		case c.unknown():
+		case c.Unknown():
 			return false
-		case c.op == changeSet:
-			_, raw := c.value.(types.AttributeValue)
+		case c.Op == changeSet:
+			_, raw := c.Value.(types.AttributeValue)
 			known = !raw
-		case c.op == changeRemove:
+		case c.Op == changeRemove:
 			known = true
 		}
 	}
@@ -57,7 +57,7 @@ func (p *updatePlan) nextValue() reflect.Value {
 		p.m.baseValue(next, p.key, p.created)
 	}
 	for i, c := range p.changes {
-		if p.shape.nested[i] || (c.op != changeSet && c.op != changeRemove) {
+		if p.shape.nested[i] || (c.Op != changeSet && c.Op != changeRemove) {
 			continue
 		}
 		f := p.shape.fields[i]
@@ -67,11 +67,11 @@ func (p *updatePlan) nextValue() reflect.Value {
 		if !ok {
 			continue
 		}
-		if _, raw := c.value.(types.AttributeValue); raw {
+		if _, raw := c.Value.(types.AttributeValue); raw {
 			continue
 		}
-		if c.op == changeSet {
-			fv.Set(writes.SetValue(c.value, f))
+		if c.Op == changeSet {
+			fv.Set(writes.SetValue(c.Value, f))
 		} else {
 			fv.SetZero()
 		}
@@ -94,10 +94,10 @@ func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error
 		switch {
 		case src.from == fromKey:
 			vals[i] = fieldValue(f, p.key)
-		case src.from == fromZero || p.changes[src.from].op == changeRemove:
+		case src.from == fromZero || p.changes[src.from].Op == changeRemove:
 			vals[i] = reflect.Zero(f.Type)
 		default:
-			vals[i] = writes.SetValue(p.changes[src.from].value, f)
+			vals[i] = writes.SetValue(p.changes[src.from].Value, f)
 		}
 	}
 	return p.m.IndexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
