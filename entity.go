@@ -34,7 +34,7 @@ type entityModel struct {
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
 	// updates is what its updates share between calls (update_compile.go).
-	updates updateCache
+	updates writes.Cache
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
 	values recycle.Pool

@@ -6,7 +6,7 @@ package singletable
 //     the flow between the phases;
 //   - update_changes.go: the Changes an update is given;
 //   - update_compile.go: the shape of the changes, checked against the
-//     model once and cached (changeShape);
+//     model once and cached (internal/write: writes.Compile, writes.Cache);
 //   - update_bind.go: the values bound into a request on that shape, with
 //     update_next.go (what the item becomes) and the engine's operator
 //     table, set operands and Increment's room (internal/write);

@@ -80,7 +80,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	// The action and room for its values in one allocation; the
 	// settings are the caller's, on its stack (nothing the plan keeps
-	// points to them); the builder is recycled (see updateCache).
+	// points to them); the builder is recycled (see writes.Cache).
 	u, room := m.newUpdateAction()
 	k, kf, err := m.KeyFacts(key, u.primary[:])
 	if err != nil {
@@ -88,7 +88,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	s := given
-	b := m.updates.builder()
+	b := m.updates.Builder()
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, whenMissing: failNotFound}
 	if s.upsert {
@@ -98,7 +98,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	defer func() {
 		plan.releaseNext()
 		plan.room.Release()
-		m.updates.releaseBuilder(b)
+		m.updates.ReleaseBuilder(b)
 	}()
 	w := write{a: a, now: m.managed.clock(db), b: b, key: key, old: old, upsert: given.upsert}
 	s = m.managed.beforeUpdate(&w, s, &plan)
@@ -177,7 +177,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	var text [512]byte
-	a.update = m.updates.shared.Intern(plan.update.Append(text[:0]))
+	a.update = m.updates.Shared.Intern(plan.update.Append(text[:0]))
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ type updatePlan struct {
 	m       *entityModel
 	key     reflect.Value // the key value the update was given
 	changes []change
-	shape   *changeShape  // what the changes' shape decides (see changeShape)
+	shape   *writes.Shape // what the changes' shape decides (see writes.Shape)
 	next    reflect.Value // see nextValue; invalid until then
 	nextPtr any           // what releaseNext recycles (see entityModel.newValue)
 	// read is what Update read of the stored item before planning; nil
@@ -255,7 +255,7 @@ func (p *updatePlan) render(o *writes.Operator, b *expr.Builder, path string, av
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
 // What the shape of the changes decides is checked once per shape (see
-// changeShape); what their values decide, on every call.
+// writes.Shape); what their values decide, on every call.
 func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
 	plan.m, plan.key, plan.changes = m, keyValue, s.changes
 	sh, err := m.shapeOf(op, s, plan)
@@ -266,7 +266,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
 		o := &writes.Operators[c.Op]
-		f, nested := sh.fields[i], sh.nested[i]
+		f, nested := sh.Fields[i], sh.Nested[i]
 		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.Field, c.Value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
@@ -327,18 +327,18 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	}
 
 	var need *readNeeded
-	for _, is := range sh.indexes {
-		ei := is.ei
-		if len(is.missing) > 0 {
+	for _, is := range sh.Indexes {
+		ei := is.EI
+		if len(is.Missing) > 0 {
 			switch {
-			case is.affected && plan.leaves(ei):
+			case is.Affected && plan.leaves(ei):
 				// The item leaves the index whatever the other fields hold.
 				plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.PK))
 				if ei.Index.SK != "" {
 					plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.SK))
 				}
 				continue
-			case !is.affected:
+			case !is.Affected:
 				// An upsert: an existing item keeps its keys, and a new one
 				// gets the keys its zero values give, if any.
 				if _, _, ok, err := m.IndexKey(ei, plan.nextValue()); err != nil || !ok {
@@ -348,7 +348,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 					continue
 				}
 			}
-			need = need.add(ei, is.missing)
+			need = need.add(ei, is.Missing)
 			continue
 		}
 		pk, sk, ok, err := plan.indexKey(&is)
