@@ -42,8 +42,9 @@ const (
 )
 
 // FieldRef refers to another field where a condition takes a value:
-// Gt("Balance", FieldRef("Limit")).
-type FieldRef string
+// Gt("Balance", FieldRef("Limit")). The write engine (internal/write),
+// which renders and compiles conditions, defines the type.
+type FieldRef = writes.FieldRef
 
 // Eq: field = v.
 func Eq(field string, v any) Cond { return Cond{expr.Compare(field, "=", v)} }

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"sync/atomic"
 
-	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
 	"github.com/singletable/singletable/internal/recycle"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Entity is one Go struct type T registered on a table under an entity name,
@@ -34,7 +34,7 @@ type entityModel struct {
 	// ops are the names of the entity's operations, for errors.
 	ops opNames
 	// updates is what its updates share between calls (update_compile.go).
-	updates updateCache
+	updates writes.Cache
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
 	values recycle.Pool
@@ -165,9 +165,7 @@ func applyOptions(spec *entitySpec, m *entityModel) *ModelError {
 	for _, ik := range spec.indexes {
 		spec.model.Indexes = append(spec.model.Indexes, model.IndexSpec{Index: ik.index, PK: ik.pk, SK: ik.sk, When: ik.when.n})
 	}
-	spec.model.CompileWhen = func(_ *model.Entity, c expr.Node) (func(reflect.Value) bool, []string, error) {
-		return m.compileWhen(c)
-	}
+	spec.model.CompileWhen = writes.CompileWhen
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Sentinel errors, for errors.Is. Errors returned by the library wrap one of
@@ -44,7 +45,9 @@ var (
 	// ErrInvalidInput: an operation's arguments are wrong (an unknown field,
 	// an option the operation does not take, a value of the wrong type);
 	// returned before any request is sent.
-	ErrInvalidInput = errors.New("singletable: invalid input")
+	// It is the write engine's own sentinel (internal/write), which every
+	// *InputError matches.
+	ErrInvalidInput = writes.ErrInvalidInput
 	// ErrWrongEntity: an item read back is not of the expected entity type.
 	ErrWrongEntity = errors.New("singletable: item is of another entity type")
 	// ErrDecode: an item read back, or given to Decode or Change, cannot be
@@ -113,17 +116,10 @@ type ModelError = model.Error
 // where the type is defined.
 type KeyError = model.KeyError
 
-// InputError says what is wrong with an operation's arguments. It matches
-// ErrInvalidInput.
-type InputError struct {
-	Op     string // e.g. "Order.Update"
-	Reason string
-}
-
-func (e *InputError) Error() string { return "singletable: " + e.Op + ": " + e.Reason }
-
-// Is makes errors.Is(err, ErrInvalidInput) true.
-func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
+// InputError says what is wrong with an operation's arguments: Op (e.g.
+// "Order.Update") and Reason. It matches ErrInvalidInput. The write engine
+// (internal/write), which finds most of them, defines the type.
+type InputError = writes.InputError
 
 // LimitError is a request over one of the service's limits, found before
 // anything was sent. It matches ErrTooLarge and ErrInvalidInput.

@@ -9,8 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable/singletable/internal/codec"
-	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/keys"
 	"github.com/singletable/singletable/internal/model"
 )
@@ -124,65 +122,6 @@ func Index(index, pk, sk string) IndexKey {
 func (k IndexKey) When(c Cond) IndexKey {
 	k.when = c
 	return k
-}
-
-// compileWhen compiles an index's When condition for evaluation in
-// process (see expr.Compile) over the struct value, as Put would store
-// it, and lists the top-level fields it reads. A refused condition is an
-// error saying why, for Define's *ModelError.
-func (m *entityModel) compileWhen(n expr.Node) (func(reflect.Value) bool, []string, error) {
-	if n == nil {
-		return nil, nil, nil
-	}
-	fields := map[string]*codec.Field{}
-	// field resolves a path of the condition, once; Exists, NotExists and
-	// BeginsWith encode no value, so their paths are resolved after Compile.
-	field := func(path string) (*codec.Field, error) {
-		if f, ok := fields[path]; ok {
-			return f, nil
-		}
-		f, ok := m.Fields.ByGoName(path)
-		if !ok {
-			if topField(path) != path {
-				return nil, fmt.Errorf("field path %q: When reads top-level fields only", path)
-			}
-			return nil, resolver{m: m}.unknownField(path)
-		}
-		fields[path] = f
-		return f, nil
-	}
-	enc := func(path string, v any) (types.AttributeValue, error) {
-		if _, ref := v.(FieldRef); ref {
-			return nil, &expr.UnsupportedError{Operator: "FieldRef"}
-		}
-		f, err := field(path)
-		if err != nil {
-			return nil, err
-		}
-		return m.encodeField(f, v, false)
-	}
-	pred, err := expr.Compile(n, enc)
-	if err != nil {
-		var unsup *expr.UnsupportedError
-		if errors.As(err, &unsup) {
-			return nil, nil, fmt.Errorf("When takes Eq, Ne, Lt, Le, Gt, Ge, Between, In, BeginsWith, Exists, NotExists, And, Or and Not over fields with values, not %s", unsup.Operator)
-		}
-		return nil, nil, err
-	}
-	paths := pred.Paths()
-	for _, p := range paths {
-		if _, err := field(p); err != nil {
-			return nil, nil, err
-		}
-	}
-	eval := func(v reflect.Value) bool {
-		return pred.Eval(func(path string) (types.AttributeValue, bool) {
-			f := fields[path]
-			av, ok, err := m.Plan.EncodeFieldValue(f, fieldValue(f, v))
-			return av, ok && err == nil
-		})
-	}
-	return eval, slices.Clone(paths), nil
 }
 
 // renderPartition renders the partition value a read of mem sends, from

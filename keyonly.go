@@ -5,6 +5,8 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Key-only fields
@@ -28,12 +30,7 @@ func (m *entityModel) decodeKeyOnly(op string, item map[string]types.AttributeVa
 // keyOnlyRefusal explains why a condition, filter or update cannot name
 // field name when it is key-only; "" when it is not.
 func (m *entityModel) keyOnlyRefusal(name string) string {
-	ko, ok := m.KeyOnlyOf(name)
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("field %s is key-only (tagged `dynamodbav:\"-\"`): it has no attribute of its own, only its place in key %s %q, so a condition or filter cannot name it (the key already selects the item: condition on another field) and an update cannot change it (that would move the item: delete it and create it under the new key)",
-		name, ko.Attr, ko.Tpl.Raw)
+	return writes.KeyOnlyRefusal(m.Entity, name)
 }
 
 // noSuchField is why the struct has no stored field name, which a

@@ -132,17 +132,17 @@ func (m *entityModel) refuseCompressed(path string) error {
 // which is compressed bytes, or name a path inside it.
 func (h *compressField) onUpdate(w *write, plan *updatePlan) error {
 	for _, c := range plan.changes {
-		top := topField(c.field)
+		top := topField(c.Field)
 		if w.a.m.compressed(top) == nil {
 			continue
 		}
-		if c.field != top {
-			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"), so a path inside it cannot be updated: DynamoDB holds it as compressed bytes; Set %s whole", writes.Operators[c.op].Name, c.field, top, top)}
+		if c.Field != top {
+			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"), so a path inside it cannot be updated: DynamoDB holds it as compressed bytes; Set %s whole", writes.Operators[c.Op].Name, c.Field, top, top)}
 		}
-		switch c.op {
+		switch c.Op {
 		case changeSet, changeSetIfNotExists, changeRemove:
 		default:
-			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"): DynamoDB holds it as compressed bytes, which %s cannot compute on; Set it whole", writes.Operators[c.op].Name, c.field, top, writes.Operators[c.op].Name)}
+			return &InputError{Op: w.a.op, Reason: fmt.Sprintf("%s(%q): field %s is compressed (singletable:\"compress\"): DynamoDB holds it as compressed bytes, which %s cannot compute on; Set it whole", writes.Operators[c.Op].Name, c.Field, top, writes.Operators[c.Op].Name)}
 		}
 	}
 	return nil

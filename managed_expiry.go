@@ -168,8 +168,8 @@ func guardExpiry(w *write, plan *updatePlan) error {
 	a, m := w.a, w.a.m
 	exp := m.managed.expires
 	for _, c := range plan.changes {
-		if topField(c.field) == exp.GoName && c.op != changeSet && c.op != changeRemove {
-			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", writes.Operators[c.op].Name, c.field, m.Name)}
+		if topField(c.Field) == exp.GoName && c.Op != changeSet && c.Op != changeRemove {
+			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", writes.Operators[c.Op].Name, c.Field, m.Name)}
 		}
 	}
 	v := plan.nextValue()

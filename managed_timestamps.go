@@ -84,7 +84,7 @@ func (h *timestampsField) onPut(w *write, v reflect.Value) error {
 // keys of a new item read.
 func (h *timestampsField) beforeUpdate(w *write, s *settings, plan *updatePlan) (add change, ok bool) {
 	if f := h.updated; f != nil && h.indexed && !touches(s.changes, f.GoName) {
-		add, ok = change{changeSet, f.GoName, w.a.m.timestampGo(f, w.now)}, true
+		add, ok = change{Op: changeSet, Field: f.GoName, Value: w.a.m.timestampGo(f, w.now)}, true
 	}
 	if f := h.created; f != nil && s.upsert && !touches(s.changes, f.GoName) {
 		plan.created = w.now

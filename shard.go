@@ -6,9 +6,9 @@ import (
 	"iter"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Write sharding
@@ -95,13 +95,7 @@ func (m *entityModel) chooseShard(op string, v reflect.Value, s *settings) error
 	return nil
 }
 
-func (m *entityModel) shardByNames() string {
-	var names []string
-	for _, ph := range m.Shard.By {
-		names = append(names, ph.Field.GoName)
-	}
-	return strings.Join(names, ", ")
-}
+func (m *entityModel) shardByNames() string { return writes.ShardByNames(m.Entity) }
 
 // RandomShard makes Put, Create, Update (and their transaction forms) of an
 // entity sharded without By write to a shard chosen at random among the

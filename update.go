@@ -6,7 +6,7 @@ package singletable
 //     the flow between the phases;
 //   - update_changes.go: the Changes an update is given;
 //   - update_compile.go: the shape of the changes, checked against the
-//     model once and cached (changeShape);
+//     model once and cached (internal/write: writes.Compile, writes.Cache);
 //   - update_bind.go: the values bound into a request on that shape, with
 //     update_next.go (what the item becomes) and the engine's operator
 //     table, set operands and Increment's room (internal/write);
@@ -303,7 +303,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 func (m *entityModel) changedUnique(s *settings) string {
 	exp := m.managed.expires
 	for _, c := range s.changes {
-		top := topField(c.field)
+		top := topField(c.Field)
 		if m.managed.isUnique(top) || (exp != nil && top == exp.GoName && len(m.managed.unique) > 0) {
 			return top
 		}

@@ -80,7 +80,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	}
 	// The action and room for its values in one allocation; the
 	// settings are the caller's, on its stack (nothing the plan keeps
-	// points to them); the builder is recycled (see updateCache).
+	// points to them); the builder is recycled (see writes.Cache).
 	u, room := m.newUpdateAction()
 	k, kf, err := m.KeyFacts(key, u.primary[:])
 	if err != nil {
@@ -88,7 +88,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	s := given
-	b := m.updates.builder()
+	b := m.updates.Builder()
 	a := &u.action
 	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, whenMissing: failNotFound}
 	if s.upsert {
@@ -98,7 +98,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	defer func() {
 		plan.releaseNext()
 		plan.room.Release()
-		m.updates.releaseBuilder(b)
+		m.updates.ReleaseBuilder(b)
 	}()
 	w := write{a: a, now: m.managed.clock(db), b: b, key: key, old: old, upsert: given.upsert}
 	s = m.managed.beforeUpdate(&w, s, &plan)
@@ -177,7 +177,7 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	var text [512]byte
-	a.update = m.updates.shared.Intern(plan.update.Append(text[:0]))
+	a.update = m.updates.Shared.Intern(plan.update.Append(text[:0]))
 	a.bytes += len(a.update)
 	if err := checkExpression(op, "update", a.update); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ type updatePlan struct {
 	m       *entityModel
 	key     reflect.Value // the key value the update was given
 	changes []change
-	shape   *changeShape  // what the changes' shape decides (see changeShape)
+	shape   *writes.Shape // what the changes' shape decides (see writes.Shape)
 	next    reflect.Value // see nextValue; invalid until then
 	nextPtr any           // what releaseNext recycles (see entityModel.newValue)
 	// read is what Update read of the stored item before planning; nil
@@ -255,7 +255,7 @@ func (p *updatePlan) render(o *writes.Operator, b *expr.Builder, path string, av
 // planChanges resolves the field changes and recomputes every index key
 // that depends on a changed field, so that index keys are never stale.
 // What the shape of the changes decides is checked once per shape (see
-// changeShape); what their values decide, on every call.
+// writes.Shape); what their values decide, on every call.
 func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings, b *expr.Builder, plan *updatePlan) error {
 	plan.m, plan.key, plan.changes = m, keyValue, s.changes
 	sh, err := m.shapeOf(op, s, plan)
@@ -265,43 +265,43 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 	plan.shape = sh
 	r := resolver{m: m, b: b}
 	for i, c := range s.changes {
-		o := &writes.Operators[c.op]
-		f, nested := sh.fields[i], sh.nested[i]
-		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.field, c.value) {
+		o := &writes.Operators[c.Op]
+		f, nested := sh.Fields[i], sh.Nested[i]
+		if o.SkipOmittedZero && writes.OmitsZero(m.Entity, c.Field, c.Value) {
 			// Put never stores this zero value: setting it where there is
 			// none would store what Put leaves out, and keep a later
 			// SetIfNotExists from storing a real value.
 			continue
 		}
-		p, err := changePath(r, f, nested, c.field)
+		p, err := changePath(r, f, nested, c.Field)
 		if err != nil {
-			return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+			return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 		}
 		var av types.AttributeValue
 		if o.Value != writes.NoValue {
-			if c.value == nil && !nested && !writes.Nillable(f.Type) {
+			if c.Value == nil && !nested && !writes.Nillable(f.Type) {
 				// A NULL in place of a string or a number would read back as
 				// its zero value, and match no condition on it (nor a guard).
-				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.Name, c.field, f.Type)
+				return inputError(op, "%s(%q): the field is a %s, which nil is not a value of: Remove the field, or give its zero value", o.Name, c.Field, f.Type)
 			}
 			// By the field's own rules, at any depth.
 			if av, err = m.encodeChange(plan.room, f, nested, c, o.Value == writes.ElementValue); err != nil {
 				if ke := m.KeyFieldError(f.GoName, err); ke != nil && !nested {
 					return ke // a key field's value, as Put and Get say
 				}
-				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 			}
 		}
 		// A raw AttributeValue tells nothing the model could check.
-		if _, raw := c.value.(types.AttributeValue); o.Settable && !nested && !raw && !m.settable(f) {
-			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.Name, c.field)
+		if _, raw := c.Value.(types.AttributeValue); o.Settable && !nested && !raw && !m.settable(f) {
+			return inputError(op, "%s(%q): the field is promoted through an unexported embedded pointer", o.Name, c.Field)
 		}
 		if o.Check != nil {
-			if av, err = o.Check(m.Entity, c.field, c.value, f, av); err != nil {
+			if av, err = o.Check(m.Entity, c.Field, c.Value, f, av); err != nil {
 				if ke := (*KeyError)(nil); errors.As(err, &ke) {
 					return err // an index key the value would break, as Put says
 				}
-				return inputError(op, "%s(%q): %v", o.Name, c.field, err)
+				return inputError(op, "%s(%q): %v", o.Name, c.Field, err)
 			}
 			if av == nil {
 				plan.update.Act(expr.ClauseRemove, p) // what Put leaves out
@@ -320,25 +320,25 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 			plan.storedBytes += n
 		}
 		if o.Sign != 0 {
-			if rc, ok := writes.RangeCheckOf(m.Entity, o, c.field, f, nested, av); ok {
+			if rc, ok := writes.RangeCheckOf(m.Entity, o, c.Field, f, nested, av); ok {
 				plan.ranges = append(plan.ranges, rc)
 			}
 		}
 	}
 
 	var need *readNeeded
-	for _, is := range sh.indexes {
-		ei := is.ei
-		if len(is.missing) > 0 {
+	for _, is := range sh.Indexes {
+		ei := is.EI
+		if len(is.Missing) > 0 {
 			switch {
-			case is.affected && plan.leaves(ei):
+			case is.Affected && plan.leaves(ei):
 				// The item leaves the index whatever the other fields hold.
 				plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.PK))
 				if ei.Index.SK != "" {
 					plan.update.Act(expr.ClauseRemove, b.Name(ei.Index.SK))
 				}
 				continue
-			case !is.affected:
+			case !is.Affected:
 				// An upsert: an existing item keeps its keys, and a new one
 				// gets the keys its zero values give, if any.
 				if _, _, ok, err := m.IndexKey(ei, plan.nextValue()); err != nil || !ok {
@@ -348,7 +348,7 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 					continue
 				}
 			}
-			need = need.add(ei, is.missing)
+			need = need.add(ei, is.Missing)
 			continue
 		}
 		pk, sk, ok, err := plan.indexKey(&is)
@@ -394,9 +394,9 @@ func changePath(r resolver, f *codec.Field, nested bool, path string) (string, e
 // field f when nested, else to f itself, its values from room r.
 func (m *entityModel) encodeChange(r codec.Room, f *codec.Field, nested bool, c change, element bool) (types.AttributeValue, error) {
 	if nested {
-		return m.encodeAt(r, nil, c.field, c.value, element)
+		return m.encodeAt(r, nil, c.Field, c.Value, element)
 	}
-	return m.encodeAt(r, f, f.GoName, c.value, element)
+	return m.encodeAt(r, f, f.GoName, c.Value, element)
 }
 
 // inputError is an *InputError of op, its reason formatted.

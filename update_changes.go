@@ -22,12 +22,9 @@ const (
 	changeDecrement      = writes.OpDecrement
 )
 
-// change is one field change of an Update.
-type change struct {
-	op    changeOp
-	field string // a field path: "Status", "Address.City", "Tags[0]"
-	value any
-}
+// change is one field change of an Update, as the write engine and the
+// managed fields' hooks see it.
+type change = writes.Change
 
 // Changes is what an Update does to an item: field changes, built by
 // chaining (Set("Status", "SHIPPED").Increment("Count", 1).Remove("Note")),
@@ -63,7 +60,7 @@ type changeBlock struct {
 // with is c plus one change, c left as it was.
 func (c Changes) with(op changeOp, field string, v any) Changes {
 	n := len(c.list)
-	ch := change{op, field, v}
+	ch := change{Op: op, Field: field, Value: v}
 	switch {
 	case c.blk != nil && n < len(c.blk.items) && c.blk.used.CompareAndSwap(int32(n), int32(n+1)):
 		c.blk.items[n] = ch
@@ -168,17 +165,5 @@ func Decrement(field string, n any) Changes { return Changes{}.Decrement(field, 
 // writes.TopField).
 func topField(path string) string { return writes.TopField(path) }
 
-// unknown reports whether the change leaves the field's new value unknown
-// to the request: it is below the field ("Address.City"), or DynamoDB
-// computes it from the stored value (Add, Increment ...).
-func (c change) unknown() bool { return writes.Unknown(c.op, c.field) }
-
 // touches reports whether one of changes is to top-level field goName.
-func touches(changes []change, goName string) bool {
-	for _, c := range changes {
-		if topField(c.field) == goName {
-			return true
-		}
-	}
-	return false
-}
+func touches(changes []change, goName string) bool { return writes.Touches(changes, goName) }

@@ -24,16 +24,16 @@ func (p *updatePlan) touches(goName string) bool { return touches(p.changes, goN
 func (p *updatePlan) known(goName string) bool {
 	known := p.m.KeyFields[goName] || p.read.has(goName) || p.m.ShardDerived(goName)
 	for _, c := range p.changes {
-		if topField(c.field) != goName {
+		if topField(c.Field) != goName {
 			continue
 		}
 		switch {
-		case c.unknown():
+		case c.Unknown():
 			return false
-		case c.op == changeSet:
-			_, raw := c.value.(types.AttributeValue)
+		case c.Op == changeSet:
+			_, raw := c.Value.(types.AttributeValue)
 			known = !raw
-		case c.op == changeRemove:
+		case c.Op == changeRemove:
 			known = true
 		}
 	}
@@ -57,21 +57,21 @@ func (p *updatePlan) nextValue() reflect.Value {
 		p.m.baseValue(next, p.key, p.created)
 	}
 	for i, c := range p.changes {
-		if p.shape.nested[i] || (c.op != changeSet && c.op != changeRemove) {
+		if p.shape.Nested[i] || (c.Op != changeSet && c.Op != changeRemove) {
 			continue
 		}
-		f := p.shape.fields[i]
+		f := p.shape.Fields[i]
 		// Reached as for any Set, allocating embedded pointers on the way;
 		// planChanges refused the fields that cannot be set.
 		fv, ok := settableField(next, f.Index)
 		if !ok {
 			continue
 		}
-		if _, raw := c.value.(types.AttributeValue); raw {
+		if _, raw := c.Value.(types.AttributeValue); raw {
 			continue
 		}
-		if c.op == changeSet {
-			fv.Set(writes.SetValue(c.value, f))
+		if c.Op == changeSet {
+			fv.Set(writes.SetValue(c.Value, f))
 		} else {
 			fv.SetZero()
 		}
@@ -80,27 +80,27 @@ func (p *updatePlan) nextValue() reflect.Value {
 	return next
 }
 
-// indexKey is the key of index is.ei that the item has after the update
+// indexKey is the key of index is.EI that the item has after the update
 // (see model.Entity.IndexKey): rendered from the values the update gives
 // when their sources are known, else from nextValue.
-func (p *updatePlan) indexKey(is *indexShape) (pk, sk string, ok bool, err error) {
-	if is.sources == nil || p.read != nil || !p.created.IsZero() || len(is.sources) > 8 {
-		return p.m.IndexKey(is.ei, p.nextValue())
+func (p *updatePlan) indexKey(is *writes.IndexShape) (pk, sk string, ok bool, err error) {
+	if is.Sources == nil || p.read != nil || !p.created.IsZero() || len(is.Sources) > 8 {
+		return p.m.IndexKey(is.EI, p.nextValue())
 	}
 	var room [8]reflect.Value
-	vals := room[:len(is.sources)]
-	for i, src := range is.sources {
-		f := src.field
+	vals := room[:len(is.Sources)]
+	for i, src := range is.Sources {
+		f := src.Field
 		switch {
-		case src.from == fromKey:
+		case src.From == writes.FromKey:
 			vals[i] = fieldValue(f, p.key)
-		case src.from == fromZero || p.changes[src.from].op == changeRemove:
+		case src.From == writes.FromZero || p.changes[src.From].Op == changeRemove:
 			vals[i] = reflect.Zero(f.Type)
 		default:
-			vals[i] = writes.SetValue(p.changes[src.from].value, f)
+			vals[i] = writes.SetValue(p.changes[src.From].Value, f)
 		}
 	}
-	return p.m.IndexKeyFrom(is.ei, vals[:is.npk], vals[is.npk:])
+	return p.m.IndexKeyFrom(is.EI, vals[:is.NPK], vals[is.NPK:])
 }
 
 // releaseNext recycles the value nextValue built, once the plan is done
