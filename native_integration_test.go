@@ -129,7 +129,9 @@ func TestNativeKeyIndexOnDynamoDBLocal(t *testing.T) {
 	assert.Equal(t, []string{"b", "c"}, q(atLeast, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
 	assert.Equal(t, []string{"a"}, q(below, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
 	assert.Equal(t, []string{"a", "b"}, q(atMost, natTicket{TenantID: "t1", Status: "OPEN", Priority: 9}))
-	assert.Equal(t, []string{"a", "b", "c", "e"}, q(above, natTicket{TenantID: "t1", Status: "CLOSED"}), "a range on the first sort attribute")
+	assert.Equal(t, []string{"a", "b", "c", "e"}, q(above, natTicket{TenantID: "t1", Status: "CLOSED"}, st.SortFields(1)), "SortFields(1): a range on the first sort attribute")
+	assert.Equal(t, []string{"d"}, q(above, natTicket{TenantID: "t1", Status: "CLOSED"}), "a comparison takes the zero priority after the status: priority > 0 within CLOSED")
+	assert.Equal(t, []string{"a", "b", "c"}, q(atLeast, natTicket{TenantID: "t1", Status: "OPEN"}), "priority >= 0 within OPEN, never another status")
 	assert.Equal(t, []string{"e", "c", "b", "a"}, q(begins, natTicket{TenantID: "t1"}), "begins_with, descending")
 	assert.Equal(t, []string{"c", "b", "a"}, q(prefix, natTicket{TenantID: "t1", Status: "OPEN"}, st.Descending()))
 

@@ -27,9 +27,10 @@ import (
 // non-zero value or a non-nil pointer): a zero number before it is the
 // value 0, an absent string before it is refused, a trailing zero number
 // is left out. So {Status: "OPEN"} reads status = OPEN whatever the
-// number after it; a comparison or SortBetween on a number alone takes
-// its zero; SortEquals takes every field; SortFields(n), or a pointer
-// field, says otherwise. The values are the fields' own, typed: a number
+// number after it; a comparison applies to the zero number right after
+// the last field set (priority >= 0 within OPEN, never another status);
+// SortBetween's shorter bound takes its zero numbers; SortEquals takes
+// every field; SortFields(n), or a pointer field, says otherwise. The values are the fields' own, typed: a number
 // bound compares as a number.
 
 // nativeCond is a read's key condition over a multi-attribute key.
@@ -264,8 +265,12 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		if n, err = given(params, "the params"); err != nil {
 			return "", skCond{}, err
 		}
-		if d.sort != sortPrefix && d.sort != sortBetween {
-			n = extend(n, params)
+		// A comparison applies to the field after the last one set when
+		// that is a zero number: {Role: "agent"} with SortGreaterOrEqual
+		// reads level >= 0 within the role (SortFields(1) compares roles).
+		if f := ei.Native.SK[min(n, len(ei.Native.SK)-1)]; d.sort != sortPrefix && d.sort != sortBetween &&
+			n < len(ei.Native.SK) && !s.read.hasSortFields && keyGiven(f, params.FieldByIndex(f.Index)) {
+			n++
 		}
 	}
 	var err error

@@ -266,9 +266,19 @@ func (x *mnRun) query(where string) {
 		if desc {
 			opts = append(opts, st.Descending())
 		}
-		for m, err := range pat.All(x.ctx, x.db, params, opts...) {
+		// Page by page: Limit is the page's size here (All's would cap
+		// the total), each next page resumed from the last one's cursor.
+		for after := ""; ; {
+			o := opts
+			if after != "" {
+				o = append(slices.Clone(opts), st.After(after))
+			}
+			page, err := pat.Query(x.ctx, x.db, params, o...)
 			require.NoError(x.t, err, where)
-			all = append(all, m)
+			all = append(all, page.Items...)
+			if after = page.Cursor; after == "" {
+				break
+			}
 		}
 	} else {
 		desc = false
