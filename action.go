@@ -281,6 +281,9 @@ type write struct {
 	b        *expr.Builder
 	key, old reflect.Value
 	upsert   bool // the update is an upsert
+	// oldExpired: the item holding old has expired, its guards are free
+	// (a Put over it leaves them to expire; see putMovingGuards).
+	oldExpired bool
 	// guardTTL is the expiry an update's guard items carry, once
 	// hasGuardTTL (see guardExpiry); a put's come from its item.
 	guardTTL    types.AttributeValue

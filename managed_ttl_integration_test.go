@@ -144,3 +144,24 @@ func TestIntegrationUniqueExpiredValueConcurrentClaims(t *testing.T) {
 	}
 	assert.Equal(t, 1, owners)
 }
+
+// Put over an expired item whose old value another item claimed since
+// replaces it (Put does not look at the expiry): the other item's guard
+// stays, the new value is claimed, and nothing fails on the old guard.
+func TestIntegrationPutOverExpiredItemWhoseValueWasClaimed(t *testing.T) {
+	clock := &ttlClock{now: ttlNow}
+	db := clockedLocalDB(t, uqTable, clock)
+	exp := ttlNow.Add(10 * time.Second)
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "old", Email: "x@e", Exp: exp}))
+	clock.Set(exp.Add(time.Second))
+	require.NoError(t, uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "new", Email: "x@e"}), "the expired item's value is free")
+
+	require.NoError(t, uqInvites.Put(ctx, db, uqInvite{Team: "t", Code: "old", Email: "y@e"}))
+	got, err := uqInvites.Get(ctx, db, uqInvite{Team: "t", Code: "old"}, st.ConsistentRead())
+	require.NoError(t, err)
+	assert.Equal(t, "y@e", got.Email)
+	err = uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "third", Email: "x@e"})
+	require.ErrorIs(t, err, st.ErrUniqueViolation, "x@e is still the new item's")
+	err = uqInvites.Create(ctx, db, uqInvite{Team: "t", Code: "fourth", Email: "y@e"})
+	require.ErrorIs(t, err, st.ErrUniqueViolation, "y@e is the replaced item's")
+}

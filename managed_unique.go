@@ -219,7 +219,7 @@ func (h *uniqueField) touched(plan *updatePlan, i int) bool {
 // onPut puts each value's guard. Without w.old, an existing item must hold
 // the same values (and scopes); with it (a Put's second attempt, see
 // putMovingGuards), the item must still hold w.old's, whose guards of a
-// changed value or scope it deletes.
+// changed value or scope it deletes (unless the item expired: w.oldExpired).
 func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 	a := w.a
 	for i := range h.fields {
@@ -236,7 +236,7 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 			}
 			w.hold(held)
 			a.value, a.uniqueRel = w.old, uniqueHeld
-			if was := h.guardFor(i, w.old); was != now {
+			if was := h.guardFor(i, w.old); was != now && !w.oldExpired {
 				w.guard(actDelete, was)
 			}
 		default:
@@ -272,7 +272,7 @@ func (m *entityModel) putMovingGuards(ctx context.Context, db *DB, op string, v 
 		}
 		p := reflect.New(v.Type()).Elem()
 		p.Set(v)
-		acts, perr := m.planPutOver(nil, nil, db, op, p, old, writeOne, m.managed.clock(db), s)
+		acts, perr := m.planPutOver(nil, nil, db, op, p, old, h.storedExpired(db, m, err), writeOne, m.managed.clock(db), s)
 		if perr != nil {
 			return perr
 		}
@@ -282,6 +282,15 @@ func (m *entityModel) putMovingGuards(ctx context.Context, db *DB, op string, v 
 		was = old
 	}
 	return err
+}
+
+// storedExpired reports whether the stored item a failed Put's err
+// carries has expired by the DB's clock: its guards are free, maybe
+// another item's by now, so the Put leaves them to expire (as Create over
+// an expired item does) instead of deleting them.
+func (h *uniqueField) storedExpired(db *DB, m *entityModel, err error) bool {
+	var ce *ConditionError
+	return errors.As(err, &ce) && db.expiryFor(&settings{}, m).expired(ce.Item)
 }
 
 // otherValues decodes the stored item a failed Put's err carries, when

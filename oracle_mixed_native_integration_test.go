@@ -248,10 +248,12 @@ func (x *mnRun) query(where string) {
 		params.Role, opts = p.Role, append(opts, st.SortFields(1))
 		keep = func(m mnMember) bool { return m.Role == p.Role }
 	case 2:
-		pat, params.Role, params.Level = mnAtLeast, p.Role, p.Level
+		// SortFields(2): a level 0 is a value (the params' last set field
+		// would be the role otherwise, and the comparison on it).
+		pat, params.Role, params.Level, opts = mnAtLeast, p.Role, p.Level, append(opts, st.SortFields(2))
 		keep = func(m mnMember) bool { return m.Role == p.Role && m.Level >= p.Level }
 	case 3:
-		pat, params.Role, params.Level = mnBelow, p.Role, p.Level
+		pat, params.Role, params.Level, opts = mnBelow, p.Role, p.Level, append(opts, st.SortFields(2))
 		keep = func(m mnMember) bool { return m.Role == p.Role && m.Level < p.Level }
 	default:
 		var page *st.Page[mnMember]

@@ -127,12 +127,13 @@ func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value,
 // planPutInto is planPut filling in a, an action its caller allocated
 // (nil: one of its own).
 func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
-	return m.planPutOver(a, dst, db, op, v, reflect.Value{}, mode, now, s)
+	return m.planPutOver(a, dst, db, op, v, reflect.Value{}, false, mode, now, s)
 }
 
 // planPutOver is planPutInto over an item known to hold the unique values
-// of old (invalid: not known), whose guards the put moves.
-func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v, old reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
+// of old (invalid: not known), whose guards the put moves (leaves, when
+// oldExpired: they are free).
+func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v, old reflect.Value, oldExpired bool, mode writeMode, now time.Time, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v
 		a, dst = newAction(dst)
 	}
 	*a = action{kind: actPut, op: op, m: m}
-	w := write{a: a, mode: mode, now: now, old: old}
+	w := write{a: a, mode: mode, now: now, old: old, oldExpired: oldExpired}
 	if mode == writeCreate {
 		w.cond = m.absent(now)
 		a.whenExists = failAlreadyExists
