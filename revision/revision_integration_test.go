@@ -539,6 +539,7 @@ func TestRevisionPutMovesGuardOfUpgradedValue(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Failures, 1)
 	assert.ErrorIs(t, rep.Failures[0].Err, st.ErrInvalidInput)
+	assert.Contains(t, rep.Failures[0].Err.Error(), "read it (which upgrades it) and Put it", "the pass says how to upgrade it: an Update of an older item is refused")
 	_, err = v2.Update(ctx, db2, user{ID: "1"}, st.Set("Email", "ann@x"))
 	require.ErrorIs(t, err, revision.ErrOlder)
 
