@@ -124,6 +124,11 @@ func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityO
 // whose unchanged condition passes DynamoDB's expression limit (a wide
 // entity without a version field).
 //
+// Without a version field, the unchanged condition cannot see an attribute
+// the read item lacked and the current model does not name: older code that
+// sets one of its fields between the read and the write-back loses that
+// write. Declare a version field while older code still writes.
+//
 // The write-back never fails the read: the reader gets its upgraded value
 // whatever happens. A lost condition (another writer changed the item
 // first) is skipped silently; any other error surfaces only through the
