@@ -302,8 +302,11 @@ func (h *uniqueField) otherValues(m *entityModel, err error, want, was reflect.V
 	if errors.As(err, &vc) || errors.Is(err, ErrUniqueViolation) || !errors.As(err, &ce) || ce.Entity != m.Name || len(ce.Item) == 0 {
 		return reflect.Value{}, false
 	}
+	// The guards name the values as stored: an item of an older shape
+	// revision is decoded as it is, not upgraded (an upgrader may change a
+	// unique value, which is why the Put moves its guard).
 	old := reflect.New(want.Type()).Elem()
-	if m.decode(ce.Item, old) != nil {
+	if m.checkType(ce.Item) != nil || m.decodeFields("", ce.Item, old) != nil {
 		return reflect.Value{}, false
 	}
 	if was.IsValid() {

@@ -43,7 +43,11 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 	mf := &m.managed
 	for _, f := range mf.guarded() {
 		if !codec.Equal(item[f.Attr], raw[f.Attr]) {
-			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the transform changes %s, whose guard item a migration does not move: change it with Update", mf.describeGuard(f.GoName))}
+			how := "change it with Update"
+			if upgrade { // an Update of an older item is refused (ErrOlder)
+				how = "read it (which upgrades it) and Put it, which moves the guard"
+			}
+			return nil, &InputError{Op: op, Reason: fmt.Sprintf("the transform changes %s, whose guard item a migration does not move: %s", mf.describeGuard(f.GoName), how)}
 		}
 	}
 	oldKey, newKey := m.keyOfItem(raw), m.keyOfItem(item)

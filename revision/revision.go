@@ -119,9 +119,15 @@ func ReadNewer() st.EntityOption { return bridge.RevisionReadNewer().(st.EntityO
 // transaction would break what it read), scans (the pass is
 // migrate.UpgradeRevisions), stream images, reads through an index that
 // does not project every attribute, with Project or fetching full items
-// (FetchFull), an item whose upgrade would move its key, and one whose
-// unchanged condition passes DynamoDB's expression limit (a wide entity
-// without a version field).
+// (FetchFull), an item whose upgrade would move its key or change a
+// unique value (read it and Put it: the Put moves the guard), and one
+// whose unchanged condition passes DynamoDB's expression limit (a wide
+// entity without a version field).
+//
+// Without a version field, the unchanged condition cannot see an attribute
+// the read item lacked and the current model does not name: older code that
+// sets one of its fields between the read and the write-back loses that
+// write. Declare a version field while older code still writes.
 //
 // The write-back never fails the read: the reader gets its upgraded value
 // whatever happens. A lost condition (another writer changed the item

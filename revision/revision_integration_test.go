@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -515,4 +516,51 @@ func TestRevisionFetchFullUpgrades(t *testing.T) {
 	page, err = byCustomer.Query(ctx, db2, ticketV2{CustomerID: "c1"})
 	require.NoError(t, err)
 	assert.Equal(t, []ticketV2{{ID: "a", CustomerID: "c1"}, {ID: "b", CustomerID: "c1"}}, page.Items, "the keys alone, as they are")
+}
+
+// An upgrade that changes a unique value: the pass cannot move guards and
+// an Update of an older item is refused, so the item is upgraded by a read
+// and a Put, which must move the guard of the value as stored (not as the
+// upgrade read it).
+func TestRevisionPutMovesGuardOfUpgradedValue(t *testing.T) {
+	type user struct {
+		ID    string
+		Email string `singletable:"unique"`
+	}
+	t1 := st.MustTable("Desk")
+	v1 := st.MustDefine[user](t1, "User", st.Key("T#{ID}", "T"), revision.Current(1))
+	t2 := st.MustTable("Desk")
+	v2 := st.MustDefine[user](t2, "User", st.Key("T#{ID}", "T"), revision.Current(2),
+		revision.Upgrade(1, func(u *user) error { u.Email = strings.ToLower(u.Email); return nil }))
+	db1, db2 := localDBs(t, t1, t2)
+	require.NoError(t, v1.Create(ctx, db1, user{ID: "1", Email: "Ann@X"}))
+
+	rep, err := migrate.UpgradeRevisions(ctx, db2, v2)
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, 1)
+	assert.ErrorIs(t, rep.Failures[0].Err, st.ErrInvalidInput)
+	assert.Contains(t, rep.Failures[0].Err.Error(), "read it (which upgrades it) and Put it", "the pass says how to upgrade it: an Update of an older item is refused")
+	_, err = v2.Update(ctx, db2, user{ID: "1"}, st.Set("Email", "ann@x"))
+	require.ErrorIs(t, err, revision.ErrOlder)
+
+	u, err := v2.Get(ctx, db2, user{ID: "1"})
+	require.NoError(t, err)
+	require.Equal(t, "ann@x", u.Email)
+	require.NoError(t, v2.Put(ctx, db2, u), "a Put of the upgraded value moves the guard of the stored one")
+	assert.Equal(t, "2", revOf(rawItem(t, db2, "1")))
+	assert.Equal(t, []string{"T#1", "_unique#User#Email#ann@x"}, partitions(t, db2), "the guard moved with the value")
+	require.NoError(t, v1.Create(ctx, db1, user{ID: "2", Email: "Ann@X"}), "the old value is free again")
+}
+
+// partitions are the partition keys of the table's items, sorted.
+func partitions(t *testing.T, db *st.DB) []string {
+	t.Helper()
+	out, err := db.Client().Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(db.TableName()), ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	var pks []string
+	for _, item := range out.Items {
+		pks = append(pks, item["PK"].(*types.AttributeValueMemberS).Value)
+	}
+	slices.Sort(pks)
+	return pks
 }
