@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -161,7 +162,7 @@ func capacityModel(entity any) *bridge.CapacityModel {
 			guard = append(guard, t.schema.SK, guardOwnerSK)
 		}
 		for _, ix := range t.schema.Indexes {
-			if contains(guard, ix.PK) && (ix.SK == "" || contains(guard, ix.SK)) {
+			if !slices.ContainsFunc(ix.KeyAttrs(), func(a string) bool { return !contains(guard, a) }) {
 				cm.GuardIndexes = append(cm.GuardIndexes, ix.Name)
 			}
 		}
@@ -169,18 +170,26 @@ func capacityModel(entity any) *bridge.CapacityModel {
 	return cm
 }
 
+// capacityIndex is ix as estimates see it. Its key attributes are every
+// one of a multi-attribute key's (KeyAttrs), not only the first of each
+// part: an item lacking any is not in the index, and a change of any
+// moves its entry.
 func capacityIndex(t *Table, ix *model.Index) bridge.CapacityIndex {
+	ixKeys := ix.KeyAttrs()
 	keys := []string{t.schema.PK}
-	for _, a := range []string{t.schema.SK, ix.PK, ix.SK} {
+	for _, a := range append([]string{t.schema.SK}, ixKeys...) {
 		if a != "" && !contains(keys, a) {
 			keys = append(keys, a)
 		}
 	}
 	return bridge.CapacityIndex{Name: ix.Name, Projection: string(ix.Projection), Include: ix.NonKeyAttrs, Keys: keys,
 		In: func(item map[string]types.AttributeValue) bool {
-			_, pk := item[ix.PK]
-			_, sk := item[ix.SK]
-			return pk && (ix.SK == "" || sk)
+			for _, a := range ixKeys {
+				if _, ok := item[a]; !ok {
+					return false
+				}
+			}
+			return true
 		}}
 }
 

@@ -359,20 +359,25 @@ func (e *Entity) fieldKeyValue(ix *Index, item map[string]types.AttributeValue, 
 // CheckFieldKey refuses the value of field goName, stored under attr, a
 // key attribute of index ix, when it is longer than that key's limit.
 func (e *Entity) CheckFieldKey(ix *Index, goName, attr, template string, av types.AttributeValue, limit int) error {
-	if ix.Native() {
-		// The caller named the index's first attributes (FieldKey): the
-		// field's own attribute is its key here.
-		if ei, _, ok := e.IndexOfField(goName); ok && ei.Index == ix {
-			attr, _, limit, _ = ei.nativeAttr(goName)
-			template = "{" + goName + "}"
-		}
-	}
 	n := 0
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		n = len(v.Value)
 	case *types.AttributeValueMemberB:
 		n = len(v.Value)
+	}
+	if ix.Native() {
+		// The caller may have named the index's first attributes
+		// (FieldKey): the field's own attribute is its key here. Looked
+		// up only past the lower of the two limits, which every value of
+		// a Put passes without a lookup or an allocation.
+		if n <= min(MaxPartitionKeyBytes, MaxSortKeyBytes) {
+			return nil
+		}
+		if ei, _, ok := e.IndexOfField(goName); ok && ei.Index == ix {
+			attr, _, limit, _ = ei.nativeAttr(goName)
+			template = "{" + goName + "}"
+		}
 	}
 	if n <= limit {
 		return nil

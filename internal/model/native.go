@@ -101,14 +101,24 @@ func (ei *EntityIndex) nativeAttr(goName string) (attr string, sort bool, limit 
 
 // nativeFieldKeys is IndexFieldKeys of a multi-attribute index: each key
 // attribute the item holds is checked as a field's own key attribute.
+// On every Put: it walks the fields in place and leaves the error's
+// template to CheckFieldKey, so that it allocates nothing.
 func (e *Entity) nativeFieldKeys(ei *EntityIndex, item map[string]types.AttributeValue) (removed int, err error) {
-	for _, f := range ei.Native.Fields() {
-		attr, _, limit, _ := ei.nativeAttr(f.GoName)
-		n, err := e.fieldKeyValue(ei.Index, item, f.GoName, attr, "{"+f.GoName+"}", limit)
-		if err != nil {
-			return 0, err
+	for part, fs := range [2][]*codec.Field{ei.Native.PK, ei.Native.SK} {
+		attrs, limit := ei.Index.PKAttrs, MaxPartitionKeyBytes
+		if part == 1 {
+			attrs, limit = ei.Index.SKAttrs, MaxSortKeyBytes
 		}
-		removed += n
+		for i, f := range fs {
+			if f == nil {
+				continue
+			}
+			n, err := e.fieldKeyValue(ei.Index, item, f.GoName, attrs[i], "", limit)
+			if err != nil {
+				return 0, err
+			}
+			removed += n
+		}
 	}
 	return removed, nil
 }
