@@ -54,3 +54,37 @@ func TestBetweenBoundWithoutFirstSortValueRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", *in.KeyConditionExpression)
 }
+
+// An update that sets a field an index key renders, while the key also
+// needs a field the update does not give, reads that field first. A value
+// outside the key's shape (or a time outside the years 0 to 9999) is
+// refused before that read, not after it: nothing is sent.
+func TestUpdateRefusesShapedIndexValueBeforeReading(t *testing.T) {
+	type device struct {
+		Site, ID, Code, Region string
+		Seen                   time.Time `dynamodbav:"seen,unixtime"` // stores any year
+	}
+	tbl := st.MustTable("Devices", st.WithGSI("GSI1"), st.WithGSI("GSI2"))
+	devs := st.MustDefine[device](tbl, "Device", st.Key("SITE#{Site}", "DEV#{ID:hex}"),
+		st.Index("GSI1", "REG#{Region}", "C#{Code:digits}#{Site}"),
+		st.Index("GSI2", "REG#{Region}", "SEEN#{Seen}"))
+	c := &singletabletest.Client{}
+	db := st.New(c, tbl)
+	key := device{Site: "s", ID: "ab12"}
+	for name, ch := range map[string]st.Changes{
+		"shape": st.Set("Code", "zz"),
+		"year":  st.Set("Seen", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := devs.Update(t.Context(), db, key, ch)
+			var ke *st.KeyError
+			require.ErrorAs(t, err, &ke)
+			assert.ErrorIs(t, err, st.ErrInvalidKey)
+			_, err = devs.Update(t.Context(), db, key, ch, st.Upsert())
+			require.ErrorAs(t, err, &ke)
+			err = db.Transact(t.Context(), func(tx *st.Tx) error { devs.TxUpdate(tx, key, ch); return nil })
+			require.ErrorAs(t, err, &ke)
+		})
+	}
+	assert.Empty(t, c.Calls(), "nothing sent, not even the read")
+}
