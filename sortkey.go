@@ -117,6 +117,12 @@ func (d *readDecl) sortCondOf(op string, mem *readMember, params, upper reflect.
 		if err != nil {
 			return skCond{}, err
 		}
+		// A bound over a sort template without a literal prefix that gives
+		// no first sort value renders "" and would open the range to other
+		// entities' keys, which lint says the range cannot reach.
+		if first := sk.Placeholders(); len(first) > 0 && sk.LiteralPrefix() == "" && (lo == "" || hiP == "") {
+			return fail("%s needs a value for the sort field %s in both bounds", sortOpNames[d.sort], first[0].Field.GoName)
+		}
 		hi := hiP
 		if !hiComplete {
 			var ok bool

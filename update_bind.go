@@ -372,6 +372,19 @@ func (m *entityModel) planChanges(op string, keyValue reflect.Value, s *settings
 		}
 	}
 	if need != nil {
+		// A value the update sets is checked against the index keys that
+		// render it now, not after the read (see CheckIndexValue).
+		for i, c := range s.changes {
+			if o := &writes.Operators[c.Op]; o.Computed || o.Value != writes.WholeValue || sh.Nested[i] {
+				continue
+			}
+			if _, raw := c.Value.(types.AttributeValue); raw {
+				continue
+			}
+			if err := m.CheckIndexValue(sh.Fields[i].GoName, writes.SetValue(c.Value, sh.Fields[i])); err != nil {
+				return err
+			}
+		}
 		// Returned by planUpdate once everything else is checked, so that
 		// no read is sent for an update that would fail anyway (which
 		// names the operation).

@@ -425,3 +425,32 @@ func IsGuardKey(key []byte, delim byte) bool {
 // a small struct as a map key costs no allocation, where formatKey builds
 // (and sorts) a string per item. formatKey stays for messages.
 type ItemID struct{ PK, SK string }
+
+// CheckIndexValue refuses v as field goName's value where an index key the
+// entity writes from a template renders it (its shape, a time's year, a
+// padding width, UTF-8), as rendering that key would: Update checks a
+// value it sets before it reads the other fields the key needs, so that
+// no read is sent for an update that must fail.
+func (e *Entity) CheckIndexValue(goName string, v reflect.Value) error {
+	var buf [64]byte
+	for _, ei := range e.Indexes {
+		for _, part := range [2]struct {
+			tpl  *keys.Template
+			from KeySource
+			attr string
+		}{{ei.PK, ei.PKFrom, ei.Index.PK}, {ei.SK, ei.SKFrom, ei.Index.SK}} {
+			if part.tpl == nil || part.from != KeyOwn {
+				continue
+			}
+			for _, ph := range part.tpl.Placeholders() {
+				if ph.Field.GoName != goName {
+					continue
+				}
+				if _, _, err := ph.AppendValue(buf[:0], v, part.tpl.Delim); err != nil {
+					return e.TemplateKeyError(part.tpl, part.attr, err)
+				}
+			}
+		}
+	}
+	return nil
+}
