@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -162,6 +164,9 @@ type migration[T any] struct {
 	scope bridge.Rescope
 	// upgrade is set for UpgradeRevisions: only older items are written.
 	upgrade bool
+	// moved holds the new keys (keyString) of the items this run moved:
+	// met again there, they are not handled or counted a second time.
+	moved sync.Map
 }
 
 // run is a migration of e's items by fn; with a unique field named, the
@@ -292,6 +297,9 @@ const (
 // of the outcomes: an item left unfinished counts nowhere.
 func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) error {
 	key := mg.g.KeyOf(raw)
+	if _, ok := mg.moved.Load(keyString(key)); ok {
+		return nil
+	}
 	revs := mg.revisions(raw)
 	for attempt := 0; ; attempt++ {
 		out, err := mg.try(ctx, raw)
@@ -461,6 +469,7 @@ func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeV
 		if err != nil {
 			return moveFailure(mg.op, err)
 		}
+		mg.moved.Store(keyString(w.NewKey), struct{}{})
 		for i := range out.ConsumedCapacity {
 			used = append(used, &out.ConsumedCapacity[i])
 		}
@@ -485,4 +494,27 @@ func moveFailure(op string, err error) (outcome, error) {
 		}
 	}
 	return outFailed, opError(op, err)
+}
+
+// keyString is key (S, N or B attributes) as one comparable string.
+func keyString(key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for name := range key {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, name := range names {
+		b.WriteString(name)
+		switch v := key[name].(type) {
+		case *types.AttributeValueMemberS:
+			b.WriteString("\x00S" + v.Value)
+		case *types.AttributeValueMemberN:
+			b.WriteString("\x00N" + v.Value)
+		case *types.AttributeValueMemberB:
+			b.WriteString("\x00B" + string(v.Value))
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
 }
