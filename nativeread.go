@@ -240,12 +240,15 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		}
 		return n, nil
 	}
-	// extend widens n to the first sort field where the read needs one
-	// (a comparison, BETWEEN) and v sets none: a zero plain number there
-	// is the only value meant.
+	// extend widens n, the sort fields v sets, by the next one when a
+	// comparison applies there: a zero plain number is the only value
+	// meant ({Role: "agent"} with SortGreaterOrEqual reads level >= 0
+	// within the role; SortFields(1) compares roles).
 	extend := func(n int, v reflect.Value) int {
-		if f := ei.Native.SK[0]; n == 0 && !s.read.hasSortFields && keyGiven(f, v.FieldByIndex(f.Index)) {
-			return 1
+		if n < len(ei.Native.SK) && !s.read.hasSortFields {
+			if f := ei.Native.SK[n]; keyGiven(f, v.FieldByIndex(f.Index)) {
+				return n + 1
+			}
 		}
 		return n
 	}
@@ -265,12 +268,8 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		if n, err = given(params, "the params"); err != nil {
 			return "", skCond{}, err
 		}
-		// A comparison applies to the field after the last one set when
-		// that is a zero number: {Role: "agent"} with SortGreaterOrEqual
-		// reads level >= 0 within the role (SortFields(1) compares roles).
-		if f := ei.Native.SK[min(n, len(ei.Native.SK)-1)]; d.sort != sortPrefix && d.sort != sortBetween &&
-			n < len(ei.Native.SK) && !s.read.hasSortFields && keyGiven(f, params.FieldByIndex(f.Index)) {
-			n++
+		if d.sort != sortPrefix && d.sort != sortBetween {
+			n = extend(n, params)
 		}
 	}
 	var err error
@@ -325,7 +324,10 @@ func (d *readDecl) nativeCond(op string, mem *readMember, params, upper reflect.
 		// number where the other bound sets one is the value 0 (BETWEEN 0
 		// AND 9); an absent string there is refused.
 		ln := n
-		n = extend(max(ln, hn), params)
+		// Neither bound sets one: a zero first number is the one meant.
+		if n = max(ln, hn); n == 0 {
+			n = extend(0, params)
+		}
 		for _, b := range [2]reflect.Value{params, upper} {
 			for _, f := range ei.Native.SK[:n] {
 				if !keyGiven(f, b.FieldByIndex(f.Index)) {
