@@ -98,8 +98,9 @@ var (
 	Tags    = st.MustDefine[Tag](Helpdesk, "Tag", st.Key("TENANT#{TenantID}#TAG#{Name}", "TAG"))
 
 	// A queue's tickets in (status, priority) order; with a status given
-	// (SortFields(1)), that status's tickets by priority; with a status
-	// and a priority, those at that priority or above.
+	// (the zero priority after it is not), that status's tickets by
+	// priority; with a status and a priority, those at that priority or
+	// above.
 	QueueTickets = Tickets.Pattern("QueueTickets").On("ByQueue").SortPrefix().Must()
 	QueueUrgent  = Tickets.Pattern("QueueUrgent").On("ByQueue").SortGreaterOrEqual().Must()
 
@@ -211,7 +212,7 @@ func run(ctx context.Context) error {
 		[]string{"t4 CLOSED/5", "t1 OPEN/2", "t3 OPEN/9", "t2 OPEN/10"})
 	queue("its open tickets, most urgent first (priorities are numbers: 10 > 9)", QueueTickets,
 		Ticket{TenantID: "acme", Queue: "billing", Status: "OPEN"},
-		[]string{"t2 OPEN/10", "t3 OPEN/9", "t1 OPEN/2"}, st.SortFields(1), st.Descending())
+		[]string{"t2 OPEN/10", "t3 OPEN/9", "t1 OPEN/2"}, st.Descending())
 	queue("its open tickets at priority 5 or more", QueueUrgent,
 		Ticket{TenantID: "acme", Queue: "billing", Status: "OPEN", Priority: 5},
 		[]string{"t3 OPEN/9", "t2 OPEN/10"})
@@ -221,7 +222,7 @@ func run(ctx context.Context) error {
 	c.Equal("t5 opened", nil, err)
 	queue("acme's open billing tickets after t5 opened", QueueTickets,
 		Ticket{TenantID: "acme", Queue: "billing", Status: "OPEN"},
-		[]string{"t1 OPEN/2", "t5 OPEN/7", "t3 OPEN/9", "t2 OPEN/10"}, st.SortFields(1))
+		[]string{"t1 OPEN/2", "t5 OPEN/7", "t3 OPEN/9", "t2 OPEN/10"})
 
 	fmt.Println("\n3. Tags: the first ticket tagged creates the tag, in the same transaction")
 	tag := func(tenant, ticket, name string) {
