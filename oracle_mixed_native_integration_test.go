@@ -245,15 +245,16 @@ func (x *mnRun) query(where string) {
 	switch x.r.IntN(5) {
 	case 0:
 	case 1:
-		params.Role, opts = p.Role, append(opts, st.SortFields(1))
+		// The role alone: the zero level after it is not given.
+		params.Role = p.Role
 		keep = func(m mnMember) bool { return m.Role == p.Role }
 	case 2:
-		// SortFields(2): a level 0 is a value (the params' last set field
-		// would be the role otherwise, and the comparison on it).
-		pat, params.Role, params.Level, opts = mnAtLeast, p.Role, p.Level, append(opts, st.SortFields(2))
+		// A level 0 is compared too: a comparison takes the zero number
+		// after the last field set.
+		pat, params.Role, params.Level = mnAtLeast, p.Role, p.Level
 		keep = func(m mnMember) bool { return m.Role == p.Role && m.Level >= p.Level }
 	case 3:
-		pat, params.Role, params.Level, opts = mnBelow, p.Role, p.Level, append(opts, st.SortFields(2))
+		pat, params.Role, params.Level = mnBelow, p.Role, p.Level
 		keep = func(m mnMember) bool { return m.Role == p.Role && m.Level < p.Level }
 	default:
 		var page *st.Page[mnMember]
