@@ -75,11 +75,20 @@ var fanStart = time.Date(2024, 3, 15, 0, 0, 0, 0, time.UTC)
 // newFanEnv seeds fanTotal items under each entity in a fresh table.
 func newFanEnv(tb testing.TB) *st.DB {
 	tb.Helper()
+	db, _ := newFanEnvWire(tb)
+	return db
+}
+
+// newFanEnvWire is newFanEnv, and the recorder of what its client sends.
+func newFanEnvWire(tb testing.TB) (*st.DB, *wireCounter) {
+	tb.Helper()
 	ctx := context.Background()
 	cfg, err := localConfig(ctx, &warnLog{})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	wire := &wireCounter{next: cfg.HTTPClient}
+	cfg.HTTPClient = wire
 	db := st.New(dynamodb.NewFromConfig(cfg), FanBench, st.WithTableName(fmt.Sprintf("fanbench-%d", time.Now().UnixNano())))
 	if err := db.CreateTable(ctx); err != nil {
 		tb.Fatal(err)
@@ -102,7 +111,7 @@ func newFanEnv(tb testing.TB) *st.DB {
 	if err := db.BatchWrite(ctx, ops); err != nil {
 		tb.Fatal(err)
 	}
-	return db
+	return db, wire
 }
 
 // fanVariant reads the fanTotal items, handing each to visit (nil: none)
