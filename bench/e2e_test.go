@@ -316,7 +316,7 @@ func checkCount[T any](items []T, err error) error {
 // Both variants get the same: one client, the same items (the puts'
 // seeded first, so that every put replaces an item, whichever variant
 // and run writes it first), the same warm-up, e2eWorkers workers each.
-// TestEndToEndSameWire checks that they send the same requests.
+// TestEndToEndVariants/SameWire checks that they send the same requests.
 //
 // It fails, rather than skips, without AWS_ENDPOINT_URL_DYNAMODB.
 func BenchmarkEndToEnd(b *testing.B) {
@@ -530,6 +530,7 @@ func runWorkers(n int, fn func(i int) error) error {
 func TestEndToEndVariants(t *testing.T) {
 	e := newE2EEnv(t, 2)
 	ctx := context.Background()
+	t.Run("SameWire", func(t *testing.T) { checkSameWire(t, e) })
 	for _, op := range e2eOps {
 		for i := range 3 {
 			require.NoError(t, op.library(ctx, e, i), "%s/library", op.name)

@@ -300,10 +300,12 @@ func BenchmarkFanOut(b *testing.B) {
 }
 
 // TestFanOutVariants checks that every variant reads the same items in
-// the same order: all of them, by time.
+// the same order: all of them, by time; and that the library's reads send
+// as many requests as the hand-written ones (checkFanOutSameWire).
 func TestFanOutVariants(t *testing.T) {
-	db := newFanEnv(t)
+	db, wire := newFanEnvWire(t)
 	ctx := context.Background()
+	t.Run("SameWire", func(t *testing.T) { checkFanOutSameWire(t, db, wire) })
 	for _, v := range fanVariants {
 		var got []string
 		n, err := v.read(ctx, db, func(item FanItem) { got = append(got, item.ID) })

@@ -20,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	st "github.com/singletable/singletable"
 )
 
 // wireCounter wraps the SDK's HTTP client to record what goes over the
@@ -193,8 +195,8 @@ func canonWireValue(v any) any {
 	return v
 }
 
-// TestEndToEndSameWire checks on the wire, against DynamoDB Local, that
-// each end-to-end op's two variants do the same work for DynamoDB: one
+// checkSameWire (TestEndToEndVariants/SameWire) checks on the wire,
+// against DynamoDB Local, that each end-to-end op's two variants do the same work for DynamoDB: one
 // call of each, on the same fixtures, sends the same requests (the same
 // operations, as many, equivalent bodies: canonWire), with the same
 // header names, no failed response (a retry, a conditional failure the
@@ -203,8 +205,7 @@ func canonWireValue(v any) any {
 // a read before a write, a fan-out reading ahead), a different
 // ReturnValues, ConsistentRead or client setting cannot creep into one
 // variant of the throughput comparison unnoticed.
-func TestEndToEndSameWire(t *testing.T) {
-	e := newE2EEnv(t, 2)
+func checkSameWire(t *testing.T, e *e2eEnv) {
 	ctx := context.Background()
 	for _, op := range allE2EOps() {
 		t.Run(op.name, func(t *testing.T) {
@@ -262,14 +263,13 @@ func headerSets(reqs []wireReq) []string {
 	return out
 }
 
-// TestFanOutSameWire counts, against DynamoDB Local, what one read of
-// BenchmarkFanOut sends: the library's reads and the hand-written ones
+// checkFanOutSameWire (TestFanOutVariants/SameWire) counts, against
+// DynamoDB Local, what one read of BenchmarkFanOut sends: the library's reads and the hand-written ones
 // send as many Query requests (one per shard or bucket, no page more) and
 // get the same response bytes. (The library's bucketed read narrows each
 // bucket's range to the bucket; the hand-written one sends the read's
 // whole range to every bucket: the same items.)
-func TestFanOutSameWire(t *testing.T) {
-	db, wire := newFanEnvWire(t)
+func checkFanOutSameWire(t *testing.T, db *st.DB, wire *wireCounter) {
 	ctx := context.Background()
 	byName := map[string]fanVariant{}
 	for _, v := range fanVariants {
