@@ -100,6 +100,7 @@ func (e *e2eEnv) seedWide(tb testing.TB) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	cfg.HTTPClient = e.wire // the same connections, recorded too
 	sc := dynamodbstreams.NewFromConfig(cfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
 	desc, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {

@@ -75,11 +75,20 @@ var fanStart = time.Date(2024, 3, 15, 0, 0, 0, 0, time.UTC)
 // newFanEnv seeds fanTotal items under each entity in a fresh table.
 func newFanEnv(tb testing.TB) *st.DB {
 	tb.Helper()
+	db, _ := newFanEnvWire(tb)
+	return db
+}
+
+// newFanEnvWire is newFanEnv, and the recorder of what its client sends.
+func newFanEnvWire(tb testing.TB) (*st.DB, *wireCounter) {
+	tb.Helper()
 	ctx := context.Background()
 	cfg, err := localConfig(ctx, &warnLog{})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	wire := &wireCounter{next: cfg.HTTPClient}
+	cfg.HTTPClient = wire
 	db := st.New(dynamodb.NewFromConfig(cfg), FanBench, st.WithTableName(fmt.Sprintf("fanbench-%d", time.Now().UnixNano())))
 	if err := db.CreateTable(ctx); err != nil {
 		tb.Fatal(err)
@@ -102,7 +111,7 @@ func newFanEnv(tb testing.TB) *st.DB {
 	if err := db.BatchWrite(ctx, ops); err != nil {
 		tb.Fatal(err)
 	}
-	return db
+	return db, wire
 }
 
 // fanVariant reads the fanTotal items, handing each to visit (nil: none)
@@ -291,10 +300,12 @@ func BenchmarkFanOut(b *testing.B) {
 }
 
 // TestFanOutVariants checks that every variant reads the same items in
-// the same order: all of them, by time.
+// the same order: all of them, by time; and that the library's reads send
+// as many requests as the hand-written ones (checkFanOutSameWire).
 func TestFanOutVariants(t *testing.T) {
-	db := newFanEnv(t)
+	db, wire := newFanEnvWire(t)
 	ctx := context.Background()
+	t.Run("SameWire", func(t *testing.T) { checkFanOutSameWire(t, db, wire) })
 	for _, v := range fanVariants {
 		var got []string
 		n, err := v.read(ctx, db, func(item FanItem) { got = append(got, item.ID) })
