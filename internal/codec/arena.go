@@ -33,6 +33,11 @@ type arena struct {
 	buf  []byte
 	used sizes // what this encoding took, to size the next one
 	hint *sizes
+	// In a Shared arena: base is what the items before this one took
+	// (used-base is this item's use), and left the items still to encode,
+	// this one included; 0 in an arena of one encoding.
+	base sizes
+	left int
 }
 
 // arenas recycles arena headers between encodings. The values an encoding
@@ -88,9 +93,16 @@ func (r Room) S(v string) types.AttributeValue { return r.a.s(v) }
 // N is a number value from the room.
 func (r Room) N(v string) types.AttributeValue { return r.a.n(v) }
 
-// sizes counts arena use: per member type, and bytes of formatted text.
+// sizes counts arena use: per member type, and bytes of formatted text;
+// keys is the text an item's caller took for its keys (NoteKeyText), for
+// which the buffer has room too.
 type sizes struct {
-	s, n, b, null, l, m, buf int32
+	s, n, b, null, l, m, buf, keys int32
+}
+
+// minus is s less base, with keys.
+func (s sizes) minus(base sizes, keys int32) sizes {
+	return sizes{s.s - base.s, s.n - base.n, s.b - base.b, s.null - base.null, s.l - base.l, s.m - base.m, s.buf - base.buf, keys}
 }
 
 // arenaSizes remembers, per plan, what its last encoding used.
@@ -103,10 +115,22 @@ func (h *arenaSizes) get() *sizes {
 	return &sizes{}
 }
 
-// remember records what the arena used if it differs from the hint.
+// remember records what the arena used for the item just encoded if it
+// differs from the hint.
 func (h *arenaSizes) remember(a *arena) {
-	if a.used != *a.hint {
-		u := a.used
+	if used := a.used.minus(a.base, a.hint.keys); used != *a.hint {
+		u := used // escapes: a copy only when stored
+		h.last.Store(&u)
+	}
+}
+
+// noteKeys records the text an item's keys took when it is more than the
+// hint, or well under it: keys of varying length store a hint now and then,
+// not every time.
+func (h *arenaSizes) noteKeys(n int32) {
+	if s := h.get(); n > s.keys || n < s.keys/2 {
+		u := *s
+		u.keys = n
 		h.last.Store(&u)
 	}
 }
@@ -115,7 +139,18 @@ func (h *arenaSizes) remember(a *arena) {
 // does not make the next small ones allocate large slabs.
 const maxSlab = 256
 
-func slabSize(hint int32, used int32) int {
+// maxSharedSlab bounds a Shared arena's slabs (24 KB of string values).
+const maxSharedSlab = 1024
+
+func (a *arena) slabSize(hint int32, used int32) int {
+	if a.left > 0 {
+		// A Shared arena: room for the items still to come, as many
+		// values as this item's plan took last time for each.
+		if hint > 0 {
+			return min(int(hint)*a.left, maxSharedSlab)
+		}
+		return 4
+	}
 	if used == 0 && hint > 0 {
 		return min(int(hint), maxSlab)
 	}
@@ -131,7 +166,7 @@ func (a *arena) s(v string) types.AttributeValue {
 		return &types.AttributeValueMemberS{Value: v}
 	}
 	if len(a.ss) == cap(a.ss) {
-		a.ss = make([]types.AttributeValueMemberS, 0, slabSize(a.hint.s, a.used.s))
+		a.ss = make([]types.AttributeValueMemberS, 0, a.slabSize(a.hint.s, a.used.s))
 	}
 	a.used.s++
 	a.ss = append(a.ss, types.AttributeValueMemberS{Value: v})
@@ -143,7 +178,7 @@ func (a *arena) s(v string) types.AttributeValue {
 // that the next encoding's first slab has room for them too.
 func (a *arena) take(n int) []types.AttributeValueMemberS {
 	if cap(a.ss)-len(a.ss) < n {
-		a.ss = make([]types.AttributeValueMemberS, 0, max(n, slabSize(a.hint.s, a.used.s)))
+		a.ss = make([]types.AttributeValueMemberS, 0, max(n, a.slabSize(a.hint.s, a.used.s)))
 	}
 	a.used.s += int32(n)
 	start := len(a.ss)
@@ -156,7 +191,7 @@ func (a *arena) n(v string) types.AttributeValue {
 		return &types.AttributeValueMemberN{Value: v}
 	}
 	if len(a.ns) == cap(a.ns) {
-		a.ns = make([]types.AttributeValueMemberN, 0, slabSize(a.hint.n, a.used.n))
+		a.ns = make([]types.AttributeValueMemberN, 0, a.slabSize(a.hint.n, a.used.n))
 	}
 	a.used.n++
 	a.ns = append(a.ns, types.AttributeValueMemberN{Value: v})
@@ -176,7 +211,7 @@ func (a *arena) bool(v bool) types.AttributeValue {
 		return &types.AttributeValueMemberBOOL{Value: v}
 	}
 	if len(a.bs) == cap(a.bs) {
-		a.bs = make([]types.AttributeValueMemberBOOL, 0, slabSize(a.hint.b, a.used.b))
+		a.bs = make([]types.AttributeValueMemberBOOL, 0, a.slabSize(a.hint.b, a.used.b))
 	}
 	a.used.b++
 	a.bs = append(a.bs, types.AttributeValueMemberBOOL{Value: v})
@@ -188,7 +223,7 @@ func (a *arena) null() types.AttributeValue {
 		return &types.AttributeValueMemberNULL{Value: true}
 	}
 	if len(a.nuls) == cap(a.nuls) {
-		a.nuls = make([]types.AttributeValueMemberNULL, 0, slabSize(a.hint.null, a.used.null))
+		a.nuls = make([]types.AttributeValueMemberNULL, 0, a.slabSize(a.hint.null, a.used.null))
 	}
 	a.used.null++
 	a.nuls = append(a.nuls, types.AttributeValueMemberNULL{Value: true})
@@ -198,11 +233,11 @@ func (a *arena) null() types.AttributeValue {
 // nestSlab sizes a slab of lists or maps as slabSize does, but for a
 // first one without a hint (an update's value, a first encoding): one
 // member, as many items have none or one.
-func nestSlab(hint, used int32) int {
+func (a *arena) nestSlab(hint, used int32) int {
 	if used == 0 && hint == 0 {
 		return 1
 	}
-	return slabSize(hint, used)
+	return a.slabSize(hint, used)
 }
 
 // l and m are a list's and a map's member: a wide item's lists, maps
@@ -213,7 +248,7 @@ func (a *arena) l(v []types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberL{Value: v}
 	}
 	if len(a.ls) == cap(a.ls) {
-		a.ls = make([]types.AttributeValueMemberL, 0, nestSlab(a.hint.l, a.used.l))
+		a.ls = make([]types.AttributeValueMemberL, 0, a.nestSlab(a.hint.l, a.used.l))
 	}
 	a.used.l++
 	a.ls = append(a.ls, types.AttributeValueMemberL{Value: v})
@@ -225,7 +260,7 @@ func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberM{Value: v}
 	}
 	if len(a.ms) == cap(a.ms) {
-		a.ms = make([]types.AttributeValueMemberM, 0, nestSlab(a.hint.m, a.used.m))
+		a.ms = make([]types.AttributeValueMemberM, 0, a.nestSlab(a.hint.m, a.used.m))
 	}
 	a.used.m++
 	a.ms = append(a.ms, types.AttributeValueMemberM{Value: v})
@@ -238,16 +273,36 @@ func (a *arena) grow(n int) {
 	if cap(a.buf)-len(a.buf) >= n {
 		return
 	}
-	// Sized by the last encoding's use when there is one; 64 bytes (a few
-	// numbers) without a hint.
-	size := max(n, min(int(a.hint.buf), 16*maxSlab)-int(a.used.buf))
-	if a.hint.buf == 0 {
+	// Sized by the last encoding's use (its text and its keys') when there
+	// is one; 64 bytes (a few numbers) without a hint. A Shared arena's
+	// holds the items still to come.
+	want := a.hint.buf + a.hint.keys
+	size := max(n, min(int(want), 16*maxSlab)-int(a.used.buf))
+	if want == 0 {
 		size = max(size, 64)
 	}
-	if a.used.buf > 0 {
+	switch {
+	case a.left > 0 && want > 0:
+		size = max(n, min(int(want)*a.left, 16*maxSlab))
+	case a.left > 0:
+		size = max(n, 64)
+	case a.used.buf > 0:
 		size = max(n, 2*int(a.used.buf))
 	}
 	a.buf = make([]byte, 0, size)
+}
+
+// spare makes room for n more bytes of text and returns the buffer's
+// room, length 0, for an item's keys (see Plan.EncodeItem).
+func (a *arena) spare(n int) []byte {
+	a.grow(n)
+	return a.buf[len(a.buf):len(a.buf)]
+}
+
+// keep counts the first n bytes of the buffer's room as taken (the keys'
+// text): a Shared arena's next item appends after them.
+func (a *arena) keep(n int) {
+	a.buf = a.buf[:len(a.buf)+n]
 }
 
 // text returns the bytes appended to a.buf since start as a string.
