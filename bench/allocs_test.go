@@ -22,7 +22,7 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 10, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 29,
+		"Put": 10, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 27,
 		"BatchWrite100": 490, "BatchGet100": 422,
 		"PutWide": 20, "GetWide": 19, "QueryWide25": 344,
 		// FanOutWide's ten legs run on goroutines, as BatchWrite100's

@@ -35,9 +35,14 @@ type arena struct {
 	hint *sizes
 	// In a Shared arena: base is what the items before this one took
 	// (used-base is this item's use), and left the items still to encode,
-	// this one included; 0 in an arena of one encoding.
+	// this one included, at least 2 (see slabSize); 1 in an arena of one
+	// encoding.
 	base sizes
 	left int
+	// last is the plan's hint, which remember updates; hint is last, or in
+	// a Shared arena own: last with no zero count (see slabSize).
+	last *sizes
+	own  sizes
 }
 
 // arenas recycles arena headers between encodings. The values an encoding
@@ -49,7 +54,7 @@ var arenas = sync.Pool{New: func() any { return new(arena) }}
 // newArena returns an empty arena sized by hint.
 func newArena(hint *sizes) *arena {
 	a := arenas.Get().(*arena)
-	a.hint = hint
+	a.hint, a.last, a.left = hint, hint, 1
 	return a
 }
 
@@ -118,7 +123,7 @@ func (h *arenaSizes) get() *sizes {
 // remember records what the arena used for the item just encoded if it
 // differs from the hint.
 func (h *arenaSizes) remember(a *arena) {
-	if used := a.used.minus(a.base, a.hint.keys); used != *a.hint {
+	if used := a.used.minus(a.base, a.last.keys); used != *a.last {
 		u := used // escapes: a copy only when stored
 		h.last.Store(&u)
 	}
@@ -139,20 +144,16 @@ func (h *arenaSizes) noteKeys(n int32) {
 // does not make the next small ones allocate large slabs.
 const maxSlab = 256
 
-// maxSharedSlab bounds a Shared arena's slabs (24 KB of string values).
-const maxSharedSlab = 1024
-
-func (a *arena) slabSize(hint int32, used int32) int {
-	if a.left > 0 {
-		// A Shared arena: room for the items still to come, as many
-		// values as this item's plan took last time for each.
-		if hint > 0 {
-			return min(int(hint)*a.left, maxSharedSlab)
-		}
-		return 4
-	}
-	if used == 0 && hint > 0 {
-		return min(int(hint), maxSlab)
+// slabSize sizes a new slab of a member type, from the hint (what the
+// item's plan took last time) and what the arena used so far: the first
+// slab holds what the hint says, later ones double the total. A Shared
+// arena (left > 1: items still to come; its hints are never 0) sizes every
+// slab by the hint, for as many items as are left. left is 1 in an item's
+// own arena. (Written so that the value functions below, which call it,
+// stay within the inlining budget.)
+func slabSize(hint, used int32, left int) int {
+	if hint > used*int32(2-left) { // used == 0, or a Shared arena (left > 1)
+		return min(int(hint)*left, maxSlab)
 	}
 	return max(int(used), 4) // later slabs double the total
 }
@@ -166,7 +167,7 @@ func (a *arena) s(v string) types.AttributeValue {
 		return &types.AttributeValueMemberS{Value: v}
 	}
 	if len(a.ss) == cap(a.ss) {
-		a.ss = make([]types.AttributeValueMemberS, 0, a.slabSize(a.hint.s, a.used.s))
+		a.ss = make([]types.AttributeValueMemberS, 0, slabSize(a.hint.s, a.used.s, a.left))
 	}
 	a.used.s++
 	a.ss = append(a.ss, types.AttributeValueMemberS{Value: v})
@@ -178,7 +179,7 @@ func (a *arena) s(v string) types.AttributeValue {
 // that the next encoding's first slab has room for them too.
 func (a *arena) take(n int) []types.AttributeValueMemberS {
 	if cap(a.ss)-len(a.ss) < n {
-		a.ss = make([]types.AttributeValueMemberS, 0, max(n, a.slabSize(a.hint.s, a.used.s)))
+		a.ss = make([]types.AttributeValueMemberS, 0, max(n, slabSize(a.hint.s, a.used.s, a.left)))
 	}
 	a.used.s += int32(n)
 	start := len(a.ss)
@@ -191,7 +192,7 @@ func (a *arena) n(v string) types.AttributeValue {
 		return &types.AttributeValueMemberN{Value: v}
 	}
 	if len(a.ns) == cap(a.ns) {
-		a.ns = make([]types.AttributeValueMemberN, 0, a.slabSize(a.hint.n, a.used.n))
+		a.ns = make([]types.AttributeValueMemberN, 0, slabSize(a.hint.n, a.used.n, a.left))
 	}
 	a.used.n++
 	a.ns = append(a.ns, types.AttributeValueMemberN{Value: v})
@@ -211,7 +212,7 @@ func (a *arena) bool(v bool) types.AttributeValue {
 		return &types.AttributeValueMemberBOOL{Value: v}
 	}
 	if len(a.bs) == cap(a.bs) {
-		a.bs = make([]types.AttributeValueMemberBOOL, 0, a.slabSize(a.hint.b, a.used.b))
+		a.bs = make([]types.AttributeValueMemberBOOL, 0, slabSize(a.hint.b, a.used.b, a.left))
 	}
 	a.used.b++
 	a.bs = append(a.bs, types.AttributeValueMemberBOOL{Value: v})
@@ -223,7 +224,7 @@ func (a *arena) null() types.AttributeValue {
 		return &types.AttributeValueMemberNULL{Value: true}
 	}
 	if len(a.nuls) == cap(a.nuls) {
-		a.nuls = make([]types.AttributeValueMemberNULL, 0, a.slabSize(a.hint.null, a.used.null))
+		a.nuls = make([]types.AttributeValueMemberNULL, 0, slabSize(a.hint.null, a.used.null, a.left))
 	}
 	a.used.null++
 	a.nuls = append(a.nuls, types.AttributeValueMemberNULL{Value: true})
@@ -233,11 +234,11 @@ func (a *arena) null() types.AttributeValue {
 // nestSlab sizes a slab of lists or maps as slabSize does, but for a
 // first one without a hint (an update's value, a first encoding): one
 // member, as many items have none or one.
-func (a *arena) nestSlab(hint, used int32) int {
+func nestSlab(hint, used int32, left int) int {
 	if used == 0 && hint == 0 {
 		return 1
 	}
-	return a.slabSize(hint, used)
+	return slabSize(hint, used, left)
 }
 
 // l and m are a list's and a map's member: a wide item's lists, maps
@@ -248,7 +249,7 @@ func (a *arena) l(v []types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberL{Value: v}
 	}
 	if len(a.ls) == cap(a.ls) {
-		a.ls = make([]types.AttributeValueMemberL, 0, a.nestSlab(a.hint.l, a.used.l))
+		a.ls = make([]types.AttributeValueMemberL, 0, nestSlab(a.hint.l, a.used.l, a.left))
 	}
 	a.used.l++
 	a.ls = append(a.ls, types.AttributeValueMemberL{Value: v})
@@ -260,7 +261,7 @@ func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberM{Value: v}
 	}
 	if len(a.ms) == cap(a.ms) {
-		a.ms = make([]types.AttributeValueMemberM, 0, a.nestSlab(a.hint.m, a.used.m))
+		a.ms = make([]types.AttributeValueMemberM, 0, nestSlab(a.hint.m, a.used.m, a.left))
 	}
 	a.used.m++
 	a.ms = append(a.ms, types.AttributeValueMemberM{Value: v})
@@ -270,9 +271,14 @@ func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
 // grow makes room for n more bytes of text without moving bytes already
 // handed out (a full buffer is left to its strings, not copied).
 func (a *arena) grow(n int) {
-	if cap(a.buf)-len(a.buf) >= n {
-		return
+	if cap(a.buf)-len(a.buf) < n {
+		a.newBuf(n)
 	}
+}
+
+// newBuf starts a buffer with room for n bytes (grow's slow path, apart
+// so that grow inlines).
+func (a *arena) newBuf(n int) {
 	// Sized by the last encoding's use (its text and its keys') when there
 	// is one; 64 bytes (a few numbers) without a hint. A Shared arena's
 	// holds the items still to come.

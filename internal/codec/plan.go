@@ -292,10 +292,13 @@ func NewShared(items int) Shared {
 // next readies the arena for one more item, of a plan with hint.
 func (sh *Shared) next(hint *sizes) *arena {
 	a := sh.a
-	a.hint, a.base, a.left = hint, a.used, sh.left
-	if sh.left > 1 {
-		sh.left--
+	a.last, a.base, a.left = hint, a.used, max(sh.left, 2)
+	a.own = *hint
+	for _, c := range []*int32{&a.own.s, &a.own.n, &a.own.b, &a.own.null, &a.own.l, &a.own.m, &a.own.buf} {
+		*c = max(*c, 1) // see slabSize
 	}
+	a.hint = &a.own
+	sh.left--
 	return a
 }
 
