@@ -1,6 +1,7 @@
 package singletable
 
 import (
+	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/model"
 
 	"context"
@@ -25,11 +26,14 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 	items = make([]*action, 0, n)
 	index = newItemIndex(n, func(i int) model.ItemID { return items[i].id })
 	now = db.now()
-	// The puts' actions, in one allocation.
+	// The puts' actions, in one allocation, their items' values from one
+	// arena (codec.Shared).
 	slab := make([]action, n)
+	sh := codec.NewShared(n)
+	defer sh.Release()
 	for _, g := range ops {
 		for i := range g.items {
-			if items, err = db.planBatchItem(items, &slab[len(items)], op, &g.items[i], now); err != nil {
+			if items, err = db.planBatchItem(items, &slab[len(items)], op, &g.items[i], now, &sh); err != nil {
 				return nil, nil, now, err
 			}
 			p := items[len(items)-1]
@@ -45,8 +49,9 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 }
 
 // planBatchItem appends the action of it, stamped with now, to items: a
-// put's is into (nil: one of its own).
-func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchEntry, now time.Time) ([]*action, error) {
+// put's is into (nil: one of its own), its item's values from sh (nil: an
+// arena of their own).
+func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchEntry, now time.Time, sh *codec.Shared) ([]*action, error) {
 	var err error
 	m := it.m
 	if it.kind == actDelete {
@@ -58,7 +63,7 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 			v = reflect.New(m.Type).Elem()
 			v.Set(it.value)
 		}
-		items, err = m.planPutInto(into, items, db, op, v, writeBatch, now, &noOptions)
+		items, err = m.planPutInto(into, items, db, op, v, writeBatch, now, &noOptions, sh)
 	}
 	if err != nil {
 		return nil, err
@@ -72,7 +77,7 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 // sent again, or reported unprocessed, is made anew, never taken from
 // maps that went to the Client.
 func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
-	items, err := db.planBatchItem(nil, nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now)
+	items, err := db.planBatchItem(nil, nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,11 @@ const maxItemBytes = 400 * 1024
 // keep: transactions and batches need them for their own checks, and
 // reading them back from the map costs a walk or lookups.
 func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValue, facts model.ItemFacts, err error) {
+	return m.itemIn(v, nil)
+}
+
+// itemIn is item with its values from sh (nil: an arena of their own).
+func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string]types.AttributeValue, facts model.ItemFacts, err error) {
 	if m.Shard != nil { // the stored shard field is the one the keys hold
 		if v, err = m.PlaceShard(v); err != nil {
 			return nil, facts, err
@@ -32,7 +37,7 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 	// a walk of the map: the key and type attributes are never fields.
 	// The key attributes' values come from the slab of the fields' values:
 	// the table key, the type and every index key the item may have.
-	fieldBytes, room, err := m.Plan.EncodeRoom(v, item, 3+2*len(m.Indexes))
+	fieldBytes, room, text, err := m.Plan.EncodeItem(v, item, 3+2*len(m.Indexes), sh)
 	if err != nil {
 		var fe *codec.FieldError
 		if errors.As(err, &fe) {
@@ -44,9 +49,10 @@ func (m *entityModel) item(v reflect.Value) (item map[string]types.AttributeValu
 		// number out of its range, an empty set ...): the caller's input.
 		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
-	if facts, err = m.AddKeys(item, v, true, room); err != nil {
+	if facts, err = m.AddKeysIn(item, v, true, room, text); err != nil {
 		return nil, facts, err
 	}
+	m.Plan.NoteKeyText(facts.KeyText, sh)
 	facts.Size += fieldBytes
 	if h := m.revision(); h != nil {
 		item[h.attr] = h.cur

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/singletable/singletable/internal/codec"
 )
 
 // Put, Create and their transaction actions: one planner, planPut, for
@@ -121,19 +123,26 @@ func (e *Entity[T]) txPut(tx *Tx, op string, v *T, mode writeMode, opts []PutOpt
 // fields): Put (writeOne), Create (the item must not exist) or a
 // BatchWrite's put (no condition). now is what timestamps are set to.
 func (m *entityModel) planPut(dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
-	return m.planPutInto(nil, dst, db, op, v, mode, now, s)
+	return m.planPutInto(nil, dst, db, op, v, mode, now, s, nil)
 }
 
 // planPutInto is planPut filling in a, an action its caller allocated
-// (nil: one of its own).
-func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings) ([]*action, error) {
-	return m.planPutOver(a, dst, db, op, v, reflect.Value{}, false, mode, now, s)
+// (nil: one of its own), with the item's values from sh (nil: an arena of
+// their own).
+func (m *entityModel) planPutInto(a *action, dst []*action, db *DB, op string, v reflect.Value, mode writeMode, now time.Time, s *settings, sh *codec.Shared) ([]*action, error) {
+	return m.planPutIn(a, dst, db, op, v, reflect.Value{}, false, mode, now, s, sh)
 }
 
 // planPutOver is planPutInto over an item known to hold the unique values
 // of old (invalid: not known), whose guards the put moves (leaves, when
 // oldExpired: they are free).
 func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v, old reflect.Value, oldExpired bool, mode writeMode, now time.Time, s *settings) ([]*action, error) {
+	return m.planPutIn(a, dst, db, op, v, old, oldExpired, mode, now, s, nil)
+}
+
+// planPutIn is planPutOver with the item's values from sh (nil: an arena
+// of their own).
+func (m *entityModel) planPutIn(a *action, dst []*action, db *DB, op string, v, old reflect.Value, oldExpired bool, mode writeMode, now time.Time, s *settings, sh *codec.Shared) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
@@ -152,7 +161,7 @@ func (m *entityModel) planPutOver(a *action, dst []*action, db *DB, op string, v
 	if err := m.managed.onPut(&w, v); err != nil {
 		return nil, err
 	}
-	item, facts, err := m.item(v)
+	item, facts, err := m.itemIn(v, sh)
 	if err != nil {
 		prefix := ""
 		if mode == writeBatch {

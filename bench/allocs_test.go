@@ -22,12 +22,12 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 11, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 29,
-		"BatchWrite100": 980, "BatchGet100": 422,
-		"PutWide": 22, "GetWide": 19, "QueryWide25": 344,
+		"Put": 10, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 27,
+		"BatchWrite100": 490, "BatchGet100": 422,
+		"PutWide": 20, "GetWide": 19, "QueryWide25": 344,
 		// FanOutWide's ten legs run on goroutines, as BatchWrite100's
 		// requests do: a little room for their bookkeeping.
-		"TxWide5": 100, "FanOutWide": 3530, "StreamWide100": 14602,
+		"TxWide5": 96, "FanOutWide": 3530, "StreamWide100": 14602,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()

@@ -33,6 +33,16 @@ type arena struct {
 	buf  []byte
 	used sizes // what this encoding took, to size the next one
 	hint *sizes
+	// In a Shared arena: base is what the items before this one took
+	// (used-base is this item's use), and left the items still to encode,
+	// this one included, at least 2 (see slabSize); 1 in an arena of one
+	// encoding.
+	base sizes
+	left int
+	// last is the plan's hint, which remember updates; hint is last, or in
+	// a Shared arena own: last with no zero count (see slabSize).
+	last *sizes
+	own  sizes
 }
 
 // arenas recycles arena headers between encodings. The values an encoding
@@ -44,7 +54,7 @@ var arenas = sync.Pool{New: func() any { return new(arena) }}
 // newArena returns an empty arena sized by hint.
 func newArena(hint *sizes) *arena {
 	a := arenas.Get().(*arena)
-	a.hint = hint
+	a.hint, a.last, a.left = hint, hint, 1
 	return a
 }
 
@@ -88,9 +98,16 @@ func (r Room) S(v string) types.AttributeValue { return r.a.s(v) }
 // N is a number value from the room.
 func (r Room) N(v string) types.AttributeValue { return r.a.n(v) }
 
-// sizes counts arena use: per member type, and bytes of formatted text.
+// sizes counts arena use: per member type, and bytes of formatted text;
+// keys is the text an item's caller took for its keys (NoteKeyText), for
+// which the buffer has room too.
 type sizes struct {
-	s, n, b, null, l, m, buf int32
+	s, n, b, null, l, m, buf, keys int32
+}
+
+// minus is s less base, with keys.
+func (s sizes) minus(base sizes, keys int32) sizes {
+	return sizes{s.s - base.s, s.n - base.n, s.b - base.b, s.null - base.null, s.l - base.l, s.m - base.m, s.buf - base.buf, keys}
 }
 
 // arenaSizes remembers, per plan, what its last encoding used.
@@ -103,10 +120,22 @@ func (h *arenaSizes) get() *sizes {
 	return &sizes{}
 }
 
-// remember records what the arena used if it differs from the hint.
+// remember records what the arena used for the item just encoded if it
+// differs from the hint.
 func (h *arenaSizes) remember(a *arena) {
-	if a.used != *a.hint {
-		u := a.used
+	if used := a.used.minus(a.base, a.last.keys); used != *a.last {
+		u := used // escapes: a copy only when stored
+		h.last.Store(&u)
+	}
+}
+
+// noteKeys records the text an item's keys took when it is more than the
+// hint, or well under it: keys of varying length store a hint now and then,
+// not every time.
+func (h *arenaSizes) noteKeys(n int32) {
+	if s := h.get(); n > s.keys || n < s.keys/2 {
+		u := *s
+		u.keys = n
 		h.last.Store(&u)
 	}
 }
@@ -115,9 +144,16 @@ func (h *arenaSizes) remember(a *arena) {
 // does not make the next small ones allocate large slabs.
 const maxSlab = 256
 
-func slabSize(hint int32, used int32) int {
-	if used == 0 && hint > 0 {
-		return min(int(hint), maxSlab)
+// slabSize sizes a new slab of a member type, from the hint (what the
+// item's plan took last time) and what the arena used so far: the first
+// slab holds what the hint says, later ones double the total. A Shared
+// arena (left > 1: items still to come; its hints are never 0) sizes every
+// slab by the hint, for as many items as are left. left is 1 in an item's
+// own arena. (Written so that the value functions below, which call it,
+// stay within the inlining budget.)
+func slabSize(hint, used int32, left int) int {
+	if hint > used*int32(2-left) { // used == 0, or a Shared arena (left > 1)
+		return min(int(hint)*left, maxSlab)
 	}
 	return max(int(used), 4) // later slabs double the total
 }
@@ -131,7 +167,7 @@ func (a *arena) s(v string) types.AttributeValue {
 		return &types.AttributeValueMemberS{Value: v}
 	}
 	if len(a.ss) == cap(a.ss) {
-		a.ss = make([]types.AttributeValueMemberS, 0, slabSize(a.hint.s, a.used.s))
+		a.ss = make([]types.AttributeValueMemberS, 0, slabSize(a.hint.s, a.used.s, a.left))
 	}
 	a.used.s++
 	a.ss = append(a.ss, types.AttributeValueMemberS{Value: v})
@@ -143,7 +179,7 @@ func (a *arena) s(v string) types.AttributeValue {
 // that the next encoding's first slab has room for them too.
 func (a *arena) take(n int) []types.AttributeValueMemberS {
 	if cap(a.ss)-len(a.ss) < n {
-		a.ss = make([]types.AttributeValueMemberS, 0, max(n, slabSize(a.hint.s, a.used.s)))
+		a.ss = make([]types.AttributeValueMemberS, 0, max(n, slabSize(a.hint.s, a.used.s, a.left)))
 	}
 	a.used.s += int32(n)
 	start := len(a.ss)
@@ -156,7 +192,7 @@ func (a *arena) n(v string) types.AttributeValue {
 		return &types.AttributeValueMemberN{Value: v}
 	}
 	if len(a.ns) == cap(a.ns) {
-		a.ns = make([]types.AttributeValueMemberN, 0, slabSize(a.hint.n, a.used.n))
+		a.ns = make([]types.AttributeValueMemberN, 0, slabSize(a.hint.n, a.used.n, a.left))
 	}
 	a.used.n++
 	a.ns = append(a.ns, types.AttributeValueMemberN{Value: v})
@@ -176,7 +212,7 @@ func (a *arena) bool(v bool) types.AttributeValue {
 		return &types.AttributeValueMemberBOOL{Value: v}
 	}
 	if len(a.bs) == cap(a.bs) {
-		a.bs = make([]types.AttributeValueMemberBOOL, 0, slabSize(a.hint.b, a.used.b))
+		a.bs = make([]types.AttributeValueMemberBOOL, 0, slabSize(a.hint.b, a.used.b, a.left))
 	}
 	a.used.b++
 	a.bs = append(a.bs, types.AttributeValueMemberBOOL{Value: v})
@@ -188,7 +224,7 @@ func (a *arena) null() types.AttributeValue {
 		return &types.AttributeValueMemberNULL{Value: true}
 	}
 	if len(a.nuls) == cap(a.nuls) {
-		a.nuls = make([]types.AttributeValueMemberNULL, 0, slabSize(a.hint.null, a.used.null))
+		a.nuls = make([]types.AttributeValueMemberNULL, 0, slabSize(a.hint.null, a.used.null, a.left))
 	}
 	a.used.null++
 	a.nuls = append(a.nuls, types.AttributeValueMemberNULL{Value: true})
@@ -198,11 +234,11 @@ func (a *arena) null() types.AttributeValue {
 // nestSlab sizes a slab of lists or maps as slabSize does, but for a
 // first one without a hint (an update's value, a first encoding): one
 // member, as many items have none or one.
-func nestSlab(hint, used int32) int {
+func nestSlab(hint, used int32, left int) int {
 	if used == 0 && hint == 0 {
 		return 1
 	}
-	return slabSize(hint, used)
+	return slabSize(hint, used, left)
 }
 
 // l and m are a list's and a map's member: a wide item's lists, maps
@@ -213,7 +249,7 @@ func (a *arena) l(v []types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberL{Value: v}
 	}
 	if len(a.ls) == cap(a.ls) {
-		a.ls = make([]types.AttributeValueMemberL, 0, nestSlab(a.hint.l, a.used.l))
+		a.ls = make([]types.AttributeValueMemberL, 0, nestSlab(a.hint.l, a.used.l, a.left))
 	}
 	a.used.l++
 	a.ls = append(a.ls, types.AttributeValueMemberL{Value: v})
@@ -225,7 +261,7 @@ func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberM{Value: v}
 	}
 	if len(a.ms) == cap(a.ms) {
-		a.ms = make([]types.AttributeValueMemberM, 0, nestSlab(a.hint.m, a.used.m))
+		a.ms = make([]types.AttributeValueMemberM, 0, nestSlab(a.hint.m, a.used.m, a.left))
 	}
 	a.used.m++
 	a.ms = append(a.ms, types.AttributeValueMemberM{Value: v})
@@ -235,19 +271,44 @@ func (a *arena) m(v map[string]types.AttributeValue) types.AttributeValue {
 // grow makes room for n more bytes of text without moving bytes already
 // handed out (a full buffer is left to its strings, not copied).
 func (a *arena) grow(n int) {
-	if cap(a.buf)-len(a.buf) >= n {
-		return
+	if cap(a.buf)-len(a.buf) < n {
+		a.newBuf(n)
 	}
-	// Sized by the last encoding's use when there is one; 64 bytes (a few
-	// numbers) without a hint.
-	size := max(n, min(int(a.hint.buf), 16*maxSlab)-int(a.used.buf))
-	if a.hint.buf == 0 {
+}
+
+// newBuf starts a buffer with room for n bytes (grow's slow path, apart
+// so that grow inlines).
+func (a *arena) newBuf(n int) {
+	// Sized by the last encoding's use (its text and its keys') when there
+	// is one; 64 bytes (a few numbers) without a hint. A Shared arena's
+	// holds the items still to come.
+	want := a.hint.buf + a.hint.keys
+	size := max(n, min(int(want), 16*maxSlab)-int(a.used.buf))
+	if want == 0 {
 		size = max(size, 64)
 	}
-	if a.used.buf > 0 {
+	switch {
+	case a.left > 0 && want > 0:
+		size = max(n, min(int(want)*a.left, 16*maxSlab))
+	case a.left > 0:
+		size = max(n, 64)
+	case a.used.buf > 0:
 		size = max(n, 2*int(a.used.buf))
 	}
 	a.buf = make([]byte, 0, size)
+}
+
+// spare makes room for n more bytes of text and returns the buffer's
+// room, length 0, for an item's keys (see Plan.EncodeItem).
+func (a *arena) spare(n int) []byte {
+	a.grow(n)
+	return a.buf[len(a.buf):len(a.buf)]
+}
+
+// keep counts the first n bytes of the buffer's room as taken (the keys'
+// text): a Shared arena's next item appends after them.
+func (a *arena) keep(n int) {
+	a.buf = a.buf[:len(a.buf)+n]
 }
 
 // text returns the bytes appended to a.buf since start as a string.

@@ -1,8 +1,11 @@
 package codec
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -100,5 +103,83 @@ func TestRoomHandsOutCallerMemory(t *testing.T) {
 	}
 	if v := (Room{}).N("1"); v.(*types.AttributeValueMemberN).Value != "1" {
 		t.Errorf("zero Room: %#v", v)
+	}
+}
+
+// Items encoded in one Shared arena come out as each encoded alone, and
+// stay apart: the keys' text an item keeps (NoteKeyText) is not written
+// over by the next item's numbers, and changing one item's values (a
+// Client may) changes no other's. Items of varying size and keys of
+// varying length make slabs and buffers run out mid-item.
+func TestSharedArena(t *testing.T) {
+	type item struct {
+		S    string
+		F    float64
+		N    int64
+		L    []int
+		Tags map[string]string
+	}
+	p, err := PlanOf(reflect.TypeOf(item{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const count = 300
+	sh := NewShared(count)
+	defer sh.Release()
+	got := make([]map[string]types.AttributeValue, count)
+	keys := make([]string, count)
+	for i := range count {
+		v := item{S: strings.Repeat("s", i%7), F: float64(i) + 0.25, N: int64(i) * 1e12, L: make([]int, i%3)}
+		if i%5 == 0 {
+			v.Tags = map[string]string{"k": "v"}
+		}
+		got[i] = map[string]types.AttributeValue{}
+		_, room, text, err := p.EncodeItem(reflect.ValueOf(v), got[i], 1, &sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Sprintf("KEY#%0*d", 1+i%40, i)
+		if len(key) <= cap(text) {
+			text = append(text[:0], key...)
+			keys[i] = unsafe.String(unsafe.SliceData(text), len(text))
+		} else {
+			keys[i] = key
+		}
+		room[0].Value = keys[i]
+		got[i]["PK"] = &room[0]
+		p.NoteKeyText(len(key), &sh)
+	}
+	for i := range count {
+		v := item{S: strings.Repeat("s", i%7), F: float64(i) + 0.25, N: int64(i) * 1e12, L: make([]int, i%3)}
+		if i%5 == 0 {
+			v.Tags = map[string]string{"k": "v"}
+		}
+		want := map[string]types.AttributeValue{}
+		if _, err := p.Encode(reflect.ValueOf(v), want); err != nil {
+			t.Fatal(err)
+		}
+		want["PK"] = &types.AttributeValueMemberS{Value: fmt.Sprintf("KEY#%0*d", 1+i%40, i)}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("item %d: got %v, want %v", i, got[i], want)
+		}
+	}
+	// A Client changing one item's values changes no other's.
+	for i := range count {
+		for _, av := range got[i] {
+			switch av := av.(type) {
+			case *types.AttributeValueMemberS:
+				av.Value = "changed"
+			case *types.AttributeValueMemberN:
+				av.Value = "-1"
+			}
+		}
+		if i+1 < count {
+			if s := got[i+1]["PK"].(*types.AttributeValueMemberS).Value; s != fmt.Sprintf("KEY#%0*d", 1+(i+1)%40, i+1) {
+				t.Fatalf("changing item %d changed item %d's key to %q", i, i+1, s)
+			}
+			if n := got[i+1]["F"].(*types.AttributeValueMemberN).Value; n == "-1" {
+				t.Fatalf("changing item %d changed item %d's number", i, i+1)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,6 +33,7 @@ type ItemFacts struct {
 	Size     int    // the item's size as DynamoDB counts it (from AddKeys: what it added)
 	KeyBytes int    // itemSize of its table key attributes
 	ID       ItemID // its table key's values
+	KeyText  int    // bytes of key text AddKeysIn rendered
 }
 
 // AddKeys renders the primary key of struct value v into dst and, with
@@ -40,6 +42,14 @@ type ItemFacts struct {
 // attribute values are room's when it has room for them (a caller that
 // allocates them with something else), else allocated together.
 func (e *Entity) AddKeys(dst map[string]types.AttributeValue, v reflect.Value, full bool, room []types.AttributeValueMemberS) (facts ItemFacts, err error) {
+	return e.AddKeysIn(dst, v, full, room, nil)
+}
+
+// AddKeysIn is AddKeys with the keys' text copied into text when its
+// capacity holds it (memory its caller allocated with something else, see
+// codec.Plan.EncodeItem, which nothing writes again), else into a string
+// of its own.
+func (e *Entity) AddKeysIn(dst map[string]types.AttributeValue, v reflect.Value, full bool, room []types.AttributeValueMemberS, text []byte) (facts ItemFacts, err error) {
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
@@ -112,7 +122,14 @@ func (e *Entity) AddKeys(dst map[string]types.AttributeValue, v reflect.Value, f
 		}
 	}
 
-	text := string(buf)
+	var str string
+	if facts.KeyText = len(buf); len(buf) > 0 && cap(text) >= len(buf) {
+		// Safe: the bytes are text's, and written here only.
+		text = append(text[:0], buf...)
+		str = unsafe.String(unsafe.SliceData(text), len(text))
+	} else {
+		str = string(buf)
+	}
 	n := len(spans)
 	full = full && !s.TypeOmit
 	if full {
@@ -125,7 +142,7 @@ func (e *Entity) AddKeys(dst map[string]types.AttributeValue, v reflect.Value, f
 		values = make([]types.AttributeValueMemberS, n)
 	}
 	for i, sp := range spans {
-		values[i].Value = text[sp.start:sp.end]
+		values[i].Value = str[sp.start:sp.end]
 		dst[sp.attr] = &values[i]
 		facts.Size += len(sp.attr) + sp.end - sp.start
 	}
