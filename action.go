@@ -107,7 +107,7 @@ type actionExtra struct {
 	liveAt int64
 	// given is what Current gave an update, which its condition holds
 	// the item to (see StaleError).
-	given *storedRead
+	given *writes.Stored
 }
 
 // rangeReason explains a failed condition by a change that would have
@@ -521,7 +521,7 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		}
 	}
 	if existed && a.extra != nil && a.extra.given != nil {
-		if f, given, stored := a.extra.given.staleField(a.m, item); f != "" {
+		if f, given, stored := a.extra.given.StaleField(a.m.Entity, item); f != "" {
 			ce.Reason = fmt.Sprintf("the current value given is stale: the item holds %s %s, not %s", f, formatValue(stored), formatValue(given))
 			return &StaleError{ConditionError: ce, Field: f, Given: given, Stored: stored}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/revision"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // The shape-revision feature (package revision's options): an entity
@@ -195,8 +196,8 @@ func (h *revisionField) onPut(w *write, _ reflect.Value) error {
 }
 
 // onUpdate stores the current revision, on an item at it (or absent).
-func (h *revisionField) onUpdate(w *write, plan *updatePlan) error {
-	plan.update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.cur))
+func (h *revisionField) onUpdate(w *write, plan *writes.Plan) error {
+	plan.Update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.cur))
 	w.check(h.updCond)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Version declares the entity's version field (an integer) for optimistic
@@ -79,9 +80,9 @@ func (h *versionField) onPut(w *write, v reflect.Value) error {
 }
 
 // onUpdate adds one to the version, checked when the key gives one.
-func (h *versionField) onUpdate(w *write, plan *updatePlan) error {
+func (h *versionField) onUpdate(w *write, plan *writes.Plan) error {
 	a, f, b := w.a, h.field, w.b
-	plan.update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	plan.Update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 	if exp := versionOf(f, w.key); exp != 0 {
 		w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
 		a.versioned, a.expected = true, exp

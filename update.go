@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // updateSettings adds up an update's changes and options. Returned as a
@@ -75,18 +75,18 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	return acts[0].updateItemInput(db), nil
 }
 
-// noReadError turns a *readNeeded into the *ReadNeededError of a caller
+// noReadError turns a *writes.ReadNeeded into the *ReadNeededError of a caller
 // that cannot read: advice says why and what to do (NoRead's own advice
 // when that option forbade the read).
 func noReadError(err error, s *settings, advice string) error {
-	var need *readNeeded
+	var need *writes.ReadNeeded
 	if !errors.As(err, &need) {
 		return err
 	}
 	if s.noRead {
 		advice = "Set them too (to their current values if they do not change)"
 	}
-	return need.explain(advice)
+	return need.Explain(advice)
 }
 
 // Update changes fields of the item whose primary key fields are set in
@@ -149,7 +149,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 				return out, err
 			}
 		} else {
-			var given *storedRead
+			var given *writes.Stored
 			if acts, given, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
 				if err != nil {
 					return out, noReadError(err, s, "")
@@ -183,7 +183,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 // the update does not name (zero values Put stores): then the forms for an
 // existing item and for a new one differ (see upsertTwice).
 func (m *entityModel) upsertFills(s *settings) bool {
-	fills, err := m.zeroFills(s)
+	fills, err := writes.ZeroFills(m.Entity, s.changes, m.managed.manages)
 	return err != nil || len(fills) > 0
 }
 
@@ -200,9 +200,8 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 	op := e.m.ops.update
 	for attempt := 1; ; attempt++ {
 		for _, exists := range [2]bool{true, false} {
-			rd := &storedRead{found: exists, value: reflect.New(e.m.Type).Elem(),
-				attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
-			e.m.baseValue(rd.value, kv, time.Time{})
+			rd := writes.NewStored(e.m.Entity, exists, nil)
+			writes.BaseValue(e.m.Entity, nil, rd.Value, kv, time.Time{})
 			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)
 			if err != nil {
 				return out, noReadError(err, s, "")
