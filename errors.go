@@ -525,7 +525,7 @@ func (e *BatchError) Unwrap() []error {
 func (e *BatchError) Ops() []BatchOp {
 	var items []batchEntry
 	for _, it := range e.items {
-		items = append(items, batchEntry{kind: it.kind, m: it.m, value: it.value})
+		items = append(items, batchEntry{kind: it.Kind, m: it.m, value: it.value})
 	}
 	if len(items) == 0 {
 		return nil

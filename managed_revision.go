@@ -342,11 +342,11 @@ func (t *Table) revisionIssues() []LintIssue {
 // Create, which checks no revision). It needs no request: the failed
 // write returned the item (ReturnValuesOnConditionCheckFailure ALL_OLD).
 func (h *revisionField) refusal(a *action, item map[string]types.AttributeValue, ce *ConditionError) error {
-	if h == nil || (a.kind != actPut && a.kind != actUpdate) || a.whenExists == failAlreadyExists {
+	if h == nil || (a.Kind != actPut && a.Kind != actUpdate) || a.WhenExists == failAlreadyExists {
 		return nil
 	}
 	rev, err := h.stored(a.m, item)
-	if err != nil || rev == h.current || (a.kind == actPut && rev < h.current) {
+	if err != nil || rev == h.current || (a.Kind == actPut && rev < h.current) {
 		return nil
 	}
 	ce.Reason = fmt.Sprintf("the item is at shape revision %d, the writer's is %d", rev, h.current)

@@ -236,7 +236,7 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 				return &InputError{Op: a.op, Reason: err.Error()}
 			}
 			w.hold(held)
-			a.value, a.uniqueRel = w.old, uniqueHeld
+			a.value, a.UniqueRel = w.old, uniqueHeld
 			if was := h.guardFor(i, w.old); was != now && !w.oldExpired {
 				w.guard(actDelete, was)
 			}
@@ -246,7 +246,7 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 				return &InputError{Op: a.op, Reason: err.Error()}
 			}
 			w.hold(Or(a.m.table.notExists, held))
-			a.value, a.uniqueRel = v, uniqueStored
+			a.value, a.UniqueRel = v, uniqueStored
 		}
 		w.guard(actPut, now)
 	}
@@ -342,7 +342,7 @@ func (h *uniqueField) onUpdate(w *write, plan *writes.Plan) error {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
-		a.value, a.uniqueRel = w.old, uniqueHeld
+		a.value, a.UniqueRel = w.old, uniqueHeld
 		// What the update does not change stays as the item holds it (a
 		// TxUpdate's plan knows only the key fields and the changes).
 		was, now := h.guardFor(i, w.old), h.guardFor(i, w.old)
@@ -376,7 +376,7 @@ func (h *uniqueField) onDelete(w *write) error {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
-		a.value, a.uniqueRel = w.old, uniqueHeld
+		a.value, a.UniqueRel = w.old, uniqueHeld
 		w.guard(actDelete, h.guardFor(i, w.old))
 	}
 	return nil

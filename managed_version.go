@@ -69,11 +69,11 @@ func (h *versionField) onPut(w *write, v reflect.Value) error {
 		setVersion(f, v, exp+1) // BatchWriteItem takes no condition
 	case exp == 0:
 		w.check(a.m.table.notExists)
-		a.versioned = true
+		a.Versioned = true
 		setVersion(f, v, 1)
 	default:
 		w.check(Eq(f.GoName, v.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
+		a.Versioned, a.expected = true, exp
 		setVersion(f, v, exp+1)
 	}
 	return nil
@@ -85,7 +85,7 @@ func (h *versionField) onUpdate(w *write, plan *writes.Plan) error {
 	plan.Update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 	if exp := versionOf(f, w.key); exp != 0 {
 		w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
+		a.Versioned, a.expected = true, exp
 	}
 	return nil
 }
@@ -95,8 +95,8 @@ func (h *versionField) onDelete(w *write) error {
 	a, f := w.a, h.field
 	if exp := versionOf(f, w.key); exp != 0 && w.mode != writeBatch {
 		w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
-		a.whenMissing = failNotFound
+		a.Versioned, a.expected = true, exp
+		a.WhenMissing = failNotFound
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
-	return acts[0].updateItemInput(db), nil
+	return acts[0].UpdateItemInput(db.name), nil
 }
 
 // noReadError turns a *writes.ReadNeeded into the *ReadNeededError of a caller
@@ -238,7 +238,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 // its own.
 func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) (T, error) {
 	var zero T
-	res, err := db.client.UpdateItem(ctx, a.updateItemInput(db))
+	res, err := db.client.UpdateItem(ctx, a.UpdateItemInput(db.name))
 	if err != nil {
 		return zero, a.sendError(err)
 	}
@@ -288,7 +288,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return
 	}
-	if acts[n].update == "" {
+	if acts[n].Update == "" {
 		// A transaction's Update needs an expression.
 		tx.add(nil, &InputError{Op: op, Reason: "the update changes nothing: each change stores a zero value that Put leaves out (an omitempty field)"})
 		return

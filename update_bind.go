@@ -87,9 +87,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 	s := given
 	b := m.updates.Builder()
 	a := &u.action
-	*a = action{kind: actUpdate, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, whenMissing: failNotFound}
+	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes, WhenMissing: failNotFound}, op: op, m: m}
 	if s.upsert {
-		a.whenMissing = failCondition
+		a.WhenMissing = failCondition
 	}
 	plan := writes.Plan{M: m.Entity, Values: &m.values, CreatedField: m.managed.created, Read: read, Room: room}
 	defer func() {
@@ -174,9 +174,9 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	var text [512]byte
-	a.update = m.updates.Shared.Intern(plan.Update.Append(text[:0]))
-	a.bytes += len(a.update)
-	if err := checkExpression(op, "update", a.update); err != nil {
+	a.Update = m.updates.Shared.Intern(plan.Update.Append(text[:0]))
+	a.Bytes += len(a.Update)
+	if err := checkExpression(op, "update", a.Update); err != nil {
 		return nil, err
 	}
 	if dst == nil {
