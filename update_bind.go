@@ -1,8 +1,10 @@
 package singletable
 
-// Binding an update: its values, checked and encoded, into the request,
-// on the compiled shape of its changes (update_compile.go): the update
-// expression, the recomputed index keys, the condition, the action.
+// Binding an update, the root's side: the action and the room for its
+// values, the managed fields' hooks and the condition around the write
+// engine's binding (internal/write's bind.go: the values, checked and
+// encoded, into the update expression on the compiled shape of the
+// changes, update_compile.go; the recomputed index keys).
 
 import (
 	"fmt"
