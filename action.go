@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -27,50 +26,31 @@ import (
 // delete.go), so that keys, sizes, ids and the items left unprocessed are
 // worked out once, in one type.
 
-type actionKind uint8
+// actionKind is what an action writes (the write engine's writes.Kind).
+type actionKind = writes.Kind
 
 const (
-	actPut actionKind = iota
-	actUpdate
-	actDelete
-	actCheck
+	actPut    = writes.Put
+	actUpdate = writes.Update
+	actDelete = writes.Delete
+	actCheck  = writes.Check
 )
 
-var actionNames = [...]string{actPut: "Put", actUpdate: "Update", actDelete: "Delete", actCheck: "ConditionCheck"}
+var actionNames = writes.KindNames
 
-// action is one planned write of one item. Transactions plan one per item
-// (and every single write one), so rarely used details sit behind
-// pointers and the flags are packed: a smaller action is less to allocate
-// and collect.
+// action is one planned write of one item: its request (writes.Action:
+// kind, key, item, id, size, expressions) and what explains its failure.
+// Transactions plan one per item (and every single write one), so rarely
+// used details sit behind pointers and the flags are packed: a smaller
+// action is less to allocate and collect.
 type action struct {
-	kind actionKind
-	// What a failed condition means: the Kind of the *ConditionError when
-	// the item existed and when it did not.
-	whenExists, whenMissing failKind
-	// versioned is set when the condition checks the version field (for
-	// version expected).
-	versioned bool
-	// uniqueRel tells what value holds for the unique fields' messages.
-	uniqueRel uniqueRel
-	op        string       // the operation that planned it: "User.Create"
-	m         *entityModel // the entity (for a guard: the entity it guards)
+	writes.Action
+	op string       // the operation that planned it: "User.Create"
+	m  *entityModel // the entity (for a guard: the entity it guards)
 	// guard is set for a unique-value guard item.
 	guard *guardOf
 
-	// key is the item's key; for a put it stays nil until keyAttrs picks
-	// it out of the item (see keyAttrs).
-	key, item map[string]types.AttributeValue
-	// id is the item's itemID, worked out when its key was encoded.
-	id model.ItemID
-	// bytes is the action's share of a transaction's size: its key or
-	// item, its expressions and their names and values, added up as each
-	// is made. A batch chunks by it too (16 MB, which 25 items of at most
-	// 400 KB never reach).
-	bytes        int
-	update, cond string
-	names        map[string]string
-	values       map[string]types.AttributeValue
-	expected     int64 // the version expected (see versioned)
+	expected int64 // the version expected (see versioned)
 	// value is the struct value given: for a batch item, as given (what
 	// an unprocessed item returns, and what BatchError.Ops sends again);
 	// for an entity with unique fields, the value whose unique values the
@@ -107,7 +87,7 @@ type actionExtra struct {
 	liveAt int64
 	// given is what Current gave an update, which its condition holds
 	// the item to (see StaleError).
-	given *storedRead
+	given *writes.Stored
 }
 
 // rangeReason explains a failed condition by a change that would have
@@ -133,48 +113,50 @@ func (a *action) expiredReason(item map[string]types.AttributeValue) string {
 		time.Unix(int64(at), 0).UTC().Format(time.RFC3339))
 }
 
-// failKind is what a failed condition of an action means: the Kind of
-// its *ConditionError. The zero value is a plain failed condition.
-type failKind uint8
+// failKind is what a failed condition of an action means (writes.Fail):
+// the Kind of its *ConditionError, failErr.
+type failKind = writes.Fail
 
 const (
-	failCondition failKind = iota
-	failNotFound
-	failAlreadyExists
-	failUnique
+	failCondition     = writes.FailCondition
+	failNotFound      = writes.FailNotFound
+	failAlreadyExists = writes.FailAlreadyExists
+	failUnique        = writes.FailUnique
 )
 
 var failErrors = [...]error{failCondition: ErrConditionFailed, failNotFound: ErrNotFound,
 	failAlreadyExists: ErrAlreadyExists, failUnique: ErrUniqueViolation}
 
-func (k failKind) err() error { return failErrors[k] }
+// failErr is the sentinel a failed condition of kind k matches.
+func failErr(k failKind) error { return failErrors[k] }
 
-// uniqueRel is what an action's value is to its unique fields' condition.
-type uniqueRel uint8
+// uniqueRel is what an action's value is to its unique fields' condition
+// (writes.UniqueRel).
+type uniqueRel = writes.UniqueRel
 
 const (
-	uniqueNone   uniqueRel = iota // the condition checks no unique value
-	uniqueStored                  // the values a Put would store
-	uniqueHeld                    // the values the item must still hold (Update, Delete)
+	uniqueNone   = writes.UniqueNone
+	uniqueStored = writes.UniqueStored
+	uniqueHeld   = writes.UniqueHeld
 )
 
 // keyAttrs is the key of the action's item. A put's key is picked out of
 // its item only when something asks for it as a map (a message, an error,
 // a guard's owner): most puts never do.
 func (a *action) keyAttrs() map[string]types.AttributeValue {
-	if a.key == nil && a.item != nil {
-		a.key = a.m.keyOfItem(a.item)
+	if a.Key == nil && a.Item != nil {
+		a.Key = a.m.keyOfItem(a.Item)
 	}
-	return a.key
+	return a.Key
 }
 
 // sentKey is the item's key as the library built it, for the errors and
 // results that name it after the request was sent (see Table.keyOfID).
 func (a *action) sentKey() map[string]types.AttributeValue {
-	if a.id == (model.ItemID{}) {
+	if a.ID == (model.ItemID{}) {
 		return a.keyAttrs()
 	}
-	return a.m.table.keyOfID(a.id)
+	return a.m.table.keyOfID(a.ID)
 }
 
 // condError turns a condition rendering error into an operation error.
@@ -208,9 +190,9 @@ func (a *action) setCond(c, and Cond, b *expr.Builder) error {
 	if err != nil {
 		return condError(a.op, err)
 	}
-	a.cond = cond
-	a.names, a.values = b.NameMap(), b.Values
-	a.bytes += len(cond) + b.Bytes()
+	a.Cond = cond
+	a.Names, a.Values = b.NameMap(), b.Values
+	a.Bytes += len(cond) + b.Bytes()
 	return nil
 }
 
@@ -230,15 +212,15 @@ func (m *entityModel) guardAction(op string, kind actionKind, of guardOf, owner 
 	if err != nil {
 		return nil, err
 	}
-	g := &action{kind: kind, op: op, m: m, guard: &of, key: key, whenExists: failUnique}
+	g := &action{Action: writes.Action{Kind: kind, Key: key, WhenExists: failUnique}, op: op, m: m, guard: &of}
 	if kind == actPut {
-		g.item = m.guardItem(key, owner)
+		g.Item = m.guardItem(key, owner)
 		if _, ok := expiryAt(ttl); ok && m.managed.expires != nil {
-			g.item[m.table.schema.TTLAttr] = ttl
+			g.Item[m.table.schema.TTLAttr] = ttl
 		}
-		g.bytes = itemSize(g.item)
+		g.Bytes = itemSize(g.Item)
 	}
-	g.id, g.bytes = m.table.idOf(g.key), g.bytes+m.table.keySize(g.key)
+	g.ID, g.Bytes = m.table.idOf(g.Key), g.Bytes+m.table.keySize(g.Key)
 	cond := m.ownedBy(owner)
 	if kind == actPut && m.managed.expires != nil {
 		cond = Or(cond, expiredAt(m.table.schema.TTLAttr, now)) // a guard's names are its attributes
@@ -319,8 +301,8 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 	a := w.a
 	var guards []*action
 	ttl := w.guardTTL
-	if len(w.guards) > 0 && a.item != nil && a.m.managed.expires != nil {
-		ttl = a.item[a.m.table.schema.TTLAttr] // a put's guards expire with its item
+	if len(w.guards) > 0 && a.Item != nil && a.m.managed.expires != nil {
+		ttl = a.Item[a.m.table.schema.TTLAttr] // a put's guards expire with its item
 	}
 	for _, pg := range w.guards {
 		g, err := a.m.guardAction(a.op, pg.kind, pg.of, a.keyAttrs(), ttl, w.now)
@@ -342,79 +324,6 @@ func (w *write) finish(dst []*action, user Cond, b *expr.Builder) ([]*action, er
 	return append(append(dst, a), guards...), nil
 }
 
-// The requests of one action.
-
-func (a *action) returnOld() types.ReturnValuesOnConditionCheckFailure {
-	if a.cond == "" {
-		return ""
-	}
-	return types.ReturnValuesOnConditionCheckFailureAllOld
-}
-
-// condExpr is the action's ConditionExpression: nil when there is none,
-// else a pointer into the action, which outlives its request anyway (one
-// allocation less per expression).
-func (a *action) condExpr() *string {
-	if a.cond == "" {
-		return nil
-	}
-	return &a.cond
-}
-
-// updateExpr is the action's UpdateExpression: nil when the update changes
-// nothing (its only change stores what Put leaves out), which UpdateItem
-// takes, as it takes no expression at all.
-func (a *action) updateExpr() *string {
-	if a.update == "" {
-		return nil
-	}
-	return &a.update
-}
-
-// withTable is a request allocated together with the table name its
-// TableName points at: one allocation where aws.String would add a second
-// (a Client may modify the request: the name is the request's own).
-type withTable[In any] struct {
-	in    In
-	table string
-}
-
-// newWithTable allocates a request of type In and the table name together.
-func newWithTable[In any](table string) (*In, *string) {
-	r := &withTable[In]{table: table}
-	return &r.in, &r.table
-}
-
-func (a *action) putItemInput(db *DB) *dynamodb.PutItemInput {
-	in, table := newWithTable[dynamodb.PutItemInput](db.name)
-	*in = dynamodb.PutItemInput{
-		TableName: table, Item: a.item,
-		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-		ReturnValuesOnConditionCheckFailure: a.returnOld(),
-	}
-	return in
-}
-
-func (a *action) updateItemInput(db *DB) *dynamodb.UpdateItemInput {
-	in, table := newWithTable[dynamodb.UpdateItemInput](db.name)
-	*in = dynamodb.UpdateItemInput{
-		TableName: table, Key: a.key, UpdateExpression: a.updateExpr(),
-		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: a.returnOld(),
-	}
-	return in
-}
-
-func (a *action) deleteItemInput(db *DB) *dynamodb.DeleteItemInput {
-	in, table := newWithTable[dynamodb.DeleteItemInput](db.name)
-	*in = dynamodb.DeleteItemInput{
-		TableName: table, Key: a.key,
-		ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-		ReturnValuesOnConditionCheckFailure: a.returnOld(),
-	}
-	return in
-}
-
 // sendActions sends a plan: one action as a single-item request, more as
 // one transaction (under a fresh idempotency token). A failed transaction
 // returns the error of the action that failed first (a *ConditionError, a
@@ -424,13 +333,13 @@ func (db *DB) sendActions(ctx context.Context, op string, acts []*action, s *set
 		a := acts[0]
 		c := db.via(db.meter(s, op, a.m.Name, "", ""), 0)
 		var err error
-		switch a.kind {
+		switch a.Kind {
 		case actPut:
-			_, err = c.PutItem(ctx, a.putItemInput(db))
+			_, err = c.PutItem(ctx, a.PutItemInput(db.name))
 		case actUpdate:
-			_, err = c.UpdateItem(ctx, a.updateItemInput(db))
+			_, err = c.UpdateItem(ctx, a.UpdateItemInput(db.name))
 		case actDelete:
-			_, err = c.DeleteItem(ctx, a.deleteItemInput(db))
+			_, err = c.DeleteItem(ctx, a.DeleteItemInput(db.name))
 		default:
 			return &InputError{Op: op, Reason: "a condition check alone is not a write"}
 		}
@@ -497,20 +406,20 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	if a.guard != nil {
 		// A guard's Put fails only when another item holds the value, even
 		// if the service did not return the guard item.
-		if a.kind == actPut {
+		if a.Kind == actPut {
 			return a.guard.violation(a.op, a.m.Name, a.m.guardOwner(item), err)
 		}
 		return &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s belongs to another item %s", a.guard.describe(), formatKey(a.m.guardOwner(item)))}
 	}
-	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: a.whenMissing.err(), Err: err}
+	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: failErr(a.WhenMissing), Err: err}
 	if existed {
-		ce.Kind = a.whenExists.err()
+		ce.Kind = failErr(a.WhenExists)
 		if re := a.m.revision().refusal(a, item, ce); re != nil {
 			return re
 		}
 	}
-	if a.versioned && (existed || a.whenMissing != failNotFound) {
+	if a.Versioned && (existed || a.WhenMissing != failNotFound) {
 		if actual := a.m.managed.storedVersion(item); actual != a.expected {
 			vc := &VersionConflictError{ConditionError: ce, Expected: a.expected, Actual: actual}
 			if existed {
@@ -521,7 +430,7 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		}
 	}
 	if existed && a.extra != nil && a.extra.given != nil {
-		if f, given, stored := a.extra.given.staleField(a.m, item); f != "" {
+		if f, given, stored := a.extra.given.StaleField(a.m.Entity, item); f != "" {
 			ce.Reason = fmt.Sprintf("the current value given is stale: the item holds %s %s, not %s", f, formatValue(stored), formatValue(given))
 			return &StaleError{ConditionError: ce, Field: f, Given: given, Stored: stored}
 		}
@@ -529,13 +438,13 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 	if existed {
 		ce.Reason = a.uniqueReason(item)
 	}
-	if ce.Reason == "" && (existed || a.whenMissing != failNotFound) {
+	if ce.Reason == "" && (existed || a.WhenMissing != failNotFound) {
 		ce.Reason = a.rangeReason(item)
 	}
 	if ce.Reason == "" && existed {
 		ce.Reason = a.expiredReason(item)
 	}
-	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.kind == actCheck) {
+	if ce.Reason == "" && !a.userCond.IsZero() && (existed || a.Kind == actCheck) {
 		ce.Reason = "the condition " + describeCond(a.m, a.userCond) + " does not hold"
 		if !existed {
 			ce.Reason += " (there is no such item)"
@@ -547,12 +456,12 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 // uniqueReason says which unique value a failed condition was about, when
 // the stored item's values differ from those the action relied on.
 func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
-	if a.uniqueRel == uniqueNone {
+	if a.UniqueRel == uniqueNone {
 		return ""
 	}
 	v := a.value
 	verb := "would change"
-	if a.uniqueRel == uniqueHeld {
+	if a.UniqueRel == uniqueHeld {
 		verb = "holds"
 	}
 	for _, f := range a.m.managed.guarded() {
@@ -580,7 +489,7 @@ func (a *action) sendError(err error) error {
 		return a.failure(ccf.Item, err)
 	}
 	var ae smithy.APIError
-	if a.kind == actUpdate && errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(ae.ErrorMessage(), "incorrect data type") {
+	if a.Kind == actUpdate && errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" && strings.Contains(ae.ErrorMessage(), "incorrect data type") {
 		// What DynamoDB says of a change computed from a value of another
 		// type, most often a NULL.
 		return fmt.Errorf("singletable: %s %s: %w; if a change computes from the stored value (Increment, Decrement, Add, Append, Prepend), the item may hold NULL there, %s", a.op, formatKey(a.sentKey()), err, writes.NullHint)

@@ -24,7 +24,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 		n += len(g.items)
 	}
 	items = make([]*action, 0, n)
-	index = newItemIndex(n, func(i int) model.ItemID { return items[i].id })
+	index = newItemIndex(n, func(i int) model.ItemID { return items[i].ID })
 	now = db.now()
 	// The puts' actions, in one allocation, their items' values from one
 	// arena (codec.Shared).
@@ -37,7 +37,7 @@ func (db *DB) prepareWrite(op string, ops []BatchOp) (items []*action, index *it
 				return nil, nil, now, err
 			}
 			p := items[len(items)-1]
-			if j, dup := index.add(p.id, len(items)-1); dup {
+			if j, dup := index.add(p.ID, len(items)-1); dup {
 				return nil, nil, now, &InputError{Op: op, Reason: fmt.Sprintf("items %d and %d have the same key %s; a batch writes each item once", j, len(items)-1, formatKey(p.keyAttrs()))}
 			}
 		}
@@ -77,7 +77,7 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 // sent again, or reported unprocessed, is made anew, never taken from
 // maps that went to the Client.
 func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
-	items, err := db.planBatchItem(nil, nil, op, &batchEntry{kind: a.kind, m: a.m, value: a.value}, now, nil)
+	items, err := db.planBatchItem(nil, nil, op, &batchEntry{kind: a.Kind, m: a.m, value: a.value}, now, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (db *DB) replan(op string, a *action, now time.Time) (*action, error) {
 
 // unprocessed is the batch item left unprocessed, typed as given.
 func (a *action) unprocessed() BatchItem {
-	return BatchItem{Entity: a.m.Name, Op: actionNames[a.kind], Key: a.keyAttrs(), Item: a.item, Value: a.value.Interface()}
+	return BatchItem{Entity: a.m.Name, Op: actionNames[a.Kind], Key: a.keyAttrs(), Item: a.Item, Value: a.value.Interface()}
 }
 
 // writeInput builds one BatchWriteItem request for items.
@@ -95,14 +95,14 @@ func (db *DB) writeInput(items []*action) *dynamodb.BatchWriteItemInput {
 	// The requests' puts, in one allocation (deletes are rarer).
 	var puts []types.PutRequest
 	for i, it := range items {
-		if it.kind == actDelete {
-			reqs[i].DeleteRequest = &types.DeleteRequest{Key: it.key}
+		if it.Kind == actDelete {
+			reqs[i].DeleteRequest = &types.DeleteRequest{Key: it.Key}
 			continue
 		}
 		if puts == nil {
 			puts = make([]types.PutRequest, len(items)-i)
 		}
-		puts[0].Item = it.item
+		puts[0].Item = it.Item
 		reqs[i].PutRequest, puts = &puts[0], puts[1:]
 	}
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{db.name: reqs}}
@@ -116,7 +116,7 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 		return nil, err
 	}
 	var out []*dynamodb.BatchWriteItemInput
-	for _, c := range chunk(len(items), maxBatchWrite, func(i int) int { return items[i].bytes }) {
+	for _, c := range chunk(len(items), maxBatchWrite, func(i int) int { return items[i].Bytes }) {
 		part := make([]*action, len(c))
 		for j, i := range c {
 			part[j] = items[i]
@@ -188,7 +188,7 @@ func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteO
 		}
 		return left, nil
 	}
-	sizes := func(i int) int { return items[i].bytes }
+	sizes := func(i int) int { return items[i].Bytes }
 	left, requests, stopErr := db.runBatch(ctx, len(items), maxBatchWrite, sizes, conc, policy, send)
 	if len(left) == 0 {
 		return nil

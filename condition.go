@@ -1,9 +1,6 @@
 package singletable
 
 import (
-	"errors"
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/expr"
@@ -178,26 +175,13 @@ func (r resolver) attr(field string) (string, error) {
 // attrExists and attrNotExists instead. nested reports whether the path
 // goes below a top-level field.
 func (r resolver) path(path string) (p string, nested bool, err error) {
-	if err := r.keyOnly(path); err != nil {
-		return "", false, err
-	}
-	return writes.PathExpr(r.entity(), r.b, path)
+	return writes.FieldPath(r.entity(), r.b, path)
 }
 
 // keyOnly refuses a path through a key-only field: its value is in the
 // table key alone, which a condition cannot name (see keyonly.go).
 func (r resolver) keyOnly(path string) error {
-	if r.m == nil {
-		return nil
-	}
-	head := path
-	if i := strings.IndexAny(path, ".["); i >= 0 {
-		head = path[:i]
-	}
-	if why := r.m.keyOnlyRefusal(head); why != "" {
-		return errors.New(why)
-	}
-	return nil
+	return writes.KeyOnlyPath(r.entity(), path)
 }
 
 // unknownField explains a field name the entity does not have (see

@@ -7,7 +7,7 @@ import (
 )
 
 // Writes plan with copies of the values they are given, and updates build
-// struct values of their own (updatePlan.nextValue): both come from the
+// struct values of their own (writes.Plan.NextValue): both come from the
 // entity's recycle.Pool (see that package for what it buys), given back
 // once the write is done with them. What the entity's plans let it
 // recycle is the model's to say (recycling).

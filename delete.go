@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Delete and its transaction action: one planner, planDelete, for them and
@@ -28,7 +29,7 @@ func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...DeleteOption) (*dynamodb.
 	if err != nil {
 		return nil, err
 	}
-	return acts[0].deleteItemInput(db), nil
+	return acts[0].DeleteItemInput(db.name), nil
 }
 
 // Delete removes the item whose primary key fields are set in key. Deleting
@@ -61,7 +62,7 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 		if !found {
 			// A missing item fails MustExist, and a version check (as the
 			// condition would without unique fields).
-			if s.mustExist || acts[0].versioned {
+			if s.mustExist || acts[0].Versioned {
 				k, _ := e.m.Key(kv)
 				return &notFoundError{op: op, key: k}
 			}
@@ -101,11 +102,11 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 		return nil, err
 	}
 	a, dst := newAction(dst)
-	*a = action{kind: actDelete, op: op, m: m}
+	*a = action{Action: writes.Action{Kind: actDelete}, op: op, m: m}
 	w := write{a: a, mode: mode, key: key, old: old}
 	if s.mustExist {
 		w.cond = m.table.exists
-		a.whenMissing = failNotFound
+		a.WhenMissing = failNotFound
 	}
 	// The hooks first: a batch refuses an entity before its keys are read.
 	if err := m.managed.onDelete(&w); err != nil {
@@ -115,7 +116,7 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	if err != nil {
 		return nil, err
 	}
-	a.key, a.id, a.bytes = k, kf.ID, kf.KeyBytes
+	a.Key, a.ID, a.Bytes = k, kf.ID, kf.KeyBytes
 	return w.finish(dst, s.cond, nil)
 }
 

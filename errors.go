@@ -90,7 +90,7 @@ var (
 	// issued for another pattern, partition, sort bounds or sort direction.
 	ErrInvalidCursor = errors.New("singletable: invalid cursor")
 	// ErrReadNeeded matches a *ReadNeededError.
-	ErrReadNeeded = errors.New("singletable: the update needs fields it does not give")
+	ErrReadNeeded = writes.ErrReadNeeded
 	// ErrReadChanged matches a *ReadChangedError.
 	ErrReadChanged = errors.New("singletable: the fields an update read kept changing")
 	// ErrUnprocessed: a batch left items unwritten or unread after its retry
@@ -337,21 +337,8 @@ func (e *UniqueViolationError) Unwrap() []error {
 //
 // An upsert of an entity with ExpiresAfter, which gives only a new item
 // its expiry, needs to know whether the item exists: Index and Fields are
-// then empty.
-type ReadNeededError struct {
-	Op     string   // e.g. "Order.Update"
-	Index  string   // the first index whose key needs them
-	Fields []string // every field Update would read, sorted
-	Reason string
-}
-
-func (e *ReadNeededError) Error() string { return "singletable: " + e.Op + ": " + e.Reason }
-
-// Is makes errors.Is(err, ErrReadNeeded) and errors.Is(err,
-// ErrInvalidInput) true.
-func (e *ReadNeededError) Is(target error) bool {
-	return target == ErrReadNeeded || target == ErrInvalidInput
-}
+// then empty. (The write engine's, internal/write's, under the same name.)
+type ReadNeededError = writes.ReadNeededError
 
 // ReadChangedError reports an Update that read fields an index key needs
 // and, each of Attempts times, found them changed by another writer before
@@ -538,7 +525,7 @@ func (e *BatchError) Unwrap() []error {
 func (e *BatchError) Ops() []BatchOp {
 	var items []batchEntry
 	for _, it := range e.items {
-		items = append(items, batchEntry{kind: it.kind, m: it.m, value: it.value})
+		items = append(items, batchEntry{kind: it.Kind, m: it.m, value: it.value})
 	}
 	if len(items) == 0 {
 		return nil

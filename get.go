@@ -10,6 +10,7 @@ import (
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Each operation comes in two halves: XxxInput builds the request (pure: no
@@ -38,7 +39,7 @@ func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dyna
 	if err != nil {
 		return nil, nil, err
 	}
-	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in, table := writes.NewWithTable[dynamodb.GetItemInput](db.name)
 	in.TableName, in.Key = table, k
 	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
@@ -133,7 +134,7 @@ func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings,
 	if err != nil {
 		return nil, err
 	}
-	in, table := newWithTable[dynamodb.GetItemInput](db.name)
+	in, table := writes.NewWithTable[dynamodb.GetItemInput](db.name)
 	in.TableName, in.Key = table, key
 	r := &readReq{d: d, mem: mem, s: s, get: in, expiry: db.expiryFor(s, mem.m)}
 	r.Op, r.m = op, d.meter(db, s, op)

@@ -5,8 +5,6 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Key-only fields
@@ -25,12 +23,6 @@ func (m *entityModel) decodeKeyOnly(op string, item map[string]types.AttributeVa
 		return &DecodeError{Op: op, Entity: m.Name, Key: m.keyOfItem(item), Reason: err.Error(), Err: err}
 	}
 	return nil
-}
-
-// keyOnlyRefusal explains why a condition, filter or update cannot name
-// field name when it is key-only; "" when it is not.
-func (m *entityModel) keyOnlyRefusal(name string) string {
-	return writes.KeyOnlyRefusal(m.Entity, name)
 }
 
 // noSuchField is why the struct has no stored field name, which a

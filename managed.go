@@ -56,10 +56,10 @@ type managedField interface {
 	// beforeUpdate adds what an update's changes and index keys must see,
 	// before the changes are planned (see planUpdate): a change to add to
 	// s's (ok), or what it sets in plan.
-	beforeUpdate(w *write, s *settings, plan *updatePlan) (add change, ok bool)
+	beforeUpdate(w *write, s *settings, plan *writes.Plan) (add change, ok bool)
 	// onUpdate adds the clauses, conditions and guard items of an update
 	// whose changes are planned.
-	onUpdate(w *write, plan *updatePlan) error
+	onUpdate(w *write, plan *writes.Plan) error
 	// onDelete adds the conditions and guard deletions of a delete.
 	onDelete(w *write) error
 }
@@ -307,7 +307,7 @@ func (mf *managed) onPut(w *write, v reflect.Value) error {
 // beforeUpdate applies the hooks to an update before its changes are
 // planned: what the changes and index keys must see (see planUpdate). It
 // returns the settings to plan with: s, or a copy with changes added.
-func (mf *managed) beforeUpdate(w *write, s *settings, plan *updatePlan) *settings {
+func (mf *managed) beforeUpdate(w *write, s *settings, plan *writes.Plan) *settings {
 	hw, hp := noescape.Ptr(w), noescape.Ptr(plan)
 	for _, f := range mf.fields {
 		if c, ok := f.beforeUpdate(hw, noescape.Ptr(s), hp); ok {
@@ -320,7 +320,7 @@ func (mf *managed) beforeUpdate(w *write, s *settings, plan *updatePlan) *settin
 }
 
 // onUpdate applies the hooks to an update once its changes are planned.
-func (mf *managed) onUpdate(w *write, plan *updatePlan) error {
+func (mf *managed) onUpdate(w *write, plan *writes.Plan) error {
 	hw, hp := noescape.Ptr(w), noescape.Ptr(plan)
 	for _, f := range mf.fields {
 		if err := f.onUpdate(hw, hp); err != nil {
@@ -346,8 +346,8 @@ func (mf *managed) onDelete(w *write) error {
 type noHooks struct{}
 
 func (noHooks) onPut(*write, reflect.Value) error { return nil }
-func (noHooks) beforeUpdate(*write, *settings, *updatePlan) (change, bool) {
+func (noHooks) beforeUpdate(*write, *settings, *writes.Plan) (change, bool) {
 	return change{}, false
 }
-func (noHooks) onUpdate(*write, *updatePlan) error { return nil }
-func (noHooks) onDelete(*write) error              { return nil }
+func (noHooks) onUpdate(*write, *writes.Plan) error { return nil }
+func (noHooks) onDelete(*write) error               { return nil }

@@ -130,8 +130,8 @@ func (m *entityModel) refuseCompressed(path string) error {
 // onUpdate refuses a change to a compressed field other than a whole-value
 // Set, SetIfNotExists or Remove: the others compute on the stored value,
 // which is compressed bytes, or name a path inside it.
-func (h *compressField) onUpdate(w *write, plan *updatePlan) error {
-	for _, c := range plan.changes {
+func (h *compressField) onUpdate(w *write, plan *writes.Plan) error {
+	for _, c := range plan.Changes {
 		top := topField(c.Field)
 		if w.a.m.compressed(top) == nil {
 			continue

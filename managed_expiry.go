@@ -130,17 +130,17 @@ func (h *expiryField) onPut(w *write, v reflect.Value) error {
 // onUpdate gives the item an upsert creates ExpiresAfter's expiry, and
 // leaves an existing item's expiry alone, none included (an item made live
 // for good stays so): whether the item exists takes a read, which the
-// update asks for (see readNeeded) unless it has read already, or it sets
+// update asks for (see writes.ReadNeeded) unless it has read already, or it sets
 // the expiry itself.
-func (h *expiryField) onUpdate(w *write, plan *updatePlan) error {
-	if !w.upsert || plan.touches(h.field.GoName) {
+func (h *expiryField) onUpdate(w *write, plan *writes.Plan) error {
+	if !w.upsert || plan.Touches(h.field.GoName) {
 		return nil
 	}
-	if plan.read == nil {
-		plan.need = plan.need.needExists(h.field)
+	if plan.Read == nil {
+		plan.Need = plan.Need.NeedExists(h.field)
 		return nil
 	}
-	if plan.read.found {
+	if plan.Read.Found {
 		return nil
 	}
 	m, f, b := w.a.m, h.field, w.b
@@ -150,7 +150,7 @@ func (h *expiryField) onUpdate(w *write, plan *updatePlan) error {
 	if err != nil {
 		return &InputError{Op: w.a.op, Reason: err.Error()}
 	}
-	plan.update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
+	plan.Update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
 	return nil
 }
 
@@ -160,27 +160,27 @@ func (h *expiryField) onUpdate(w *write, plan *updatePlan) error {
 // held, so that the guards never outlive or predate their item. TxUpdate
 // reads nothing, and refuses such an update; the plan Update makes before
 // reading (to check the input) carries none. The unique feature calls it.
-func guardExpiry(w *write, plan *updatePlan) error {
-	r := plan.read
+func guardExpiry(w *write, plan *writes.Plan) error {
+	r := plan.Read
 	if w.hasGuardTTL || r == nil { // once for all the unique fields
 		return nil
 	}
 	a, m := w.a, w.a.m
 	exp := m.managed.expires
-	for _, c := range plan.changes {
+	for _, c := range plan.Changes {
 		if topField(c.Field) == exp.GoName && c.Op != changeSet && c.Op != changeRemove {
 			return &InputError{Op: a.op, Reason: fmt.Sprintf("%s(%q): entity %s has unique fields, whose guard items carry the expiry: Set or Remove it", writes.Operators[c.Op].Name, c.Field, m.Name)}
 		}
 	}
-	v := plan.nextValue()
+	v := plan.NextValue()
 	switch {
-	case plan.touches(exp.GoName):
-	case !r.found && m.managed.expiresAfter > 0:
+	case plan.Touches(exp.GoName):
+	case !r.Found && m.managed.expiresAfter > 0:
 		// An upsert creating the item: ExpiresAfter's expiry.
 		v = reflect.New(m.Type).Elem()
 		setExpiry(exp, v, w.now.Add(m.managed.expiresAfter))
-	case r.found:
-		if stored, ok := r.attrs[exp.Attr]; ok {
+	case r.Found:
+		if stored, ok := r.Attrs[exp.Attr]; ok {
 			w.hold(Eq(exp.GoName, stored))
 		} else {
 			w.hold(NotExists(exp.GoName))

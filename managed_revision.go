@@ -12,6 +12,7 @@ import (
 
 	"github.com/singletable/singletable/internal/expr"
 	"github.com/singletable/singletable/internal/revision"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // The shape-revision feature (package revision's options): an entity
@@ -195,8 +196,8 @@ func (h *revisionField) onPut(w *write, _ reflect.Value) error {
 }
 
 // onUpdate stores the current revision, on an item at it (or absent).
-func (h *revisionField) onUpdate(w *write, plan *updatePlan) error {
-	plan.update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.cur))
+func (h *revisionField) onUpdate(w *write, plan *writes.Plan) error {
+	plan.Update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.cur))
 	w.check(h.updCond)
 	return nil
 }
@@ -341,11 +342,11 @@ func (t *Table) revisionIssues() []LintIssue {
 // Create, which checks no revision). It needs no request: the failed
 // write returned the item (ReturnValuesOnConditionCheckFailure ALL_OLD).
 func (h *revisionField) refusal(a *action, item map[string]types.AttributeValue, ce *ConditionError) error {
-	if h == nil || (a.kind != actPut && a.kind != actUpdate) || a.whenExists == failAlreadyExists {
+	if h == nil || (a.Kind != actPut && a.Kind != actUpdate) || a.WhenExists == failAlreadyExists {
 		return nil
 	}
 	rev, err := h.stored(a.m, item)
-	if err != nil || rev == h.current || (a.kind == actPut && rev < h.current) {
+	if err != nil || rev == h.current || (a.Kind == actPut && rev < h.current) {
 		return nil
 	}
 	ce.Reason = fmt.Sprintf("the item is at shape revision %d, the writer's is %d", rev, h.current)

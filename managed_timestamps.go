@@ -8,6 +8,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Timestamps declares the fields that hold when an item was created and
@@ -82,14 +83,14 @@ func (h *timestampsField) onPut(w *write, v reflect.Value) error {
 // updated timestamp that an index key reads is planned as a Set (so that
 // the key follows it), and an upsert's created timestamp is what the index
 // keys of a new item read.
-func (h *timestampsField) beforeUpdate(w *write, s *settings, plan *updatePlan) (add change, ok bool) {
+func (h *timestampsField) beforeUpdate(w *write, s *settings, plan *writes.Plan) (add change, ok bool) {
 	if f := h.updated; f != nil && h.indexed && !touches(s.changes, f.GoName) {
 		add, ok = change{Op: changeSet, Field: f.GoName, Value: w.a.m.timestampGo(f, w.now)}, true
 	}
 	if f := h.created; f != nil && s.upsert && !touches(s.changes, f.GoName) {
-		plan.created = w.now
-		if r := plan.read; r != nil && !r.found {
-			setTimestamp(f, r.value, w.now)
+		plan.Created = w.now
+		if r := plan.Read; r != nil && !r.Found {
+			setTimestamp(f, r.Value, w.now)
 		}
 	}
 	return add, ok
@@ -97,9 +98,9 @@ func (h *timestampsField) beforeUpdate(w *write, s *settings, plan *updatePlan) 
 
 // onUpdate sets the updated timestamp, and the created one if the item has
 // none, unless a change sets them.
-func (h *timestampsField) onUpdate(w *write, plan *updatePlan) error {
+func (h *timestampsField) onUpdate(w *write, plan *writes.Plan) error {
 	for _, f := range [...]*codec.Field{h.updated, h.created} {
-		if f == nil || plan.touches(f.GoName) {
+		if f == nil || plan.Touches(f.GoName) {
 			continue
 		}
 		av, err := w.a.m.timestampValue(f, w.now)
@@ -109,9 +110,9 @@ func (h *timestampsField) onUpdate(w *write, plan *updatePlan) error {
 		b := w.b
 		n := b.Name(f.Attr)
 		if f == h.updated {
-			plan.update.Act(expr.ClauseSet, n, " = ", b.Value(av))
+			plan.Update.Act(expr.ClauseSet, n, " = ", b.Value(av))
 		} else {
-			plan.update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
+			plan.Update.Act(expr.ClauseSet, n, " = if_not_exists(", n, ", ", b.Value(av), ")")
 		}
 	}
 	return nil
@@ -128,29 +129,9 @@ func (mf *managed) fills(goName string) bool {
 	return false
 }
 
-// setTimestamp stores now into a timestamp field of struct value v.
-func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) {
-	if fv, ok := settableField(v, f.Index); ok {
-		setTime(fv, now)
-	}
-}
-
-// setTime stores now into fv: a time.Time, an integer of epoch seconds, or
-// (an expiry field) a pointer to either, pointed at a new value.
-func setTime(fv reflect.Value, now time.Time) {
-	switch {
-	case fv.Kind() == reflect.Pointer:
-		p := reflect.New(fv.Type().Elem())
-		setTime(p.Elem(), now)
-		fv.Set(p)
-	case fv.Type() == timeType:
-		fv.Set(reflect.ValueOf(now))
-	case fv.CanInt():
-		fv.SetInt(now.Unix())
-	default:
-		fv.SetUint(uint64(now.Unix()))
-	}
-}
+// setTimestamp stores now into a timestamp field of struct value v (see
+// writes.SetTimestamp).
+func setTimestamp(f *codec.Field, v reflect.Value, now time.Time) { writes.SetTimestamp(f, v, now) }
 
 // timestampGo is now as the Go value of a timestamp field.
 func (m *entityModel) timestampGo(f *codec.Field, now time.Time) any {

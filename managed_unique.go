@@ -14,6 +14,7 @@ import (
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
 	"github.com/singletable/singletable/internal/model"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Attributes of a guard item naming the item that holds the value.
@@ -212,8 +213,8 @@ func (h *uniqueField) held(m *entityModel, i int, v reflect.Value) (Cond, error)
 
 // touched reports whether an update changes the i-th unique field or its
 // scope.
-func (h *uniqueField) touched(plan *updatePlan, i int) bool {
-	return plan.touches(h.fields[i].GoName) || (h.scopes[i] != nil && plan.touches(h.scopes[i].GoName))
+func (h *uniqueField) touched(plan *writes.Plan, i int) bool {
+	return plan.Touches(h.fields[i].GoName) || (h.scopes[i] != nil && plan.Touches(h.scopes[i].GoName))
 }
 
 // onPut puts each value's guard. Without w.old, an existing item must hold
@@ -235,7 +236,7 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 				return &InputError{Op: a.op, Reason: err.Error()}
 			}
 			w.hold(held)
-			a.value, a.uniqueRel = w.old, uniqueHeld
+			a.value, a.UniqueRel = w.old, uniqueHeld
 			if was := h.guardFor(i, w.old); was != now && !w.oldExpired {
 				w.guard(actDelete, was)
 			}
@@ -245,7 +246,7 @@ func (h *uniqueField) onPut(w *write, v reflect.Value) error {
 				return &InputError{Op: a.op, Reason: err.Error()}
 			}
 			w.hold(Or(a.m.table.notExists, held))
-			a.value, a.uniqueRel = v, uniqueStored
+			a.value, a.UniqueRel = v, uniqueStored
 		}
 		w.guard(actPut, now)
 	}
@@ -323,10 +324,10 @@ func (h *uniqueField) otherValues(m *entityModel, err error, want, was reflect.V
 // onUpdate moves the guard of a changed value or scope, on the condition
 // that the item holds the old ones (w.old); on an entity that expires, a
 // changed expiry rewrites the guards with it too (see guardExpiry).
-func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
+func (h *uniqueField) onUpdate(w *write, plan *writes.Plan) error {
 	a := w.a
 	exp := a.m.managed.expires
-	expiryChanges := exp != nil && plan.touches(exp.GoName)
+	expiryChanges := exp != nil && plan.Touches(exp.GoName)
 	for i := range h.fields {
 		if !h.touched(plan, i) && !expiryChanges {
 			continue
@@ -341,15 +342,15 @@ func (h *uniqueField) onUpdate(w *write, plan *updatePlan) error {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
-		a.value, a.uniqueRel = w.old, uniqueHeld
+		a.value, a.UniqueRel = w.old, uniqueHeld
 		// What the update does not change stays as the item holds it (a
 		// TxUpdate's plan knows only the key fields and the changes).
 		was, now := h.guardFor(i, w.old), h.guardFor(i, w.old)
-		if plan.touches(h.fields[i].GoName) {
-			now.value = uniqueValue(h.fields[i], plan.nextValue())
+		if plan.Touches(h.fields[i].GoName) {
+			now.value = uniqueValue(h.fields[i], plan.NextValue())
 		}
-		if s := h.scopes[i]; s != nil && plan.touches(s.GoName) {
-			now.scopeValue = scopeValue(s, plan.nextValue())
+		if s := h.scopes[i]; s != nil && plan.Touches(s.GoName) {
+			now.scopeValue = scopeValue(s, plan.NextValue())
 		}
 		switch {
 		case was.value != now.value || was.scopeValue != now.scopeValue:
@@ -375,7 +376,7 @@ func (h *uniqueField) onDelete(w *write) error {
 			return &InputError{Op: a.op, Reason: err.Error()}
 		}
 		w.hold(held)
-		a.value, a.uniqueRel = w.old, uniqueHeld
+		a.value, a.UniqueRel = w.old, uniqueHeld
 		w.guard(actDelete, h.guardFor(i, w.old))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/expr"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Version declares the entity's version field (an integer) for optimistic
@@ -68,23 +69,23 @@ func (h *versionField) onPut(w *write, v reflect.Value) error {
 		setVersion(f, v, exp+1) // BatchWriteItem takes no condition
 	case exp == 0:
 		w.check(a.m.table.notExists)
-		a.versioned = true
+		a.Versioned = true
 		setVersion(f, v, 1)
 	default:
 		w.check(Eq(f.GoName, v.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
+		a.Versioned, a.expected = true, exp
 		setVersion(f, v, exp+1)
 	}
 	return nil
 }
 
 // onUpdate adds one to the version, checked when the key gives one.
-func (h *versionField) onUpdate(w *write, plan *updatePlan) error {
+func (h *versionField) onUpdate(w *write, plan *writes.Plan) error {
 	a, f, b := w.a, h.field, w.b
-	plan.update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	plan.Update.Act(expr.ClauseAdd, b.Name(f.Attr), " ", b.Value(&types.AttributeValueMemberN{Value: "1"}))
 	if exp := versionOf(f, w.key); exp != 0 {
 		w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
+		a.Versioned, a.expected = true, exp
 	}
 	return nil
 }
@@ -94,8 +95,8 @@ func (h *versionField) onDelete(w *write) error {
 	a, f := w.a, h.field
 	if exp := versionOf(f, w.key); exp != 0 && w.mode != writeBatch {
 		w.check(Eq(f.GoName, w.key.FieldByIndex(f.Index).Interface()))
-		a.versioned, a.expected = true, exp
-		a.whenMissing = failNotFound
+		a.Versioned, a.expected = true, exp
+		a.WhenMissing = failNotFound
 	}
 	return nil
 }

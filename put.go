@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/singletable/singletable/internal/codec"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Put, Create and their transaction actions: one planner, planPut, for
@@ -67,7 +68,7 @@ func (e *Entity[T]) putInput(db *DB, v *T, mode writeMode, opts []PutOption) (*d
 	if err != nil {
 		return nil, err
 	}
-	return a.putItemInput(db), nil
+	return a.PutItemInput(db.name), nil
 }
 
 // put plans and sends a Put or Create (mode) of a copy of *v.
@@ -152,11 +153,11 @@ func (m *entityModel) planPutIn(a *action, dst []*action, db *DB, op string, v, 
 	if a == nil {
 		a, dst = newAction(dst)
 	}
-	*a = action{kind: actPut, op: op, m: m}
+	*a = action{Action: writes.Action{Kind: actPut}, op: op, m: m}
 	w := write{a: a, mode: mode, now: now, old: old, oldExpired: oldExpired}
 	if mode == writeCreate {
 		w.cond = m.absent(now)
-		a.whenExists = failAlreadyExists
+		a.WhenExists = failAlreadyExists
 	}
 	if err := m.managed.onPut(&w, v); err != nil {
 		return nil, err
@@ -170,6 +171,6 @@ func (m *entityModel) planPutIn(a *action, dst []*action, db *DB, op string, v, 
 		}
 		return nil, inOp(op, prefix, err)
 	}
-	a.item, a.id, a.bytes = item, facts.ID, facts.KeyBytes+facts.Size
+	a.Item, a.ID, a.Bytes = item, facts.ID, facts.KeyBytes+facts.Size
 	return w.finish(dst, s.cond, nil)
 }

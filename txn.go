@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/bridge"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // Service limits of transactions.
@@ -95,7 +96,7 @@ func (m *entityModel) planCheck(db *DB, op string, key reflect.Value, c Cond) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &action{kind: actCheck, op: op, m: m, key: k, id: kf.ID, bytes: kf.KeyBytes, userCond: c}
+	a := &action{Action: writes.Action{Kind: actCheck, Key: k, ID: kf.ID, Bytes: kf.KeyBytes}, op: op, m: m, userCond: c}
 	if err := a.setCond(c, Cond{}, nil); err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ type txRoom struct {
 func (tx *Tx) room() txRoom {
 	var n [actCheck + 1]int
 	for _, a := range tx.actions {
-		n[a.kind]++
+		n[a.Kind]++
 	}
 	r := txRoom{puts: tx.puts[:0], updates: tx.updates[:0]}
 	if n[actPut] > len(tx.puts) {
@@ -139,25 +140,25 @@ func (tx *Tx) room() txRoom {
 // on the table whose name name points to (one pointer serves all the
 // items of a request), its struct taken from r.
 func (a *action) transactItem(name *string, r *txRoom) types.TransactWriteItem {
-	switch a.kind {
+	switch a.Kind {
 	case actPut:
-		r.puts = append(r.puts, types.Put{TableName: name, Item: a.item,
-			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		r.puts = append(r.puts, types.Put{TableName: name, Item: a.Item,
+			ConditionExpression: a.CondExpr(), ExpressionAttributeNames: a.Names, ExpressionAttributeValues: a.Values,
+			ReturnValuesOnConditionCheckFailure: a.ReturnOld()})
 		return types.TransactWriteItem{Put: &r.puts[len(r.puts)-1]}
 	case actUpdate:
-		r.updates = append(r.updates, types.Update{TableName: name, Key: a.key, UpdateExpression: &a.update,
-			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		r.updates = append(r.updates, types.Update{TableName: name, Key: a.Key, UpdateExpression: &a.Update,
+			ConditionExpression: a.CondExpr(), ExpressionAttributeNames: a.Names, ExpressionAttributeValues: a.Values,
+			ReturnValuesOnConditionCheckFailure: a.ReturnOld()})
 		return types.TransactWriteItem{Update: &r.updates[len(r.updates)-1]}
 	case actDelete:
-		r.deletes = append(r.deletes, types.Delete{TableName: name, Key: a.key,
-			ConditionExpression: a.condExpr(), ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
-			ReturnValuesOnConditionCheckFailure: a.returnOld()})
+		r.deletes = append(r.deletes, types.Delete{TableName: name, Key: a.Key,
+			ConditionExpression: a.CondExpr(), ExpressionAttributeNames: a.Names, ExpressionAttributeValues: a.Values,
+			ReturnValuesOnConditionCheckFailure: a.ReturnOld()})
 		return types.TransactWriteItem{Delete: &r.deletes[len(r.deletes)-1]}
 	default:
-		r.checks = append(r.checks, types.ConditionCheck{TableName: name, Key: a.key,
-			ConditionExpression: &a.cond, ExpressionAttributeNames: a.names, ExpressionAttributeValues: a.values,
+		r.checks = append(r.checks, types.ConditionCheck{TableName: name, Key: a.Key,
+			ConditionExpression: &a.Cond, ExpressionAttributeNames: a.Names, ExpressionAttributeValues: a.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
 		return types.TransactWriteItem{ConditionCheck: &r.checks[len(r.checks)-1]}
 	}
@@ -232,12 +233,12 @@ func (tx *Tx) check(op string) error {
 	size := 0
 	for i, a := range tx.actions {
 		for j, prev := range tx.actions[:i] {
-			if prev.id == a.id {
+			if prev.ID == a.ID {
 				return &InputError{Op: op, Reason: fmt.Sprintf("actions %d (%s) and %d (%s) are on the same item %s; DynamoDB allows one action per item in a transaction",
 					j, prev.describe(), i, a.describe(), formatKey(a.keyAttrs()))}
 			}
 		}
-		size += a.bytes
+		size += a.Bytes
 	}
 	if size > maxTxBytes {
 		return &LimitError{Op: op, Reason: fmt.Sprintf("the transaction is about %d bytes; DynamoDB allows %d", size, maxTxBytes)}
@@ -248,7 +249,7 @@ func (tx *Tx) check(op string) error {
 // describe names an action for messages: "User.Update", "User.Create guard of Email".
 func (a *action) describe() string {
 	if a.guard != nil {
-		return a.op + " " + actionNames[a.kind] + " of the unique " + a.guard.field.GoName + " guard"
+		return a.op + " " + actionNames[a.Kind] + " of the unique " + a.guard.field.GoName + " guard"
 	}
 	return a.op
 }
@@ -326,7 +327,7 @@ func (tx *Tx) error(op, token string, err error) error {
 			continue
 		}
 		a := tx.actions[i]
-		f := TxFailure{Index: i, Entity: a.m.Name, Op: actionNames[a.kind], Key: a.sentKey(), Code: code,
+		f := TxFailure{Index: i, Entity: a.m.Name, Op: actionNames[a.Kind], Key: a.sentKey(), Code: code,
 			Message: aws.ToString(r.Message), Item: r.Item}
 		if a.guard != nil {
 			f.Guard = a.guard.field.GoName

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // updateSettings adds up an update's changes and options. Returned as a
@@ -72,21 +72,21 @@ func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption)
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
-	return acts[0].updateItemInput(db), nil
+	return acts[0].UpdateItemInput(db.name), nil
 }
 
-// noReadError turns a *readNeeded into the *ReadNeededError of a caller
+// noReadError turns a *writes.ReadNeeded into the *ReadNeededError of a caller
 // that cannot read: advice says why and what to do (NoRead's own advice
 // when that option forbade the read).
 func noReadError(err error, s *settings, advice string) error {
-	var need *readNeeded
+	var need *writes.ReadNeeded
 	if !errors.As(err, &need) {
 		return err
 	}
 	if s.noRead {
 		advice = "Set them too (to their current values if they do not change)"
 	}
-	return need.explain(advice)
+	return need.Explain(advice)
 }
 
 // Update changes fields of the item whose primary key fields are set in
@@ -149,7 +149,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 				return out, err
 			}
 		} else {
-			var given *storedRead
+			var given *writes.Stored
 			if acts, given, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
 				if err != nil {
 					return out, noReadError(err, s, "")
@@ -183,7 +183,7 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 // the update does not name (zero values Put stores): then the forms for an
 // existing item and for a new one differ (see upsertTwice).
 func (m *entityModel) upsertFills(s *settings) bool {
-	fills, err := m.zeroFills(s)
+	fills, err := writes.ZeroFills(m.Entity, s.changes, m.managed.manages)
 	return err != nil || len(fills) > 0
 }
 
@@ -200,9 +200,8 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 	op := e.m.ops.update
 	for attempt := 1; ; attempt++ {
 		for _, exists := range [2]bool{true, false} {
-			rd := &storedRead{found: exists, value: reflect.New(e.m.Type).Elem(),
-				attrs: map[string]types.AttributeValue{}, check: map[string]types.AttributeValue{}}
-			e.m.baseValue(rd.value, kv, time.Time{})
+			rd := writes.NewStored(e.m.Entity, exists, nil)
+			writes.BaseValue(e.m.Entity, nil, rd.Value, kv, time.Time{})
 			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)
 			if err != nil {
 				return out, noReadError(err, s, "")
@@ -239,7 +238,7 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 // its own.
 func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) (T, error) {
 	var zero T
-	res, err := db.client.UpdateItem(ctx, a.updateItemInput(db))
+	res, err := db.client.UpdateItem(ctx, a.UpdateItemInput(db.name))
 	if err != nil {
 		return zero, a.sendError(err)
 	}
@@ -289,7 +288,7 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return
 	}
-	if acts[n].update == "" {
+	if acts[n].Update == "" {
 		// A transaction's Update needs an expression.
 		tx.add(nil, &InputError{Op: op, Reason: "the update changes nothing: each change stores a zero value that Put leaves out (an omitempty field)"})
 		return

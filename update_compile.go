@@ -13,8 +13,8 @@ import (
 // an update that read nothing, else compiled (and then cached) by
 // resolveShape. An update whose shape is wrong (an unknown field, a key
 // field changed, ...) is an error, every time.
-func (m *entityModel) shapeOf(op string, s *settings, plan *updatePlan) (*writes.Shape, error) {
-	if plan.read != nil {
+func (m *entityModel) shapeOf(op string, s *settings, plan *writes.Plan) (*writes.Shape, error) {
+	if plan.Read != nil {
 		return m.resolveShape(op, s, plan)
 	}
 	var buf [256]byte
@@ -31,8 +31,8 @@ func (m *entityModel) shapeOf(op string, s *settings, plan *updatePlan) (*writes
 }
 
 // resolveShape compiles the changes against the model (see writes.Compile).
-func (m *entityModel) resolveShape(op string, s *settings, plan *updatePlan) (*writes.Shape, error) {
-	return writes.Compile(m.Entity, &m.managed, op, s.changes, s.upsert, plan.known, plan.read != nil && plan.read.found)
+func (m *entityModel) resolveShape(op string, s *settings, plan *writes.Plan) (*writes.Shape, error) {
+	return writes.Compile(m.Entity, &m.managed, op, s.changes, s.upsert, plan.Known, plan.Read != nil && plan.Read.Found)
 }
 
 // IsVersion, IsUnique and GuardRole are writes.Guards: what compiling an

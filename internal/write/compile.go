@@ -3,7 +3,7 @@ package write
 // Compiling an update, phase 1: what the shape of its changes decides
 // (which field each names, that the operators apply there, what each index
 // key needs) is worked out once per shape (Compile) and cached (Cache); the
-// values are bound to it on every call (the root's update_bind.go).
+// values are bound to it on every call (bind.go).
 
 import (
 	"encoding/binary"

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -31,6 +32,33 @@ func KeyOnlyRefusal(m *model.Entity, name string) string {
 	}
 	return fmt.Sprintf("field %s is key-only (tagged `dynamodbav:\"-\"`): it has no attribute of its own, only its place in key %s %q, so a condition or filter cannot name it (the key already selects the item: condition on another field) and an update cannot change it (that would move the item: delete it and create it under the new key)",
 		name, ko.Attr, ko.Tpl.Raw)
+}
+
+// KeyOnlyPath refuses a path through a key-only field of m (nil: raw
+// attribute names, none refused): its value is in the table key alone,
+// which a condition or an update cannot name.
+func KeyOnlyPath(m *model.Entity, path string) error {
+	if m == nil {
+		return nil
+	}
+	head := path
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		head = path[:i]
+	}
+	if why := KeyOnlyRefusal(m, head); why != "" {
+		return errors.New(why)
+	}
+	return nil
+}
+
+// FieldPath resolves a field path of m to its placeholder expression,
+// refusing a key-only field (KeyOnlyPath, then PathExpr). nested reports
+// whether the path goes below a top-level field.
+func FieldPath(m *model.Entity, b *expr.Builder, path string) (p string, nested bool, err error) {
+	if err := KeyOnlyPath(m, path); err != nil {
+		return "", false, err
+	}
+	return PathExpr(m, b, path)
 }
 
 // CompileWhen compiles an index's When condition n for evaluation in
