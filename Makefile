@@ -60,23 +60,38 @@ check-go:
 
 # test runs the steps that need no DynamoDB Local (gofmt, vet, the split
 # check) while DynamoDB Local starts (`run --early`: its JVM starts while Go
-# compiles), then test-go against it. The steps share one build cache, the
-# same flags and the tag, so each package compiles once: test-go reuses what
-# vet and test-split compiled, and only links and runs. Its budget is
-# TEST_BUDGET on a fresh clone with a cold build cache (docs/dynamodb-local.md).
+# compiles), then test-integration against it. The steps share one build
+# cache, the same flags and the tag, so each package compiles once. Each test
+# runs once: the split check runs every unit test (without DynamoDB Local) in
+# the tagged test binaries, and test-integration runs only the tests the tag
+# adds, which the split check listed (SPLIT_RESULTS), and checks that each of
+# them passed. Its budget is TEST_BUDGET on a fresh clone with a cold build
+# cache (docs/dynamodb-local.md).
 .PHONY: test
-test: check-go ## gofmt check, go vet, the split check, then unit + integration tests (and bench/) on a fresh DynamoDB Local; prints its wall time.
+test: check-go ## gofmt check, go vet, the split check (unit tests), then the integration tests (and bench/'s) on a fresh DynamoDB Local; prints its wall time.
 	@start=$$(date +%s); status=0; \
-	$(DDB) run -fresh -early -- $(MAKE) test-steps || status=$$?; \
+	TEST_START=$$start $(DDB) run -fresh -early -- $(MAKE) test-steps || status=$$?; \
 	secs=$$(($$(date +%s) - start)); \
 	if ((status == 0)); then result=passed; else result="FAILED (status $$status)"; fi; \
 	echo "make test: $$result in $${secs}s (budget: $(TEST_BUDGET)s on a fresh clone with a cold build cache; load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"; \
 	echo "make test: the long codec fuzz run is not part of it: make fuzz (CI runs it)"; \
 	exit $$status
 
+# test-steps prints each step's wall time at the end (the first, "harness",
+# is building cmd/singletable-local before any step can start), so that a
+# slow make test shows where its time went.
 .PHONY: test-steps
-test-steps: fmt-check vet api-budget test-split
-	exports=$$($(DDB) wait); eval "$$exports"; $(MAKE) test-go
+test-steps:
+	@results=$$(mktemp -d "$${TMPDIR:-/tmp}/singletable-results.XXXXXX"); trap 'rm -rf "$$results"' EXIT; \
+	times=(); if [[ -n $${TEST_START:-} ]]; then times+=("harness $$(($$(date +%s) - TEST_START))s"); fi; \
+	step() { local name=$$1 t=$$(date +%s); shift; "$$@"; times+=("$$name $$(($$(date +%s) - t))s"); }; \
+	step fmt-check $(MAKE) fmt-check; \
+	step vet $(MAKE) vet; \
+	step api-budget $(MAKE) api-budget; \
+	step test-split env SPLIT_RESULTS="$$results" $(MAKE) test-split; \
+	t=$$(date +%s); exports=$$($(DDB) wait); eval "$$exports"; times+=("ddb-wait $$(($$(date +%s) - t))s"); \
+	step test-integration env SPLIT_RESULTS="$$results" $(MAKE) test-integration; \
+	echo "make test: steps: $${times[*]} (load: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
 
 .PHONY: test-unit
 test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what plain `go test ./...` runs, in seconds.
@@ -95,13 +110,22 @@ test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what p
 test-split: check-go ## Check the unit/integration split without DynamoDB Local (part of make test).
 	env -u AWS_ENDPOINT_URL_DYNAMODB SINGLETABLE_DDB_ENV_ONLY=1 bash scripts/test-split.sh
 
+# test-integration runs, against the DynamoDB Local the environment points at,
+# the integration tests a split check just listed (SPLIT_RESULTS=DIR, as
+# test-steps passes) and fails unless each of them passed; the RELIABILITY
+# figures (docs/writes.md) are in its output. See scripts/test-integration.sh.
+.PHONY: test-integration
+test-integration: check-go
+	bash scripts/test-integration.sh
+
 # test-go runs the Go tests, unit and integration, against the DynamoDB Local
-# that the environment already points at (`make test` provides one; or
-# `eval "$$(make -s ddb-start)"`); the integration tests fail without it.
-# The reliability tests (TestReliability*) run on their own with -v, so that
-# their figures (t.Logf lines starting with RELIABILITY) are in the log.
+# that the environment already points at (`eval "$$(make -s ddb-start)"`);
+# the integration tests fail without it. make test runs each test once
+# instead (test-split, then test-integration). The reliability tests
+# (TestReliability*) run on their own with -v, so that their figures (t.Logf
+# lines starting with RELIABILITY) are in the log.
 .PHONY: test-go
-test-go: check-go ## go test -tags integration ./... (and bench/) against an already running DynamoDB Local (env set).
+test-go: check-go ## go test -tags integration ./... (and bench/), unit and integration, against an already running DynamoDB Local (env set).
 	$(GO) test -count=1 $(TAGS) -skip '^TestReliability' $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 $(TAGS) -v -run '^TestReliability' $(GOTESTFLAGS) .
 	@if [ -f bench/go.mod ]; then \

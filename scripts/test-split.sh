@@ -26,6 +26,16 @@
 # results count per package and top-level test (subtests are not counted);
 # Example functions with an output comment count as tests. Uses only Go, sed,
 # sort, comm and awk.
+#
+# With SPLIT_RESULTS=DIR it writes DIR/integration, one "PACKAGE TEST" line
+# per test the tag adds (each failed here), for scripts/test-integration.sh:
+# `make test` then runs only those against DynamoDB Local, since every unit
+# test ran and passed here. The RELIABILITY figures of the unit tests
+# (t.Logf lines, which -json carries) are printed here; see docs/writes.md.
+#
+# `go test -vet=off`: `make test` runs the full `go vet -tags integration`
+# (a superset of go test's vet checks, on the same files) just before, so
+# vetting again inside go test would type-check every test package twice.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -62,11 +72,11 @@ gotest() {
 	: >"$out"
 	if [[ ${ROOT_PKGS-./...} ]]; then
 		# shellcheck disable=SC2086 # a list of packages
-		env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ${ROOT_PKGS-./...} >>"$out" || status=$?
+		env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json -vet=off "$@" ${ROOT_PKGS-./...} >>"$out" || status=$?
 	fi
 	if [[ ${BENCH_PKGS-./...} ]]; then
 		# shellcheck disable=SC2086
-		(cd bench && env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json "$@" ${BENCH_PKGS-./...}) >>"$out" || status=$?
+		(cd bench && env -u AWS_ENDPOINT_URL_DYNAMODB "$GO" test -json -vet=off "$@" ${BENCH_PKGS-./...}) >>"$out" || status=$?
 	fi
 	if grep -q '"Action":"build-fail"' "$out"; then
 		log "build failed (go test${*:+ $*}):"
@@ -152,5 +162,14 @@ if [[ -n $startup_pkgs ]]; then
 		fail "these tests do not pass in plain go test (no tag, no DynamoDB Local)"
 	fi
 	((status == 0)) || fail "plain go test failed for:" $startup_pkgs
+fi
+# The unit tests' RELIABILITY figures (the integration tests' fail here;
+# scripts/test-integration.sh prints theirs).
+sed -nE 's/.*"Action":"output","Package":"([^"]*)","Test":"([^"/]*)[^"]*","Output":" *(.*RELIABILITY.*)"\}$/\1 \2\t\3/p' "$TMP/all.json" |
+	awk 'NR == FNR { unit[$2 " " $3] = 1; next }
+		{ i = index($0, "\t"); if (substr($0, 1, i - 1) in unit) print substr($0, i + 1) }' "$TMP/unit" - |
+	sed -E 's/\\n$//; s/\\t/\t/g; s/\\"/"/g'
+if [[ -n ${SPLIT_RESULTS:-} ]]; then
+	cut -d' ' -f2,3 "$TMP/added" >"$SPLIT_RESULTS/integration"
 fi
 log "ok: $units unit tests pass without DynamoDB Local; the tag adds $integrations integration tests, each failing without it ($((SECONDS - start))s)"
