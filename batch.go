@@ -3,7 +3,6 @@ package singletable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
