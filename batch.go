@@ -3,7 +3,6 @@ package singletable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -120,11 +119,8 @@ func batchSettings(op string, s *settings) (RetryPolicy, int, error) {
 		return policy, 0, &InputError{Op: op, Reason: err.Error()}
 	}
 	conc := s.write.concurrency
-	switch {
-	case conc == 0:
+	if conc == 0 { // not given: Concurrency refuses n < 1 (options.go)
 		conc = defaultConcurrency
-	case conc < 0:
-		return policy, 0, &InputError{Op: op, Reason: fmt.Sprintf("Concurrency must be positive, got %d", conc)}
 	}
 	return policy, conc, nil
 }

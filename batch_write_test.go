@@ -241,7 +241,7 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		{"no items", func(db *st.DB) error { return db.BatchWrite(context.Background(), nil) }, "no items"},
 		{"bad concurrency", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"})}, st.Concurrency(-1))
-		}, "Concurrency must be positive"},
+		}, "must be at least 1"},
 		{"bad retry policy", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"})}, st.BatchRetry(st.RetryPolicy{}))
 		}, "MaxAttempts"},

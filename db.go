@@ -40,19 +40,41 @@ type DBOption func(*DB)
 
 // WithTableName binds the model to another physical table than the name it
 // was declared with: a per-environment or per-test table.
-func WithTableName(name string) DBOption { return func(db *DB) { db.name = name } }
+// An empty name makes New panic with an *InputError.
+func WithTableName(name string) DBOption {
+	return func(db *DB) {
+		if name == "" {
+			panic(&InputError{Op: "New", Reason: `WithTableName(""): the table name is empty`})
+		}
+		db.name = name
+	}
+}
 
 // WithAdminClient sets the client used for table administration (CreateTable,
 // EnsureTable, DeleteTable). By default the Client is used when it also
 // implements AdminClient, as *dynamodb.Client does.
+// A nil one makes New panic with an *InputError.
 func WithAdminClient(a AdminClient) DBOption {
-	return func(db *DB) { db.admin, db.adminSet = a, true }
+	return func(db *DB) {
+		if a == nil {
+			panic(&InputError{Op: "New", Reason: "WithAdminClient(nil): the admin client is nil"})
+		}
+		db.admin, db.adminSet = a, true
+	}
 }
 
 // WithClock sets the clock that created and updated timestamps and
 // expiries (ExpiresAfter) are read from, and that reads judge expired items
 // by (default time.Now), so that tests can be deterministic.
-func WithClock(now func() time.Time) DBOption { return func(db *DB) { db.w.clock = now } }
+// A nil one makes New panic with an *InputError.
+func WithClock(now func() time.Time) DBOption {
+	return func(db *DB) {
+		if now == nil {
+			panic(&InputError{Op: "New", Reason: "WithClock(nil): the clock is nil"})
+		}
+		db.w.clock = now
+	}
+}
 
 // MinCursorKeyBytes is the shortest key WithCursorKeys accepts.
 const MinCursorKeyBytes = 16

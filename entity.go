@@ -124,7 +124,7 @@ var defineSteps = [...]func(*entitySpec, *entityModel) *ModelError{
 	modelStep(model.DerivedIndexes),      // the indexes keyed on attributes the item has anyway
 	modelStep(model.KeyOnlyFields),       // fields tagged "-" that live in the table key only
 	modelStep(model.CheckGuardNamespace), // no key in the namespace of unique-value guard items
-	resolveManaged,                       // managed.go: version, timestamps, unique values, expiry
+	resolveManaged,                       // managed.go: version, timestamps, unique values, expiry, compression, revisions
 	modelStep(model.ResolveShard),        // Shards
 	modelStep(model.CheckBucketSorts),    // time buckets sorted at least as finely
 	registerEntity,                       // on the table, last: then the entity is defined

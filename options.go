@@ -169,6 +169,9 @@ type settings struct {
 	read    readSettings  // read-side options (After, Filter, Project ...)
 	walk    *walkSettings // scan and migration options (scan.go), when given
 	sink    bridge.Sink   // package capacity's option: collects consumed capacity (meter.go)
+	// refused is why an option given cannot apply with its argument
+	// (Project(), Concurrency(0) ...): applyAll fails with it.
+	refused string
 }
 
 // readSettings is what the read-side options add up to; settings holds one.
@@ -285,6 +288,9 @@ func applyAll[O option](op string, s *settings, opts []O) error {
 			return &InputError{Op: op, Reason: f.name + " is an option of package graph's Link, which this operation does not apply"}
 		}
 		o.apply(s)
+		if s.refused != "" {
+			return &InputError{Op: op, Reason: s.refused}
+		}
 	}
 	return nil
 }
@@ -469,12 +475,17 @@ func Filter(c Cond) interface {
 // DynamoDB still charges for the whole item read. The keys and the entity
 // type are always fetched too, so results decode and paginate as usual;
 // fields written in the item's key templates are recovered from the keys;
-// the other fields are left at their zero values.
+// the other fields are left at their zero values. Project() without a
+// field is an *InputError (ErrInvalidInput), not a read of every field.
 func Project(fields ...string) interface {
 	PatternGetOption
 	EntityQueryOption
 	CollectionOption
 } {
+	if len(fields) == 0 {
+		// Project() would read every field: refused, not ignored.
+		return listOpt{func(s *settings) { s.refused = "Project(): no fields are named" }}
+	}
 	fs := append([]string(nil), fields...)
 	return listOpt{func(s *settings) { s.read.project = append(s.read.project, fs...) }}
 }
@@ -532,11 +543,18 @@ func setPartialMatch(s *settings) {
 // every key whose At is in February 2026: begins_with "TRANSACTION#2026-02"
 // for "TRANSACTION#{At}". The field's layout must render that precision as
 // its leading characters (DefaultTimeLayout and "2006-01-02" do, down to
-// the hour and the day); a layout that does not is an ErrInvalidInput.
+// the hour and the day); a layout that does not is an ErrInvalidInput, and
+// so is a precision other than Year, Month, Day and Hour.
 func PartialTime(precision TimePrecision) interface {
 	PatternGetOption
 	EntityQueryOption
 } {
+	if precision < Year || precision > Hour {
+		// PartialTime(0) would read as PartialMatch: refused, not reread.
+		return sortOpt{func(s *settings) {
+			s.refused = "PartialTime(" + precision.String() + "): the precision is Year, Month, Day or Hour"
+		}}
+	}
 	return sortOpt{func(s *settings) { s.read.partial, s.read.timePrec = true, precision }}
 }
 
@@ -626,11 +644,15 @@ func IdempotencyToken(token string) TxOption {
 }
 
 // Concurrency bounds how many batch requests are in flight at once
-// (default 4).
+// (default 4); n must be at least 1 (Concurrency(0) is an *InputError:
+// leave the option out for the default).
 func Concurrency(n int) interface {
 	BatchGetOption
 	BatchWriteOption
 } {
+	if n < 1 {
+		return batchOpt{func(s *settings) { s.refused = fmt.Sprintf("Concurrency(%d) must be at least 1", n) }}
+	}
 	return batchOpt{func(s *settings) { s.write.concurrency = n }}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -430,7 +431,7 @@ func scribbleCases() []scribbleCase {
 // the same requests the second time (its golden ones, where it has them),
 // and its retries and later pages are the requests they would have been.
 func TestClientMayModifyRequests(t *testing.T) {
-	for _, c := range append(scribbleCases(), scribbleReadCases()...) {
+	for _, c := range slices.Concat(scribbleCases(), scribbleReadCases(), scribblePackageCases()) {
 		t.Run(c.name, func(t *testing.T) {
 			if c.model == nil {
 				c.model = testmodel.Shop

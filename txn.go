@@ -1,21 +1,17 @@
 package singletable
 
 import (
-	"github.com/singletable/singletable/internal/model"
-
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
-	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/bridge"
+	"github.com/singletable/singletable/internal/model"
 	writes "github.com/singletable/singletable/internal/write"
 )
 
@@ -254,18 +250,6 @@ func (a *action) describe() string {
 	return a.op
 }
 
-// newToken writes a fresh random idempotency token (32 hex digits) into
-// dst and returns it, a string over dst (which is never written again).
-// Every call reads crypto/rand, rather than counting from a random start,
-// so that two copies of a process (a restored VM snapshot) never share
-// tokens.
-func newToken(dst *[32]byte) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	hex.Encode(dst[:], b[:])
-	return unsafe.String(&dst[0], len(dst))
-}
-
 // input checks the transaction and builds its request, once: in the Tx
 // itself, which the request then keeps alive.
 func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, error) {
@@ -274,7 +258,7 @@ func (tx *Tx) input(op string, s *settings) (*dynamodb.TransactWriteItemsInput, 
 	}
 	tx.token = s.write.token
 	if tx.token == "" {
-		tx.token = newToken(&tx.tok)
+		tx.token = writes.Token(&tx.tok)
 	} else if len(tx.token) > 36 {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf("IdempotencyToken is %d characters; DynamoDB allows 1 to 36", len(tx.token))}
 	}

@@ -71,3 +71,57 @@ func TestZeroCondOptionsRefused(t *testing.T) {
 	}
 	assert.Empty(t, mock.Calls(), "nothing sent")
 }
+
+// An option value that cannot apply as given is an *InputError naming the
+// option, before anything is sent, rather than an option that is ignored
+// (Project(), Concurrency(0) was the default) or read as another
+// (PartialTime(0) was PartialMatch). Issue 20 audit.
+func TestDegenerateOptionValuesRefused(t *testing.T) {
+	mock := &singletabletest.Client{}
+	db := st.New(mock, st.WShop, st.WithClock(st.FixedClock))
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"Project()": func() error {
+			_, err := st.WOrders.Query(ctx, db, st.WOrder{UserID: "u1"}, st.Project())
+			return err
+		}(),
+		"PartialTime(TimePrecision(0))": func() error {
+			_, err := st.WOrders.Query(ctx, db, st.WOrder{UserID: "u1"}, st.PartialTime(0))
+			return err
+		}(),
+		"PartialTime(TimePrecision(9))": func() error {
+			_, err := st.WOrders.Query(ctx, db, st.WOrder{UserID: "u1"}, st.PartialTime(9))
+			return err
+		}(),
+		"Concurrency(0)": func() error {
+			_, err := st.WProducts.BatchGet(ctx, db, []st.WProduct{{ID: "p1"}}, st.Concurrency(0))
+			return err
+		}(),
+		"Concurrency(-1)": db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(st.WProducts, st.WProduct{ID: "p1"})}, st.Concurrency(-1)),
+	} {
+		assert.ErrorIs(t, err, st.ErrInvalidInput, name)
+		assert.ErrorContains(t, err, name, name)
+	}
+	assert.Empty(t, mock.Calls(), "nothing sent")
+}
+
+// A DB option given a zero value makes New panic with an *InputError
+// naming it, as a nil option does: WithTableName("") sent requests without
+// a table name, WithClock(nil) fell back to time.Now, and
+// WithAdminClient(nil) left EnsureTable saying to pass WithAdminClient.
+func TestZeroDBOptionsPanic(t *testing.T) {
+	for name, o := range map[string]st.DBOption{
+		`WithTableName("")`:    st.WithTableName(""),
+		"WithClock(nil)":       st.WithClock(nil),
+		"WithAdminClient(nil)": st.WithAdminClient(nil),
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				assert.ErrorIs(t, err, st.ErrInvalidInput, name)
+				assert.ErrorContains(t, err, name, name)
+			}()
+			st.New(&singletabletest.Client{}, st.WShop, o)
+		}()
+	}
+}

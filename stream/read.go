@@ -83,8 +83,11 @@ func Read(ctx context.Context, client Client, streamARN string) iter.Seq2[Record
 // streamShards lists a stream's shards, each after its parent.
 func streamShards(ctx context.Context, client Client, arn string) ([]streamtypes.Shard, error) {
 	var all []streamtypes.Shard
-	in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)}
+	var start *string
 	for {
+		// A request of its own each page: the client may modify the one
+		// it is given.
+		in := &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn), ExclusiveStartShardId: start}
 		out, err := client.DescribeStream(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("singletable: DescribeStream %s: %w", arn, err)
@@ -93,7 +96,7 @@ func streamShards(ctx context.Context, client Client, arn string) ([]streamtypes
 		if out.StreamDescription.LastEvaluatedShardId == nil {
 			break
 		}
-		in.ExclusiveStartShardId = out.StreamDescription.LastEvaluatedShardId
+		start = out.StreamDescription.LastEvaluatedShardId
 	}
 	// Parents first: a shard whose parent is listed waits for it.
 	listed := map[string]bool{}

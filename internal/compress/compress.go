@@ -159,6 +159,8 @@ func (f *Field) Store(av types.AttributeValue) (types.AttributeValue, error) {
 			return av, nil
 		}
 		// Read only: the codec compresses the string's bytes in place.
+		// What the unsafe.Slice buys: no copy of a large string (the
+		// field compressed because it is large) before compressing it.
 		payload, kind = unsafe.Slice(unsafe.StringData(v.Value), len(v.Value)), kindS
 	case *types.AttributeValueMemberB:
 		if plain = len(v.Value); plain < f.MinSize {
@@ -302,7 +304,8 @@ func Load(av types.AttributeValue) (types.AttributeValue, error) {
 	}
 	switch kind {
 	case kindS:
-		// data is this call's own and never written again.
+		// data is this call's own and never written again: the string
+		// over it saves a copy of the decompressed field.
 		return &types.AttributeValueMemberS{Value: unsafe.String(unsafe.SliceData(data), len(data))}, nil
 	case kindB:
 		return &types.AttributeValueMemberB{Value: data}, nil

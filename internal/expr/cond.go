@@ -79,7 +79,9 @@ func (b *Builder) writer() *writer {
 }
 
 // text is what w holds as a string: interned, w recycled, for a Builder
-// given ShareNames; else the buffer itself, never written again.
+// given ShareNames; else the buffer itself, never written again. What the
+// recycling and the unsafe.String buy: a condition's text costs no copy
+// of its bytes (one allocation fewer per condition a write renders).
 func (b *Builder) text(w *writer) string {
 	if b.shared != nil {
 		s := b.shared.Intern(w.buf)
