@@ -284,9 +284,6 @@ func applyAll[O option](op string, s *settings, opts []O) error {
 		if name := zeroCond(o); name != "" {
 			return &InputError{Op: op, Reason: name + "(Cond{}): the condition is empty"}
 		}
-		if f, ok := option(o).(foreignOpt); ok {
-			return &InputError{Op: op, Reason: f.name + " is an option of package graph's Link, which this operation does not apply"}
-		}
 		o.apply(s)
 		if s.refused != "" {
 			return &InputError{Op: op, Reason: s.refused}
