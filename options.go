@@ -34,8 +34,8 @@ import (
 type option interface{ apply(*settings) }
 
 // GetOption tunes Entity.Get, Entity.GetInput and Entity.TxGet.
-// ConsistentRead and IncludeExpired satisfy it (TxGet refuses
-// ConsistentRead: a transactional read is always strongly consistent).
+// ConsistentRead and IncludeExpired satisfy it (to TxGet, ConsistentRead
+// changes nothing: a transactional read is always strongly consistent).
 type GetOption interface {
 	option
 	getOption()
