@@ -40,7 +40,7 @@ type linkSpec struct {
 	cap    [2]int64   // CapOut's, CapIn's n; 0 for none
 	cond   [2]st.Cond // IfFrom's, IfTo's condition
 	strict bool       // FailIfLinked
-	tx     []any      // the transaction's own options
+	tx     []any      // capacity.Into: every request sent takes it
 }
 
 // linkOpt is one of this package's LinkOptions; an endOpt is one that
