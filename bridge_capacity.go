@@ -17,7 +17,7 @@ import (
 
 func init() {
 	c := &bridge.Capacity
-	c.Option = func(sink bridge.Sink) any { return capacityOpt{sink} }
+	c.Option = func(sink bridge.Sink) any { return capacityOpt{sink: sink} }
 	c.Observe = func(o *bridge.Observer) any { return DBOption(func(db *DB) { db.obs = joinObservers(db.obs, o) }) }
 	c.Client = func(db any, op, entity, name, index string, sink bridge.Sink) any {
 		d := db.(*DB)
@@ -82,8 +82,14 @@ func (s bothSinks) Add(write bool, cc *types.ConsumedCapacity, estimated bool) {
 	s.b.Add(write, cc, estimated)
 }
 
-// capacityOpt is package capacity's option: it fits every operation.
-type capacityOpt struct{ sink bridge.Sink }
+// capacityOpt is package capacity's option: it fits every operation, and
+// package graph's Link and Unlink (the embedded marks, see
+// bridge.GraphLinkOption).
+type capacityOpt struct {
+	bridge.GraphLink
+	bridge.GraphUnlink
+	sink bridge.Sink
+}
 
 func (o capacityOpt) apply(s *settings) { s.sink = o.sink }
 

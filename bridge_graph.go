@@ -35,11 +35,6 @@ func init() {
 		}
 		return tx.send(ctx, op, s)
 	}
-	g.Option = func(name string, payload any) any { return foreignOpt{name: name, payload: payload} }
-	g.Payload = func(o any) (any, bool) {
-		f, ok := o.(foreignOpt)
-		return f.payload, ok
-	}
 	g.Live = func(db, entity any) any {
 		m := entity.(AnyEntity).model()
 		if m.managed.expires == nil {
@@ -115,15 +110,3 @@ func graphPlanLink(txa, edge, mirror any, v reflect.Value, old map[string]types.
 		tx.add(mm.planPut(tx.actions, db, mm.ops.put, v, writeOne, now, &noOptions))
 	}
 }
-
-// foreignOpt is an option of another package's operation (package graph's
-// Link options) that travels as a TxOption, beside the transaction's own
-// options: the operation takes its payload out (bridge.Graph.Payload), and
-// a transaction of the DB's, which cannot apply it, refuses it (applyAll).
-type foreignOpt struct {
-	name    string
-	payload any
-}
-
-func (foreignOpt) apply(*settings) {}
-func (foreignOpt) txOption()       {}

@@ -34,8 +34,8 @@ import (
 type option interface{ apply(*settings) }
 
 // GetOption tunes Entity.Get, Entity.GetInput and Entity.TxGet.
-// ConsistentRead and IncludeExpired satisfy it (TxGet refuses
-// ConsistentRead: a transactional read is always strongly consistent).
+// ConsistentRead and IncludeExpired satisfy it (to TxGet, ConsistentRead
+// changes nothing: a transactional read is always strongly consistent).
 type GetOption interface {
 	option
 	getOption()
@@ -283,9 +283,6 @@ func applyAll[O option](op string, s *settings, opts []O) error {
 		}
 		if name := zeroCond(o); name != "" {
 			return &InputError{Op: op, Reason: name + "(Cond{}): the condition is empty"}
-		}
-		if f, ok := option(o).(foreignOpt); ok {
-			return &InputError{Op: op, Reason: f.name + " is an option of package graph's Link, which this operation does not apply"}
 		}
 		o.apply(s)
 		if s.refused != "" {

@@ -378,16 +378,12 @@ func (v *TxValue[T]) Value() T { return v.value }
 // TxGet adds a read of the item whose key fields are set in key to a
 // transactional read; its value is there after tg.Run. An expired item
 // (see Expires) is not found, unless IncludeExpired is given. A
-// transactional read is always strongly consistent: ConsistentRead, which
-// could change nothing, is an *InputError (ErrInvalidInput), which Run
-// returns.
+// transactional read is always strongly consistent, so ConsistentRead,
+// which asks for that, is met already: it is taken, and changes nothing.
 func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
 	out := &TxValue[T]{err: errors.New("singletable: TxValue read before GetTx.Run succeeded")}
 	op := e.m.ops.txGet
 	s, err := collect(op, opts)
-	if err == nil && s.consistent {
-		err = &InputError{Op: op, Reason: "ConsistentRead does not apply: a transactional read is always strongly consistent"}
-	}
 	if err != nil {
 		tg.errs = append(tg.errs, err)
 		return out

@@ -276,20 +276,17 @@ func TestTransactGetFailedRerunClearsValues(t *testing.T) {
 }
 
 // A transactional read is always strongly consistent: ConsistentRead,
-// which TxGet used to accept and ignore, is an *InputError naming it, and
-// nothing is sent. IncludeExpired still applies.
-func TestTxGetRefusesConsistentRead(t *testing.T) {
-	db, mock := pureDB()
-	tg := db.TransactGet()
-	st.WProducts.TxGet(tg, st.WProduct{ID: "p1"}, st.ConsistentRead())
-	err := tg.Run(context.Background())
-	var ie *st.InputError
-	require.ErrorAs(t, err, &ie)
-	assert.Contains(t, ie.Reason, "ConsistentRead does not apply")
-	assert.Empty(t, mock.Calls(), "nothing sent")
-
-	tg = db.TransactGet()
-	st.WProducts.TxGet(tg, st.WProduct{ID: "p1"}, st.IncludeExpired())
-	_, err = tg.Input()
-	require.NoError(t, err)
+// which TxGet refused for a while, is met already, so it is taken and the
+// request is the one sent without it. IncludeExpired still applies.
+func TestTxGetTakesConsistentRead(t *testing.T) {
+	db, _ := pureDB()
+	input := func(opts ...st.GetOption) *dynamodb.TransactGetItemsInput {
+		tg := db.TransactGet()
+		st.WProducts.TxGet(tg, st.WProduct{ID: "p1"}, opts...)
+		in, err := tg.Input()
+		require.NoError(t, err)
+		return in
+	}
+	assert.Equal(t, input(), input(st.ConsistentRead()))
+	assert.Equal(t, input(st.IncludeExpired()), input(st.ConsistentRead(), st.IncludeExpired()))
 }

@@ -130,8 +130,10 @@ func (c *Consumed) add(write bool, cc *types.ConsumedCapacity, estimated bool) {
 }
 
 // Option is Into's option: it fits every operation of the core (each
-// operation's option interface), and the reads of packages that take
-// query options (graph's relations).
+// operation's option interface), the reads of packages that take query
+// options (graph's relations), and graph's Link and Unlink (the two
+// internal marks: graph.LinkOption and graph.UnlinkOption are sealed by
+// them, so that of the core's options only Into is one).
 type Option interface {
 	st.GetOption
 	st.PatternGetOption
@@ -144,6 +146,8 @@ type Option interface {
 	st.BatchGetOption
 	st.BatchWriteOption
 	st.ScanOption
+	bridge.GraphLinkOption
+	bridge.GraphUnlinkOption
 }
 
 // Into makes every request of the call it is given to ask DynamoDB for

@@ -61,7 +61,10 @@
 // operation they run: Out and In are a Pattern's Query (OutOption,
 // singletable.PartitionQueryOption: no sort-key options, and Out no
 // FetchFull), Has an Entity's Get (GetOption), Update an Entity's Update
-// (UpdateOption); Link, Unlink and TxLink their LinkOptions, with
-// capacity.Into.
+// (UpdateOption); Link and TxLink a LinkOption, Unlink and TxUnlink an
+// UnlinkOption (IfFrom and IfTo are both, and so is capacity.Into). These
+// are sealed: an option that cannot apply to the write (CapIn to Unlink,
+// singletable.IdempotencyToken to Link, a graph option to DB.Transact)
+// does not compile.
 // See docs/graphs.md.
 package graph

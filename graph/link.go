@@ -9,16 +9,29 @@ import (
 	"github.com/singletable/singletable/internal/bridge"
 )
 
-// LinkOption tunes Link, TxLink and Unlink: this package's CreateFrom,
-// CreateTo, CapOut, CapIn, IfFrom, IfTo and FailIfLinked, and
-// capacity.Into, which collects what every request of the write consumed.
-// This package's options are singletable.TxOptions, so that both go in one
-// list; DB.Transact refuses them (an *singletable.InputError naming the
-// option): give them to TxLink. singletable.IdempotencyToken is refused
-// (a Link may send more than one request, which one token cannot cover). A nil option, one given twice, or one that does not
-// fit the relation or the call (CapIn without CountIn, CreateTo to Unlink)
-// is an *singletable.InputError before anything is sent.
-type LinkOption interface{ st.TxOption }
+// LinkOption tunes Link and TxLink: this package's CreateFrom, CreateTo,
+// CapOut, CapIn, IfFrom, IfTo and FailIfLinked, and capacity.Into, which
+// collects what every request of the write consumed. It is sealed (only
+// those satisfy it): no other option of singletable's compiles in Link
+// (singletable.IdempotencyToken does not: a Link may send more than one
+// request, which one token cannot cover), and a LinkOption is no
+// singletable.TxOption, so DB.Transact does not take one. A nil option,
+// one given twice, or one that does not fit the relation or the call
+// (CapIn without CountIn; CreateTo or capacity.Into to TxLink) is an
+// *singletable.InputError before anything is sent.
+type LinkOption interface{ bridge.GraphLinkOption }
+
+// UnlinkOption tunes Unlink and TxUnlink: IfFrom, IfTo and capacity.Into
+// (which TxUnlink refuses: it goes to DB.Transact). Sealed as LinkOption
+// is; the options of Link alone (CreateFrom, CreateTo, CapOut, CapIn,
+// FailIfLinked) are not UnlinkOptions, so they do not compile in Unlink.
+type UnlinkOption interface{ bridge.GraphUnlinkOption }
+
+// EndOption is an option of both Link and Unlink: IfFrom and IfTo.
+type EndOption interface {
+	LinkOption
+	UnlinkOption
+}
 
 // linkSpec is what a write's options add up to. Index 0 is the from end,
 // 1 the to end.
@@ -27,17 +40,24 @@ type linkSpec struct {
 	cap    [2]int64   // CapOut's, CapIn's n; 0 for none
 	cond   [2]st.Cond // IfFrom's, IfTo's condition
 	strict bool       // FailIfLinked
-	tx     []any      // the transaction's own options
+	tx     []any      // capacity.Into: every request sent takes it
 }
 
-// linkOpt is the payload of one of this package's LinkOptions.
+// linkOpt is one of this package's LinkOptions; an endOpt is one that
+// Unlink takes too.
 type linkOpt struct {
+	bridge.GraphLink
 	name  string
 	apply func(*linkSpec) error
 }
 
+type endOpt struct {
+	linkOpt
+	bridge.GraphUnlink
+}
+
 func newLinkOption(name string, apply func(*linkSpec) error) LinkOption {
-	return bridge.Graph.Option(name, linkOpt{name: name, apply: apply}).(LinkOption)
+	return linkOpt{name: name, apply: apply}
 }
 
 // ends names the ends for messages and errors, by index.
@@ -103,14 +123,14 @@ func capEnd(end int, name string, n int) LinkOption {
 // ConditionCheck of the end. When it does not hold, the write fails with
 // a *LinkError matching ErrEndCondition (ErrEndMissing for a missing end)
 // and writes nothing. Link and Unlink take it.
-func IfFrom(c st.Cond) LinkOption { return ifEnd(0, "IfFrom", c) }
+func IfFrom(c st.Cond) EndOption { return ifEnd(0, "IfFrom", c) }
 
 // IfTo is IfFrom for the to end: IfTo(st.Eq("State", "WAITING")) joins a
 // game only while it waits for players.
-func IfTo(c st.Cond) LinkOption { return ifEnd(1, "IfTo", c) }
+func IfTo(c st.Cond) EndOption { return ifEnd(1, "IfTo", c) }
 
-func ifEnd(end int, name string, c st.Cond) LinkOption {
-	return newLinkOption(name, func(s *linkSpec) error {
+func ifEnd(end int, name string, c st.Cond) EndOption {
+	return endOpt{linkOpt: linkOpt{name: name, apply: func(s *linkSpec) error {
 		if c.IsZero() {
 			return fmt.Errorf("%s(Cond{}): the condition is empty", name)
 		}
@@ -119,7 +139,7 @@ func ifEnd(end int, name string, c st.Cond) LinkOption {
 		}
 		s.cond[end] = c
 		return nil
-	})
+	}}}
 }
 
 // FailIfLinked makes Link of an edge that exists fail with a *LinkError
@@ -129,34 +149,40 @@ func FailIfLinked() LinkOption {
 	return newLinkOption("FailIfLinked", func(s *linkSpec) error { s.strict = true; return nil })
 }
 
-// options adds up opts for method (Link, TxLink or Unlink), checked
-// against the relation, or an *st.InputError naming the option.
-func (r *Relation[F, E, T]) options(method string, opts []LinkOption) (*linkSpec, error) {
+// linkOptions is opts, LinkOptions or UnlinkOptions, as one list for
+// options.
+func linkOptions[O any](opts []O) []any {
+	if len(opts) == 0 {
+		return nil
+	}
+	out := make([]any, len(opts))
+	for i, o := range opts {
+		out[i] = o
+	}
+	return out
+}
+
+// options adds up opts (Link's, TxLink's or Unlink's, as their types
+// allow) for method, checked against the relation, or an *st.InputError
+// naming the option.
+func (r *Relation[F, E, T]) options(method string, opts []any) (*linkSpec, error) {
 	s := &linkSpec{}
 	op := r.name + "." + method
 	for i, o := range opts {
-		if o == nil {
+		var lo linkOpt
+		switch o := o.(type) {
+		case nil:
 			return nil, &st.InputError{Op: op, Reason: fmt.Sprintf("option %d of %d is nil", i+1, len(opts))}
-		}
-		p, ours := bridge.Graph.Payload(o)
-		if !ours {
-			if _, ok := o.(st.PutOption); !ok {
-				// IdempotencyToken, the one TxOption that is not also a
-				// single write's: Link may send more than one request
-				// (a conflict retried, an end created, an expired edge
-				// replaced), and one token over different requests is
-				// refused by DynamoDB.
-				return nil, &st.InputError{Op: op, Reason: fmt.Sprintf("option %d of %d (IdempotencyToken) applies to one transaction request, and %s may send several; of the transaction's options it takes capacity.Into", i+1, len(opts), method)}
-			}
-			s.tx = append(s.tx, o)
+		case linkOpt:
+			lo = o
+		case endOpt:
+			lo = o.linkOpt
+		default:
+			s.tx = append(s.tx, o) // capacity.Into: the transaction's
 			continue
 		}
-		lo := p.(linkOpt)
 		if err := lo.apply(s); err != nil {
 			return nil, &st.InputError{Op: op, Reason: err.Error()}
-		}
-		if (method == "Unlink" || method == "TxUnlink") && lo.name != "IfFrom" && lo.name != "IfTo" {
-			return nil, &st.InputError{Op: op, Reason: lo.name + " is an option of Link; Unlink takes IfFrom, IfTo and the transaction's options"}
 		}
 	}
 	counts := [2]string{r.countOut, r.countIn}

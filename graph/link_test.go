@@ -63,18 +63,6 @@ func TestLinkOptionsRefusedBeforeSending(t *testing.T) {
 			_, err := hJoins.Link(ctx, db, join, graph.CreateTo(hGame{}), graph.CreateTo(hGame{}))
 			return err
 		}, "CreateTo is given twice"},
-		{"Unlink with a cap", func(db *st.DB) error { _, err := hJoins.Unlink(ctx, db, join, graph.CapIn(3)); return err }, "CapIn is an option of Link"},
-		{"Unlink creating", func(db *st.DB) error {
-			_, err := hJoins.Unlink(ctx, db, join, graph.CreateTo(hGame{}))
-			return err
-		}, "CreateTo is an option of Link"},
-		{"TxUnlink with a cap", func(db *st.DB) error {
-			return db.Transact(ctx, func(tx *st.Tx) error { hJoins.TxUnlink(tx, join, graph.CapIn(3)); return nil })
-		}, "CapIn is an option of Link"},
-		{"a token", func(db *st.DB) error {
-			_, err := hJoins.Link(ctx, db, join, st.IdempotencyToken("t"))
-			return err
-		}, "option 1 of 1 (IdempotencyToken)"},
 		{"a condition on a field the end lacks", func(db *st.DB) error {
 			_, err := hAssignments.Link(ctx, db, assign, graph.IfTo(st.Eq("Nope", 1)))
 			return err
@@ -87,10 +75,14 @@ func TestLinkOptionsRefusedBeforeSending(t *testing.T) {
 				hJoins.TxLink(tx, join, capacity.Into(&capacity.Consumed{}))
 				return nil
 			})
-		}, "the transaction's options (capacity.Into, IdempotencyToken) go to DB.Transact"},
-		{"Transact given a graph option", func(db *st.DB) error {
-			return db.Transact(ctx, func(tx *st.Tx) error { hJoins.TxLink(tx, join); return nil }, graph.CapIn(3))
-		}, "CapIn is an option of package graph's Link"},
+		}, "capacity.Into is the transaction's option: give it to DB.Transact"},
+		{"TxUnlink with the transaction's options", func(db *st.DB) error {
+			return db.Transact(ctx, func(tx *st.Tx) error {
+				hJoins.TxUnlink(tx, join, capacity.Into(&capacity.Consumed{}))
+				return nil
+			})
+		}, "capacity.Into is the transaction's option: give it to DB.Transact"},
+		{"nil option to Unlink", func(db *st.DB) error { _, err := hJoins.Unlink(ctx, db, join, nil); return err }, "option 1 of 1 is nil"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, mock := helpdeskMock()

@@ -36,7 +36,7 @@ import (
 // still stored is replaced, with its mirror, and not counted again: it was
 // counted when it was linked.
 func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E, opts ...LinkOption) (linked bool, err error) {
-	return r.write(ctx, db, e, true, opts)
+	return r.write(ctx, db, e, true, linkOptions(opts))
 }
 
 // Unlink deletes edge e (its key fields set), with its mirror and its
@@ -44,8 +44,8 @@ func (r *Relation[F, E, T]) Link(ctx context.Context, db *st.DB, e E, opts ...Li
 // and nothing is written, when there is no such edge, or it has expired
 // (it is absent to every read; DynamoDB deletes it), whatever IfFrom and
 // IfTo say. IfFrom and IfTo condition it as they do Link.
-func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E, opts ...LinkOption) (unlinked bool, err error) {
-	return r.write(ctx, db, e, false, opts)
+func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E, opts ...UnlinkOption) (unlinked bool, err error) {
+	return r.write(ctx, db, e, false, linkOptions(opts))
 }
 
 // TxLink adds Link of edge e to a transaction: the edge's Create, its
@@ -58,27 +58,27 @@ func (r *Relation[F, E, T]) Unlink(ctx context.Context, db *st.DB, e E, opts ...
 // (singletable.ErrConditionFailed; a missing counted end
 // singletable.ErrNotFound).
 func (r *Relation[F, E, T]) TxLink(tx *st.Tx, e E, opts ...LinkOption) {
-	r.txPlan("TxLink", tx, e, true, opts)
+	r.txPlan("TxLink", tx, e, true, linkOptions(opts))
 }
 
 // TxUnlink adds Unlink of edge e to a transaction; an edge that does not
 // exist, or has expired, cancels it (singletable.ErrNotFound,
 // singletable.ErrConditionFailed).
-func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E, opts ...LinkOption) {
-	r.txPlan("TxUnlink", tx, e, false, opts)
+func (r *Relation[F, E, T]) TxUnlink(tx *st.Tx, e E, opts ...UnlinkOption) {
+	r.txPlan("TxUnlink", tx, e, false, linkOptions(opts))
 }
 
 // txPlan plans TxLink (link) or TxUnlink of e into tx, or adds the error
 // that fails the transaction: on a Relation not made by Relate, or
 // options that do not fit.
-func (r *Relation[F, E, T]) txPlan(method string, tx *st.Tx, e E, link bool, opts []LinkOption) {
+func (r *Relation[F, E, T]) txPlan(method string, tx *st.Tx, e E, link bool, opts []any) {
 	if r == nil || r.edge == nil {
 		bridge.Graph.TxFail(tx, r.check(method, nil))
 		return
 	}
 	s, err := r.options(method, opts)
 	if err == nil && len(s.tx) > 0 {
-		err = &st.InputError{Op: r.name + "." + method, Reason: "the transaction's options (capacity.Into, IdempotencyToken) go to DB.Transact"}
+		err = &st.InputError{Op: r.name + "." + method, Reason: "capacity.Into is the transaction's option: give it to DB.Transact"}
 	}
 	if err == nil {
 		err = r.checkEnds(r.name+"."+method, e, s)
@@ -124,7 +124,7 @@ const maxLinkAttempts = 4
 const maxConflictRetries = 10
 
 // write sends Link (link) or Unlink of e.
-func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool, opts []LinkOption) (bool, error) {
+func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool, opts []any) (bool, error) {
 	method := "Unlink"
 	if link {
 		method = "Link"
@@ -232,9 +232,9 @@ func (r *Relation[F, E, T]) write(ctx context.Context, db *st.DB, e E, link bool
 }
 
 // writeOne sends Link or Unlink as a single PutItem or DeleteItem when
-// it needs no transaction (no mirror, no counts, no end options, and
-// transaction options that the single write takes), and says whether it
-// did (sent).
+// it needs no transaction (no mirror, no counts, no end options; the
+// one transaction option Link and Unlink take, capacity.Into, is every
+// write's), and says whether it did (sent).
 func (r *Relation[F, E, T]) writeOne(ctx context.Context, db *st.DB, e E, link bool, s *linkSpec) (ok bool, err error, sent bool) {
 	if r.mirror != nil || r.countOut != "" || r.countIn != "" || s.create != [2]any{} || !s.cond[0].IsZero() || !s.cond[1].IsZero() {
 		return false, nil, false
@@ -242,11 +242,7 @@ func (r *Relation[F, E, T]) writeOne(ctx context.Context, db *st.DB, e E, link b
 	if link {
 		put := make([]st.PutOption, 0, len(s.tx))
 		for _, o := range s.tx {
-			po, ok := o.(st.PutOption)
-			if !ok {
-				return false, nil, false // IdempotencyToken: a transaction
-			}
-			put = append(put, po)
+			put = append(put, o.(st.PutOption)) // capacity.Into: every write's
 		}
 		err := r.edge.Create(ctx, db, e, put...)
 		if errors.Is(err, st.ErrAlreadyExists) {
@@ -262,11 +258,7 @@ func (r *Relation[F, E, T]) writeOne(ctx context.Context, db *st.DB, e E, link b
 		del = append(del, st.If(live))
 	}
 	for _, o := range s.tx {
-		do, ok := o.(st.DeleteOption)
-		if !ok {
-			return false, nil, false
-		}
-		del = append(del, do)
+		del = append(del, o.(st.DeleteOption))
 	}
 	err = r.edge.Delete(ctx, db, e, del...)
 	var ce *st.ConditionError

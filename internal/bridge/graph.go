@@ -20,19 +20,9 @@ var Graph struct {
 	Model func(entity any) *GraphModel
 	// Transact sends the actions build adds to a fresh transaction, as
 	// DB.Transact does, under the operation name op (errors and a TxError's
-	// Op name it), with opts (singletable.TxOption values: capacity.Into,
-	// IdempotencyToken). A build that failed to plan an action returns
+	// Op name it), with opts (singletable.TxOption values: capacity.Into). A build that failed to plan an action returns
 	// that error, and nothing is sent.
 	Transact func(ctx context.Context, db any, op string, build func(tx any), opts []any) error
-	// Option wraps payload, one of package graph's own write options, in a
-	// value of the root's that satisfies singletable.TxOption, so that
-	// Link takes graph's options and the transaction's (capacity.Into)
-	// in one list. name is the option's name: a transaction of the DB's
-	// (DB.Transact) given it refuses it with an *InputError naming it.
-	Option func(name string, payload any) any
-	// Payload is what Option wrapped in o, and true; or nil, false for
-	// any other option.
-	Payload func(o any) (any, bool)
 	// Live is the condition that an item of entity has not expired by
 	// db's clock (a singletable.Cond); the zero Cond for an entity that
 	// does not expire.
@@ -96,3 +86,24 @@ type GraphIndex struct {
 	// named field (its templates or its condition).
 	DependsOn func(goName string) bool
 }
+
+// GraphLinkOption and GraphUnlinkOption seal package graph's LinkOption
+// and UnlinkOption by a method of this package's: only a type that embeds
+// GraphLink (GraphUnlink) has it, and only graph's own options and the
+// root's capacity option (capacity.Into) do. So Link and Unlink take
+// capacity.Into but no other option of the core's, and no core operation
+// takes a graph option: each a compile error.
+type (
+	GraphLinkOption   interface{ graphLinkOption() }
+	GraphUnlinkOption interface{ graphUnlinkOption() }
+)
+
+// GraphLink and GraphUnlink, embedded in an option type, make it a
+// GraphLinkOption (GraphUnlinkOption).
+type (
+	GraphLink   struct{}
+	GraphUnlink struct{}
+)
+
+func (GraphLink) graphLinkOption()     {}
+func (GraphUnlink) graphUnlinkOption() {}
