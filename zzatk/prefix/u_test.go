@@ -1,0 +1,5 @@
+package prefix
+
+import "testing"
+
+func TestFooBaz(t *testing.T) {}

@@ -1,0 +1,5 @@
+package tmain
+
+import "testing"
+
+func TestUnitTmain(t *testing.T) {}
