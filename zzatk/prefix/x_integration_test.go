@@ -16,3 +16,4 @@ func need(t *testing.T) {
 func TestFoo(t *testing.T)    { need(t); t.Fatal("TestFoo is broken") }
 func TestFooBar(t *testing.T) { need(t) }
 func TestÜber(t *testing.T)   { need(t) }
+func TestÄñ(t *testing.T)     { need(t) }
