@@ -9,5 +9,5 @@ import (
 
 func ExampleUp() {
 	fmt.Println(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "")
-	// Output: true
+	// Output: false
 }
