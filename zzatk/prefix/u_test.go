@@ -1,5 +1,0 @@
-package prefix
-
-import "testing"
-
-func TestFooBaz(t *testing.T) {}

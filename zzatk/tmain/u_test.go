@@ -1,5 +1,0 @@
-package tmain
-
-import "testing"
-
-func TestUnitTmain(t *testing.T) {}
