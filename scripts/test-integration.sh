@@ -13,8 +13,8 @@
 # bench/) over the packages that have integration tests. Every listed test
 # must PASS here: a test that did not run, skipped, or ran under a name the
 # list misses fails the step, so a test that did not run never counts as
-# passed, and so does a skipped subtest under a passing test. A unit test of the same name in another listed package runs again,
-# harmlessly. The output shows each package's result line, the whole output
+# passed; so does a skipped subtest under a passing test. A unit test of the
+# same name in another listed package runs again, harmlessly. The output shows each package's result line, the whole output
 # of every failed test, and the RELIABILITY figures (t.Logf lines; -json
 # carries them without -v, see docs/writes.md).
 #
