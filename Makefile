@@ -37,8 +37,12 @@ FUZZTIME ?= 300000x
 # (docs/dynamodb-local.md, "How long make test takes"); it prints its wall
 # time against it at the end.
 TEST_BUDGET := 240
-# Extra flags for `go test`, e.g. `make test GOTESTFLAGS='-run TestX -v'`.
+# Extra flags for `go test` in test-unit, test-go, soak and bench-go, e.g.
+# `make test-go GOTESTFLAGS='-run TestX -v'`. make test (and its steps)
+# refuses them: it runs every test once, and a -run there would make its
+# checks (every test ran, the floors) fail or mean nothing.
 GOTESTFLAGS ?=
+no_gotestflags = $(if $(strip $(GOTESTFLAGS)),$(error make $@ runs every test once and takes no GOTESTFLAGS (given: $(GOTESTFLAGS)); for some tests: make test-unit GOTESTFLAGS=..., or eval "$$(make -s ddb-start)" and make test-go GOTESTFLAGS=...))
 BENCHFLAGS ?= -run '^$$' -bench . -benchmem
 # Tests that need DynamoDB Local build only with this tag (//go:build
 # integration, in *_integration_test.go files), so that plain `go test ./...`
@@ -69,6 +73,7 @@ check-go:
 # cache (docs/dynamodb-local.md).
 .PHONY: test
 test: check-go ## gofmt check, go vet, the split check (unit tests), then the integration tests (and bench/'s) on a fresh DynamoDB Local; prints its wall time.
+	$(no_gotestflags)
 	@start=$$(date +%s); status=0; \
 	TEST_START=$$start $(DDB) run -fresh -early -- $(MAKE) test-steps || status=$$?; \
 	secs=$$(($$(date +%s) - start)); \
@@ -108,6 +113,7 @@ test-unit: check-go ## Unit tests only (and bench/'s), no DynamoDB Local: what p
 # SINGLETABLE_DDB_ENV_ONLY: the tests' local.Main (singletabletest/local) neither
 # reuses a kept DynamoDB Local nor starts one, so "without DynamoDB Local" holds.
 test-split: check-go ## Check the unit/integration split without DynamoDB Local (part of make test).
+	$(no_gotestflags)
 	env -u AWS_ENDPOINT_URL_DYNAMODB SINGLETABLE_DDB_ENV_ONLY=1 bash scripts/test-split.sh
 
 # test-integration runs, against the DynamoDB Local the environment points at,
@@ -116,7 +122,16 @@ test-split: check-go ## Check the unit/integration split without DynamoDB Local 
 # figures (docs/writes.md) are in its output. See scripts/test-integration.sh.
 .PHONY: test-integration
 test-integration: check-go
+	$(no_gotestflags)
 	bash scripts/test-integration.sh
+
+# test-scripts is the self-test of the two scripts above: scratch
+# repositories whose tests must make them fail (a crashed test binary hiding
+# tests, a skipped subtest, a TestMain that exits, ...) or pass. No DynamoDB
+# Local; about half a minute. Run it after changing either script.
+.PHONY: test-scripts
+test-scripts: check-go ## Self-test of scripts/test-split.sh and scripts/test-integration.sh (scratch repositories, no DynamoDB Local).
+	bash scripts/test-scripts.sh
 
 # test-go runs the Go tests, unit and integration, against the DynamoDB Local
 # that the environment already points at (`eval "$$(make -s ddb-start)"`);

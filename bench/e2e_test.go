@@ -449,19 +449,6 @@ func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration) (lib, 
 	return lib, sdk, d, err
 }
 
-// pairedCredit is the part of a call from start to end that ran in the
-// window [from, to): 1 if all of it, 0 if none.
-func pairedCredit(start, end, from, to time.Time) float64 {
-	lo, hi := max(start.UnixNano(), from.UnixNano()), min(end.UnixNano(), to.UnixNano())
-	switch {
-	case hi <= lo:
-		return 0
-	case end.Sub(start) <= 0:
-		return 1
-	}
-	return float64(hi-lo) / float64(end.Sub(start))
-}
-
 type e2eVariant struct {
 	name string
 	fn   func(context.Context, *e2eEnv, int) error

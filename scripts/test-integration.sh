@@ -13,8 +13,8 @@
 # bench/) over the packages that have integration tests. Every listed test
 # must PASS here: a test that did not run, skipped, or ran under a name the
 # list misses fails the step, so a test that did not run never counts as
-# passed. A unit test of the same name in another listed package runs again,
-# harmlessly. The output shows each package's result line, the whole output
+# passed; so does a skipped subtest under a passing test. A unit test of the
+# same name in another listed package runs again, harmlessly. The output shows each package's result line, the whole output
 # of every failed test, and the RELIABILITY figures (t.Logf lines; -json
 # carries them without -v, see docs/writes.md).
 #
@@ -84,6 +84,11 @@ comm -23 "$TMP/want" "$TMP/passed" >"$TMP/missing"
 if [[ -s $TMP/missing ]]; then
 	sed 's/^/  /' "$TMP/missing" >&2
 	fail "these integration tests did not pass against DynamoDB Local (failed, skipped or did not run)"
+fi
+# A skipped subtest under a passing test would count as passed.
+if grep -E '"Action":"skip"' "$TMP/all.json" | sed -nE 's/.*"Package":"([^"]*)","Test":"([^"]*)".*/  \1 \2/p' | grep . >"$TMP/skipped"; then
+	cat "$TMP/skipped" >&2
+	fail "these subtests skipped against DynamoDB Local: a skipped case must not count as passed"
 fi
 ((status == 0)) || fail "go test failed (status $status)"
 log "ok: $(wc -l <"$TMP/want") integration tests passed against DynamoDB Local"

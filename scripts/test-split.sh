@@ -56,6 +56,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/singletable-split.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 log() { printf 'test-split: %s\n' "$*" >&2; }
+# unquote: test2json's JSON string escapes back into text.
+unquote() { sed -E 's/\\n$//; s/\\t/\t/g; s/\\"/"/g; s/\\u003c/</g; s/\\u003e/>/g; s/\\u0026/\&/g'; }
 fail() {
 	log "FAIL: $*"
 	exit 1
@@ -112,13 +114,42 @@ log "unit configuration: go vet ./... (and bench/) type-checks the untagged test
 "$GO" vet ./... || fail "go vet ./... (no tag) failed: plain go test ./... does not build"
 (cd bench && "$GO" vet ./...) || fail "go vet ./... (no tag) failed in bench/"
 
+# testfuncs: reads "PACKAGE FILE" lines and prints "PACKAGE TEST" for every
+# test that go test runs in FILE: its Test and Fuzz functions, and its
+# Example functions that have an output comment (go test only compiles the
+# others).
+testfuncs() {
+	while read -r pkg file; do
+		awk -v pkg="$pkg" '
+			# A test function: Test, Fuzz or Example alone or followed by
+			# anything but a lower-case letter (go test'"'"'s rule).
+			function name(prefix,   n) {
+				n = substr($2, 1, index($2, "(") - 1)
+				if (index(n, prefix) != 1 || substr(n, length(prefix) + 1, 1) ~ /[a-z]/) return ""
+				return n
+			}
+			/^func (Test|Fuzz)/ { n = name(substr($2, 1, 4)); if (n != "" && n != "TestMain") print pkg " " n; ex = ""; next }
+			/^func Example/ { ex = name("Example"); next }
+			/^}/ { ex = "" }
+			ex != "" && tolower($0) ~ /^[ \t]*\/\/ (unordered )?output:/ { print pkg " " ex; ex = "" }
+		' "$file"
+	done | sort -u
+}
+
 # The tests the tag adds: the test functions of the files only the tag builds.
 testfiles >"$TMP/files.unit"
 testfiles -tags integration >"$TMP/files.all"
+# A test file that the tag leaves out (//go:build !integration) would run in
+# plain go test but never in make test.
+comm -23 "$TMP/files.unit" "$TMP/files.all" >"$TMP/files.dropped"
+if [[ -s $TMP/files.dropped ]]; then
+	sed 's/^/  /' "$TMP/files.dropped" >&2
+	fail "these test files are not built with -tags integration, so make test never runs their tests"
+fi
 comm -13 "$TMP/files.unit" "$TMP/files.all" >"$TMP/files.added"
-while read -r pkg file; do
-	sed -nE 's/^func ((Test|Example|Fuzz)([^a-z(][A-Za-z0-9_]*)?)\(.*/\1/p' "$file" | sed "s|^|$pkg |"
-done <"$TMP/files.added" | sort -u >"$TMP/added.src"
+testfuncs <"$TMP/files.added" >"$TMP/added.src"
+# Every test the tagged run must report on, unit and integration.
+testfuncs <"$TMP/files.all" >"$TMP/all.src"
 # Packages whose tag-only files change how the test binary starts: their
 # unit tests also run in a plain go test of their own.
 startup_pkgs=$(while read -r pkg file; do
@@ -135,13 +166,40 @@ awk -v added="$TMP/added" -v badadded="$TMP/bad.added" -v unit="$TMP/unit" -v ba
 	($2 " " $3) in tagged { print > added; if ($1 != "fail") print > badadded; next }
 	{ print > unit; if ($1 != "pass") print > badunit }
 ' "$TMP/added.src" "$TMP/all"
+# A test the sources have but the run did not report ran not at all: a test
+# before it crashed its test binary (a panic, os.Exit, log.Fatal) or a
+# tag-only TestMain exited early. Counting only the reported tests would let
+# a failing unit test, or an integration test, vanish from make test.
+# (Only in the packages go test ran: ROOT_PKGS and BENCH_PKGS may narrow it.)
+sed -nE 's/.*"Action":"(pass|fail|skip)","Package":"([^"]*)","Elapsed".*/\2/p' "$TMP/all.json" | sort -u >"$TMP/pkgs.ran"
+awk 'NR == FNR { ran[$1] = 1; next } $1 in ran' "$TMP/pkgs.ran" "$TMP/all.src" |
+	comm -23 - <(cut -d' ' -f2,3 "$TMP/all" | sort -u) >"$TMP/missing"
+if [[ -s $TMP/missing ]]; then
+	sed 's/^/  /' "$TMP/missing" >&2
+	for pkg in $(cut -d' ' -f1 "$TMP/missing" | sort -u); do
+		log "the end of $pkg's output:"
+		grep -F "\"Package\":\"$pkg\"" "$TMP/all.json" |
+			sed -nE 's/.*"Action":"output",.*"Output":"(.*)"\}$/\1/p' | unquote | tail -n 20 >&2
+	done
+	fail "these tests did not run without DynamoDB Local (a test before them crashed the test binary, or a TestMain exited): they would not run in make test"
+fi
 if [[ -s $TMP/bad.added ]]; then
 	sed 's/^/  /' "$TMP/bad.added" >&2
 	fail "these integration tests did not fail without DynamoDB Local (a skip hides a missing DynamoDB Local; a pass means a unit test behind the tag)"
 fi
 if [[ -s $TMP/bad.unit ]]; then
+	while read -r _ pkg test; do
+		echo "--- output of $pkg $test" >&2
+		grep -F -e "\"Package\":\"$pkg\",\"Test\":\"$test\"" -e "\"Package\":\"$pkg\",\"Test\":\"$test/" "$TMP/all.json" |
+			sed -nE 's/.*"Action":"output",.*"Output":"(.*)"\}$/\1/p' | unquote >&2
+	done <"$TMP/bad.unit"
 	sed 's/^/  /' "$TMP/bad.unit" >&2
 	fail "these tests do not pass without DynamoDB Local; if they need it, put them behind the tag (//go:build integration, in a *_integration_test.go file)"
+fi
+# A skipped subtest under a passing unit test would count as passed.
+if grep -E '"Action":"skip"' "$TMP/all.json" | sed -nE 's/.*"Package":"([^"]*)","Test":"([^"]*)".*/  \1 \2/p' | grep . >"$TMP/skipped"; then
+	cat "$TMP/skipped" >&2
+	fail "these subtests skipped: a skipped case must not count as passed"
 fi
 touch "$TMP/added" "$TMP/unit"
 units=$(wc -l <"$TMP/unit")
