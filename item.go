@@ -55,7 +55,7 @@ func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string
 	m.Plan.NoteKeyText(facts.KeyText, sh)
 	facts.Size += fieldBytes
 	if h := m.revision(); h != nil {
-		item[h.attr] = h.cur
+		item[h.attr] = h.value()
 		facts.Size += len(h.attr) + len(h.curText)
 	}
 	if facts.Size > maxItemBytes {

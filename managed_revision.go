@@ -83,9 +83,8 @@ type revisionField struct {
 	current, base int
 	readNewer     bool
 	writeBack     bool
-	// cur is the current revision as stored, shared by every write (an
-	// AttributeValue is never changed once built); curText its text.
-	cur     types.AttributeValue
+	// curText is the current revision's text; every write stores a value
+	// of its own (value), since a Client may modify what it is given.
 	curText string
 	steps   []revisionStep // by from - base
 	// putCond and updCond are the writes' conditions, built once.
@@ -119,7 +118,6 @@ func resolveRevision(r *managedResolver) (managedField, *ModelError) {
 	}
 	h := &revisionField{entity: m.Name, attr: attr, current: rs.current, base: rs.base, readNewer: rs.readNewer, writeBack: rs.writeBack,
 		curText: strconv.Itoa(rs.current), steps: make([]revisionStep, rs.current-rs.base)}
-	h.cur = &types.AttributeValueMemberN{Value: h.curText}
 	for _, s := range rs.steps {
 		switch {
 		case s.from < rs.base || s.from >= rs.current:
@@ -146,8 +144,8 @@ func resolveRevision(r *managedResolver) (managedField, *ModelError) {
 			return nil, r.fail("", "revision.UpgradeItem from revision %d follows revision.Upgrade from revision %d: a typed upgrader works on the current Go type, so raw upgraders (over the item) must come first; write the earlier one over the item too", rs.base+i, rs.base+typed)
 		}
 	}
-	notNewer := Cond{expr.CompareAttr(attr, "<=", h.cur)}
-	same := Cond{expr.CompareAttr(attr, "=", h.cur)}
+	notNewer := Cond{expr.CompareAttr(attr, "<=", h.curText)}
+	same := Cond{expr.CompareAttr(attr, "=", h.curText)}
 	h.putCond = Or(attrNotExists(attr), notNewer)
 	if rs.base == rs.current {
 		h.updCond = Or(attrNotExists(attr), same)
@@ -197,9 +195,15 @@ func (h *revisionField) onPut(w *write, _ reflect.Value) error {
 
 // onUpdate stores the current revision, on an item at it (or absent).
 func (h *revisionField) onUpdate(w *write, plan *writes.Plan) error {
-	plan.Update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.cur))
+	plan.Update.Act(expr.ClauseSet, w.b.Name(h.attr), " = ", w.b.Value(h.value()))
 	w.check(h.updCond)
 	return nil
+}
+
+// value is the current revision as stored: a new value for each request,
+// which a Client may modify without touching the next one.
+func (h *revisionField) value() types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: h.curText}
 }
 
 // revision is the entity's revision feature, or nil.

@@ -2,17 +2,18 @@ package expr
 
 import "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-// CompareAttr is "attr op v" over a stored attribute name and a value
-// already encoded: the library's own conditions on attributes no Go field
+// CompareAttr is "attr op number" over a stored attribute name and a
+// number's text: the library's own conditions on attributes no Go field
 // holds (a shape revision), which must not be resolved as a field path.
-func CompareAttr(attr, op string, v types.AttributeValue) Node { return attrCmpNode{attr, op, v} }
+// The node is built once and rendered into many requests, each of which a
+// Client may modify: every rendering gets a value of its own.
+func CompareAttr(attr, op, number string) Node { return attrCmpNode{attr, op, number} }
 
 type attrCmpNode struct {
-	attr, op string
-	v        types.AttributeValue
+	attr, op, number string
 }
 
 func (n attrCmpNode) render(_ Resolver, b *Builder, w *writer) error {
-	writeAll(w, b.Name(n.attr), " ", n.op, " ", b.Value(n.v))
+	writeAll(w, b.Name(n.attr), " ", n.op, " ", b.Value(&types.AttributeValueMemberN{Value: n.number}))
 	return nil
 }

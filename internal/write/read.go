@@ -147,7 +147,9 @@ func GivenRead(m *model.Entity, cur, key reflect.Value, fields []string) (*Store
 			fv.Set(FieldValue(f, cur))
 		}
 		if v, ok := item[f.Attr]; ok {
-			r.Attrs[f.Attr], r.Check[f.Attr] = v, v
+			// Attrs go into the request, which a Client may modify;
+			// Check is the library's own record (StaleField compares it).
+			r.Attrs[f.Attr], r.Check[f.Attr] = v, read.CopyValue(v)
 		}
 	}
 	BaseValue(m, nil, r.Value, key, time.Time{})
@@ -162,7 +164,9 @@ func (r *Stored) StaleField(m *model.Entity, item map[string]types.AttributeValu
 		if !ok {
 			continue
 		}
-		given, stored = r.Attrs[f.Attr], item[f.Attr]
+		// Check, not Attrs: the request carried Attrs, and the Client may
+		// have modified them since.
+		given, stored = r.Check[f.Attr], item[f.Attr]
 		if (given == nil) != (stored == nil) || (given != nil && !codec.Equal(given, stored)) {
 			return name, given, stored
 		}
