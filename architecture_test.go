@@ -1,8 +1,11 @@
 package singletable_test
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -84,4 +87,47 @@ func hasGo(t *testing.T, dir string) bool {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// TestEnginesDoNotImportTheCore keeps the rule ARCHITECTURE.md states:
+// internal/'s engines never import the core (or a package built on it),
+// so an engine can be read and tested alone. Only what the tests and the
+// examples share (internal/testmodel, internal/examplekit) may.
+func TestEnginesDoNotImportTheCore(t *testing.T) {
+	const module = "github.com/singletable/singletable"
+	allowed := map[string]bool{"testmodel": true, "examplekit": true, "lambdaevent": true}
+	engines, err := os.ReadDir("internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, d := range engines {
+		if !d.IsDir() || allowed[d.Name()] {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join("internal", d.Name(), "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for _, imp := range file.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if path == module || strings.HasPrefix(path, module+"/") && !strings.HasPrefix(path, module+"/internal/") {
+					t.Errorf("%s imports %s: an engine in internal/ must not import the core or a package built on it", f, path)
+				}
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d files of internal/: the walk lost its way", checked)
+	}
 }
