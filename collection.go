@@ -59,31 +59,29 @@ func (t *Table) Collection(name string, members ...AnyEntity) *Collection {
 	return &Collection{d: d}
 }
 
-func (c *Collection) with(f func(*readDecl)) *Collection { return &Collection{d: c.d.with(f)} }
-
 // Partition sets the partition template; see Collection.
 func (c *Collection) Partition(template string) *Collection {
-	return c.with(func(d *readDecl) { d.partRaw = template })
+	return &Collection{d: c.d.withPartition(template)}
 }
 
 // On makes the collection read the named secondary index (a GSI, or an
 // LSI: ConsistentRead applies there), into which every member must write
 // its keys (an overloaded index).
 func (c *Collection) On(index string) *Collection {
-	return c.with(func(d *readDecl) { d.indexName = index })
+	return &Collection{d: c.d.withIndex(index)}
 }
 
 // SortBeginsWith narrows the collection to the sort keys that begin with
 // the literal prefix; some member must write such keys. SortPrefix,
 // SortBetween and the sort comparisons take typed bounds instead.
 func (c *Collection) SortBeginsWith(prefix string) *Collection {
-	return c.with(func(d *readDecl) { d.sort, d.sortLit = sortBeginsWith, prefix; d.sortCalls++ })
+	return &Collection{d: c.d.withSort(sortBeginsWith, prefix)}
 }
 
 // Descending makes the collection read in descending sort-key order by
 // default.
 func (c *Collection) Descending() *Collection {
-	return c.with(func(d *readDecl) { d.descending = true })
+	return &Collection{d: c.d.withDescending()}
 }
 
 // Err is the collection's declaration error (a *ModelError), or nil.
@@ -91,9 +89,7 @@ func (c *Collection) Err() error { return c.d.err }
 
 // Must returns the collection, or panics with its declaration error.
 func (c *Collection) Must() *Collection {
-	if c.d.err != nil {
-		panic(c.d.err)
-	}
+	mustDeclare(c.d)
 	return c
 }
 
@@ -249,22 +245,22 @@ func (c *Collection) query(ctx context.Context, db *DB, values Values, b *bounds
 		return nil, err
 	}
 	res := &CollectionResult{}
-	page, next, err := queryPage(ctx, db, r, r.s.limit, func(r *readReq, item map[string]types.AttributeValue, v *any) (bool, error) {
+	info, next, err := queryPage(ctx, db, r, r.s.limit, reflect.ValueOf(&res.Items).Elem(), func(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (bool, error) {
 		val, m, unknown, err := r.decodeAny(item)
 		if err != nil || unknown {
 			return false, err
 		}
-		*v = val
+		*dst.Addr().Interface().(*any) = val
 		res.of = append(res.of, m)
 		return true, nil
 	}, func(item map[string]types.AttributeValue) { res.Unknown = append(res.Unknown, item) })
 	if err != nil {
 		return nil, err
 	}
-	res.Page = *page
-	if res.Cursor, err = r.cursor(next); err != nil {
+	if info.cursor, err = r.cursor(next); err != nil {
 		return nil, err
 	}
+	setPage(reflect.ValueOf(&res.Page).Elem(), info)
 	return res, nil
 }
 
@@ -281,17 +277,17 @@ func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...Col
 
 // all is All with the bounds of a ranged collection (nil: none).
 func (c *Collection) all(ctx context.Context, db *DB, values Values, b *bounds, opts []CollectionOption) iter.Seq2[any, error] {
-	return queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, b, opts) }, decodeMembers, c.notMember)
+	return seqOf[any](queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, b, opts) }, decodeMembers, c.notMember))
 }
 
-// decodeMembers decodes an item of a collection; ok is false for an item
-// of no member.
-func decodeMembers(r *readReq, item map[string]types.AttributeValue, v *any) (bool, error) {
+// decodeMembers decodes an item of a collection into dst, an any; ok is
+// false for an item of no member.
+func decodeMembers(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (bool, error) {
 	val, _, unknown, err := r.decodeAny(item)
 	if err != nil || unknown {
 		return false, err
 	}
-	*v = val
+	*dst.Addr().Interface().(*any) = val
 	return true, nil
 }
 

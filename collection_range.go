@@ -35,36 +35,34 @@ type bounds struct {
 	two    bool // QueryBetween and its kin: both given
 }
 
-func (c *Collection) sortBy(op sortOp) *Collection {
-	return c.with(func(d *readDecl) { d.sort = op; d.sortCalls++ })
-}
-
 // SortPrefix narrows the collection to the sort keys that begin with a
 // bound's leading sort fields, each whole (all of them: equality); read
 // with QueryBound, AllBound and QueryBoundInput.
-func (c *Collection) SortPrefix() *Collection { return c.sortBy(sortPrefix) }
+func (c *Collection) SortPrefix() *Collection { return &Collection{d: c.d.withSort(sortPrefix, "")} }
 
 // SortBetween narrows the collection to the sort keys between two bounds,
 // both inclusive; read with QueryBetween, AllBetween and QueryBetweenInput.
-func (c *Collection) SortBetween() *Collection { return c.sortBy(sortBetween) }
+func (c *Collection) SortBetween() *Collection { return &Collection{d: c.d.withSort(sortBetween, "")} }
 
 // SortLessThan narrows the collection to the sort keys below every key
 // that starts with the bound's sort fields; read with QueryBound.
-func (c *Collection) SortLessThan() *Collection { return c.sortBy(sortLT) }
+func (c *Collection) SortLessThan() *Collection { return &Collection{d: c.d.withSort(sortLT, "")} }
 
 // SortLessOrEqual narrows the collection to the sort keys up to, and
 // including, every key that starts with the bound's sort fields; read with
 // QueryBound.
-func (c *Collection) SortLessOrEqual() *Collection { return c.sortBy(sortLE) }
+func (c *Collection) SortLessOrEqual() *Collection { return &Collection{d: c.d.withSort(sortLE, "")} }
 
 // SortGreaterThan narrows the collection to the sort keys above every key
 // that starts with the bound's sort fields; read with QueryBound.
-func (c *Collection) SortGreaterThan() *Collection { return c.sortBy(sortGT) }
+func (c *Collection) SortGreaterThan() *Collection { return &Collection{d: c.d.withSort(sortGT, "")} }
 
 // SortGreaterOrEqual narrows the collection to the sort keys from the
 // first key that starts with the bound's sort fields on; read with
 // QueryBound.
-func (c *Collection) SortGreaterOrEqual() *Collection { return c.sortBy(sortGE) }
+func (c *Collection) SortGreaterOrEqual() *Collection {
+	return &Collection{d: c.d.withSort(sortGE, "")}
+}
 
 // ranged reports whether the collection's sort condition takes bounds.
 func (d *readDecl) ranged() bool {

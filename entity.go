@@ -17,7 +17,7 @@ import (
 type Entity[T any] struct {
 	m *entityModel
 	// query is the pattern Entity.Query runs (query.go).
-	query Pattern[T]
+	query *readDecl
 }
 
 // entityModel is the type-independent part of an entity, shared with
@@ -108,7 +108,7 @@ func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], err
 			return nil, err
 		}
 	}
-	return &Entity[T]{m: m, query: entityQuery[T](m)}, nil
+	return &Entity[T]{m: m, query: entityQuery(m)}, nil
 }
 
 // defineSteps are the steps of Define, in the order they run: each checks

@@ -3,9 +3,7 @@ package singletable
 import (
 	"context"
 	"fmt"
-	"iter"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -100,19 +98,19 @@ type fanReq struct {
 	limit int // the fan-out ceiling: requests one eager call may send
 }
 
-// fanRequest resolves a fan-out read of p for params (and upper, a
-// SortBetween pattern's upper bound).
-func (p *Pattern[T]) fanRequest(db *DB, params T, upper *T, opts []QueryOption) (*fanReq, error) {
-	s, err := p.d.settingsFor(p.d.name, opts)
+// fanRequest resolves a fan-out read of d for params (and upper, a
+// SortBetween pattern's upper bound; invalid for the others).
+func (d *readDecl) fanRequest(db *DB, params, upper reflect.Value, opts []QueryOption) (*fanReq, error) {
+	s, err := d.settingsFor(d.name, opts)
 	if err != nil {
 		return nil, err
 	}
-	return p.fanRequestWith(db, params, upper, s)
+	return d.fanRequestWith(db, params, upper, s)
 }
 
-// fanRequestWith is fanRequest with the options collected: s.
-func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*fanReq, error) {
-	d := p.d
+// fanRequestWith is fanRequest with the options collected: s. Each leg
+// reads for its own copy of params.
+func (d *readDecl) fanRequestWith(db *DB, pv, hi reflect.Value, s *settings) (*fanReq, error) {
 	op := d.name
 	var err error
 	if err := d.checkDB(op, db); err != nil {
@@ -146,7 +144,6 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 	legS.read.hasCursor, legS.read.cursor = false, ""
 	legS.read.includeExpired = true
 	mem := d.members[0]
-	pv := reflect.ValueOf(&params).Elem()
 	shard := d.fanShard()
 	var shards []int // each leg's shard in a group; nil: no shard field to set
 	if shard != nil {
@@ -161,10 +158,6 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 		}
 		f.Width = len(shards)
 	}
-	var hi reflect.Value
-	if upper != nil {
-		hi = reflect.ValueOf(upper).Elem()
-	}
 	b, from, to := d.fanBuckets(mem, pv, hi, s)
 	var first, last time.Time
 	if b != nil {
@@ -176,8 +169,7 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 		}
 	}
 	f.Build = func(g, i int) (*read.Req, error) {
-		lp := params
-		v := reflect.ValueOf(&lp).Elem()
+		v := copyOf(pv)
 		if shards != nil {
 			model.SetShard(v.FieldByIndex(shard.Field.Index), shards[i])
 		}
@@ -193,7 +185,7 @@ func (p *Pattern[T]) fanRequestWith(db *DB, params T, upper *T, s *settings) (*f
 			}
 			setTimeField(v, b.ph, at)
 		}
-		r, err := p.requestWith(db, lp, upper, &legS)
+		r, err := d.requestWith(db, v, hi, &legS)
 		if err != nil {
 			return nil, err
 		}
@@ -255,58 +247,63 @@ func setTimeField(v reflect.Value, ph *keys.Placeholder, t time.Time) {
 	fv.Set(reflect.ValueOf(t))
 }
 
-// fanPage reads one page of f: up to want items (0: no limit).
-func fanPage[T any](ctx context.Context, db *DB, f *fanReq, want int) (*Page[T], error) {
+// fanPage reads one page of f into page, a Page[T]: up to want items (0:
+// no limit).
+func fanPage(ctx context.Context, db *DB, f *fanReq, want int, page reflect.Value) error {
+	info, err := fanItems(ctx, db, f, want, page.Field(pageItems))
+	if err != nil {
+		return err
+	}
+	if info.cursor, err = f.Cursor(); err != nil {
+		return &InputError{Op: f.op, Reason: err.Error()}
+	}
+	setPage(page, info)
+	return nil
+}
+
+// fanItems reads up to want items of f (0: no limit) into items, a
+// settable slice.
+func fanItems(ctx context.Context, db *DB, f *fanReq, want int, items reflect.Value) (pageInfo, error) {
 	if err := f.overCeiling(f.Width); err != nil {
-		return nil, err // one bucket's shards, read together
+		return pageInfo{}, err // one bucket's shards, read together
 	}
 	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
 	run.Ceiling = f.limit
-	page := &Page[T]{}
-	var zero T
-	for want == 0 || len(page.Items) < want {
-		item, r, left, ok, err := run.Pull(want == 0 && len(page.Items) > 0)
+	defer run.Stop()
+	for n := 0; want == 0 || n < want; n++ {
+		item, r, left, ok, err := run.Pull(want == 0 && n > 0)
 		if err != nil {
-			run.Stop()
-			return nil, opError(f.op, err)
+			return pageInfo{}, opError(f.op, err)
 		}
 		if !ok {
 			break
 		}
-		if len(page.Items) == cap(page.Items) {
-			n := left
+		if n == items.Cap() {
 			if want > 0 {
-				n = want - len(page.Items)
+				left = want - n
 			}
-			page.Items = slices.Grow(page.Items, n)
+			items.Grow(max(left, 1))
 		}
-		page.Items = append(page.Items, zero)
-		if _, err := decodeMember(r.Src.(*readReq), item, &page.Items[len(page.Items)-1]); err != nil {
-			run.Stop()
-			return nil, err
+		items.SetLen(n + 1)
+		if _, err := decodeMember(r.Src.(*readReq), item, items.Index(n)); err != nil {
+			return pageInfo{}, err
 		}
 	}
 	run.Stop()
-	page.Scanned, page.Requests = run.Scanned, run.Requests
-	var err error
-	if page.Cursor, err = f.Cursor(); err != nil {
-		return nil, &InputError{Op: f.op, Reason: err.Error()}
-	}
-	return page, nil
+	return pageInfo{scanned: run.Scanned, requests: run.Requests}, nil
 }
 
 // fanAll iterates over every item of the read req makes, as queryAll does.
 // eager is a call that reads everything before it returns (Sum): over
 // the fan-out ceiling, it is refused.
-func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eager bool) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
+func fanAll(ctx context.Context, db *DB, req func() (*fanReq, error), eager bool) readSeq {
+	return func(dst reflect.Value, yield func(error) bool) {
 		f, err := req()
 		if err == nil && eager {
 			err = f.overCeiling(f.Total())
 		}
 		if err != nil {
-			yield(zero, err)
+			yield(err)
 			return
 		}
 		// An iterator reads ahead as a page does, so that a loop that
@@ -315,63 +312,54 @@ func fanAll[T any](ctx context.Context, db *DB, req func() (*fanReq, error), eag
 		want := f.s.limit
 		run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
 		defer run.Stop()
-		// One T, reset before each item: see queryAll.
-		var v T
 		for n := 0; want == 0 || n < want; {
 			item, r, _, ok, err := run.Pull(false)
 			if err != nil {
-				yield(zero, opError(f.op, err))
+				dst.SetZero()
+				yield(opError(f.op, err))
 				return
 			}
 			if !ok {
 				return
 			}
-			v = zero
-			if _, err := decodeMember(r.Src.(*readReq), item, &v); err != nil {
-				if !yield(zero, err) {
+			dst.SetZero()
+			if _, err := decodeMember(r.Src.(*readReq), item, dst); err != nil {
+				dst.SetZero()
+				if !yield(err) {
 					return
 				}
 				continue // as queryAll: the loop decides
 			}
 			n++
-			if !yield(v, nil) {
+			if !yield(nil) {
 				return
 			}
 		}
 	}
 }
 
-// Reading a pattern that fans out: the Pattern methods come here.
-
-func (p *Pattern[T]) fanQuery(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption) (*Page[T], error) {
-	f, err := p.fanRequest(db, params, upper, opts)
-	if err != nil {
-		return nil, err
-	}
-	return fanPage[T](ctx, db, f, f.s.limit)
-}
-
 // fanGet is Pattern.Get of a pattern that fans out, with the options
-// collected: s.
-func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, s *settings) (T, error) {
-	var zero T
-	f, err := p.fanRequestWith(db, params, nil, s)
+// collected: s. It decodes the item into out.
+func (d *readDecl) fanGet(ctx context.Context, db *DB, params reflect.Value, s *settings, out reflect.Value) error {
+	f, err := d.fanRequestWith(db, params, reflect.Value{}, s)
 	if err != nil {
-		return zero, err
+		return err
 	}
 	if err := f.overCeiling(f.Total()); err != nil {
-		return zero, err
+		return err
 	}
-	found, err := fanPage[T](ctx, db, f, 2)
+	found := reflect.New(reflect.SliceOf(out.Type())).Elem()
+	_, err = fanItems(ctx, db, f, 2, found)
 	switch {
 	case err != nil:
-		return zero, err
-	case len(found.Items) == 0:
-		return zero, &notFoundError{op: f.op, key: map[string]types.AttributeValue{p.d.pkAttr(): &types.AttributeValueMemberS{Value: f.First().Binding.Partition}}}
-	case len(found.Items) > 1:
-		return zero, &notUniqueError{op: f.op}
+		return err
+	case found.Len() == 0:
+		return &notFoundError{op: f.op, key: map[string]types.AttributeValue{d.pkAttr(): &types.AttributeValueMemberS{Value: f.First().Binding.Partition}}}
+	case found.Len() > 1:
+		return &notUniqueError{op: f.op}
 	}
-	return found.Items[0], nil
+	out.Set(found.Index(0))
+	return nil
 }
 
 // QueryInputs are the first requests Query sends for params (a dry run):
@@ -379,31 +367,31 @@ func (p *Pattern[T]) fanGet(ctx context.Context, db *DB, params T, s *settings) 
 // (shards within a bucket, buckets in the order read), the one request of
 // any other Query pattern.
 func (p *Pattern[T]) QueryInputs(db *DB, params T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
-	return p.queryInputs(db, params, nil, opts)
+	return p.d.queryInputs(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
 }
 
 // QueryBetweenInputs are the first requests QueryBetween sends for the
 // bounds from and to (a dry run): see QueryInputs.
 func (p *Pattern[T]) QueryBetweenInputs(db *DB, from, to T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
-	return p.queryInputs(db, from, &to, opts)
+	return p.d.queryInputs(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
 }
 
-func (p *Pattern[T]) queryInputs(db *DB, params T, upper *T, opts []QueryOption) ([]*dynamodb.QueryInput, error) {
-	if !p.d.fans() {
-		in, err := p.queryInput(p.request(db, params, upper, opts))
+func (d *readDecl) queryInputs(db *DB, params, upper reflect.Value, opts []QueryOption) ([]*dynamodb.QueryInput, error) {
+	if !d.fans() {
+		in, err := d.queryInput(db, params, upper, opts)
 		if err != nil {
 			return nil, err
 		}
 		return []*dynamodb.QueryInput{in}, nil
 	}
-	ins, _, err := p.fanInputs(db, params, upper, opts)
+	ins, _, err := d.fanInputs(db, params, upper, opts)
 	return ins, err
 }
 
 // fanInputs are the first requests of a read that may fan out: every leg's
 // not yet done. Listed at once, they are bound by the fan-out ceiling.
-func (p *Pattern[T]) fanInputs(db *DB, params T, upper *T, opts []QueryOption) ([]*dynamodb.QueryInput, *fanReq, error) {
-	f, err := p.fanRequest(db, params, upper, opts)
+func (d *readDecl) fanInputs(db *DB, params, upper reflect.Value, opts []QueryOption) ([]*dynamodb.QueryInput, *fanReq, error) {
+	f, err := d.fanRequest(db, params, upper, opts)
 	if err == nil {
 		err = f.overCeiling(f.Total())
 	}
@@ -420,8 +408,8 @@ func (p *Pattern[T]) fanInputs(db *DB, params T, upper *T, opts []QueryOption) (
 // fanInput is QueryInput of a pattern that may fan out: the request of a
 // call that reads one partition, else an ErrInvalidInput naming the dry
 // run that returns them all.
-func (p *Pattern[T]) fanInput(db *DB, params T, upper *T, opts []QueryOption) (*dynamodb.QueryInput, error) {
-	ins, f, err := p.fanInputs(db, params, upper, opts)
+func (d *readDecl) fanInput(db *DB, params, upper reflect.Value, opts []QueryOption) (*dynamodb.QueryInput, error) {
+	ins, f, err := d.fanInputs(db, params, upper, opts)
 	switch {
 	case err != nil:
 		return nil, err
@@ -433,10 +421,10 @@ func (p *Pattern[T]) fanInput(db *DB, params T, upper *T, opts []QueryOption) (*
 	}
 	use := "Pattern.QueryInputs"
 	switch {
-	case p.d.entityQuery:
+	case d.entityQuery:
 		use = "Entity.QueryInputs"
-	case upper != nil:
+	case upper.IsValid():
 		use = "Pattern.QueryBetweenInputs"
 	}
-	return nil, &InputError{Op: p.d.name, Reason: fmt.Sprintf("the read is a %s, %d requests: use %s", f.describe(), f.Total(), use)}
+	return nil, &InputError{Op: d.name, Reason: fmt.Sprintf("the read is a %s, %d requests: use %s", f.describe(), f.Total(), use)}
 }

@@ -76,16 +76,20 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
 // run). It is an error for a Query pattern: see QueryInput.
 func (p *Pattern[T]) GetInput(db *DB, params T, opts ...PatternGetOption) (*dynamodb.GetItemInput, error) {
-	s, err := checkedSettings(p.d, p.d.name, opts)
+	return p.d.getInput(db, reflect.ValueOf(&params).Elem(), opts)
+}
+
+func (d *readDecl) getInput(db *DB, params reflect.Value, opts []PatternGetOption) (*dynamodb.GetItemInput, error) {
+	s, err := checkedSettings(d, d.name, opts)
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.requestWith(db, params, nil, s)
+	r, err := d.requestWith(db, params, reflect.Value{}, s)
 	if err != nil {
 		return nil, err
 	}
 	if r.get == nil {
-		return nil, &InputError{Op: p.d.name, Reason: "the pattern runs as Query: use QueryInput"}
+		return nil, &InputError{Op: d.name, Reason: "the pattern runs as Query: use QueryInput"}
 	}
 	return r.get, nil
 }
@@ -97,39 +101,48 @@ func (p *Pattern[T]) GetInput(db *DB, params T, opts ...PatternGetOption) (*dyna
 // item is found or how it is read, not those that page or order a list
 // (a GetItem pattern: only ConsistentRead, Project and IncludeExpired).
 func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternGetOption) (T, error) {
-	var zero T
-	s, err := checkedSettings(p.d, p.d.name, opts)
+	// The params and the result go through reflection, which moves them
+	// to the heap: one allocation for both rather than one each.
+	vs := &struct{ params, out T }{params: params}
+	err := p.d.get(ctx, db, reflect.ValueOf(&vs.params).Elem(), opts, reflect.ValueOf(&vs.out).Elem())
+	return vs.out, err
+}
+
+// get is Pattern.Get: it decodes the item into out, left zero on an error.
+func (d *readDecl) get(ctx context.Context, db *DB, params reflect.Value, opts []PatternGetOption, out reflect.Value) error {
+	s, err := checkedSettings(d, d.name, opts)
 	if err != nil {
-		return zero, err
+		return err
 	}
-	if p.d.fans() {
-		return p.fanGet(ctx, db, params, s)
+	if d.fans() {
+		return d.fanGet(ctx, db, params, s, out)
 	}
-	r, err := p.requestWith(db, params, nil, s)
+	r, err := d.requestWith(db, params, reflect.Value{}, s)
 	if err != nil {
-		return zero, err
+		return err
 	}
 	var id model.ItemID // for ErrNotFound: the Client may change r.get
 	if r.get != nil {
 		id = db.table.idOf(r.get.Key)
 	}
-	found, _, err := queryPage(ctx, db, r, 2, decodeMember[T], nil)
+	found := reflect.New(reflect.SliceOf(out.Type())).Elem()
+	_, _, err = queryPage(ctx, db, r, 2, found, decodeMember, nil)
 	switch {
 	case err != nil:
-		return zero, err
-	case len(found.Items) == 0 && r.get != nil:
-		return zero, &notFoundError{op: r.Op, key: db.table.keyOfID(id)}
-	case len(found.Items) == 0:
-		return zero, &notFoundError{op: r.Op, key: map[string]types.AttributeValue{p.d.pkAttr(): expr.S(r.Binding.Partition)}}
-	case len(found.Items) > 1:
-		return zero, &notUniqueError{op: r.Op}
+		return err
+	case found.Len() == 0 && r.get != nil:
+		return &notFoundError{op: r.Op, key: db.table.keyOfID(id)}
+	case found.Len() == 0:
+		return &notFoundError{op: r.Op, key: map[string]types.AttributeValue{d.pkAttr(): expr.S(r.Binding.Partition)}}
+	case found.Len() > 1:
+		return &notUniqueError{op: r.Op}
 	}
-	return found.Items[0], nil
+	out.Set(found.Index(0))
+	return nil
 }
 
 // getRequest resolves a GetItem pattern for one call: the key of params v.
-func (p *Pattern[T]) getRequest(db *DB, op string, mem *readMember, s *settings, v reflect.Value) (*readReq, error) {
-	d := p.d
+func (d *readDecl) getRequest(db *DB, op string, mem *readMember, s *settings, v reflect.Value) (*readReq, error) {
 	key, err := mem.m.Key(v)
 	if err != nil {
 		return nil, err

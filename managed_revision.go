@@ -409,11 +409,11 @@ func (db *DB) writeBack(ctx context.Context, m *entityModel, item map[string]typ
 	_, _ = db.via(db.meter(s, op, m.Name, "", ""), 0).PutItem(ctx, w.Put)
 }
 
-// writeBack is DB.writeBack of an item read by r into v (a *V), when r
+// writeBack is DB.writeBack of an item read by r into rv, when r
 // reads the entity's whole items: never through an index that does not
 // project them all, a projection (Project), a read whose fields come from
 // the keys, or a read of several entities (a collection's).
-func (r *readReq) writeBack(ctx context.Context, item map[string]types.AttributeValue, v any) {
+func (r *readReq) writeBack(ctx context.Context, item map[string]types.AttributeValue, rv reflect.Value) {
 	mem := r.mem
 	if mem == nil {
 		return
@@ -425,7 +425,6 @@ func (r *readReq) writeBack(ctx context.Context, item map[string]types.Attribute
 	if mem.ei != nil && mem.ei.Index.Projection != types.ProjectionTypeAll && mem.ei.Index.Projection != "" {
 		return
 	}
-	rv := reflect.ValueOf(v).Elem()
 	if rv.Type() != mem.m.Type {
 		return
 	}

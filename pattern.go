@@ -148,21 +148,23 @@ var readIDs atomic.Uint64
 // Pattern starts the declaration of a named access pattern of the entity.
 // See Pattern for the rules.
 func (e *Entity[T]) Pattern(name string) *Pattern[T] {
-	if e == nil {
-		return &Pattern[T]{d: &readDecl{name: name, err: &ModelError{Entity: "(nil)", Reason: "pattern " + name + ": the entity is nil (did its Define fail?)"}}}
+	return &Pattern[T]{d: patternDecl(e.model(), name)}
+}
+
+// patternDecl declares pattern name of entity m (nil: the entity is nil)
+// and registers it on the table.
+func patternDecl(m *entityModel, name string) *readDecl {
+	if m == nil {
+		return &readDecl{name: name, err: &ModelError{Entity: "(nil)", Reason: "pattern " + name + ": the entity is nil (did its Define fail?)"}}
 	}
-	d := &readDecl{id: readIDs.Add(1), table: e.m.table, entities: []*entityModel{e.m}}
+	d := &readDecl{id: readIDs.Add(1), table: m.table, entities: []*entityModel{m}}
 	d.declaredName(name)
 	d.resolve()
 	d.table.reads.put(d)
-	return &Pattern[T]{d: d}
+	return d
 }
 
-// with returns a copy of the pattern changed by f and validated anew.
-func (p *Pattern[T]) with(f func(*readDecl)) *Pattern[T] {
-	return &Pattern[T]{d: p.d.with(f)}
-}
-
+// with returns a copy of the declaration changed by f and validated anew.
 func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	c := *d
 	if d.table == nil { // declared on a nil table or entity: keep that error
@@ -175,70 +177,86 @@ func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	return &c
 }
 
+// The builders of patterns and collections, each a new declaration.
+
+func (d *readDecl) withIndex(index string) *readDecl {
+	return d.with(func(d *readDecl) { d.indexName = index })
+}
+
+func (d *readDecl) withPartition(template string) *readDecl {
+	return d.with(func(d *readDecl) { d.partRaw = template })
+}
+
+func (d *readDecl) withSort(op sortOp, lit string) *readDecl {
+	return d.with(func(d *readDecl) { d.sort, d.sortLit = op, lit; d.sortCalls++ })
+}
+
+func (d *readDecl) withDescending() *readDecl {
+	return d.with(func(d *readDecl) { d.descending = true })
+}
+
+func (d *readDecl) withScan() *readDecl {
+	return d.with(func(d *readDecl) { d.scan = true })
+}
+
 // On makes the pattern read the named secondary index, global (WithGSI)
 // or local (WithLSI: ConsistentRead applies there). Without On, a
 // pattern reads the table, or, if the partition template is not what the
 // entity writes into the table's partition key, the one index whose
 // partition key it is.
-func (p *Pattern[T]) On(index string) *Pattern[T] {
-	return p.with(func(d *readDecl) { d.indexName = index })
-}
+func (p *Pattern[T]) On(index string) *Pattern[T] { return &Pattern[T]{d: p.d.withIndex(index)} }
 
 // Partition sets the partition template: the entity's template on the
 // index, with {Field} placeholders that the query's params give, or with
 // some placeholders fixed to literal values ("STATUS#PENDING"). Without it,
 // the pattern uses the entity's template on the index as is.
 func (p *Pattern[T]) Partition(template string) *Pattern[T] {
-	return p.with(func(d *readDecl) { d.partRaw = template })
-}
-
-func (p *Pattern[T]) sortBy(op sortOp, lit string) *Pattern[T] {
-	return p.with(func(d *readDecl) { d.sort, d.sortLit = op, lit; d.sortCalls++ })
+	return &Pattern[T]{d: p.d.withPartition(template)}
 }
 
 // SortEquals matches the sort key rendered from every sort field of the
 // params. On the table, the pattern runs as GetItem.
-func (p *Pattern[T]) SortEquals() *Pattern[T] { return p.sortBy(sortEquals, "") }
+func (p *Pattern[T]) SortEquals() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortEquals, "")} }
 
 // SortPrefix matches the sort keys that begin with the leading sort fields
 // the params give, each whole (see PartialMatch); all of them: equality.
-func (p *Pattern[T]) SortPrefix() *Pattern[T] { return p.sortBy(sortPrefix, "") }
+func (p *Pattern[T]) SortPrefix() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortPrefix, "")} }
 
 // SortBeginsWith matches the sort keys that begin with the literal prefix,
 // which must be the start of some key the entity writes. A literal prefix
 // may stop inside a value ("ORDER#2024-01" for every order of January): it
 // is taken as written.
 func (p *Pattern[T]) SortBeginsWith(prefix string) *Pattern[T] {
-	return p.sortBy(sortBeginsWith, prefix)
+	return &Pattern[T]{d: p.d.withSort(sortBeginsWith, prefix)}
 }
 
 // SortBetween matches the sort keys between two bounds, both inclusive: the
 // pattern is read with QueryBetween, AllBetween and QueryBetweenInput,
 // which take both as typed values. See Pattern for how partial bounds
 // extend.
-func (p *Pattern[T]) SortBetween() *Pattern[T] { return p.sortBy(sortBetween, "") }
+func (p *Pattern[T]) SortBetween() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortBetween, "")} }
 
 // SortLessThan matches the sort keys below every key that starts with the
 // params' sort fields.
-func (p *Pattern[T]) SortLessThan() *Pattern[T] { return p.sortBy(sortLT, "") }
+func (p *Pattern[T]) SortLessThan() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortLT, "")} }
 
 // SortLessOrEqual matches the sort keys up to, and including, every key
 // that starts with the params' sort fields.
-func (p *Pattern[T]) SortLessOrEqual() *Pattern[T] { return p.sortBy(sortLE, "") }
+func (p *Pattern[T]) SortLessOrEqual() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortLE, "")} }
 
 // SortGreaterThan matches the sort keys above every key that starts with
 // the params' sort fields.
-func (p *Pattern[T]) SortGreaterThan() *Pattern[T] { return p.sortBy(sortGT, "") }
+func (p *Pattern[T]) SortGreaterThan() *Pattern[T] { return &Pattern[T]{d: p.d.withSort(sortGT, "")} }
 
 // SortGreaterOrEqual matches the sort keys from the first key that starts
 // with the params' sort fields on.
-func (p *Pattern[T]) SortGreaterOrEqual() *Pattern[T] { return p.sortBy(sortGE, "") }
+func (p *Pattern[T]) SortGreaterOrEqual() *Pattern[T] {
+	return &Pattern[T]{d: p.d.withSort(sortGE, "")}
+}
 
 // Descending makes the pattern return items in descending sort-key order
 // by default (the Ascending option overrides it for one query).
-func (p *Pattern[T]) Descending() *Pattern[T] {
-	return p.with(func(d *readDecl) { d.descending = true })
-}
+func (p *Pattern[T]) Descending() *Pattern[T] { return &Pattern[T]{d: p.d.withDescending()} }
 
 // Err is the pattern's declaration error, a *ModelError (ErrInvalidModel),
 // or nil.
@@ -247,21 +265,28 @@ func (p *Pattern[T]) Err() error { return p.d.err }
 // Must returns the pattern, or panics with its declaration error: for
 // package-level declarations, which then fail when the program starts.
 func (p *Pattern[T]) Must() *Pattern[T] {
-	if p.d.err != nil {
-		panic(p.d.err)
-	}
+	mustDeclare(p.d)
 	return p
+}
+
+// mustDeclare panics with d's declaration error, if any.
+func mustDeclare(d *readDecl) {
+	if d.err != nil {
+		panic(d.err)
+	}
 }
 
 // Name is the pattern's name.
 func (p *Pattern[T]) Name() string { return p.d.name }
 
 // Index is the name of the index the pattern reads; "" for the table.
-func (p *Pattern[T]) Index() string {
-	if p.d.index == nil {
+func (p *Pattern[T]) Index() string { return p.d.indexOf() }
+
+func (d *readDecl) indexOf() string {
+	if d.index == nil {
 		return ""
 	}
-	return p.d.index.index.Name
+	return d.index.index.Name
 }
 
 // Operation is the request the pattern sends: "GetItem" or "Query".
@@ -620,35 +645,36 @@ func leadingTemplate(t *keys.Template) string {
 }
 
 // Reading a pattern
+//
+// The methods of Pattern[T] hand their T values to the methods of readDecl
+// below as reflect.Values (params: the pattern's params, a copy the call
+// owns, which the request may change; upper: a SortBetween pattern's upper
+// bound, invalid for the others), and their results as caller-owned
+// memory to decode into: generic code is compiled once per entity type,
+// this once.
 
-// request resolves the pattern for one call. upper is a SortBetween
-// pattern's upper bound, nil for the others.
-func (p *Pattern[T]) request(db *DB, params T, upper *T, opts []QueryOption) (*readReq, error) {
-	s, err := p.d.settingsFor(p.d.name, opts)
+// request resolves the pattern for one call.
+func (d *readDecl) request(db *DB, params, upper reflect.Value, opts []QueryOption) (*readReq, error) {
+	s, err := d.settingsFor(d.name, opts)
 	if err != nil {
 		return nil, err
 	}
-	return p.requestWith(db, params, upper, s)
+	return d.requestWith(db, params, upper, s)
 }
 
 // requestWith is request with the options collected: s.
-func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*readReq, error) {
-	d := p.d
+func (d *readDecl) requestWith(db *DB, v, hi reflect.Value, s *settings) (*readReq, error) {
 	op := d.name
-	var hi reflect.Value
 	switch {
-	case d.sort == sortBetween && upper == nil:
+	case d.sort == sortBetween && !hi.IsValid():
 		return nil, &InputError{Op: op, Reason: "a SortBetween pattern reads between two bounds: use QueryBetween, AllBetween or QueryBetweenInput"}
-	case d.sort != sortBetween && upper != nil:
+	case d.sort != sortBetween && hi.IsValid():
 		return nil, &InputError{Op: op, Reason: "QueryBetween, AllBetween and QueryBetweenInput apply to SortBetween patterns only"}
-	case upper != nil:
-		hi = reflect.ValueOf(upper).Elem()
 	}
 	if err := d.checkDB(op, db); err != nil {
 		return nil, err
 	}
 	mem := d.members[0]
-	v := reflect.ValueOf(&params).Elem()
 	if d.native() {
 		pk, sk, err := d.nativeCond(op, mem, v, hi, s)
 		if err != nil {
@@ -689,7 +715,7 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 		return nil, err
 	}
 	if d.isGet() {
-		return p.getRequest(db, op, mem, s, v)
+		return d.getRequest(db, op, mem, s, v)
 	}
 	sk, err := d.sortCond(op, mem, v, hi, s)
 	if err != nil {
@@ -702,27 +728,26 @@ func (p *Pattern[T]) requestWith(db *DB, params T, upper *T, s *settings) (*read
 // is an error for a GetItem pattern (see GetInput), and for a read that
 // spans several shards or time buckets (see QueryInputs).
 func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	if p.d.fans() {
-		return p.fanInput(db, params, nil, opts)
-	}
-	return p.queryInput(p.request(db, params, nil, opts))
+	return p.d.queryInput(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
 }
 
 // QueryBetweenInput is the first request QueryBetween sends for the bounds
 // from and to (a dry run); see QueryInput.
 func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	if p.d.fans() {
-		return p.fanInput(db, from, &to, opts)
-	}
-	return p.queryInput(p.request(db, from, &to, opts))
+	return p.d.queryInput(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
 }
 
-func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, error) {
+// queryInput is QueryInput and QueryBetweenInput.
+func (d *readDecl) queryInput(db *DB, params, upper reflect.Value, opts []QueryOption) (*dynamodb.QueryInput, error) {
+	if d.fans() {
+		return d.fanInput(db, params, upper, opts)
+	}
+	r, err := d.request(db, params, upper, opts)
 	if err != nil {
 		return nil, err
 	}
 	if r.get != nil {
-		return nil, &InputError{Op: p.d.name, Reason: "the pattern runs as GetItem: use GetInput"}
+		return nil, &InputError{Op: d.name, Reason: "the pattern runs as GetItem: use GetInput"}
 	}
 	return &r.Query, nil
 }
@@ -733,14 +758,11 @@ func (p *Pattern[T]) queryInput(r *readReq, err error) (*dynamodb.QueryInput, er
 // ConsistentRead and Project. A SortBetween pattern is read with
 // QueryBetween.
 func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
-	if p.d.fans() {
-		return p.fanQuery(ctx, db, params, nil, opts)
-	}
-	r, err := p.request(db, params, nil, opts)
-	if err != nil {
+	page := new(Page[T])
+	if err := p.d.query(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, reflect.ValueOf(page).Elem()); err != nil {
 		return nil, err
 	}
-	return p.query(ctx, db, r)
+	return page, nil
 }
 
 // QueryBetween reads one page of a SortBetween pattern's items, from the
@@ -750,26 +772,27 @@ func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryO
 // and Order{Date: "2024-01-31"} includes every order of January 31st,
 // whatever its ID.
 func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
-	if p.d.fans() {
-		return p.fanQuery(ctx, db, from, &to, opts)
-	}
-	r, err := p.request(db, from, &to, opts)
-	if err != nil {
-		return nil, err
-	}
-	return p.query(ctx, db, r)
-}
-
-// query reads the page of request r.
-func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], error) {
-	page, next, err := queryPage(ctx, db, r, r.s.limit, decodeMember[T], nil)
-	if err != nil {
-		return nil, err
-	}
-	if page.Cursor, err = r.cursor(next); err != nil {
+	page := new(Page[T])
+	if err := p.d.query(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, reflect.ValueOf(page).Elem()); err != nil {
 		return nil, err
 	}
 	return page, nil
+}
+
+// query reads into page (a Page[T]) the page of Query and QueryBetween.
+func (d *readDecl) query(ctx context.Context, db *DB, params, upper reflect.Value, opts []QueryOption, page reflect.Value) error {
+	if d.fans() {
+		f, err := d.fanRequest(db, params, upper, opts)
+		if err != nil {
+			return err
+		}
+		return fanPage(ctx, db, f, f.s.limit, page)
+	}
+	r, err := d.request(db, params, upper, opts)
+	if err != nil {
+		return err
+	}
+	return r.page(ctx, db, page)
 }
 
 // All iterates over every item of the pattern for params, across pages,
@@ -779,21 +802,28 @@ func (p *Pattern[T]) query(ctx context.Context, db *DB, r *readReq) (*Page[T], e
 // its error (with the zero value), and the iteration goes on if the loop
 // does, as a scan's; any other error is yielded once, last.
 func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, params, nil, opts, false)
+	return seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, false))
 }
 
 // AllBetween iterates over every item of a SortBetween pattern from the
 // sort key of from to that of to, as All does (see QueryBetween).
 func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
-	return p.all(ctx, db, from, &to, opts, false)
+	return seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, false))
 }
 
-// all is All and AllBetween (upper: see request).
-// eager: the caller reads every item before it returns (Sum), bound by the
-// fan-out ceiling.
-func (p *Pattern[T]) all(ctx context.Context, db *DB, params T, upper *T, opts []QueryOption, eager bool) iter.Seq2[T, error] {
-	if p.d.fans() {
-		return fanAll[T](ctx, db, func() (*fanReq, error) { return p.fanRequest(db, params, upper, opts) }, eager)
+// all is All and AllBetween. eager: the caller reads every item before it
+// returns (Sum), bound by the fan-out ceiling. Each run of the iterator
+// reads for a copy of params, which the request may change.
+func (d *readDecl) all(ctx context.Context, db *DB, params, upper reflect.Value, opts []QueryOption, eager bool) readSeq {
+	if d.fans() {
+		return fanAll(ctx, db, func() (*fanReq, error) { return d.fanRequest(db, params, upper, opts) }, eager)
 	}
-	return queryAll(ctx, db, func() (*readReq, error) { return p.request(db, params, upper, opts) }, decodeMember[T], nil)
+	return queryAll(ctx, db, func() (*readReq, error) { return d.request(db, copyOf(params), upper, opts) }, decodeMember, nil)
+}
+
+// copyOf is a settable copy of struct value v.
+func copyOf(v reflect.Value) reflect.Value {
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
 }

@@ -58,7 +58,7 @@ type Page[T any] struct {
 // the table (see Pattern), and takes the same query options but FetchFull
 // (EntityQueryOption); declare a Pattern for any other read.
 func (e *Entity[T]) QueryInput(db *DB, params T, opts ...EntityQueryOption) (*dynamodb.QueryInput, error) {
-	return e.query.QueryInput(db, params, asQueryOptions(opts)...)
+	return e.query.queryInput(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, asQueryOptions(opts))
 }
 
 // QueryInputs are the first requests Query sends for params (a dry run):
@@ -66,33 +66,52 @@ func (e *Entity[T]) QueryInput(db *DB, params T, opts ...EntityQueryOption) (*dy
 // (see Shards), or per time bucket a PartialTime covers; the one request
 // of any other entity.
 func (e *Entity[T]) QueryInputs(db *DB, params T, opts ...EntityQueryOption) ([]*dynamodb.QueryInput, error) {
-	return e.query.QueryInputs(db, params, asQueryOptions(opts)...)
+	return e.query.queryInputs(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, asQueryOptions(opts))
 }
 
 // Query reads one page of the entity's items in the partition given by
 // params (see QueryInput); paging works as for Pattern.Query: Limit, After
 // and the page's Cursor.
 func (e *Entity[T]) Query(ctx context.Context, db *DB, params T, opts ...EntityQueryOption) (*Page[T], error) {
-	return e.query.Query(ctx, db, params, asQueryOptions(opts)...)
+	page := new(Page[T])
+	if err := e.query.query(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, asQueryOptions(opts), reflect.ValueOf(page).Elem()); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // All iterates over every item of the entity in the partition given by
 // params (see QueryInput), across pages, as Pattern.All does.
 func (e *Entity[T]) All(ctx context.Context, db *DB, params T, opts ...EntityQueryOption) iter.Seq2[T, error] {
-	return e.query.All(ctx, db, params, asQueryOptions(opts)...)
+	return seqOf[T](e.query.all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, asQueryOptions(opts), false))
 }
 
 // entityQuery declares the pattern Entity.Query runs: the entity's own
 // partition on the table, with the sort prefix params give (SortPrefix).
 // It is not registered on the table: the sheet and lint list only the
 // reads the application declares.
-func entityQuery[T any](m *entityModel) Pattern[T] {
+func entityQuery(m *entityModel) *readDecl {
 	d := &readDecl{id: readIDs.Add(1), table: m.table, name: m.ops.query, entities: []*entityModel{m}, entityQuery: true}
 	if m.table.schema.SK != "" {
 		d.sort = sortPrefix
 	}
 	d.resolve()
-	return Pattern[T]{d: d}
+	return d
+}
+
+// readSeq is a read's iterator without its item type, as the generic
+// layer adapts it (seqOf): it decodes each item into dst, an addressable
+// value of the item type, and calls yield(nil); an error it yields with
+// dst zero. It stops when yield returns false.
+type readSeq func(dst reflect.Value, yield func(error) bool)
+
+// seqOf is seq as the iterator of a T: one T, decoded into in place and
+// yielded by value (a fresh one per item would be an allocation each).
+func seqOf[T any](seq readSeq) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var v T
+		seq(reflect.ValueOf(&v).Elem(), func(err error) bool { return yield(v, err) })
+	}
 }
 
 // readReq is a named read resolved for one call: the engine's request
@@ -135,44 +154,78 @@ func (r *readReq) Renew() (dynamodb.QueryInput, error) {
 	return again.Query, nil
 }
 
-// decodeFunc decodes one item of a read into *v. ok is false for an item
+// decodeFunc decodes one item of a read into dst. ok is false for an item
 // that is none of the read's (a collection's item of an entity type it
 // does not declare): it is not a page item and does not count toward Limit.
-type decodeFunc[V any] func(r *readReq, item map[string]types.AttributeValue, v *V) (ok bool, err error)
+type decodeFunc func(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (ok bool, err error)
 
-// decodeMember decodes an item of a pattern: its one member's. A generic
-// function rather than a closure over r, so that naming it allocates
-// nothing.
-func decodeMember[T any](r *readReq, item map[string]types.AttributeValue, v *T) (bool, error) {
+// decodeMember decodes an item of a pattern: its one member's. A function
+// rather than a closure over r, so that naming it allocates nothing.
+func decodeMember(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (bool, error) {
 	if r.d.table.schema.TypeByKeys {
 		if other, err := r.mem.m.otherByKeys(r.Op, item); other || err != nil {
 			return false, err
 		}
 	}
-	return true, r.mem.decode(r.Op, item, reflect.ValueOf(v).Elem(), r.parseKeys)
+	return true, r.mem.decode(r.Op, item, dst, r.parseKeys)
 }
 
-// queryPage reads one page of r: up to want items, or with no want the
-// items of the first DynamoDB page that has any; the item, if any, of a
-// GetItem. An item that is none of the read's goes to unknown. next is the
-// key to resume from (nil at the end), which a Query seals into the page's
-// Cursor (r.cursor).
-func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode decodeFunc[V], unknown func(map[string]types.AttributeValue)) (page *Page[V], next map[string]types.AttributeValue, err error) {
-	page = &Page[V]{}
-	var zero V
+// pageInfo is what a page holds besides its items.
+type pageInfo struct {
+	cursor            string
+	scanned, requests int
+}
+
+// Page[T]'s fields, as setPage fills them through reflect.
+const (
+	pageItems = iota
+	pageCursor
+	pageScanned
+	pageRequests
+)
+
+// setPage fills in page, a Page[T] (its Items are decoded in place).
+func setPage(page reflect.Value, info pageInfo) {
+	page.Field(pageCursor).SetString(info.cursor)
+	page.Field(pageScanned).SetInt(int64(info.scanned))
+	page.Field(pageRequests).SetInt(int64(info.requests))
+}
+
+// page reads the page of r into page, a Page[T] (or Page[any]).
+func (r *readReq) page(ctx context.Context, db *DB, page reflect.Value) error {
+	info, next, err := queryPage(ctx, db, r, r.s.limit, page.Field(pageItems), decodeMember, nil)
+	if err != nil {
+		return err
+	}
+	if info.cursor, err = r.cursor(next); err != nil {
+		return err
+	}
+	setPage(page, info)
+	return nil
+}
+
+// queryPage reads one page of r into items, a settable slice: up to want
+// items, or with no want the items of the first DynamoDB page that has
+// any; the item, if any, of a GetItem. An item that is none of the read's
+// goes to unknown. next is the key to resume from (nil at the end), which
+// a Query seals into the page's Cursor (r.cursor).
+func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.Value, decode decodeFunc, unknown func(map[string]types.AttributeValue)) (info pageInfo, next map[string]types.AttributeValue, err error) {
 	add := func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
 		// Room for what the response holds at once, and each item decoded
-		// in place: a V decoded through reflect.ValueOf(&v) would escape
-		// to the heap, one allocation per item.
-		if len(page.Items) == cap(page.Items) {
-			page.Items = slices.Grow(page.Items, left)
+		// in place, in the slice (a value of its own would be an
+		// allocation per item).
+		n := items.Len()
+		if n == items.Cap() {
+			items.Grow(max(left, 1))
 		}
-		page.Items = append(page.Items, zero)
-		ok, err := decode(r, item, &page.Items[len(page.Items)-1])
+		items.SetLen(n + 1)
+		dst := items.Index(n)
+		dst.SetZero() // a slot a dropped item left behind
+		ok, err := decode(r, item, dst)
 		if !ok || err != nil {
-			page.Items = page.Items[:len(page.Items)-1]
+			items.SetLen(n)
 		} else if r.mem != nil && r.mem.m.managed.revision != nil {
-			r.writeBack(ctx, item, &page.Items[len(page.Items)-1]) // revision.WriteBack
+			r.writeBack(ctx, item, dst) // revision.WriteBack
 		}
 		if !ok && err == nil && unknown != nil {
 			unknown(item)
@@ -181,21 +234,21 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 	}
 	if r.get != nil {
 		item, err := r.getItem(ctx, db)
-		page.Requests = 1
+		info.requests = 1
 		if err == nil && item != nil {
-			page.Scanned = 1
+			info.scanned = 1
 			_, _, err = add(item, 1)
 		}
 		if err != nil {
-			return nil, nil, err
+			return pageInfo{}, nil, err
 		}
-		return page, nil, nil
+		return info, nil, nil
 	}
-	next, err = r.Run(ctx, db.via(r.m, 0), want, true, &page.Scanned, &page.Requests, add)
+	next, err = r.Run(ctx, db.via(r.m, 0), want, true, &info.scanned, &info.requests, add)
 	if err != nil {
-		return nil, nil, err
+		return pageInfo{}, nil, err
 	}
-	return page, next, nil
+	return info, next, nil
 }
 
 // queryAll iterates over every item of the request req makes when the
@@ -203,38 +256,35 @@ func queryPage[V any](ctx context.Context, db *DB, r *readReq, want int, decode 
 // unknown makes of it, and one that does not decode as its decoding
 // error; either way the iteration goes on if the loop does, as a scan's
 // does, so that one bad item does not hide the rest of a partition.
-func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), decode decodeFunc[V], unknown func(map[string]types.AttributeValue) error) iter.Seq2[V, error] {
-	return func(yield func(V, error) bool) {
-		var zero V
+func queryAll(ctx context.Context, db *DB, req func() (*readReq, error), decode decodeFunc, unknown func(map[string]types.AttributeValue) error) readSeq {
+	return func(dst reflect.Value, yield func(error) bool) {
 		r, err := req()
 		if err != nil {
-			yield(zero, err)
+			yield(err)
 			return
 		}
 		stopped := false
-		// One V, reset before each item and yielded by value: decoded
-		// through reflect.ValueOf(&v), a fresh one per item would be an
-		// allocation each.
-		var v V
 		emit := func(item map[string]types.AttributeValue, _ int) (bool, bool, error) {
-			v = zero
-			ok, err := decode(r, item, &v)
+			dst.SetZero()
+			ok, err := decode(r, item, dst)
 			switch {
 			case err != nil:
-				stopped = !yield(zero, err)
+				dst.SetZero()
+				stopped = !yield(err)
 				return false, stopped, nil
 			case !ok && unknown == nil:
 				// Another entity's item a single-entity read skips (a table
 				// read by its keys filters on no type), as queryPage does.
 				return false, false, nil
 			case !ok:
-				stopped = !yield(zero, unknown(item))
+				dst.SetZero()
+				stopped = !yield(unknown(item))
 				return false, stopped, nil
 			}
 			if r.mem != nil && r.mem.m.managed.revision != nil {
-				r.writeBack(ctx, item, &v) // revision.WriteBack
+				r.writeBack(ctx, item, dst) // revision.WriteBack
 			}
-			stopped = !yield(v, nil)
+			stopped = !yield(nil)
 			return true, stopped, nil
 		}
 		if r.get != nil {
@@ -247,7 +297,8 @@ func queryAll[V any](ctx context.Context, db *DB, req func() (*readReq, error), 
 			_, err = r.Run(ctx, db.via(r.m, 0), r.s.limit, false, &scanned, &requests, emit)
 		}
 		if err != nil && !stopped {
-			yield(zero, err)
+			dst.SetZero()
+			yield(err)
 		}
 	}
 }

@@ -343,20 +343,24 @@ func (r *scanReq) progress(rp read.Progress) error {
 // the table filtered on the entity type, and on Filter's condition (over
 // the entity's fields). With Segments, the first segment's.
 func (e *Entity[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, error) {
-	r, err := e.scanRequest(db, opts)
+	return e.m.scanInput(db, opts)
+}
+
+func (m *entityModel) scanInput(db *DB, opts []ScanOption) (*dynamodb.ScanInput, error) {
+	r, err := m.scanRequest(db, opts)
 	if err != nil {
 		return nil, err
 	}
 	return r.First(), nil
 }
 
-func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
-	op := e.m.Name + ".Scan"
+func (m *entityModel) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
+	op := m.Name + ".Scan"
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
-	return db.scanRequest(op, e.m, s)
+	return db.scanRequest(op, m, s)
 }
 
 // Scan iterates over every item of the entity in the table: a full-table
@@ -369,28 +373,33 @@ func (e *Entity[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // error ends the iteration (a decoding error yields the error and goes on
 // if the loop does); breaking out of the loop stops every segment.
 func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		r, err := e.scanRequest(db, opts)
+	return seqOf[T](e.m.scan(ctx, db, opts))
+}
+
+// scan is Entity.Scan.
+func (m *entityModel) scan(ctx context.Context, db *DB, opts []ScanOption) readSeq {
+	return func(dst reflect.Value, yield func(error) bool) {
+		r, err := m.scanRequest(db, opts)
 		if err != nil {
-			yield(zero, err)
+			yield(err)
 			return
 		}
 		r.each(ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
 				return true
 			}
-			var v T
-			if other, err := e.m.otherByKeys(r.Op, item); other {
+			dst.SetZero()
+			if other, err := m.otherByKeys(r.Op, item); other {
 				return true // another entity's: the scan filters on no type
 			} else if err != nil {
-				return yield(zero, err)
+				return yield(err)
 			}
-			if err := e.m.decode(item, reflect.ValueOf(&v).Elem()); err != nil {
-				return yield(zero, err)
+			if err := m.decode(item, dst); err != nil {
+				dst.SetZero()
+				return yield(err)
 			}
-			return yield(v, nil)
-		}, func(err error) { yield(zero, err) })
+			return yield(nil)
+		}, func(err error) { dst.SetZero(); yield(err) })
 	}
 }
 

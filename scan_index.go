@@ -35,9 +35,7 @@ import (
 // and All are refused). The entity must write keys into the index. Lint
 // warns when the index holds every item of the entity (no When, no field
 // whose absence leaves an item out).
-func (p *Pattern[T]) ScanIndex() *Pattern[T] {
-	return p.with(func(d *readDecl) { d.scan = true })
-}
+func (p *Pattern[T]) ScanIndex() *Pattern[T] { return &Pattern[T]{d: p.d.withScan()} }
 
 // checkScanDecl checks a ScanIndex declaration (after check).
 func (d *readDecl) checkScanDecl() error {
@@ -75,8 +73,7 @@ func (d *readDecl) checkScan(op string, s *settings, c expiryCheck) error {
 }
 
 // scanRequest resolves a scan of the pattern's index for one call.
-func (p *Pattern[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
-	d := p.d
+func (d *readDecl) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 	op := d.name
 	if d.err != nil {
 		return nil, d.err
@@ -97,7 +94,11 @@ func (p *Pattern[T]) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // ScanInput is the first Scan request Scan sends (a dry run): with
 // Segments, the first segment's.
 func (p *Pattern[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, error) {
-	r, err := p.scanRequest(db, opts)
+	return p.d.scanInput(db, opts)
+}
+
+func (d *readDecl) scanInput(db *DB, opts []ScanOption) (*dynamodb.ScanInput, error) {
+	r, err := d.scanRequest(db, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +113,17 @@ func (p *Pattern[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput,
 // (a decoding error yields the error and goes on if the loop does);
 // breaking out of the loop stops every segment.
 func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		r, err := p.scanRequest(db, opts)
+	return seqOf[T](p.d.scanIndex(ctx, db, opts))
+}
+
+// scanIndex is Pattern.Scan.
+func (d *readDecl) scanIndex(ctx context.Context, db *DB, opts []ScanOption) readSeq {
+	return func(dst reflect.Value, yield func(error) bool) {
+		r, err := d.scanRequest(db, opts)
 		if err != nil {
-			yield(zero, err)
+			yield(err)
 			return
 		}
-		d := p.d
 		mem, typed := d.members[0], d.projects(d.table.schema.TypeAttr)
 		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
 			if r.expiry.expired(item) {
@@ -133,14 +137,15 @@ func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.
 			} else if other, err := mem.m.otherByKeys(r.Op, item); other {
 				return true // untyped, on a table read by its keys: not the entity's
 			} else if err != nil {
-				return yield(zero, err)
+				return yield(err)
 			}
-			var v T
-			if err := mem.decode(r.Op, item, reflect.ValueOf(&v).Elem(), !d.fullItems()); err != nil {
-				return yield(zero, err)
+			dst.SetZero()
+			if err := mem.decode(r.Op, item, dst, !d.fullItems()); err != nil {
+				dst.SetZero()
+				return yield(err)
 			}
-			return yield(v, nil)
-		}, func(err error) { yield(zero, err) })
+			return yield(nil)
+		}, func(err error) { dst.SetZero(); yield(err) })
 	}
 }
 

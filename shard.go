@@ -119,7 +119,7 @@ func RandomShard() interface {
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
 func Sum[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.all(ctx, db, params, nil, opts, true), value)
+	return sum(seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, true)), value)
 }
 
 // SumBetween adds up value over every item a SortBetween pattern reads
@@ -131,7 +131,7 @@ func Sum[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~ui
 //		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
 //		func(r Reading) float64 { return r.Value })
 func SumBetween[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(p.all(ctx, db, from, &to, opts, true), value)
+	return sum(seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, true)), value)
 }
 
 // number is the numeric types Sum adds up (spelled out in Sum's and
