@@ -102,8 +102,13 @@ func (d *readDecl) getInput(db *DB, params reflect.Value, opts []PatternGetOptio
 // (a GetItem pattern: only ConsistentRead, Project and IncludeExpired).
 func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternGetOption) (T, error) {
 	// The params and the result go through reflection, which moves them
-	// to the heap: one allocation for both rather than one each.
-	vs := &struct{ params, out T }{params: params}
+	// to the heap: one allocation for both rather than one each. Not
+	// comparable (the func), so that no equality function is compiled
+	// for it.
+	vs := &struct {
+		params, out T
+		_           [0]func()
+	}{params: params}
 	err := p.d.get(ctx, db, reflect.ValueOf(&vs.params).Elem(), opts, reflect.ValueOf(&vs.out).Elem())
 	return vs.out, err
 }

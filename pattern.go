@@ -177,24 +177,31 @@ func (d *readDecl) with(f func(*readDecl)) *readDecl {
 	return &c
 }
 
-// The builders of patterns and collections, each a new declaration.
+// The builders of patterns and collections, each a new declaration. Not
+// inlined: inlined into a method of Pattern[T], a closure would be
+// compiled again for every entity type.
 
+//go:noinline
 func (d *readDecl) withIndex(index string) *readDecl {
 	return d.with(func(d *readDecl) { d.indexName = index })
 }
 
+//go:noinline
 func (d *readDecl) withPartition(template string) *readDecl {
 	return d.with(func(d *readDecl) { d.partRaw = template })
 }
 
+//go:noinline
 func (d *readDecl) withSort(op sortOp, lit string) *readDecl {
 	return d.with(func(d *readDecl) { d.sort, d.sortLit = op, lit; d.sortCalls++ })
 }
 
+//go:noinline
 func (d *readDecl) withDescending() *readDecl {
 	return d.with(func(d *readDecl) { d.descending = true })
 }
 
+//go:noinline
 func (d *readDecl) withScan() *readDecl {
 	return d.with(func(d *readDecl) { d.scan = true })
 }

@@ -107,6 +107,10 @@ type readSeq func(dst reflect.Value, yield func(error) bool)
 
 // seqOf is seq as the iterator of a T: one T, decoded into in place and
 // yielded by value (a fresh one per item would be an allocation each).
+// Not inlined, so that its closures are compiled once per entity type,
+// not once per method.
+//
+//go:noinline
 func seqOf[T any](seq readSeq) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var v T

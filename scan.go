@@ -376,7 +376,9 @@ func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.S
 	return seqOf[T](e.m.scan(ctx, db, opts))
 }
 
-// scan is Entity.Scan.
+// scan is Entity.Scan. Not inlined: see withIndex.
+//
+//go:noinline
 func (m *entityModel) scan(ctx context.Context, db *DB, opts []ScanOption) readSeq {
 	return func(dst reflect.Value, yield func(error) bool) {
 		r, err := m.scanRequest(db, opts)

@@ -116,7 +116,9 @@ func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.
 	return seqOf[T](p.d.scanIndex(ctx, db, opts))
 }
 
-// scanIndex is Pattern.Scan.
+// scanIndex is Pattern.Scan. Not inlined: see withIndex.
+//
+//go:noinline
 func (d *readDecl) scanIndex(ctx context.Context, db *DB, opts []ScanOption) readSeq {
 	return func(dst reflect.Value, yield func(error) bool) {
 		r, err := d.scanRequest(db, opts)
