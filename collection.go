@@ -277,7 +277,18 @@ func (c *Collection) All(ctx context.Context, db *DB, values Values, opts ...Col
 
 // all is All with the bounds of a ranged collection (nil: none).
 func (c *Collection) all(ctx context.Context, db *DB, values Values, b *bounds, opts []CollectionOption) iter.Seq2[any, error] {
-	return seqOf[any](queryAll(ctx, db, func() (*readReq, error) { return c.request(db, values, b, opts) }, decodeMembers, c.notMember))
+	return seqOf[any](readIter{run: runCollection, ctx: ctx, db: db, d: c.d, more: &iterArgs{c: c, values: values, b: b, collOpts: opts}})
+}
+
+// runCollection runs the read of a collection's All (see readIter).
+func runCollection(it readIter, dst reflect.Value, y itemYield) {
+	c, a := it.more.c, it.more
+	r, err := c.request(it.db, a.values, a.b, a.collOpts)
+	if err != nil {
+		y.item(err)
+		return
+	}
+	queryAll(it.ctx, it.db, r, decodeMembers, c.notMember, dst, y)
 }
 
 // decodeMembers decodes an item of a collection into dst, an any; ok is

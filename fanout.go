@@ -293,47 +293,43 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, items reflect.Va
 	return pageInfo{scanned: run.Scanned, requests: run.Requests}, nil
 }
 
-// fanAll iterates over every item of the read req makes, as queryAll does.
-// eager is a call that reads everything before it returns (Sum): over
-// the fan-out ceiling, it is refused.
-func fanAll(ctx context.Context, db *DB, req func() (*fanReq, error), eager bool) readSeq {
-	return func(dst reflect.Value, yield func(error) bool) {
-		f, err := req()
-		if err == nil && eager {
-			err = f.overCeiling(f.Total())
-		}
-		if err != nil {
-			yield(err)
+// fanAll iterates over every item of f, as queryAll does. eager is a
+// call that reads everything before it returns (Sum): over the fan-out
+// ceiling, it is refused.
+func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Value, y itemYield) {
+	if eager {
+		if err := f.overCeiling(f.Total()); err != nil {
+			y.item(err)
 			return
 		}
-		// An iterator reads ahead as a page does, so that a loop that
-		// stops early over a long range sends a few requests; Sum reads
-		// every leg it was allowed to, as fast as it may.
-		want := f.s.limit
-		run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
-		defer run.Stop()
-		for n := 0; want == 0 || n < want; {
-			item, r, _, ok, err := run.Pull(false)
-			if err != nil {
-				dst.SetZero()
-				yield(opError(f.op, err))
-				return
-			}
-			if !ok {
-				return
-			}
+	}
+	// An iterator reads ahead as a page does, so that a loop that stops
+	// early over a long range sends a few requests; Sum reads every leg it
+	// was allowed to, as fast as it may.
+	want := f.s.limit
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
+	defer run.Stop()
+	for n := 0; want == 0 || n < want; {
+		item, r, _, ok, err := run.Pull(false)
+		if err != nil {
 			dst.SetZero()
-			if _, err := decodeMember(r.Src.(*readReq), item, dst); err != nil {
-				dst.SetZero()
-				if !yield(err) {
-					return
-				}
-				continue // as queryAll: the loop decides
-			}
-			n++
-			if !yield(nil) {
+			y.item(opError(f.op, err))
+			return
+		}
+		if !ok {
+			return
+		}
+		dst.SetZero()
+		if _, err := decodeMember(r.Src.(*readReq), item, dst); err != nil {
+			dst.SetZero()
+			if !y.item(err) {
 				return
 			}
+			continue // as queryAll: the loop decides
+		}
+		n++
+		if !y.item(nil) {
+			return
 		}
 	}
 }

@@ -818,14 +818,31 @@ func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ..
 	return seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, false))
 }
 
-// all is All and AllBetween. eager: the caller reads every item before it
-// returns (Sum), bound by the fan-out ceiling. Each run of the iterator
-// reads for a copy of params, which the request may change.
-func (d *readDecl) all(ctx context.Context, db *DB, params, upper reflect.Value, opts []QueryOption, eager bool) readSeq {
+// all is the read of All and AllBetween. eager: the caller reads every
+// item before it returns (Sum), bound by the fan-out ceiling.
+func (d *readDecl) all(ctx context.Context, db *DB, params, upper reflect.Value, opts []QueryOption, eager bool) readIter {
+	return readIter{run: runAll, ctx: ctx, db: db, d: d, params: params, upper: upper, opts: opts, eager: eager}
+}
+
+// runAll runs the read of All (see readIter). Each run reads for a copy
+// of params, which the request may change.
+func runAll(it readIter, dst reflect.Value, y itemYield) {
+	d := it.d
 	if d.fans() {
-		return fanAll(ctx, db, func() (*fanReq, error) { return d.fanRequest(db, params, upper, opts) }, eager)
+		f, err := d.fanRequest(it.db, it.params, it.upper, it.opts)
+		if err != nil {
+			y.item(err)
+			return
+		}
+		fanAll(it.ctx, it.db, f, it.eager, dst, y)
+		return
 	}
-	return queryAll(ctx, db, func() (*readReq, error) { return d.request(db, copyOf(params), upper, opts) }, decodeMember, nil)
+	r, err := d.request(it.db, copyOf(it.params), it.upper, it.opts)
+	if err != nil {
+		y.item(err)
+		return
+	}
+	queryAll(it.ctx, it.db, r, decodeMember, nil, dst, y)
 }
 
 // copyOf is a settable copy of struct value v.

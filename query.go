@@ -99,24 +99,59 @@ func entityQuery(m *entityModel) *readDecl {
 	return d
 }
 
-// readSeq is a read's iterator without its item type, as the generic
-// layer adapts it (seqOf): it decodes each item into dst, an addressable
-// value of the item type, and calls yield(nil); an error it yields with
-// dst zero. It stops when yield returns false.
-type readSeq func(dst reflect.Value, yield func(error) bool)
+// readIter is the read of an iterator (All, Scan, ...), as its method
+// makes it, run each time a loop starts. It stays within 128 bytes, so
+// that seqOf's closure holds a copy (a bigger one would be an allocation
+// of its own): what only scans and collections need is in more.
+type readIter struct {
+	// run reads, decoding each item into dst, an addressable value of the
+	// item type, and handing it to y (nil); an error it hands over with
+	// dst zero. It stops when y returns false.
+	run           func(it readIter, dst reflect.Value, y itemYield)
+	ctx           context.Context
+	db            *DB
+	d             *readDecl
+	params, upper reflect.Value // as readDecl.request takes them
+	opts          []QueryOption
+	more          *iterArgs
+	eager         bool // see readDecl.all
+}
 
-// seqOf is seq as the iterator of a T: one T, decoded into in place and
-// yielded by value (a fresh one per item would be an allocation each).
-// Not inlined, so that its closures are compiled once per entity type,
-// not once per method.
+// iterArgs are the arguments of a scan's or a collection's iterator.
+type iterArgs struct {
+	scanOpts []ScanOption
+	c        *Collection
+	values   Values
+	b        *bounds
+	collOpts []CollectionOption
+}
+
+// itemYield is the loop of an iterator, as the engine calls it: item
+// hands it the item just decoded, or an error.
+type itemYield interface {
+	item(err error) bool
+}
+
+// seqOf is it as the iterator of a T. Not inlined, so that its closure
+// is compiled once per entity type, not once per method.
 //
 //go:noinline
-func seqOf[T any](seq readSeq) iter.Seq2[T, error] {
+func seqOf[T any](it readIter) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		var v T
-		seq(reflect.ValueOf(&v).Elem(), func(err error) bool { return yield(v, err) })
+		y := &typedYield[T]{yield: yield}
+		it.run(it, reflect.ValueOf(&y.v).Elem(), y)
 	}
 }
+
+// typedYield is a loop over T values and the one T each item is decoded
+// into, in place, and yielded by value: one allocation for both, and not
+// one per item.
+type typedYield[T any] struct {
+	v     T
+	yield func(T, error) bool
+}
+
+func (y *typedYield[T]) item(err error) bool { return y.yield(y.v, err) }
 
 // readReq is a named read resolved for one call: the engine's request
 // (the first Query, its cursor binding), and what decoding needs.
@@ -255,55 +290,49 @@ func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.
 	return info, next, nil
 }
 
-// queryAll iterates over every item of the request req makes when the
-// loop starts. An item that is none of the read's is yielded as the error
-// unknown makes of it, and one that does not decode as its decoding
-// error; either way the iteration goes on if the loop does, as a scan's
-// does, so that one bad item does not hide the rest of a partition.
-func queryAll(ctx context.Context, db *DB, req func() (*readReq, error), decode decodeFunc, unknown func(map[string]types.AttributeValue) error) readSeq {
-	return func(dst reflect.Value, yield func(error) bool) {
-		r, err := req()
-		if err != nil {
-			yield(err)
-			return
-		}
-		stopped := false
-		emit := func(item map[string]types.AttributeValue, _ int) (bool, bool, error) {
+// queryAll iterates over every item of r, decoding each into dst for y.
+// An item that is none of the read's is yielded as the error unknown
+// makes of it, and one that does not decode as its decoding error; either
+// way the iteration goes on if the loop does, as a scan's does, so that
+// one bad item does not hide the rest of a partition.
+func queryAll(ctx context.Context, db *DB, r *readReq, decode decodeFunc, unknown func(map[string]types.AttributeValue) error, dst reflect.Value, y itemYield) {
+	stopped := false
+	emit := func(item map[string]types.AttributeValue, _ int) (bool, bool, error) {
+		dst.SetZero()
+		ok, err := decode(r, item, dst)
+		switch {
+		case err != nil:
 			dst.SetZero()
-			ok, err := decode(r, item, dst)
-			switch {
-			case err != nil:
-				dst.SetZero()
-				stopped = !yield(err)
-				return false, stopped, nil
-			case !ok && unknown == nil:
-				// Another entity's item a single-entity read skips (a table
-				// read by its keys filters on no type), as queryPage does.
-				return false, false, nil
-			case !ok:
-				dst.SetZero()
-				stopped = !yield(unknown(item))
-				return false, stopped, nil
-			}
-			if r.mem != nil && r.mem.m.managed.revision != nil {
-				r.writeBack(ctx, item, dst) // revision.WriteBack
-			}
-			stopped = !yield(nil)
-			return true, stopped, nil
-		}
-		if r.get != nil {
-			var item map[string]types.AttributeValue
-			if item, err = r.getItem(ctx, db); err == nil && item != nil {
-				_, _, err = emit(item, 1)
-			}
-		} else {
-			var scanned, requests int
-			_, err = r.Run(ctx, db.via(r.m, 0), r.s.limit, false, &scanned, &requests, emit)
-		}
-		if err != nil && !stopped {
+			stopped = !y.item(err)
+			return false, stopped, nil
+		case !ok && unknown == nil:
+			// Another entity's item a single-entity read skips (a table
+			// read by its keys filters on no type), as queryPage does.
+			return false, false, nil
+		case !ok:
 			dst.SetZero()
-			yield(err)
+			stopped = !y.item(unknown(item))
+			return false, stopped, nil
 		}
+		if r.mem != nil && r.mem.m.managed.revision != nil {
+			r.writeBack(ctx, item, dst) // revision.WriteBack
+		}
+		stopped = !y.item(nil)
+		return true, stopped, nil
+	}
+	var err error
+	if r.get != nil {
+		var item map[string]types.AttributeValue
+		if item, err = r.getItem(ctx, db); err == nil && item != nil {
+			_, _, err = emit(item, 1)
+		}
+	} else {
+		var scanned, requests int
+		_, err = r.Run(ctx, db.via(r.m, 0), r.s.limit, false, &scanned, &requests, emit)
+	}
+	if err != nil && !stopped {
+		dst.SetZero()
+		y.item(err)
 	}
 }
 

@@ -373,36 +373,39 @@ func (m *entityModel) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // error ends the iteration (a decoding error yields the error and goes on
 // if the loop does); breaking out of the loop stops every segment.
 func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
-	return seqOf[T](e.m.scan(ctx, db, opts))
+	return seqOf[T](e.m.scan(ctx, db, e.query, opts))
 }
 
-// scan is Entity.Scan. Not inlined: see withIndex.
-//
-//go:noinline
-func (m *entityModel) scan(ctx context.Context, db *DB, opts []ScanOption) readSeq {
-	return func(dst reflect.Value, yield func(error) bool) {
-		r, err := m.scanRequest(db, opts)
-		if err != nil {
-			yield(err)
-			return
-		}
-		r.each(ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
-			if r.expiry.expired(item) {
-				return true
-			}
-			dst.SetZero()
-			if other, err := m.otherByKeys(r.Op, item); other {
-				return true // another entity's: the scan filters on no type
-			} else if err != nil {
-				return yield(err)
-			}
-			if err := m.decode(item, dst); err != nil {
-				dst.SetZero()
-				return yield(err)
-			}
-			return yield(nil)
-		}, func(err error) { dst.SetZero(); yield(err) })
+// scan is the read of Entity.Scan.
+func (m *entityModel) scan(ctx context.Context, db *DB, d *readDecl, opts []ScanOption) readIter {
+	return readIter{run: runEntityScan, ctx: ctx, db: db, d: d, more: &iterArgs{scanOpts: opts}}
+}
+
+// runEntityScan runs the read of Entity.Scan (see readIter): its entity
+// is the one of it.d, the entity's query.
+func runEntityScan(it readIter, dst reflect.Value, y itemYield) {
+	m, db := it.d.entities[0], it.db
+	r, err := m.scanRequest(db, it.more.scanOpts)
+	if err != nil {
+		y.item(err)
+		return
 	}
+	r.each(it.ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
+		if r.expiry.expired(item) {
+			return true
+		}
+		dst.SetZero()
+		if other, err := m.otherByKeys(r.Op, item); other {
+			return true // another entity's: the scan filters on no type
+		} else if err != nil {
+			return y.item(err)
+		}
+		if err := m.decode(item, dst); err != nil {
+			dst.SetZero()
+			return y.item(err)
+		}
+		return y.item(nil)
+	}, func(err error) { dst.SetZero(); y.item(err) })
 }
 
 // Table scans

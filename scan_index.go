@@ -116,39 +116,41 @@ func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.
 	return seqOf[T](p.d.scanIndex(ctx, db, opts))
 }
 
-// scanIndex is Pattern.Scan. Not inlined: see withIndex.
-//
-//go:noinline
-func (d *readDecl) scanIndex(ctx context.Context, db *DB, opts []ScanOption) readSeq {
-	return func(dst reflect.Value, yield func(error) bool) {
-		r, err := d.scanRequest(db, opts)
-		if err != nil {
-			yield(err)
-			return
+// scanIndex is the read of Pattern.Scan.
+func (d *readDecl) scanIndex(ctx context.Context, db *DB, opts []ScanOption) readIter {
+	return readIter{run: runIndexScan, ctx: ctx, db: db, d: d, more: &iterArgs{scanOpts: opts}}
+}
+
+// runIndexScan runs the read of Pattern.Scan (see readIter).
+func runIndexScan(it readIter, dst reflect.Value, y itemYield) {
+	d, db := it.d, it.db
+	r, err := d.scanRequest(db, it.more.scanOpts)
+	if err != nil {
+		y.item(err)
+		return
+	}
+	mem, typed := d.members[0], d.projects(d.table.schema.TypeAttr)
+	r.each(it.ctx, db.client, func(item map[string]types.AttributeValue) bool {
+		if r.expiry.expired(item) {
+			return true
 		}
-		mem, typed := d.members[0], d.projects(d.table.schema.TypeAttr)
-		r.each(ctx, db.client, func(item map[string]types.AttributeValue) bool {
-			if r.expiry.expired(item) {
+		if !typed {
+			// No type to filter on: the keys say whose item it is.
+			if other, err := d.table.memberOf(r.Op, item); err != nil || other.m != mem.m {
 				return true
 			}
-			if !typed {
-				// No type to filter on: the keys say whose item it is.
-				if other, err := d.table.memberOf(r.Op, item); err != nil || other.m != mem.m {
-					return true
-				}
-			} else if other, err := mem.m.otherByKeys(r.Op, item); other {
-				return true // untyped, on a table read by its keys: not the entity's
-			} else if err != nil {
-				return yield(err)
-			}
+		} else if other, err := mem.m.otherByKeys(r.Op, item); other {
+			return true // untyped, on a table read by its keys: not the entity's
+		} else if err != nil {
+			return y.item(err)
+		}
+		dst.SetZero()
+		if err := mem.decode(r.Op, item, dst, !d.fullItems()); err != nil {
 			dst.SetZero()
-			if err := mem.decode(r.Op, item, dst, !d.fullItems()); err != nil {
-				dst.SetZero()
-				return yield(err)
-			}
-			return yield(nil)
-		}, func(err error) { dst.SetZero(); yield(err) })
-	}
+			return y.item(err)
+		}
+		return y.item(nil)
+	}, func(err error) { dst.SetZero(); y.item(err) })
 }
 
 // sparseFor reports whether index entry ei leaves some items of entity m
