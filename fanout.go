@@ -270,24 +270,23 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, items reflect.Va
 	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
 	run.Ceiling = f.limit
 	defer run.Stop()
-	for n := 0; want == 0 || n < want; n++ {
-		item, r, left, ok, err := run.Pull(want == 0 && n > 0)
+	s := sliceFill{items: items}
+	defer s.done()
+	for want == 0 || s.n < want {
+		item, r, left, ok, err := run.Pull(want == 0 && s.n > 0)
 		if err != nil {
 			return pageInfo{}, opError(f.op, err)
 		}
 		if !ok {
 			break
 		}
-		if n == items.Cap() {
-			if want > 0 {
-				left = want - n
-			}
-			items.Grow(max(left, 1))
+		if want > 0 {
+			left = want - s.n
 		}
-		items.SetLen(n + 1)
-		if _, err := decodeMember(r.Src.(*readReq), item, items.Index(n)); err != nil {
+		if _, err := decodeMember(r.Src.(*readReq), item, s.next(left)); err != nil {
 			return pageInfo{}, err
 		}
+		s.n++
 	}
 	run.Stop()
 	return pageInfo{scanned: run.Scanned, requests: run.Requests}, nil

@@ -170,6 +170,8 @@ type readReq struct {
 	// for: Renew builds it again from them.
 	pk string
 	sk skCond
+	// fill is where queryPage decodes the page's items.
+	fill sliceFill
 }
 
 // Expired tells the engine the read's expired items.
@@ -249,22 +251,18 @@ func (r *readReq) page(ctx context.Context, db *DB, page reflect.Value) error {
 // goes to unknown. next is the key to resume from (nil at the end), which
 // a Query seals into the page's Cursor (r.cursor).
 func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.Value, decode decodeFunc, unknown func(map[string]types.AttributeValue)) (info pageInfo, next map[string]types.AttributeValue, err error) {
+	r.fill = sliceFill{items: items}
+	s := &r.fill // in r: captured by add, a variable of its own would be an allocation
 	add := func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
-		// Room for what the response holds at once, and each item decoded
-		// in place, in the slice (a value of its own would be an
-		// allocation per item).
-		n := items.Len()
-		if n == items.Cap() {
-			items.Grow(max(left, 1))
-		}
-		items.SetLen(n + 1)
-		dst := items.Index(n)
-		dst.SetZero() // a slot a dropped item left behind
+		dst := s.next(left)
 		ok, err := decode(r, item, dst)
 		if !ok || err != nil {
-			items.SetLen(n)
-		} else if r.mem != nil && r.mem.m.managed.revision != nil {
-			r.writeBack(ctx, item, dst) // revision.WriteBack
+			dst.SetZero() // the slot is the next item's
+		} else {
+			s.n++
+			if r.mem != nil && r.mem.m.managed.revision != nil {
+				r.writeBack(ctx, item, dst) // revision.WriteBack
+			}
 		}
 		if !ok && err == nil && unknown != nil {
 			unknown(item)
@@ -278,16 +276,47 @@ func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.
 			info.scanned = 1
 			_, _, err = add(item, 1)
 		}
+		s.done()
 		if err != nil {
 			return pageInfo{}, nil, err
 		}
 		return info, nil, nil
 	}
 	next, err = r.Run(ctx, db.via(r.m, 0), want, true, &info.scanned, &info.requests, add)
+	s.done()
 	if err != nil {
 		return pageInfo{}, nil, err
 	}
 	return info, next, nil
+}
+
+// sliceFill decodes a page's items in place, into the slots of items, a
+// settable slice: a value of its own per item would be an allocation
+// each, and reflect.Append a copy. While it fills, items is as long as it
+// has room for (grown memory is zero), n items long when done.
+type sliceFill struct {
+	items reflect.Value
+	n     int // the items decoded
+	room  int // items' length: its capacity once grown
+}
+
+// next is the slot of the next item: zero, in room for at least left
+// items (those the response holds) when it had to grow.
+func (s *sliceFill) next(left int) reflect.Value {
+	if s.n == s.room {
+		s.items.SetLen(s.n)
+		s.items.Grow(max(left, 1))
+		s.room = s.items.Cap()
+		s.items.SetLen(s.room)
+	}
+	return s.items.Index(s.n)
+}
+
+// done sets the slice's length to the items decoded.
+func (s *sliceFill) done() {
+	if s.room > 0 {
+		s.items.SetLen(s.n)
+	}
 }
 
 // queryAll iterates over every item of r, decoding each into dst for y.
