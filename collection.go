@@ -245,7 +245,7 @@ func (c *Collection) query(ctx context.Context, db *DB, values Values, b *bounds
 		return nil, err
 	}
 	res := &CollectionResult{}
-	info, next, err := queryPage(ctx, db, r, r.s.limit, reflect.ValueOf(&res.Items).Elem(), func(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (bool, error) {
+	info, next, err := queryPage(ctx, db, r, r.s.limit, sliceFill{items: reflect.ValueOf(&res.Items).Elem()}, func(r *readReq, item map[string]types.AttributeValue, dst reflect.Value) (bool, error) {
 		val, m, unknown, err := r.decodeAny(item)
 		if err != nil || unknown {
 			return false, err

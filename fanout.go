@@ -250,7 +250,7 @@ func setTimeField(v reflect.Value, ph *keys.Placeholder, t time.Time) {
 // fanPage reads one page of f into page, a Page[T]: up to want items (0:
 // no limit).
 func fanPage(ctx context.Context, db *DB, f *fanReq, want int, page reflect.Value) error {
-	info, err := fanItems(ctx, db, f, want, page.Field(pageItems))
+	info, err := fanItems(ctx, db, f, want, sliceFill{items: page.Field(pageItems)})
 	if err != nil {
 		return err
 	}
@@ -261,17 +261,14 @@ func fanPage(ctx context.Context, db *DB, f *fanReq, want int, page reflect.Valu
 	return nil
 }
 
-// fanItems reads up to want items of f (0: no limit) into items, a
-// settable slice.
-func fanItems(ctx context.Context, db *DB, f *fanReq, want int, items reflect.Value) (pageInfo, error) {
+// fanItems reads up to want items of f (0: no limit) into s.
+func fanItems(ctx context.Context, db *DB, f *fanReq, want int, s sliceFill) (pageInfo, error) {
 	if err := f.overCeiling(f.Width); err != nil {
 		return pageInfo{}, err // one bucket's shards, read together
 	}
 	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
 	run.Ceiling = f.limit
 	defer run.Stop()
-	s := sliceFill{items: items}
-	defer s.done()
 	for want == 0 || s.n < want {
 		item, r, left, ok, err := run.Pull(want == 0 && s.n > 0)
 		if err != nil {
@@ -284,12 +281,13 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, items reflect.Va
 			left = want - s.n
 		}
 		if _, err := decodeMember(r.Src.(*readReq), item, s.next(left)); err != nil {
+			s.done()
 			return pageInfo{}, err
 		}
 		s.n++
 	}
 	run.Stop()
-	return pageInfo{scanned: run.Scanned, requests: run.Requests}, nil
+	return pageInfo{scanned: run.Scanned, requests: run.Requests, items: s.done()}, nil
 }
 
 // fanAll iterates over every item of f, as queryAll does. eager is a
@@ -343,18 +341,17 @@ func (d *readDecl) fanGet(ctx context.Context, db *DB, params reflect.Value, s *
 	if err := f.overCeiling(f.Total()); err != nil {
 		return err
 	}
-	found := reflect.New(reflect.SliceOf(out.Type())).Elem()
-	_, err = fanItems(ctx, db, f, 2, found)
-	switch {
-	case err != nil:
-		return err
-	case found.Len() == 0:
-		return &notFoundError{op: f.op, key: map[string]types.AttributeValue{d.pkAttr(): &types.AttributeValueMemberS{Value: f.First().Binding.Partition}}}
-	case found.Len() > 1:
-		return &notUniqueError{op: f.op}
+	found, err := fanItems(ctx, db, f, 2, sliceFill{one: out})
+	if err == nil && found.items != 1 {
+		err = &notFoundError{op: f.op, key: map[string]types.AttributeValue{d.pkAttr(): &types.AttributeValueMemberS{Value: f.First().Binding.Partition}}}
+		if found.items > 1 {
+			err = &notUniqueError{op: f.op}
+		}
 	}
-	out.Set(found.Index(0))
-	return nil
+	if err != nil {
+		out.SetZero()
+	}
+	return err
 }
 
 // QueryInputs are the first requests Query sends for params (a dry run):

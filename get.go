@@ -130,20 +130,20 @@ func (d *readDecl) get(ctx context.Context, db *DB, params reflect.Value, opts [
 	if r.get != nil {
 		id = db.table.idOf(r.get.Key)
 	}
-	found := reflect.New(reflect.SliceOf(out.Type())).Elem()
-	_, _, err = queryPage(ctx, db, r, 2, found, decodeMember, nil)
+	found, _, err := queryPage(ctx, db, r, 2, sliceFill{one: out}, decodeMember, nil)
 	switch {
 	case err != nil:
-		return err
-	case found.Len() == 0 && r.get != nil:
-		return &notFoundError{op: r.Op, key: db.table.keyOfID(id)}
-	case found.Len() == 0:
-		return &notFoundError{op: r.Op, key: map[string]types.AttributeValue{d.pkAttr(): expr.S(r.Binding.Partition)}}
-	case found.Len() > 1:
-		return &notUniqueError{op: r.Op}
+	case found.items == 0 && r.get != nil:
+		err = &notFoundError{op: r.Op, key: db.table.keyOfID(id)}
+	case found.items == 0:
+		err = &notFoundError{op: r.Op, key: map[string]types.AttributeValue{d.pkAttr(): expr.S(r.Binding.Partition)}}
+	case found.items > 1:
+		err = &notUniqueError{op: r.Op}
 	}
-	out.Set(found.Index(0))
-	return nil
+	if err != nil {
+		out.SetZero() // the item found first, or a part of it
+	}
+	return err
 }
 
 // getRequest resolves a GetItem pattern for one call: the key of params v.

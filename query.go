@@ -211,10 +211,10 @@ func decodeMember(r *readReq, item map[string]types.AttributeValue, dst reflect.
 	return true, r.mem.decode(r.Op, item, dst, r.parseKeys)
 }
 
-// pageInfo is what a page holds besides its items.
+// pageInfo is what a page holds besides its items, and how many it holds.
 type pageInfo struct {
-	cursor            string
-	scanned, requests int
+	cursor                   string
+	scanned, requests, items int
 }
 
 // Page[T]'s fields, as setPage fills them through reflect.
@@ -234,7 +234,7 @@ func setPage(page reflect.Value, info pageInfo) {
 
 // page reads the page of r into page, a Page[T] (or Page[any]).
 func (r *readReq) page(ctx context.Context, db *DB, page reflect.Value) error {
-	info, next, err := queryPage(ctx, db, r, r.s.limit, page.Field(pageItems), decodeMember, nil)
+	info, next, err := queryPage(ctx, db, r, r.s.limit, sliceFill{items: page.Field(pageItems)}, decodeMember, nil)
 	if err != nil {
 		return err
 	}
@@ -245,13 +245,13 @@ func (r *readReq) page(ctx context.Context, db *DB, page reflect.Value) error {
 	return nil
 }
 
-// queryPage reads one page of r into items, a settable slice: up to want
-// items, or with no want the items of the first DynamoDB page that has
-// any; the item, if any, of a GetItem. An item that is none of the read's
+// queryPage reads one page of r into fill: up to want items, or with no
+// want the items of the first DynamoDB page that has any; the item, if
+// any, of a GetItem. An item that is none of the read's
 // goes to unknown. next is the key to resume from (nil at the end), which
 // a Query seals into the page's Cursor (r.cursor).
-func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.Value, decode decodeFunc, unknown func(map[string]types.AttributeValue)) (info pageInfo, next map[string]types.AttributeValue, err error) {
-	r.fill = sliceFill{items: items}
+func queryPage(ctx context.Context, db *DB, r *readReq, want int, fill sliceFill, decode decodeFunc, unknown func(map[string]types.AttributeValue)) (info pageInfo, next map[string]types.AttributeValue, err error) {
+	r.fill = fill
 	s := &r.fill // in r: captured by add, a variable of its own would be an allocation
 	add := func(item map[string]types.AttributeValue, left int) (bool, bool, error) {
 		dst := s.next(left)
@@ -276,14 +276,14 @@ func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.
 			info.scanned = 1
 			_, _, err = add(item, 1)
 		}
-		s.done()
+		info.items = s.done()
 		if err != nil {
 			return pageInfo{}, nil, err
 		}
 		return info, nil, nil
 	}
 	next, err = r.Run(ctx, db.via(r.m, 0), want, true, &info.scanned, &info.requests, add)
-	s.done()
+	info.items = s.done()
 	if err != nil {
 		return pageInfo{}, nil, err
 	}
@@ -293,9 +293,12 @@ func queryPage(ctx context.Context, db *DB, r *readReq, want int, items reflect.
 // sliceFill decodes a page's items in place, into the slots of items, a
 // settable slice: a value of its own per item would be an allocation
 // each, and reflect.Append a copy. While it fills, items is as long as it
-// has room for (grown memory is zero), n items long when done.
+// has room for (grown memory is zero), n items long when done. A Get's
+// fills one instead: its result, and a scratch value after it (a second
+// item only makes the Get fail).
 type sliceFill struct {
 	items reflect.Value
+	one   reflect.Value
 	n     int // the items decoded
 	room  int // items' length: its capacity once grown
 }
@@ -303,6 +306,12 @@ type sliceFill struct {
 // next is the slot of the next item: zero, in room for at least left
 // items (those the response holds) when it had to grow.
 func (s *sliceFill) next(left int) reflect.Value {
+	if s.one.IsValid() {
+		if s.n == 0 {
+			return s.one
+		}
+		return reflect.New(s.one.Type()).Elem()
+	}
 	if s.n == s.room {
 		s.items.SetLen(s.n)
 		s.items.Grow(max(left, 1))
@@ -312,11 +321,12 @@ func (s *sliceFill) next(left int) reflect.Value {
 	return s.items.Index(s.n)
 }
 
-// done sets the slice's length to the items decoded.
-func (s *sliceFill) done() {
+// done sets the slice's length to the items decoded, and returns it.
+func (s *sliceFill) done() int {
 	if s.room > 0 {
 		s.items.SetLen(s.n)
 	}
+	return s.n
 }
 
 // queryAll iterates over every item of r, decoding each into dst for y.

@@ -373,16 +373,16 @@ func (m *entityModel) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // error ends the iteration (a decoding error yields the error and goes on
 // if the loop does); breaking out of the loop stops every segment.
 func (e *Entity[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
-	return seqOf[T](e.m.scan(ctx, db, e.query, opts))
+	return seqOf[T](e.query.entityScan(ctx, db, opts))
 }
 
-// scan is the read of Entity.Scan.
-func (m *entityModel) scan(ctx context.Context, db *DB, d *readDecl, opts []ScanOption) readIter {
+// entityScan is the read of Entity.Scan, d the entity's query (see
+// entityQuery): it scans d's entity.
+func (d *readDecl) entityScan(ctx context.Context, db *DB, opts []ScanOption) readIter {
 	return readIter{run: runEntityScan, ctx: ctx, db: db, d: d, more: &iterArgs{scanOpts: opts}}
 }
 
-// runEntityScan runs the read of Entity.Scan (see readIter): its entity
-// is the one of it.d, the entity's query.
+// runEntityScan runs the read of Entity.Scan (see readIter).
 func runEntityScan(it readIter, dst reflect.Value, y itemYield) {
 	m, db := it.d.entities[0], it.db
 	r, err := m.scanRequest(db, it.more.scanOpts)
