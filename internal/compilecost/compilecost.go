@@ -157,7 +157,7 @@ import (
 	st %q
 )
 
-var tbl = st.MustTable("T")
+var tbl = st.MustTable("Table")
 
 `, pkg, n, pkg, Module)
 	for i := range n {

@@ -9,11 +9,12 @@ import (
 )
 
 // funcsPerTypeBudget is how many functions an entity type beyond the first
-// may make a user's build compile (Go 1.26; before the thin generic layer
-// it was 252). A change that makes the generic layer thicker fails here:
-// move the work into non-generic code (ARCHITECTURE.md, "The generic
-// layer") rather than raise the budget.
-const funcsPerTypeBudget = 280
+// may make a user's build compile, as Source uses it (Go 1.26: 265 before
+// the generic layer was thinned, issue 20). A change that makes the generic
+// layer thicker fails here: move the work into non-generic code
+// (ARCHITECTURE.md, "Rules the layout keeps") rather than raise the budget;
+// one that makes it thinner should lower it.
+const funcsPerTypeBudget = 260
 
 // typesEnv sets how many entity types the larger scratch package has
 // (scripts/compile-cost.sh passes its argument); 9 by default.
@@ -43,7 +44,7 @@ func TestCompileCostPerEntityType(t *testing.T) {
 	}
 	t.Log(c)
 	if got := c.FuncsPerType(); got > funcsPerTypeBudget {
-		t.Errorf("an entity type compiles %.1f functions, over the budget of %d: the generic layer has grown (see ARCHITECTURE.md, \"The generic layer\")", got, funcsPerTypeBudget)
+		t.Errorf("an entity type compiles %.1f functions, over the budget of %d: the generic layer has grown (see ARCHITECTURE.md, \"Rules the layout keeps\")", got, funcsPerTypeBudget)
 	}
 }
 
