@@ -621,7 +621,7 @@ func Current[T any](v T) UpdateOption { return &givenValue{v} }
 
 // givenValue is Current's value, as given (even a nil interface, which
 // is then refused). It is the option itself: a closure, as other options
-// are, would be compiled once per entity type that Current is given.
+// are, would be compiled into Current[T], again for every entity type.
 type givenValue struct{ v any }
 
 func (g *givenValue) apply(s *settings) { s.current = g }
