@@ -8,7 +8,7 @@
 # seconds (informational: they vary with the machine and its load). It
 # fails when the functions are over the budget that
 # TestCompileCostPerEntityType holds (internal/compilecost, where the
-# scratch package and the measure are; `make test` runs that test with 9).
+# scratch package and the measure are; `make test` runs that test with 5).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
