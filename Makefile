@@ -189,6 +189,12 @@ api-budget: check-go ## Fail if `go doc -short .` (the core's exported surface) 
 	if ((n > $(API_BUDGET))); then echo "api-budget: go doc -short . is $$n lines, over the budget of $(API_BUDGET): move what not every user needs out of the core (ARCHITECTURE.md)" >&2; exit 1; fi; \
 	echo "api-budget: go doc -short . is $$n lines (budget $(API_BUDGET))"
 
+# compile-cost: what an entity type costs a user's build, a standing budget
+# that TestCompileCostPerEntityType (internal/compilecost) holds in make test.
+.PHONY: compile-cost
+compile-cost: check-go ## Print what an entity type costs a user's build (functions compiled, seconds); N=40 for more types.
+	bash scripts/compile-cost.sh $(or $(N),9)
+
 vet: check-go ## go vet ./... (and bench/), integration tests included.
 	$(GO) vet $(TAGS) ./...
 	@if [ -f bench/go.mod ]; then \

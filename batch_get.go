@@ -19,7 +19,12 @@ import (
 // BatchGetInputs are the BatchGetItem requests BatchGet sends first: the
 // keys in chunks of 100, in order, after the same checks.
 func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]*dynamodb.BatchGetItemInput, error) {
-	op := e.m.ops.batchGet
+	return e.m.batchGetInputs(db, reflect.ValueOf(keys), opts)
+}
+
+// batchGetInputs is BatchGetInputs for keys, a slice of m's type.
+func (m *entityModel) batchGetInputs(db *DB, keys reflect.Value, opts []BatchGetOption) ([]*dynamodb.BatchGetItemInput, error) {
+	op := m.ops.batchGet
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
@@ -27,7 +32,7 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 	if _, _, err := batchSettings(op, s); err != nil {
 		return nil, err
 	}
-	ks, _, err := e.prepareGet(db, op, keys)
+	ks, _, err := m.prepareGet(db, op, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -50,21 +55,24 @@ func (e *Entity[T]) BatchGetInputs(db *DB, keys []T, opts ...BatchGetOption) ([]
 type batchKey struct {
 	key map[string]types.AttributeValue
 	id  model.ItemID
+	// item is the item read at the key, if any (BatchGet).
+	item map[string]types.AttributeValue
 }
 
-// prepareGet renders the table key of each of keys, refusing bad and
-// duplicate ones; index finds each key's place in keys by its itemID.
-func (e *Entity[T]) prepareGet(db *DB, op string, keys []T) ([]batchKey, *itemIndex, error) {
-	if err := db.checkTable(op, e.m); err != nil {
+// prepareGet renders the table key of each of keys (a slice of m's type),
+// refusing bad and duplicate ones; index finds each key's place in keys by
+// its itemID.
+func (m *entityModel) prepareGet(db *DB, op string, keys reflect.Value) ([]batchKey, *itemIndex, error) {
+	if err := db.checkTable(op, m); err != nil {
 		return nil, nil, err
 	}
-	if len(keys) == 0 {
+	if keys.Len() == 0 {
 		return nil, nil, &InputError{Op: op, Reason: "no keys"}
 	}
-	ks := make([]batchKey, len(keys))
+	ks := make([]batchKey, keys.Len())
 	index := newItemIndex(len(ks), func(i int) model.ItemID { return ks[i].id })
-	for i := range keys {
-		k, err := e.m.Key(reflect.ValueOf(&keys[i]).Elem())
+	for i := range ks {
+		k, err := m.Key(keys.Index(i))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -150,45 +158,80 @@ func (db *DB) getItems(ctx context.Context, keys []batchKey, index *itemIndex, s
 //
 // Checked before sending: bad keys, and the same key twice.
 func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...BatchGetOption) ([]*T, error) {
-	op := e.m.ops.batchGet
+	r := &batchGot[T]{Keys: keys}
+	err := e.m.batchGet(ctx, db, reflect.ValueOf(r).Elem(), opts)
+	return r.Out, err
+}
+
+// batchGot is what BatchGet reads (Keys) and the results batchGet makes
+// (Out, whose pointers point into Vals), in one allocation; its fields are
+// exported for reflect to set them.
+type batchGot[T any] struct {
+	Keys, Vals []T
+	Out        []*T
+}
+
+// batchGet is BatchGet for r, a batchGot of m's type: it reads the items
+// of r.Keys into r.Vals, and points r.Out's entries at those found.
+func (m *entityModel) batchGet(ctx context.Context, db *DB, r reflect.Value, opts []BatchGetOption) error {
+	op := m.ops.batchGet
 	s, err := collect(op, opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	policy, conc, err := batchSettings(op, s)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ks, index, err := e.prepareGet(db, op, keys)
+	keys := r.Field(0)
+	ks, index, err := m.prepareGet(db, op, keys)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]*T, len(keys))
-	// The items in one slice rather than one allocation each, decoded as
-	// they come.
-	vals := make([]T, len(keys))
-	var decodeErr error
-	expiry := db.expiryFor(s, e.m)
-	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent, m: db.meter(s, op, e.m.Name, "", "")}, conc, policy, func(i int, item map[string]types.AttributeValue) {
-		if expiry.expired(item) {
-			return // as if absent (ttl.go)
-		}
-		if err := e.m.decode(item, reflect.ValueOf(&vals[i]).Elem()); err != nil {
-			decodeErr = errors.Join(decodeErr, err)
-			return
-		}
-		out[i] = &vals[i]
+	expiry := db.expiryFor(s, m) // the clock read before the requests
+	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent, m: db.meter(s, op, m.Name, "", "")}, conc, policy, func(i int, item map[string]types.AttributeValue) {
+		ks[i].item = item
 	})
+	// The items in one slice rather than one allocation each, decoded in
+	// the order of keys once read.
+	vals, out := makeLen(r.Field(1), len(ks)), makeLen(r.Field(2), len(ks))
+	var decodeErr error
+	for i := range ks {
+		item := ks[i].item
+		if item == nil || expiry.expired(item) {
+			continue // none, or as if none (ttl.go)
+		}
+		v := vals.Index(i)
+		if err := m.decode(item, v); err != nil {
+			decodeErr = errors.Join(decodeErr, err)
+			continue
+		}
+		out.Index(i).Set(v.Addr())
+	}
 	if len(left) == 0 {
-		return out, decodeErr
+		return decodeErr
 	}
 	be := &BatchError{Op: op, Requests: requests, Err: stopErr}
 	for _, i := range left {
-		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: e.m.Name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys[i]})
+		be.Unprocessed = append(be.Unprocessed, BatchItem{Entity: m.Name, Op: "Get", Key: db.table.keyOfID(ks[i].id), Value: keys.Index(i).Interface()})
 	}
 	if decodeErr != nil {
 		// Both: the keys left unread must not pass for misses.
-		return out, errors.Join(decodeErr, be)
+		return errors.Join(decodeErr, be)
 	}
-	return out, be
+	return be
+}
+
+// makeLen sets s (a settable nil slice) to a slice of n zero values, as
+// make does (one allocation, capacity n; not nil when n is 0), and
+// returns it.
+func makeLen(s reflect.Value, n int) reflect.Value {
+	if n == 0 {
+		s.Set(reflect.MakeSlice(s.Type(), 0, 0))
+		return s
+	}
+	s.Grow(n)
+	s.SetLen(n)
+	s.SetCap(n)
+	return s
 }

@@ -193,19 +193,28 @@ type CollectionResult struct {
 
 // From returns the items of entity e in a collection result, in query order.
 func (e *Entity[T]) From(r *CollectionResult) []T {
+	var out []T
+	e.m.from(r, reflect.ValueOf(&out).Elem())
+	return out
+}
+
+// from is Entity.From: it sets out (a settable nil slice of m's type) to
+// m's items of r.
+func (m *entityModel) from(r *CollectionResult, out reflect.Value) {
 	n := 0
-	for _, m := range r.of {
-		if m == e.m {
+	for _, of := range r.of {
+		if of == m {
 			n++
 		}
 	}
-	out := make([]T, 0, n)
-	for i, m := range r.of {
-		if m == e.m {
-			out = append(out, r.Items[i].(T))
+	makeLen(out, n)
+	j := 0
+	for i, of := range r.of {
+		if of == m {
+			out.Index(j).Set(reflect.ValueOf(r.Items[i]))
+			j++
 		}
 	}
-	return out
 }
 
 // decodeAny decodes an item of any member; unknown is true for an item of

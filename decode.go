@@ -48,13 +48,18 @@ func (t *Table) EntityOf(item map[string]types.AttributeValue) (string, error) {
 // attribute is decoded if its keys parse as e's.
 func (e *Entity[T]) Decode(item map[string]types.AttributeValue) (T, error) {
 	var v T
-	if e.m.table.untyped(item) {
-		if err := e.m.checkByKeys(e.m.Name+".Decode", item); err != nil {
-			return v, err
+	err := e.m.decodeRaw(item, reflect.ValueOf(&v).Elem())
+	return v, err
+}
+
+// decodeRaw is Entity.Decode: it decodes item into v, of m's type.
+func (m *entityModel) decodeRaw(item map[string]types.AttributeValue, v reflect.Value) error {
+	if m.table.untyped(item) {
+		if err := m.checkByKeys(m.Name+".Decode", item); err != nil {
+			return err
 		}
 	}
-	err := e.m.rawMember(item).decode(e.m.Name+".Decode", item, reflect.ValueOf(&v).Elem(), true)
-	return v, err
+	return m.rawMember(item).decode(m.Name+".Decode", item, v, true)
 }
 
 // decodeItem decodes an item of any entity of the table.

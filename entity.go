@@ -98,17 +98,30 @@ func Key(pk, sk string) EntityOption { return keyOption{pk: pk, sk: sk} }
 // table's own keys, or a field stored under the index key attribute) holds
 // the entity without an Index declaration; see WithGSI.
 func Define[T any](t *Table, name string, opts ...EntityOption) (*Entity[T], error) {
+	// reflect.TypeOf, not reflect.TypeFor: a generic function is compiled
+	// again for every entity type.
+	m, err := define(t, reflect.TypeOf((*T)(nil)).Elem(), name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Entity[T]{m: m, query: entityQuery(m)}, nil
+}
+
+// define is Define for the Go type typ: the entity's model, after every
+// step of defineSteps passed. It is not generic, so that the code of
+// Define is compiled once, not once per entity type.
+func define(t *Table, typ reflect.Type, name string, opts []EntityOption) (*entityModel, error) {
 	if t == nil {
 		return nil, &ModelError{Entity: name, Reason: "the table is nil: declare it with NewTable or MustTable first"}
 	}
-	m := &entityModel{Entity: model.New(&t.schema, name, reflect.TypeFor[T]()), table: t, ops: newOpNames(name)}
+	m := &entityModel{Entity: model.New(&t.schema, name, typ), table: t, ops: newOpNames(name)}
 	spec := entitySpec{opts: opts}
 	for _, step := range defineSteps {
 		if err := step(&spec, m); err != nil {
 			return nil, err
 		}
 	}
-	return &Entity[T]{m: m, query: entityQuery(m)}, nil
+	return m, nil
 }
 
 // defineSteps are the steps of Define, in the order they run: each checks

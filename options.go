@@ -617,14 +617,15 @@ func setNoRead(s *settings) { s.noRead = true }
 // writing a stale index key; Update does not read and retry then. v's key
 // must be the key updated, and an update that needs no field of v sends
 // no condition on it. See docs/rules.md.
-func Current[T any](v T) UpdateOption {
-	g := &givenValue{v}
-	return updateOpt{func(s *settings) { s.current = g }}
-}
+func Current[T any](v T) UpdateOption { return &givenValue{v} }
 
 // givenValue is Current's value, as given (even a nil interface, which
-// is then refused).
+// is then refused). It is the option itself: a closure, as other options
+// are, would be compiled into Current[T], again for every entity type.
 type givenValue struct{ v any }
+
+func (g *givenValue) apply(s *settings) { s.current = g }
+func (*givenValue) updateOption()       {}
 
 // IdempotencyToken makes a transaction idempotent under the caller's token
 // instead of a fresh random one: sending the same transaction again with the

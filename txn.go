@@ -357,17 +357,18 @@ func (db *DB) TransactGet() *GetTx { return &GetTx{db: db} }
 // TxValue is the result of one read of a GetTx, filled in by Run.
 type TxValue[T any] struct {
 	value T
+	txRead
+}
+
+// txRead is what a TxValue holds besides its value, which Run fills in
+// through the read's txGet.done.
+type txRead struct {
 	found bool
 	err   error
 }
 
 // Get returns the item read, or ErrNotFound if there was none.
-func (v *TxValue[T]) Get() (T, error) {
-	if v.err != nil {
-		return v.value, v.err
-	}
-	return v.value, nil
-}
+func (v *TxValue[T]) Get() (T, error) { return v.value, v.err }
 
 // Found reports whether the item existed.
 func (v *TxValue[T]) Found() bool { return v.found }
@@ -381,44 +382,52 @@ func (v *TxValue[T]) Value() T { return v.value }
 // transactional read is always strongly consistent, so ConsistentRead,
 // which asks for that, is met already: it is taken, and changes nothing.
 func (e *Entity[T]) TxGet(tg *GetTx, key T, opts ...GetOption) *TxValue[T] {
-	out := &TxValue[T]{err: errors.New("singletable: TxValue read before GetTx.Run succeeded")}
-	op := e.m.ops.txGet
+	out := new(TxValue[T])
+	e.m.txGet(tg, reflect.ValueOf(&key).Elem(), reflect.ValueOf(&out.value).Elem(), &out.txRead, opts)
+	return out
+}
+
+// txGet is TxGet for key, of m's type: Run decodes the item into value
+// (of m's type too) and reports on it in res.
+func (m *entityModel) txGet(tg *GetTx, key, value reflect.Value, res *txRead, opts []GetOption) {
+	res.err = errors.New("singletable: TxValue read before GetTx.Run succeeded")
+	op := m.ops.txGet
 	s, err := collect(op, opts)
 	if err != nil {
 		tg.errs = append(tg.errs, err)
-		return out
+		return
 	}
-	expiry := tg.db.expiryFor(s, e.m)
+	expiry := tg.db.expiryFor(s, m)
 	if s.sink != nil {
 		tg.sink = s.sink
 	}
-	if err := tg.db.checkTable(op, e.m); err != nil {
+	if err := tg.db.checkTable(op, m); err != nil {
 		tg.errs = append(tg.errs, err)
-		return out
+		return
 	}
-	k, err := e.m.Key(reflect.ValueOf(&key).Elem())
+	k, err := m.Key(key)
 	if err != nil {
 		tg.errs = append(tg.errs, err)
-		return out
+		return
 	}
 	id := tg.db.table.idOf(k)
-	tg.gets = append(tg.gets, txGet{m: e.m, key: k, id: id, done: func(item map[string]types.AttributeValue, runErr error) error {
-		out.value, out.found, out.err = *new(T), false, runErr
+	tg.gets = append(tg.gets, txGet{m: m, key: k, id: id, done: func(item map[string]types.AttributeValue, runErr error) error {
+		value.SetZero()
+		res.found, res.err = false, runErr
 		switch {
 		case runErr != nil:
 			return nil
 		case len(item) == 0 || expiry.at(tg.now).expired(item):
-			out.err = &notFoundError{op: op, key: tg.db.table.keyOfID(id)}
+			res.err = &notFoundError{op: op, key: tg.db.table.keyOfID(id)}
 			return nil
 		}
-		if err := e.m.decode(item, reflect.ValueOf(&out.value).Elem()); err != nil {
-			out.err = err
+		if err := m.decode(item, value); err != nil {
+			res.err = err
 			return err
 		}
-		out.found = true
+		res.found = true
 		return nil
 	}})
-	return out
 }
 
 // Input is the TransactGetItems request Run sends, after the same checks:
