@@ -20,22 +20,22 @@ import (
 // GetInput is the GetItem request Get sends for the item whose primary key
 // fields are set in key.
 func (e *Entity[T]) GetInput(db *DB, key T, opts ...GetOption) (*dynamodb.GetItemInput, error) {
-	in, _, err := e.getInput(db, reflect.ValueOf(&key).Elem(), opts)
+	in, _, err := e.m.getInput(db, reflect.ValueOf(&key).Elem(), opts)
 	return in, err
 }
 
 // getInput is GetInput for the key struct value key, and the settings of
 // opts.
-func (e *Entity[T]) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, *settings, error) {
-	op := e.m.ops.get
+func (m *entityModel) getInput(db *DB, key reflect.Value, opts []GetOption) (*dynamodb.GetItemInput, *settings, error) {
+	op := m.ops.get
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := db.checkTable(op, e.m); err != nil {
+	if err := db.checkTable(op, m); err != nil {
 		return nil, nil, err
 	}
-	k, err := e.m.Key(key)
+	k, err := m.Key(key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,23 +54,29 @@ func (e *Entity[T]) Get(ctx context.Context, db *DB, key T, opts ...GetOption) (
 	// The key and the result go through reflection, which moves them to
 	// the heap: one allocation for both rather than one each.
 	vs := &struct{ key, out T }{key: key}
-	in, s, err := e.getInput(db, reflect.ValueOf(&vs.key).Elem(), opts)
+	err := e.m.get(ctx, db, reflect.ValueOf(&vs.key).Elem(), reflect.ValueOf(&vs.out).Elem(), opts)
+	return vs.out, err
+}
+
+// get is Get of the item whose key fields are set in struct value key,
+// decoded into out, a zero struct value.
+func (m *entityModel) get(ctx context.Context, db *DB, key, out reflect.Value, opts []GetOption) error {
+	in, s, err := m.getInput(db, key, opts)
 	if err != nil {
-		return vs.out, err
+		return err
 	}
 	id := db.table.idOf(in.Key) // for ErrNotFound: the Client may change in
-	res, err := db.via(db.meter(s, e.m.ops.get, e.m.Name, "", ""), 0).GetItem(ctx, in)
+	res, err := db.via(db.meter(s, m.ops.get, m.Name, "", ""), 0).GetItem(ctx, in)
 	if err != nil {
-		return vs.out, opError(e.m.ops.get, err)
+		return opError(m.ops.get, err)
 	}
-	if len(res.Item) == 0 || db.expiryFor(s, e.m).expired(res.Item) {
-		return vs.out, &notFoundError{op: e.m.ops.get, key: db.table.keyOfID(id)}
+	if len(res.Item) == 0 || db.expiryFor(s, m).expired(res.Item) {
+		return &notFoundError{op: m.ops.get, key: db.table.keyOfID(id)}
 	}
-	out := reflect.ValueOf(&vs.out).Elem()
-	if err = e.m.decode(res.Item, out); err == nil && e.m.managed.revision != nil {
-		db.writeBack(ctx, e.m, res.Item, out, s) // revision.WriteBack
+	if err = m.decode(res.Item, out); err == nil && m.managed.revision != nil {
+		db.writeBack(ctx, m, res.Item, out, s) // revision.WriteBack
 	}
-	return vs.out, err
+	return err
 }
 
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
