@@ -12,6 +12,13 @@ import (
 // entity's recycle.Pool (see that package for what it buys), given back
 // once the write is done with them. What the entity's plans let it
 // recycle is the model's to say (recycling).
+//
+// The generic write entries (Entity.Put, Update, Delete, the Tx forms)
+// are each a conversion and one call into the non-generic code here and
+// in their files: the compiler builds every method of Entity[T] again for
+// each entity type, so what they hold is build time paid per entity. They
+// hand their T over by address (unsafe.Pointer(&v)), which this code copies
+// from (valueAt, copyOf) and writes a result to (setAt).
 
 // recycling works out what m's plans let it recycle: no copies when the
 // entity has unique fields (an action keeps the value, for its condition's

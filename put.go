@@ -14,11 +14,9 @@ import (
 )
 
 // Put, Create and their transaction actions: one planner, planPut, for
-// them and for the puts of a BatchWrite. The generic entries convert their
-// T and make one call into the non-generic code (each generic function is
-// compiled again for every entity type): a value a write plans with and
-// changes goes by its address, hidden from escape analysis (see
-// internal/noescape and copyOf), a value it only reads as a reflect.Value.
+// them and for the puts of a BatchWrite. The generic entries make one call
+// into the non-generic code: their T by address when the write plans with
+// a copy of it (see copies.go), else as a reflect.Value.
 
 // PutInput is the PutItem request Put sends. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
