@@ -60,9 +60,9 @@ func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...PutOption) 
 // putInput builds the single request of a Put or Create (mode) of struct
 // value v.
 func (m *entityModel) putInput(db *DB, v reflect.Value, mode writeMode, opts []PutOption) (*dynamodb.PutItemInput, error) {
-	op, tx := m.ops.put, "TxPut"
+	op, tx := m.putOp(mode), "TxPut"
 	if mode == writeCreate {
-		op, tx = m.ops.create, "TxCreate"
+		tx = "TxCreate"
 	}
 	acts, _, err := m.planPutOpts(nil, db, op, v, mode, opts)
 	if err != nil {
@@ -78,10 +78,7 @@ func (m *entityModel) putInput(db *DB, v reflect.Value, mode writeMode, opts []P
 // put plans and sends a Put or Create (mode) of a copy of the value at v
 // (see copyOf).
 func (m *entityModel) put(ctx context.Context, db *DB, v unsafe.Pointer, mode writeMode, opts []PutOption) error {
-	op := m.ops.put
-	if mode == writeCreate {
-		op = m.ops.create
-	}
+	op := m.putOp(mode)
 	p, h := m.copyOf(v)
 	defer m.recycle(p, h)
 	acts, s, err := m.planPutOpts(nil, db, op, p, mode, opts)
@@ -94,6 +91,14 @@ func (m *entityModel) put(ctx context.Context, db *DB, v unsafe.Pointer, mode wr
 		return m.putMovingGuards(ctx, db, op, m.heapCopy(v), s, err)
 	}
 	return err
+}
+
+// putOp names the operation of a Put or Create (mode).
+func (m *entityModel) putOp(mode writeMode) string {
+	if mode == writeCreate {
+		return m.ops.create
+	}
+	return m.ops.put
 }
 
 // planPutOpts collects opts and plans a Put or Create (mode) of struct
@@ -109,20 +114,20 @@ func (m *entityModel) planPutOpts(dst []*action, db *DB, op string, v reflect.Va
 
 // TxPut adds Put of v to the transaction (see Put).
 func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
-	e.m.txPut(tx, e.m.ops.put, unsafe.Pointer(&v), writeOne, opts)
+	e.m.txPut(tx, unsafe.Pointer(&v), writeOne, opts)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
 // not exist.
 func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
-	e.m.txPut(tx, e.m.ops.create, unsafe.Pointer(&v), writeCreate, opts)
+	e.m.txPut(tx, unsafe.Pointer(&v), writeCreate, opts)
 }
 
 // txPut adds a Put or Create (mode) of a copy of the value at v (see
 // copyOf) to tx.
-func (m *entityModel) txPut(tx *Tx, op string, v unsafe.Pointer, mode writeMode, opts []PutOption) {
+func (m *entityModel) txPut(tx *Tx, v unsafe.Pointer, mode writeMode, opts []PutOption) {
 	p, h := m.copyOf(v)
-	acts, _, err := m.planPutOpts(tx.actions, tx.db, op, p, mode, opts)
+	acts, _, err := m.planPutOpts(tx.actions, tx.db, m.putOp(mode), p, mode, opts)
 	m.recycle(p, h)
 	tx.add(acts, err)
 }

@@ -23,7 +23,6 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	writes "github.com/singletable/singletable/internal/write"
 )
 
