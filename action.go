@@ -373,30 +373,38 @@ func singleInput(op string, acts []*action, tx string) (*action, error) {
 // *ConditionError of this entity (also inside a *TxError). ok is false when
 // err carries no such item (for example, the item did not exist).
 func (e *Entity[T]) CurrentItem(err error) (item T, ok bool) {
+	ok = e.m.currentItem(err, reflect.ValueOf(&item).Elem())
+	return item, ok
+}
+
+// currentItem is CurrentItem decoding into item, a zero struct value of the
+// entity's, which it leaves zero when err carries no item.
+func (m *entityModel) currentItem(err error, item reflect.Value) bool {
 	var vc *VersionConflictError
-	if errors.As(err, &vc) && vc.Entity == e.m.Name {
-		if cur, isT := vc.Current.(T); isT {
-			return cur, true
+	if errors.As(err, &vc) && vc.Entity == m.Name {
+		if cur := reflect.ValueOf(vc.Current); cur.IsValid() && cur.Type() == m.Type {
+			item.Set(cur)
+			return true
 		}
 	}
 	var ce *ConditionError
-	if errors.As(err, &ce) && ce.Entity == e.m.Name && len(ce.Item) > 0 {
-		if e.m.decode(ce.Item, reflect.ValueOf(&item).Elem()) == nil {
-			return item, true
+	if errors.As(err, &ce) && ce.Entity == m.Name && len(ce.Item) > 0 {
+		if m.decode(ce.Item, item) == nil {
+			return true
 		}
 	}
 	var te *TxError
 	if errors.As(err, &te) {
 		for _, f := range te.Actions {
-			if f.Entity == e.m.Name && f.Guard == "" && len(f.Item) > 0 {
-				if e.m.decode(f.Item, reflect.ValueOf(&item).Elem()) == nil {
-					return item, true
+			if f.Entity == m.Name && f.Guard == "" && len(f.Item) > 0 {
+				if m.decode(f.Item, item) == nil {
+					return true
 				}
 			}
 		}
 	}
-	var zero T
-	return zero, false
+	item.SetZero()
+	return false
 }
 
 // failure explains a failed condition of the action, given the item as it

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aws/smithy-go"
 )
@@ -42,19 +43,23 @@ type batchEntry struct {
 // need transactions). The BatchOp refers to the elements of vs, not copies:
 // what they hold when BatchWrite runs is what it writes.
 func BatchPut[T any](e *Entity[T], vs ...T) BatchOp {
-	op := BatchOp{items: make([]batchEntry, len(vs))}
-	for i := range vs {
-		op.items[i] = batchEntry{kind: actPut, m: e.m, value: reflect.ValueOf(&vs[i]).Elem()}
-	}
-	return op
+	return batchOp(actPut, e.m, unsafe.Pointer(unsafe.SliceData(vs)), len(vs))
 }
 
 // BatchDelete deletes the items of entity e whose primary key fields are
 // set in keys, in a BatchWrite. Deleting a missing item succeeds.
 func BatchDelete[T any](e *Entity[T], keys ...T) BatchOp {
-	op := BatchOp{items: make([]batchEntry, len(keys))}
-	for i := range keys {
-		op.items[i] = batchEntry{kind: actDelete, m: e.m, value: reflect.ValueOf(&keys[i]).Elem()}
+	return batchOp(actDelete, e.m, unsafe.Pointer(unsafe.SliceData(keys)), len(keys))
+}
+
+// batchOp is the group of a put or delete (kind) of each of the n struct
+// values of m's from first on (a slice's elements: by address, not a
+// reflect.Value of the slice, which would box its header).
+func batchOp(kind actionKind, m *entityModel, first unsafe.Pointer, n int) BatchOp {
+	op := BatchOp{items: make([]batchEntry, n)}
+	size := m.Type.Size()
+	for i := range op.items {
+		op.items[i] = batchEntry{kind: kind, m: m, value: reflect.NewAt(m.Type, unsafe.Add(first, uintptr(i)*size)).Elem()}
 	}
 	return op
 }
@@ -62,32 +67,45 @@ func BatchDelete[T any](e *Entity[T], keys ...T) BatchOp {
 // Len is the number of items in the group.
 func (op BatchOp) Len() int { return len(op.items) }
 
-func (e *Entity[T]) unprocessed(err error, op string) []T {
+// unprocessed appends to out, a slice of m's struct values, the values
+// given to the op (Put, Delete, Get) of a batch that err reports left
+// unprocessed.
+func (m *entityModel) unprocessed(err error, op string, out reflect.Value) {
 	var be *BatchError
 	if !errors.As(err, &be) {
-		return nil
+		return
 	}
-	var out []T
 	for _, it := range be.Unprocessed {
-		if it.Entity == e.m.Name && it.Op == op {
-			if v, ok := it.Value.(T); ok {
-				out = append(out, v)
+		if it.Entity == m.Name && it.Op == op {
+			if v := reflect.ValueOf(it.Value); v.IsValid() && v.Type() == m.Type {
+				out.Set(reflect.Append(out, v))
 			}
 		}
 	}
-	return out
 }
 
 // UnprocessedPuts returns the items of this entity a BatchWrite could not
 // put, as given.
-func (e *Entity[T]) UnprocessedPuts(err error) []T { return e.unprocessed(err, "Put") }
+func (e *Entity[T]) UnprocessedPuts(err error) []T {
+	var out []T
+	e.m.unprocessed(err, "Put", reflect.ValueOf(&out).Elem())
+	return out
+}
 
 // UnprocessedDeletes returns the keys of this entity a BatchWrite could not
 // delete, as given.
-func (e *Entity[T]) UnprocessedDeletes(err error) []T { return e.unprocessed(err, "Delete") }
+func (e *Entity[T]) UnprocessedDeletes(err error) []T {
+	var out []T
+	e.m.unprocessed(err, "Delete", reflect.ValueOf(&out).Elem())
+	return out
+}
 
 // UnprocessedKeys returns the keys a BatchGet could not read, as given.
-func (e *Entity[T]) UnprocessedKeys(err error) []T { return e.unprocessed(err, "Get") }
+func (e *Entity[T]) UnprocessedKeys(err error) []T {
+	var out []T
+	e.m.unprocessed(err, "Get", reflect.ValueOf(&out).Elem())
+	return out
+}
 
 // chunk splits indices 0..n-1 into runs of at most max items and
 // maxBatchBytes bytes.

@@ -78,18 +78,21 @@ func TestRequestsKeepTheirValues(t *testing.T) {
 		name := "device-" + id
 		require.NoError(t, devices.Put(ctx, db, copyDevice{ID: id, Name: name, Count: i}))
 		require.NoError(t, readings.Put(ctx, db, copyReading{ID: id, Sig: sig}))
+		require.NoError(t, devices.Create(ctx, db, copyDevice{ID: id + "-new", Name: name}))
 		require.NoError(t, db.Transact(ctx, func(tx *st.Tx) error {
 			devices.TxPut(tx, copyDevice{ID: id + "-tx", Name: name, Count: i, Version: 1})
 			readings.TxPut(tx, copyReading{ID: id + "-tx", Sig: sig})
 			devices.TxUpdate(tx, copyDevice{ID: id}, st.Set("Name", name+"-renamed"))
 			devices.TxCheck(tx, copyDevice{ID: id + "-other"}, st.Exists("Name"))
+			devices.TxCreate(tx, copyDevice{ID: id + "-txnew", Name: name})
+			devices.TxDelete(tx, copyDevice{ID: id + "-old"})
 			return nil
 		}))
 		_, err := devices.Update(ctx, db, copyDevice{ID: id, Version: 2}, st.Increment("Count", 1))
 		require.NoError(t, err)
 		require.NoError(t, devices.Delete(ctx, db, copyDevice{ID: id + "-tx", Version: 1}))
 	}
-	require.Len(t, sent, 20)
+	require.Len(t, sent, 24)
 	for i, c := range mock.Calls() {
 		b, err := json.Marshal(c.Input)
 		require.NoError(t, err)

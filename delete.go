@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"reflect"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -15,17 +16,22 @@ import (
 // DeleteInput is the DeleteItem request Delete sends. For an entity with unique fields Delete is a transaction: see TxDelete
 // and DB.TransactInput.
 func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...DeleteOption) (*dynamodb.DeleteItemInput, error) {
-	op := e.m.ops.delete
+	return e.m.deleteInput(db, reflect.ValueOf(&key).Elem(), opts)
+}
+
+// deleteInput builds the single request of a Delete of the item whose key
+// fields are set in struct value key.
+func (m *entityModel) deleteInput(db *DB, key reflect.Value, opts []DeleteOption) (*dynamodb.DeleteItemInput, error) {
+	op := m.ops.delete
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, err
 	}
-	kv := reflect.ValueOf(&key).Elem()
-	if e.m.managed.deleteReads() {
+	if m.managed.deleteReads() {
 		_, err := singleInput(op, make([]*action, 2), "TxDelete")
 		return nil, err
 	}
-	acts, err := e.m.planDelete(nil, db, op, kv, kv, writeOne, s)
+	acts, err := m.planDelete(nil, db, op, key, key, writeOne, s)
 	if err != nil {
 		return nil, err
 	}
@@ -41,21 +47,26 @@ func (e *Entity[T]) DeleteInput(db *DB, key T, opts ...DeleteOption) (*dynamodb.
 // its unique values, then deletes it and its guard items in one transaction
 // conditioned on the item still holding them.
 func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOption) error {
-	op := e.m.ops.delete
+	return e.m.delete(ctx, db, unsafe.Pointer(&key), opts)
+}
+
+// delete plans and sends a Delete of the item whose key fields are set in
+// the value at key, through a copy of it (see copyOf).
+func (m *entityModel) delete(ctx context.Context, db *DB, key unsafe.Pointer, opts []DeleteOption) error {
+	op := m.ops.delete
 	s, err := collect(op, opts)
 	if err != nil {
 		return err
 	}
-	db = db.metered(s, op, e.m.Name) // its read and its write
-	p := e.copyOf(&key)
-	defer e.recycle(p)
-	kv := reflect.ValueOf(p).Elem()
-	acts, err := e.m.planDelete(nil, db, op, kv, kv, writeOne, s) // checks everything before any read
+	db = db.metered(s, op, m.Name) // its read and its write
+	kv, h := m.copyOf(key)
+	defer m.recycle(kv, h)
+	acts, err := m.planDelete(nil, db, op, kv, kv, writeOne, s) // checks everything before any read
 	if err != nil {
 		return err
 	}
-	if e.m.managed.deleteReads() {
-		cur, found, err := e.m.readCurrent(ctx, db, op, kv)
+	if m.managed.deleteReads() {
+		cur, found, err := m.readCurrent(ctx, db, op, kv)
 		if err != nil {
 			return err
 		}
@@ -63,12 +74,12 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 			// A missing item fails MustExist, and a version check (as the
 			// condition would without unique fields).
 			if s.mustExist || acts[0].Versioned {
-				k, _ := e.m.Key(kv)
+				k, _ := m.Key(kv)
 				return &notFoundError{op: op, key: k}
 			}
 			return nil
 		}
-		if acts, err = e.m.planDelete(nil, db, op, kv, cur, writeOne, s); err != nil {
+		if acts, err = m.planDelete(nil, db, op, kv, cur, writeOne, s); err != nil {
 			return err
 		}
 	}
@@ -80,16 +91,21 @@ func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOpt
 // must hold the item's unique values: their guards are deleted with it, and
 // the transaction is conditioned on the item holding them.
 func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
-	op := e.m.ops.delete
+	e.m.txDelete(tx, unsafe.Pointer(&key), opts)
+}
+
+// txDelete adds a Delete of the item whose key fields are set in the value
+// at key to tx, planned with a copy of it (see copyOf).
+func (m *entityModel) txDelete(tx *Tx, key unsafe.Pointer, opts []DeleteOption) {
+	op := m.ops.delete
 	s, err := collect(op, opts)
 	if err != nil {
 		tx.add(nil, err)
 		return
 	}
-	p := e.copyOf(&key)
-	kv := reflect.ValueOf(p).Elem()
-	acts, err := e.m.planDelete(tx.actions, tx.db, op, kv, kv, writeOne, s)
-	e.recycle(p)
+	kv, h := m.copyOf(key)
+	acts, err := m.planDelete(tx.actions, tx.db, op, kv, kv, writeOne, s)
+	m.recycle(kv, h)
 	tx.add(acts, err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -13,12 +14,14 @@ import (
 )
 
 // Put, Create and their transaction actions: one planner, planPut, for
-// them and for the puts of a BatchWrite.
+// them and for the puts of a BatchWrite. The generic entries make one call
+// into the non-generic code: their T by address when the write plans with
+// a copy of it (see copies.go), else as a reflect.Value.
 
 // PutInput is the PutItem request Put sends. For an entity
 // with unique fields Put is a transaction: see TxPut and DB.TransactInput.
 func (e *Entity[T]) PutInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
-	return e.putInput(db, &v, writeOne, opts)
+	return e.m.putInput(db, reflect.ValueOf(&v).Elem(), writeOne, opts)
 }
 
 // Put writes v, replacing any item with the same key. Its index keys are
@@ -36,13 +39,13 @@ func (e *Entity[T]) PutInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemI
 // conditioned on the item still holding the old values. Unchanged values
 // cost one request, changed ones two; TxPut cannot read, and refuses a change.
 func (e *Entity[T]) Put(ctx context.Context, db *DB, v T, opts ...PutOption) error {
-	return e.put(ctx, db, &v, writeOne, opts)
+	return e.m.put(ctx, db, unsafe.Pointer(&v), writeOne, opts)
 }
 
 // CreateInput is the PutItem request Create sends. For an entity with unique fields Create is a transaction: see TxCreate and
 // DB.TransactInput.
 func (e *Entity[T]) CreateInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutItemInput, error) {
-	return e.putInput(db, &v, writeCreate, opts)
+	return e.m.putInput(db, reflect.ValueOf(&v).Elem(), writeCreate, opts)
 }
 
 // Create writes v only if no item has its key; otherwise it fails with a
@@ -51,16 +54,17 @@ func (e *Entity[T]) CreateInput(db *DB, v T, opts ...PutOption) (*dynamodb.PutIt
 // a transaction that also creates the guard items, and a value another item
 // holds is a *UniqueViolationError (ErrUniqueViolation).
 func (e *Entity[T]) Create(ctx context.Context, db *DB, v T, opts ...PutOption) error {
-	return e.put(ctx, db, &v, writeCreate, opts)
+	return e.m.put(ctx, db, unsafe.Pointer(&v), writeCreate, opts)
 }
 
-// putInput builds the single request of a Put or Create (mode).
-func (e *Entity[T]) putInput(db *DB, v *T, mode writeMode, opts []PutOption) (*dynamodb.PutItemInput, error) {
-	op, tx := e.m.ops.put, "TxPut"
+// putInput builds the single request of a Put or Create (mode) of struct
+// value v.
+func (m *entityModel) putInput(db *DB, v reflect.Value, mode writeMode, opts []PutOption) (*dynamodb.PutItemInput, error) {
+	op, tx := m.putOp(mode), "TxPut"
 	if mode == writeCreate {
-		op, tx = e.m.ops.create, "TxCreate"
+		tx = "TxCreate"
 	}
-	acts, _, err := e.planPut(nil, db, op, v, mode, opts)
+	acts, _, err := m.planPutOpts(nil, db, op, v, mode, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,52 +75,60 @@ func (e *Entity[T]) putInput(db *DB, v *T, mode writeMode, opts []PutOption) (*d
 	return a.PutItemInput(db.name), nil
 }
 
-// put plans and sends a Put or Create (mode) of a copy of *v.
-func (e *Entity[T]) put(ctx context.Context, db *DB, v *T, mode writeMode, opts []PutOption) error {
-	op := e.m.ops.put
-	if mode == writeCreate {
-		op = e.m.ops.create
-	}
-	p := e.copyOf(v)
-	defer e.recycle(p)
-	acts, s, err := e.planPut(nil, db, op, p, mode, opts)
+// put plans and sends a Put or Create (mode) of a copy of the value at v
+// (see copyOf).
+func (m *entityModel) put(ctx context.Context, db *DB, v unsafe.Pointer, mode writeMode, opts []PutOption) error {
+	op := m.putOp(mode)
+	p, h := m.copyOf(v)
+	defer m.recycle(p, h)
+	acts, s, err := m.planPutOpts(nil, db, op, p, mode, opts)
 	if err != nil {
 		return err
 	}
 	err = db.sendActions(ctx, op, acts, s)
-	if err != nil && mode == writeOne && len(e.m.managed.unique) > 0 {
-		again := *v // escapes here only, not on every Put
-		return e.m.putMovingGuards(ctx, db, op, reflect.ValueOf(&again).Elem(), s, err)
+	if err != nil && mode == writeOne && len(m.managed.unique) > 0 {
+		// A copy of its own, here only, not on every Put.
+		return m.putMovingGuards(ctx, db, op, m.heapCopy(v), s, err)
 	}
 	return err
 }
 
-// planPut collects opts and plans a Put or Create (mode) of v.
-func (e *Entity[T]) planPut(dst []*action, db *DB, op string, v *T, mode writeMode, opts []PutOption) ([]*action, *settings, error) {
+// putOp names the operation of a Put or Create (mode).
+func (m *entityModel) putOp(mode writeMode) string {
+	if mode == writeCreate {
+		return m.ops.create
+	}
+	return m.ops.put
+}
+
+// planPutOpts collects opts and plans a Put or Create (mode) of struct
+// value v.
+func (m *entityModel) planPutOpts(dst []*action, db *DB, op string, v reflect.Value, mode writeMode, opts []PutOption) ([]*action, *settings, error) {
 	s, err := collect(op, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	acts, err := e.m.planPut(dst, db, op, reflect.ValueOf(v).Elem(), mode, e.m.managed.clock(db), s)
+	acts, err := m.planPut(dst, db, op, v, mode, m.managed.clock(db), s)
 	return acts, s, err
 }
 
 // TxPut adds Put of v to the transaction (see Put).
 func (e *Entity[T]) TxPut(tx *Tx, v T, opts ...PutOption) {
-	e.txPut(tx, e.m.ops.put, &v, writeOne, opts)
+	e.m.txPut(tx, unsafe.Pointer(&v), writeOne, opts)
 }
 
 // TxCreate adds Create of v to the transaction (see Create): the item must
 // not exist.
 func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
-	e.txPut(tx, e.m.ops.create, &v, writeCreate, opts)
+	e.m.txPut(tx, unsafe.Pointer(&v), writeCreate, opts)
 }
 
-// txPut adds a Put or Create (mode) of a copy of *v to tx.
-func (e *Entity[T]) txPut(tx *Tx, op string, v *T, mode writeMode, opts []PutOption) {
-	p := e.copyOf(v)
-	acts, _, err := e.planPut(tx.actions, tx.db, op, p, mode, opts)
-	e.recycle(p)
+// txPut adds a Put or Create (mode) of a copy of the value at v (see
+// copyOf) to tx.
+func (m *entityModel) txPut(tx *Tx, v unsafe.Pointer, mode writeMode, opts []PutOption) {
+	p, h := m.copyOf(v)
+	acts, _, err := m.planPutOpts(tx.actions, tx.db, m.putOp(mode), p, mode, opts)
+	m.recycle(p, h)
 	tx.add(acts, err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -69,9 +70,15 @@ func (tx *Tx) Len() int { return len(tx.actions) }
 // require that the item exists, check a field it always has, such as
 // Exists on one of its key fields.
 func (e *Entity[T]) TxCheck(tx *Tx, key T, cond Cond) {
-	p := e.copyOf(&key)
-	a, err := e.m.planCheck(tx.db, e.m.ops.check, reflect.ValueOf(p).Elem(), cond)
-	e.recycle(p)
+	e.m.txCheck(tx, unsafe.Pointer(&key), cond)
+}
+
+// txCheck adds a ConditionCheck of the item whose key fields are set in the
+// value at key to tx, planned with a copy of it (see copyOf).
+func (m *entityModel) txCheck(tx *Tx, key unsafe.Pointer, cond Cond) {
+	kv, h := m.copyOf(key)
+	a, err := m.planCheck(tx.db, m.ops.check, kv, cond)
+	m.recycle(kv, h)
 	if err != nil {
 		tx.add(nil, err)
 		return

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	writes "github.com/singletable/singletable/internal/write"
@@ -51,23 +52,28 @@ const maxUpdateAttempts = 4
 // too, or given the item as the caller holds it (Current), it is one
 // request.
 func (e *Entity[T]) UpdateInput(db *DB, key T, ch Changes, opts ...UpdateOption) (*dynamodb.UpdateItemInput, error) {
-	op := e.m.ops.update
+	return e.m.updateInput(db, reflect.ValueOf(&key).Elem(), ch, opts)
+}
+
+// updateInput builds the single request of an Update of the item whose key
+// fields are set in struct value kv.
+func (m *entityModel) updateInput(db *DB, kv reflect.Value, ch Changes, opts []UpdateOption) (*dynamodb.UpdateItemInput, error) {
+	op := m.ops.update
 	sv, err := updateSettings(op, ch, opts)
 	s := &sv
 	if err != nil {
 		return nil, err
 	}
-	kv := reflect.ValueOf(&key).Elem()
-	if f := e.m.changedUnique(s); f != "" {
+	if f := m.changedUnique(s); f != "" {
 		how := "build it with TxUpdate and DB.TransactInput"
-		if e.m.managed.expires != nil {
+		if m.managed.expires != nil {
 			how = "the guards carry the expiry it reads"
 		}
-		return nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
+		return nil, &InputError{Op: op, Reason: "the update changes " + m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
-	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	acts, err := m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if s.current != nil {
-		acts, _, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err)
+		acts, _, err = m.replanCurrent(nil, db, op, kv, s, acts, err)
 	}
 	if err != nil {
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
@@ -130,53 +136,72 @@ func noReadError(err error, s *settings, advice string) error {
 // first and is sent as a transaction (see Unique).
 func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts ...UpdateOption) (T, error) {
 	var out T
-	op := e.m.ops.update
+	err := e.m.update(ctx, db, unsafe.Pointer(&key), unsafe.Pointer(&out), ch, opts)
+	return out, err
+}
+
+// update is Update of the item whose key fields are set in the value at
+// key, planned with a copy of it (see copyOf); the item after it, if any,
+// is copied to the value at out (the generic entry's result, zero until
+// then).
+func (m *entityModel) update(ctx context.Context, db *DB, key, out unsafe.Pointer, ch Changes, opts []UpdateOption) error {
+	op := m.ops.update
 	sv, err := updateSettings(op, ch, opts)
 	s := &sv
 	if err != nil {
-		return out, err
+		return err
 	}
-	db = db.metered(s, op, e.m.Name) // its reads, writes and retries
-	p := e.copyOf(&key)
-	defer e.recycle(p)
-	kv := reflect.ValueOf(p).Elem()
-	unique := e.m.changedUnique(s) != ""
-	acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, nil)
+	db = db.metered(s, op, m.Name) // its reads, writes and retries
+	kv, h := m.copyOf(key)
+	res, err := m.updateCopy(ctx, db, key, kv, s)
+	if res.IsValid() {
+		m.setAt(out, res)
+	}
+	m.recycle(kv, h)
+	return err
+}
+
+// updateCopy is Update planned with kv, a copy of the key at key, and
+// returns the item after it (kv, or a value of its own; invalid: none).
+func (m *entityModel) updateCopy(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, s *settings) (reflect.Value, error) {
+	op := m.ops.update
+	unique := m.changedUnique(s) != ""
+	acts, err := m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if s.current != nil {
 		if unique {
 			// Moving a guard needs the whole item: Update reads it anyway.
-			if _, err := e.m.currentValue(op, kv, s.current); err != nil {
-				return out, err
+			if _, err := m.currentValue(op, kv, s.current); err != nil {
+				return reflect.Value{}, err
 			}
 		} else {
 			var given *writes.Stored
-			if acts, given, err = e.m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
+			if acts, given, err = m.replanCurrent(nil, db, op, kv, s, acts, err); given != nil || err != nil {
 				if err != nil {
-					return out, noReadError(err, s, "")
+					return reflect.Value{}, noReadError(err, s, "")
 				}
 				// The caller said what the item holds: a stale copy
 				// fails (*StaleError) rather than being read again.
-				return e.sendUpdate(ctx, db, acts[0], p)
+				return m.sendUpdate(ctx, db, acts[0], kv)
 			}
 		}
 	}
 	if err == nil && !unique {
-		if s.upsert && e.m.upsertFills(s) {
-			return e.upsertTwice(ctx, db, p, kv, s)
+		if s.upsert && m.upsertFills(s) {
+			return m.upsertTwice(ctx, db, kv, s)
 		}
-		out, err := e.sendUpdate(ctx, db, acts[0], p)
-		if s.upsert && e.m.removeExpired(ctx, db, err) {
+		out, err := m.sendUpdate(ctx, db, acts[0], kv)
+		if s.upsert && m.removeExpired(ctx, db, err) {
 			// It found an expired item, now deleted: the same update
 			// makes a new one, planned again (the Client may have
 			// modified the first request).
-			if acts, err = e.m.planUpdate(nil, db, op, kv, kv, s, nil); err != nil {
+			if acts, err = m.planUpdate(nil, db, op, kv, kv, s, nil); err != nil {
 				return out, err
 			}
-			return e.sendUpdate(ctx, db, acts[0], p)
+			return m.sendUpdate(ctx, db, acts[0], kv)
 		}
 		return out, err
 	}
-	return e.updateRead(ctx, db, key, kv, *s, unique, err)
+	return m.updateRead(ctx, db, key, kv, *s, unique, err)
 }
 
 // upsertFills reports whether an item the upsert creates gets attributes
@@ -195,18 +220,18 @@ func (m *entityModel) upsertFills(s *settings) bool {
 // costs one request, a new one two. A writer that creates or deletes the
 // item in between makes the other form fail likewise: it alternates, up to
 // maxUpdateAttempts writes of each, then returns a *ReadChangedError.
-func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Value, s *settings) (T, error) {
-	var out T
-	op := e.m.ops.update
+func (m *entityModel) upsertTwice(ctx context.Context, db *DB, kv reflect.Value, s *settings) (reflect.Value, error) {
+	var out reflect.Value
+	op := m.ops.update
 	for attempt := 1; ; attempt++ {
 		for _, exists := range [2]bool{true, false} {
-			rd := writes.NewStored(e.m.Entity, exists, nil)
-			writes.BaseValue(e.m.Entity, nil, rd.Value, kv, time.Time{})
-			acts, err := e.m.planUpdate(nil, db, op, kv, kv, s, rd)
+			rd := writes.NewStored(m.Entity, exists, nil)
+			writes.BaseValue(m.Entity, nil, rd.Value, kv, time.Time{})
+			acts, err := m.planUpdate(nil, db, op, kv, kv, s, rd)
 			if err != nil {
 				return out, noReadError(err, s, "")
 			}
-			if out, err = e.sendUpdate(ctx, db, acts[0], p); err == nil {
+			if out, err = m.sendUpdate(ctx, db, acts[0], kv); err == nil {
 				return out, nil
 			}
 			var ce *ConditionError
@@ -216,12 +241,12 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 			switch {
 			case exists && len(ce.Item) == 0:
 				// Absent: create it.
-			case exists && e.m.removeExpired(ctx, db, err):
+			case exists && m.removeExpired(ctx, db, err):
 				// Expired, now deleted: create it anew.
 			case !exists && len(ce.Item) > 0:
 				// Created meanwhile: update it.
 				if attempt == maxUpdateAttempts {
-					k, _ := e.m.Key(kv)
+					k, _ := m.Key(kv)
 					return out, &ReadChangedError{Op: op, Key: k, Attempts: attempt, Err: err}
 				}
 			default:
@@ -233,23 +258,21 @@ func (e *Entity[T]) upsertTwice(ctx context.Context, db *DB, p *T, kv reflect.Va
 }
 
 // sendUpdate sends an Update's single action and decodes the item after it
-// into *into, which it returns: the key's copy (see copyOf), of no more
-// use once the update is done, so that the result costs no allocation of
-// its own.
-func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) (T, error) {
-	var zero T
+// into into, which it returns (invalid when there is no item): the key's
+// copy (see copyOf), of no more use once the update is done, so that the
+// result costs no allocation of its own.
+func (m *entityModel) sendUpdate(ctx context.Context, db *DB, a *action, into reflect.Value) (reflect.Value, error) {
 	res, err := db.client.UpdateItem(ctx, a.UpdateItemInput(db.name))
 	if err != nil {
-		return zero, a.sendError(err)
+		return reflect.Value{}, a.sendError(err)
 	}
 	if len(res.Attributes) == 0 {
 		// DynamoDB always answers ReturnValues ALL_NEW with the item: a
 		// Client that does not (a mock, a wrapper) is at fault, not the item.
-		return zero, fmt.Errorf("singletable: %s %s: UpdateItem answered without the item (Update asks for ReturnValues ALL_NEW): a Client must return it, as DynamoDB does; with singletabletest.Client, set UpdateItemFunc", a.op, formatKey(a.sentKey()))
+		return reflect.Value{}, fmt.Errorf("singletable: %s %s: UpdateItem answered without the item (Update asks for ReturnValues ALL_NEW): a Client must return it, as DynamoDB does; with singletabletest.Client, set UpdateItemFunc", a.op, formatKey(a.sentKey()))
 	}
-	*into = zero
-	err = e.m.decode(res.Attributes, reflect.ValueOf(into).Elem())
-	return *into, err
+	into.SetZero()
+	return into, m.decode(res.Attributes, into)
 }
 
 // TxUpdate adds Update of the item whose key fields are set in key (see
@@ -264,26 +287,31 @@ func (e *Entity[T]) sendUpdate(ctx context.Context, db *DB, a *action, into *T) 
 // conditioned on the item holding it (so a wrong one cancels the
 // transaction rather than orphaning a guard).
 func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
-	op := e.m.ops.update
+	e.m.txUpdate(tx, unsafe.Pointer(&key), ch, opts)
+}
+
+// txUpdate adds an Update of the item whose key fields are set in the value
+// at key to tx, planned with a copy of it (see copyOf).
+func (m *entityModel) txUpdate(tx *Tx, key unsafe.Pointer, ch Changes, opts []UpdateOption) {
+	op := m.ops.update
 	sv, err := updateSettings(op, ch, opts)
 	s := &sv
 	if err != nil {
 		tx.add(nil, err)
 		return
 	}
-	if f := e.m.changedUnique(s); f != "" && e.m.managed.expires != nil {
+	if f := m.changedUnique(s); f != "" && m.managed.expires != nil {
 		// The guards carry the item's expiry, which only a read tells.
-		tx.add(nil, &InputError{Op: op, Reason: "the update changes " + e.m.describeGuarded(f) + " of an entity that expires, whose guard items carry the item's expiry: use Update, which reads the item first (a transaction cannot)"})
+		tx.add(nil, &InputError{Op: op, Reason: "the update changes " + m.describeGuarded(f) + " of an entity that expires, whose guard items carry the item's expiry: use Update, which reads the item first (a transaction cannot)"})
 		return
 	}
-	p := e.copyOf(&key)
-	kv := reflect.ValueOf(p).Elem()
+	kv, h := m.copyOf(key)
 	n := len(tx.actions)
-	acts, err := e.m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	acts, err := m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
 	if s.current != nil {
-		acts, _, err = e.m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
+		acts, _, err = m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
 	}
-	e.recycle(p)
+	m.recycle(kv, h)
 	if err != nil {
 		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -28,10 +29,10 @@ import (
 // without a read failed with planErr (a *writes.ReadNeeded), or it changes a
 // unique field. (Apart from Update, so that the common update declares
 // none of what this one needs, which the compiler would allocate anyway.)
-func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Value, sv settings, unique bool, planErr error) (T, error) {
-	var out T
+func (m *entityModel) updateRead(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, sv settings, unique bool, planErr error) (reflect.Value, error) {
+	var out reflect.Value
 	s := &sv
-	op := e.m.ops.update
+	op := m.ops.update
 	var need *writes.ReadNeeded
 	switch {
 	case planErr == nil:
@@ -44,28 +45,32 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 	if need != nil {
 		fields = need.Fields
 	}
-	rd, err := e.m.readStored(ctx, db, op, kv, fields, unique)
+	rd, err := m.readStored(ctx, db, op, kv, fields, unique)
 	for attempt := 1; ; attempt++ {
 		if err != nil {
 			return out, err
 		}
 		if !rd.Found && !s.upsert {
-			k, _ := e.m.Key(kv)
+			k, _ := m.Key(kv)
 			return out, &notFoundError{op: op, key: k}
 		}
 		old := kv
 		if unique {
 			old = rd.Value
 		}
-		acts, err := e.m.planUpdate(nil, db, op, kv, old, s, rd)
+		acts, err := m.planUpdate(nil, db, op, kv, old, s, rd)
 		if err != nil {
 			return out, err
 		}
 		if unique {
 			if err = db.sendActions(ctx, op, acts, s); err == nil {
-				return e.Get(ctx, db, key, ConsistentRead())
+				// Read it back (the Get of the key given), into a value of
+				// its own, the copy done with.
+				kv.Set(m.valueAt(key))
+				out = reflect.New(m.Type).Elem()
+				return out, m.get(ctx, db, kv, out, []GetOption{ConsistentRead()})
 			}
-		} else if out, err = e.sendUpdate(ctx, db, acts[0], kv.Addr().Interface().(*T)); err == nil {
+		} else if out, err = m.sendUpdate(ctx, db, acts[0], kv); err == nil {
 			return out, nil
 		}
 		if !errors.Is(err, ErrConditionFailed) {
@@ -74,14 +79,14 @@ func (e *Entity[T]) updateRead(ctx context.Context, db *DB, key T, kv reflect.Va
 		// Was it the fields read that changed, or an expired item that
 		// an upsert deleted? Read again to know, and to plan the next
 		// attempt.
-		removed := s.upsert && e.m.removeExpired(ctx, db, err)
+		removed := s.upsert && m.removeExpired(ctx, db, err)
 		db.retrying(attempt) // what follows is the library's retry (meter.go)
-		again, rerr := e.m.readStored(ctx, db, op, kv, fields, unique)
+		again, rerr := m.readStored(ctx, db, op, kv, fields, unique)
 		if rerr != nil || (again.Same(rd) && !removed) {
 			return out, err
 		}
 		if attempt == maxUpdateAttempts {
-			k, _ := e.m.Key(kv)
+			k, _ := m.Key(kv)
 			return out, &ReadChangedError{Op: op, Key: k, Fields: fields, Attempts: attempt, Err: err}
 		}
 		rd = again

@@ -56,25 +56,28 @@ func (p *Pool) Release(v reflect.Value, ptr any) {
 	p.pool.Put(ptr)
 }
 
-// Copy returns a copy of *v for a write to plan with, to give back to
-// Recycle once the write is done with it.
-func Copy[T any](p *Pool, v *T) *T {
+// Copy returns a copy of v (a value of the Pool's type) for a write to
+// plan with, and what to hand back to Recycle with it once the write is
+// done with it. (Not generic in the value's type: its callers are the
+// core's non-generic write paths, compiled once rather than per type.)
+func (p *Pool) Copy(v reflect.Value) (reflect.Value, any) {
+	var ptr any
 	if p.copies {
-		if c, ok := p.pool.Get().(*T); ok {
-			*c = *v
-			return c
-		}
+		ptr = p.pool.Get()
 	}
-	c := new(T)
-	*c = *v
-	return c
+	if ptr == nil {
+		ptr = reflect.New(v.Type()).Interface()
+	}
+	c := reflect.ValueOf(ptr).Elem()
+	c.Set(v)
+	return c, ptr
 }
 
-// Recycle zeroes c, a copy Copy made, and recycles it if the Pool
-// recycles copies.
-func Recycle[T any](p *Pool, c *T) {
+// Recycle zeroes c, a copy Copy returned with ptr, and recycles it if the
+// Pool recycles copies.
+func (p *Pool) Recycle(c reflect.Value, ptr any) {
 	if p.copies {
-		*c = *new(T)
-		p.pool.Put(c)
+		c.SetZero()
+		p.pool.Put(ptr)
 	}
 }

@@ -17,13 +17,13 @@ func TestCopyRecycle(t *testing.T) {
 		var p Pool
 		p.Enable(true, copies)
 		v := item{Name: "a", Tags: []string{"x"}}
-		c := Copy(&p, &v)
-		if c == &v || !reflect.DeepEqual(*c, v) {
-			t.Fatalf("copies=%v: Copy = %p %+v, want a copy of %+v", copies, c, *c, v)
+		c, ptr := p.Copy(reflect.ValueOf(v))
+		if ptr.(*item) == &v || !reflect.DeepEqual(c.Interface(), v) {
+			t.Fatalf("copies=%v: Copy = %p %+v, want a copy of %+v", copies, ptr, c, v)
 		}
-		Recycle(&p, c)
-		if zeroed := reflect.DeepEqual(*c, item{}); zeroed != copies {
-			t.Errorf("copies=%v: after Recycle %+v", copies, *c)
+		p.Recycle(c, ptr)
+		if zeroed := reflect.DeepEqual(*ptr.(*item), item{}); zeroed != copies {
+			t.Errorf("copies=%v: after Recycle %+v", copies, *ptr.(*item))
 		}
 		if v.Name != "a" || len(v.Tags) != 1 {
 			t.Errorf("copies=%v: the original changed: %+v", copies, v)
