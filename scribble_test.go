@@ -149,6 +149,20 @@ func scribbleValue(v reflect.Value) {
 		default:
 			scribbleValue(v.Elem())
 		}
+	case reflect.String:
+		// What a *string field points to (TableName, an expression):
+		// written through the pointer the request holds.
+		if v.CanSet() {
+			v.SetString("scribbled")
+		}
+	case reflect.Int32, reflect.Int64:
+		if v.CanSet() {
+			v.SetInt(987)
+		}
+	case reflect.Bool:
+		if v.CanSet() {
+			v.SetBool(!v.Bool())
+		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {

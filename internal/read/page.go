@@ -48,17 +48,16 @@ type Req struct {
 }
 
 // Later is a request of r after its first, from start (nil: the
-// beginning): Query with maps of its own, not shared with any request
+// beginning): Query built again (Renew), sharing nothing with any request
 // sent before, nor with start, which stays the caller's. A Client may
-// modify the requests it is given: those maps it may have modified are
-// not used again.
+// modify the requests it is given, fields, maps and what pointers point to
+// alike (the first request is r.Query itself): nothing it may have
+// modified is used again.
 func (r *Req) Later(start map[string]types.AttributeValue) (dynamodb.QueryInput, error) {
-	in := r.Query
-	fresh, err := r.Src.Renew()
+	in, err := r.Src.Renew()
 	if err != nil {
 		return in, err
 	}
-	in.ExpressionAttributeNames, in.ExpressionAttributeValues = fresh.ExpressionAttributeNames, fresh.ExpressionAttributeValues
 	in.ExclusiveStartKey = CopyItem(start)
 	return in, nil
 }

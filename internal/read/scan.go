@@ -77,6 +77,11 @@ func (w *Walk) Input(seg int, start map[string]types.AttributeValue) *dynamodb.S
 	if w.Total > 1 {
 		in.Segment = aws.Int32(int32(seg))
 	}
+	// What In's pointers point to, each page its own: a Client may write
+	// through them.
+	in.TableName, in.IndexName = fresh(in.TableName), fresh(in.IndexName)
+	in.FilterExpression, in.ProjectionExpression = fresh(in.FilterExpression), fresh(in.ProjectionExpression)
+	in.Limit, in.TotalSegments, in.ConsistentRead = fresh(in.Limit), fresh(in.TotalSegments), fresh(in.ConsistentRead)
 	in.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
 	in.ExpressionAttributeValues = CopyItem(in.ExpressionAttributeValues)
 	in.ExclusiveStartKey = CopyItem(start)
@@ -307,4 +312,13 @@ func (w *Walk) Open(keys [][]byte, position string) error {
 		w.segs[i] = s
 	}
 	return nil
+}
+
+// fresh is a pointer to a copy of *p; nil for nil.
+func fresh[V any](p *V) *V {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
