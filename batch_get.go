@@ -55,8 +55,6 @@ func (m *entityModel) batchGetInputs(db *DB, keys reflect.Value, opts []BatchGet
 type batchKey struct {
 	key map[string]types.AttributeValue
 	id  model.ItemID
-	// item is the item read at the key, if any (BatchGet).
-	item map[string]types.AttributeValue
 }
 
 // prepareGet renders the table key of each of keys (a slice of m's type),
@@ -163,12 +161,13 @@ func (e *Entity[T]) BatchGet(ctx context.Context, db *DB, keys []T, opts ...Batc
 	return r.Out, err
 }
 
-// batchGot is what BatchGet reads (Keys) and the results batchGet makes
-// (Out, whose pointers point into Vals), in one allocation; its fields are
-// exported for reflect to set them.
+// batchGot is what BatchGet reads (Keys), the results batchGet makes
+// (Out, whose pointers point into Vals) and its decoding state, in one
+// allocation; its fields are exported for reflect to set them.
 type batchGot[T any] struct {
 	Keys, Vals []T
 	Out        []*T
+	Decode     batchDecode
 }
 
 // batchGet is BatchGet for r, a batchGot of m's type: it reads the items
@@ -188,26 +187,13 @@ func (m *entityModel) batchGet(ctx context.Context, db *DB, r reflect.Value, opt
 	if err != nil {
 		return err
 	}
-	expiry := db.expiryFor(s, m) // the clock read before the requests
-	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent, m: db.meter(s, op, m.Name, "", "")}, conc, policy, func(i int, item map[string]types.AttributeValue) {
-		ks[i].item = item
-	})
-	// The items in one slice rather than one allocation each, decoded in
-	// the order of keys once read.
-	vals, out := makeLen(r.Field(1), len(ks)), makeLen(r.Field(2), len(ks))
-	var decodeErr error
-	for i := range ks {
-		item := ks[i].item
-		if item == nil || expiry.expired(item) {
-			continue // none, or as if none (ttl.go)
-		}
-		v := vals.Index(i)
-		if err := m.decode(item, v); err != nil {
-			decodeErr = errors.Join(decodeErr, err)
-			continue
-		}
-		out.Index(i).Set(v.Addr())
-	}
+	// The items in one slice rather than one allocation each, decoded as
+	// each response comes (in its order), so that no response is kept
+	// past its turn: a Client may reuse what it answered.
+	got := r.Field(3).Addr().Interface().(*batchDecode)
+	*got = batchDecode{m: m, expiry: db.expiryFor(s, m), vals: makeLen(r.Field(1), len(ks)), out: makeLen(r.Field(2), len(ks))}
+	left, requests, stopErr := db.getItems(ctx, ks, index, getSpec{consistent: s.consistent, m: db.meter(s, op, m.Name, "", "")}, conc, policy, got.found)
+	decodeErr := got.err
 	if len(left) == 0 {
 		return decodeErr
 	}
@@ -220,6 +206,28 @@ func (m *entityModel) batchGet(ctx context.Context, db *DB, r reflect.Value, opt
 		return errors.Join(decodeErr, be)
 	}
 	return be
+}
+
+// batchDecode decodes the items of a BatchGet as they come: item i into
+// vals[i], with out[i] pointing at it. It lives in the batchGot, so that
+// handing its method to getItems is the one allocation.
+type batchDecode struct {
+	m         *entityModel
+	expiry    expiryCheck
+	vals, out reflect.Value
+	err       error // the items that did not decode, joined in the order they came
+}
+
+func (b *batchDecode) found(i int, item map[string]types.AttributeValue) {
+	if b.expiry.expired(item) {
+		return // as if absent (ttl.go)
+	}
+	v := b.vals.Index(i)
+	if err := b.m.decode(item, v); err != nil {
+		b.err = errors.Join(b.err, err)
+		return
+	}
+	b.out.Index(i).Set(v.Addr())
 }
 
 // makeLen sets s (a settable nil slice) to a slice of n zero values, as

@@ -125,3 +125,60 @@ func TestBatchGetDecodeErrorKeepsUnprocessedKeys(t *testing.T) {
 	assert.ErrorIs(t, err, st.ErrDecode, "the decode error is reported too")
 	assert.Contains(t, err.Error(), "decoding a Record item")
 }
+
+// BatchGet decodes each response as it comes, before its next request: a
+// Client may reuse what it answered (here it rewrites its last output's
+// items once asked again), and decode errors are joined in the order the
+// items came. (Decoding once every request was done read the reused
+// output: every item failed as another entity's.)
+func TestBatchGetDecodesEachResponseInTurn(t *testing.T) {
+	db, mock, _ := batchDB()
+	keys := records(4)
+	item := func(k map[string]types.AttributeValue, n string) map[string]types.AttributeValue {
+		id := strings.TrimPrefix(k["PK"].(*types.AttributeValueMemberS).Value, "REC#")
+		return map[string]types.AttributeValue{
+			"PK": k["PK"], "SK": k["SK"], "_type": &types.AttributeValueMemberS{Value: "Record"},
+			"id": &types.AttributeValueMemberS{Value: id}, "n": &types.AttributeValueMemberN{Value: n},
+		}
+	}
+	var last *dynamodb.BatchGetItemOutput
+	mock.BatchGetItemFunc = func(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+		if last != nil {
+			for _, it := range last.Responses["WriteShop"] {
+				it["_type"] = &types.AttributeValueMemberS{Value: "Reused"}
+			}
+		}
+		ks := in.RequestItems["WriteShop"].Keys
+		out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{}}
+		for i, k := range ks {
+			if last == nil && i >= 2 {
+				out.UnprocessedKeys = map[string]types.KeysAndAttributes{"WriteShop": {Keys: ks[2:]}}
+				break
+			}
+			out.Responses["WriteShop"] = append(out.Responses["WriteShop"], item(k, "7"))
+		}
+		last = out
+		return out, nil
+	}
+	got, err := st.WRecords.BatchGet(context.Background(), db, keys, st.BatchRetry(st.RetryPolicy{MaxAttempts: 3}))
+	require.NoError(t, err)
+	require.Len(t, mock.Calls(), 2)
+	for i, g := range got {
+		require.NotNil(t, g, "item %d", i)
+		assert.Equal(t, keys[i].ID, g.ID)
+	}
+
+	// Errors in the order the items came: the last key's first.
+	mock.BatchGetItemFunc = func(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+		ks := in.RequestItems["WriteShop"].Keys
+		bad := item(ks[len(ks)-1], "1")
+		bad["n"] = &types.AttributeValueMemberS{Value: "x"} // not a number
+		wrong := item(ks[0], "1")
+		wrong["_type"] = &types.AttributeValueMemberS{Value: "Other"}
+		return &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]types.AttributeValue{"WriteShop": {bad, wrong}}}, nil
+	}
+	_, err = st.WRecords.BatchGet(context.Background(), db, records(2))
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Less(t, strings.Index(msg, "decoding a Record item"), strings.Index(msg, "got a Other item"), msg)
+}

@@ -34,7 +34,7 @@ type meter struct {
 // meter returns the meter of a call op of entity (and of a read name on
 // index), or nil when the call is not metered.
 func (db *DB) meter(s *settings, op, entity, name, index string) *meter {
-	if db.obs == nil && s.sink == nil {
+	if db == nil || db.obs == nil && s.sink == nil { // nil: the operation's checks refuse it
 		return nil
 	}
 	if _, ok := db.client.(*meter); ok {
@@ -329,7 +329,7 @@ func (m *meter) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetIt
 // every request through the call's meter: for the operations that send
 // from several places (Update's read, write and retries, Delete's read).
 func (db *DB) metered(s *settings, op, entity string) *DB {
-	if db.obs == nil && s.sink == nil {
+	if db == nil || db.obs == nil && s.sink == nil { // nil: the operation's checks refuse it
 		return db
 	}
 	if _, ok := db.client.(*meter); ok {

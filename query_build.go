@@ -71,6 +71,9 @@ func checkedSettings[O option](d *readDecl, op string, opts []O) (*settings, err
 
 // checkDB makes sure the read belongs to the DB's table.
 func (d *readDecl) checkDB(op string, db *DB) error {
+	if db == nil {
+		return &InputError{Op: op, Reason: "the DB is nil: make one with New"}
+	}
 	if db.table != d.table {
 		return &InputError{Op: op, Reason: "declared on table " + d.table.schema.Name + ", not on this DB's table " + db.table.schema.Name}
 	}
