@@ -85,6 +85,11 @@ type Placeholder struct {
 type segment struct {
 	lit string
 	ph  *Placeholder
+	// plain is 1 + the index of ph's field in its struct when ph is the
+	// usual placeholder, a top-level string field with no shape (set by
+	// finish), else 0: AppendKey writes its value with no
+	// reflect.FieldByIndex and no call (bench/'s Put: see CHANGELOG).
+	plain int
 }
 
 // Template is a parsed key template. Raw is the text it was parsed from;
@@ -102,9 +107,14 @@ type Template struct {
 // final.
 func (t *Template) finish() *Template {
 	t.phs = nil
-	for _, s := range t.segs {
+	for i, s := range t.segs {
+		t.segs[i].plain = 0
 		if s.ph != nil {
 			t.phs = append(t.phs, s.ph)
+			if f := s.ph.Field; s.ph.Kind == KindString && !s.ph.Ptr && s.ph.class == nil &&
+				len(f.Index) == 1 && f.Type.Kind() == reflect.String {
+				t.segs[i].plain = 1 + f.Index[0]
+			}
 		}
 	}
 	// Clipped: a caller that appends to Placeholders() gets a copy.
@@ -331,6 +341,13 @@ func (t *Template) AppendKey(dst []byte, v reflect.Value) ([]byte, error) {
 		if s.ph == nil {
 			dst = append(dst, s.lit...)
 			continue
+		}
+		if s.plain > 0 {
+			// What AppendValue does for a plain string value, inline.
+			if val := v.Field(s.plain - 1).String(); val != "" && plainASCII(val, t.Delim) {
+				dst = append(dst, val...)
+				continue
+			}
 		}
 		var ok bool
 		var err error

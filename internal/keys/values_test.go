@@ -47,3 +47,57 @@ func TestAppendKeyFromMatchesAppendKey(t *testing.T) {
 		}
 	}
 }
+
+// AppendKey's inline path for plain string fields (see segment.plain)
+// renders, refuses and reports missing values as the general path
+// (AppendKeyFrom's) does: delimiters and escape bytes escaped, invalid
+// UTF-8 refused, shapes checked, empty values missing, and a named string
+// type or a promoted field rendered alike.
+func TestAppendKeyPlainStringsMatchGeneralPath(t *testing.T) {
+	type name string
+	type Inner struct{ E string }
+	type item struct {
+		Inner
+		A string
+		B name
+		H string
+	}
+	fs, err := codec.FieldsOf(reflect.TypeOf(item{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := Parse("X#{A}#{B}#{E}#{H:hex}", fs, '#')
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "abcdefghijklmnopqrstuvwxyz0123456789"
+	values := []string{"a", long, long + "#", "#" + long, "ab%cd", long[:7] + "%", "caf\u00e9", "a\xffb", ""}
+	checked := 0
+	for _, a := range values {
+		for _, e := range values {
+			it := item{Inner: Inner{E: e}, A: a, B: name(a + e), H: "0f"}
+			if a == long {
+				it.H = "zz" // not hex
+			}
+			v := reflect.ValueOf(it)
+			var vals []reflect.Value
+			for _, ph := range tpl.Placeholders() {
+				vals = append(vals, v.FieldByIndex(ph.Field.Index))
+			}
+			want, wantErr := tpl.AppendKeyFrom(nil, vals)
+			got, gotErr := tpl.AppendKey(nil, v)
+			if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
+				t.Fatalf("%+v: error %v, the general path's %v", it, gotErr, wantErr)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%+v: %q, the general path's %q", it, got, want)
+			}
+			if wantErr == nil {
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no value rendered: the test checks errors only")
+	}
+}

@@ -175,8 +175,11 @@ func (e *Entity) appendKey(buf []byte, tpl *keys.Template, attr string, limit in
 	if err != nil {
 		return buf[:start], errors.As(err, new(keys.MissingError)), e.TemplateKeyError(tpl, attr, err)
 	}
-	if err := e.CheckKeySize(attr, tpl.Raw, "", len(out)-start, limit); err != nil {
-		return buf[:start], false, err
+	// The comparison first: CheckKeySize builds its error in place, too
+	// big a frame to inline, and a call for every key attribute cost
+	// about 2 % of bench/'s Put.
+	if n := len(out) - start; n > limit {
+		return buf[:start], false, e.CheckKeySize(attr, tpl.Raw, "", n, limit)
 	}
 	return out, false, nil
 }
