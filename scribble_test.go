@@ -123,7 +123,8 @@ func (s *scribbler) TransactGetItems(ctx context.Context, in *dynamodb.TransactG
 var _ st.Client = (*scribbler)(nil)
 
 // scribble overwrites what v (a request) holds, in place, as far as it
-// reaches: through pointers, interfaces, structs, slices and maps.
+// reaches: through pointers, interfaces, structs, slices and maps; its
+// scalar pointer fields are also pointed elsewhere.
 func scribble(v any) { scribbleValue(reflect.ValueOf(v)) }
 
 func scribbleValue(v reflect.Value) {
@@ -165,8 +166,20 @@ func scribbleValue(v reflect.Value) {
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				scribbleValue(v.Field(i))
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
+			f := v.Field(i)
+			scribbleValue(f)
+			// The field itself, too: a *string, *int32 or *bool the
+			// Client points elsewhere.
+			if f.Kind() == reflect.Pointer && !f.IsNil() && f.CanSet() {
+				switch f.Type().Elem().Kind() {
+				case reflect.String, reflect.Int32, reflect.Int64, reflect.Bool:
+					p := reflect.New(f.Type().Elem())
+					scribbleValue(p.Elem())
+					f.Set(p)
+				}
 			}
 		}
 	case reflect.Slice:
