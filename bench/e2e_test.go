@@ -48,6 +48,9 @@ const (
 	e2eUsers   = 40   // seeded users, with nQuery orders each
 	e2ePutPool = 4096 // distinct orders the Put benchmark cycles through
 
+	// e2eWindowEnv sets the shortest paired window (a duration); the
+	// -benchtime when unset.
+	e2eWindowEnv = "SINGLETABLE_E2E_WINDOW"
 	// e2eMinCallsEnv sets the calls each worker makes, on average, in a
 	// paired window (see pairedClosed); e2eMinCalls when unset.
 	e2eMinCallsEnv = "SINGLETABLE_E2E_MIN_CALLS"
@@ -350,7 +353,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 				// round (the library) alone followed the op before's
 				// paired run and what it left DynamoDB Local to do.
 				b.Run("paired", func(b *testing.B) {
-					lib, sdk, window, err := runPaired(ctx, e, op, benchTime(), pairedMinCalls())
+					lib, sdk, window, err := runPaired(ctx, e, op, pairedWindow(), pairedMinCalls())
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -392,6 +395,18 @@ func benchTime() time.Duration {
 		}
 	}
 	return time.Second
+}
+
+// pairedWindow is the shortest paired window: $SINGLETABLE_E2E_WINDOW,
+// else the -benchtime. scripts/bench.sh keeps it at 1 s while the runs of
+// one variant (CPU per op) take 0.5 s: a fast op's per-round ratio rests
+// on a few hundred calls, and spread two to three times as wide in 0.5 s
+// on a busy machine.
+func pairedWindow() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(e2eWindowEnv)); err == nil && d > 0 {
+		return d
+	}
+	return benchTime()
 }
 
 // pairedMinCalls is the calls each worker makes, on average, in a paired
