@@ -314,8 +314,9 @@ func checkCount[T any](items []T, err error) error {
 // BenchmarkEndToEnd measures each op against DynamoDB Local, with
 // e2eWorkers concurrent workers per variant, in two ways each round:
 //
-//   - <Op>/paired runs both at the same time for the -benchtime (b.N is not
-//     used) and reports each one's throughput, library-ops/s and sdk-ops/s.
+//   - <Op>/paired runs both at the same time (b.N is not used; see
+//     runPaired for how long) and reports each one's throughput,
+//     library-ops/s and sdk-ops/s, the window and the calls per worker.
 //     DynamoDB Local's throughput drifts by tens of percent from one second
 //     to the next (JIT, its own GC); variants that run side by side see the
 //     same drift, so their ratio is what the throughput target is judged on.
@@ -425,8 +426,8 @@ func pairedMinCalls() int {
 // measured), and the window's length: d, or longer for a slow op, until
 // the workers have finished minCalls calls each on average (pairedClosed,
 // at most e2eMaxWindow). With a window of d = 1 s, StreamWide100 and
-// FanOutWide made 3 to 6 calls per worker under load, and the ratio of two
-// such counts spread from 0.82 to 1.04 with the SDK code on both sides.
+// FanOutWide made 3 to 6 calls per worker, and with the SDK code on both
+// sides the ratio of the two counts spread from 0.83 to 1.18 per round.
 // A call counts for the part of it inside the window: one that took 40
 // ms, 10 of them before the window closed, counts 0.25. Counting whole
 // calls instead (those started, as before issue 21) was off by up to one
