@@ -47,6 +47,16 @@ const (
 	e2eWorkers = 8
 	e2eUsers   = 40   // seeded users, with nQuery orders each
 	e2ePutPool = 4096 // distinct orders the Put benchmark cycles through
+
+	// e2eWindowEnv sets the shortest paired window (a duration); the
+	// -benchtime when unset.
+	e2eWindowEnv = "SINGLETABLE_E2E_WINDOW"
+	// e2eMinCallsEnv sets the calls each worker makes, on average, in a
+	// paired window (see pairedClosed); e2eMinCalls when unset.
+	e2eMinCallsEnv = "SINGLETABLE_E2E_MIN_CALLS"
+	e2eMinCalls    = 20
+	// e2eMaxWindow bounds a paired window however slow the calls are.
+	e2eMaxWindow = 10 * time.Second
 )
 
 // localConfig loads an SDK config for DynamoDB Local, as internal/ddblocal
@@ -304,8 +314,9 @@ func checkCount[T any](items []T, err error) error {
 // BenchmarkEndToEnd measures each op against DynamoDB Local, with
 // e2eWorkers concurrent workers per variant, in two ways each round:
 //
-//   - <Op>/paired runs both at the same time for the -benchtime (b.N is not
-//     used) and reports each one's throughput, library-ops/s and sdk-ops/s.
+//   - <Op>/paired runs both at the same time (b.N is not used; see
+//     runPaired for how long) and reports each one's throughput,
+//     library-ops/s and sdk-ops/s, the window and the calls per worker.
 //     DynamoDB Local's throughput drifts by tens of percent from one second
 //     to the next (JIT, its own GC); variants that run side by side see the
 //     same drift, so their ratio is what the throughput target is judged on.
@@ -343,12 +354,14 @@ func BenchmarkEndToEnd(b *testing.B) {
 				// round (the library) alone followed the op before's
 				// paired run and what it left DynamoDB Local to do.
 				b.Run("paired", func(b *testing.B) {
-					lib, sdk, window, err := runPaired(ctx, e, op, benchTime())
+					lib, sdk, window, err := runPaired(ctx, e, op, pairedWindow(), pairedMinCalls())
 					if err != nil {
 						b.Fatal(err)
 					}
 					b.ReportMetric(lib/window.Seconds(), "library-ops/s")
 					b.ReportMetric(sdk/window.Seconds(), "sdk-ops/s")
+					b.ReportMetric(window.Seconds(), "window-s")
+					b.ReportMetric((lib+sdk)/(2*e2eWorkers), "calls/worker")
 				})
 				for _, v := range balancedOrder(variants, round) {
 					b.Run(v.name, func(b *testing.B) {
@@ -385,25 +398,50 @@ func benchTime() time.Duration {
 	return time.Second
 }
 
+// pairedWindow is the shortest paired window: $SINGLETABLE_E2E_WINDOW,
+// else the -benchtime. scripts/bench.sh keeps it at 1 s while the runs of
+// one variant (CPU per op) take 0.5 s: a fast op's per-round ratio rests
+// on a few hundred calls, and spread two to three times as wide in 0.5 s
+// on a busy machine.
+func pairedWindow() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(e2eWindowEnv)); err == nil && d > 0 {
+		return d
+	}
+	return benchTime()
+}
+
+// pairedMinCalls is the calls each worker makes, on average, in a paired
+// window: $SINGLETABLE_E2E_MIN_CALLS, else e2eMinCalls.
+func pairedMinCalls() int {
+	if n, err := strconv.Atoi(os.Getenv(e2eMinCallsEnv)); err == nil && n >= 0 {
+		return n
+	}
+	return e2eMinCalls
+}
+
 // runPaired runs op's two variants at the same time, e2eWorkers workers
-// each, and returns how many calls of each ran in a window of length d
-// that opens once every worker has finished its first call: the start,
-// 16 workers sending at once, dialling connections and racing for idle
-// ones, is not measured. A call counts for the part of it inside the
-// window: one that took 40 ms, 10 of them before the window closed,
-// counts 0.25. Counting whole calls instead (those started, as before
-// issue 21) was off by up to one call per worker, and the slow ops make
-// few calls a second (FanOutWide and StreamWide100 about one per worker):
-// a coin toss of up to a tenth of their count, on either side.
+// each, and returns how many calls of each ran in a window that opens once
+// every worker has finished its first call (the start, 16 workers sending
+// at once, dialling connections and racing for idle ones, is not
+// measured), and the window's length: d, or longer for a slow op, until
+// the workers have finished minCalls calls each on average (pairedClosed,
+// at most e2eMaxWindow). With a window of d = 1 s, StreamWide100 and
+// FanOutWide made 3 to 6 calls per worker, and with the SDK code on both
+// sides the ratio of the two counts spread from 0.83 to 1.18 per round.
+// A call counts for the part of it inside the window: one that took 40
+// ms, 10 of them before the window closed, counts 0.25. Counting whole
+// calls instead (those started, as before issue 21) was off by up to one
+// call per worker: a coin toss of up to a tenth of a slow op's count.
 //
 // The SDK's workers use other fixtures than the library's (an offset of
 // half the fixtures), so that the two do not write the same items at the
 // same moment; BenchmarkEndToEnd seeds every fixture the puts write, so
 // that both variants' writes replace an item (neither inserts one).
-func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration) (lib, sdk float64, window time.Duration, err error) {
+func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration, minCalls int) (lib, sdk float64, window time.Duration, err error) {
 	type span struct{ start, end time.Time }
 	spans := make([][]span, 2*e2eWorkers) // per worker: even the library's, odd the SDK code's
 	var stop atomic.Bool
+	var ended atomic.Int64 // calls finished, both variants'
 	var wg, firsts sync.WaitGroup
 	var once sync.Once
 	run := func(w int, fn func(context.Context, *e2eEnv, int) error, next *atomic.Int64, offset int) {
@@ -419,6 +457,7 @@ func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration) (lib, 
 				return
 			}
 			spans[w] = append(spans[w], span{t0, time.Now()})
+			ended.Add(1)
 			first()
 		}
 	}
@@ -430,11 +469,14 @@ func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration) (lib, 
 		go run(2*w+1, op.sdk, &sdkN, e2ePutPool/2)
 	}
 	firsts.Wait()
-	from := time.Now()
-	to := from.Add(d)
+	from, ended0 := time.Now(), ended.Load()
 	if !stop.Load() {
 		time.Sleep(d)
 	}
+	for !stop.Load() && !pairedClosed(time.Since(from), d, e2eMaxWindow, int(ended.Load()-ended0), 2*e2eWorkers, minCalls) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	to := time.Now()
 	stop.Store(true)
 	wg.Wait()
 	for w, ss := range spans {
@@ -446,7 +488,7 @@ func runPaired(ctx context.Context, e *e2eEnv, op e2eOp, d time.Duration) (lib, 
 			*work += pairedCredit(s.start, s.end, from, to)
 		}
 	}
-	return lib, sdk, d, err
+	return lib, sdk, to.Sub(from), err
 }
 
 type e2eVariant struct {
@@ -614,9 +656,24 @@ func TestEndToEndVariants(t *testing.T) {
 	assert.Equal(t, c, byLibC)
 
 	// The paired run runs both variants for the time given.
-	lib, sdk, window, err := runPaired(ctx, e, e2eOps[1], 200*time.Millisecond)
+	lib, sdk, window, err := runPaired(ctx, e, e2eOps[1], 200*time.Millisecond, 0)
 	require.NoError(t, err)
 	assert.Positive(t, lib)
 	assert.Positive(t, sdk)
-	assert.Equal(t, 200*time.Millisecond, window)
+	assert.GreaterOrEqual(t, window, 200*time.Millisecond)
+	// A slow op's window lasts until its workers have made their calls.
+	slow := e2eOp{"slow Get", func(ctx context.Context, e *e2eEnv, i int) error {
+		time.Sleep(20 * time.Millisecond)
+		return e2eOps[1].library(ctx, e, i)
+	}, func(ctx context.Context, e *e2eEnv, i int) error {
+		time.Sleep(20 * time.Millisecond)
+		return e2eOps[1].sdk(ctx, e, i)
+	}}
+	lib, sdk, window, err = runPaired(ctx, e, slow, 50*time.Millisecond, 5)
+	require.NoError(t, err)
+	// 80 calls or more ended in the window, at most one a worker begun
+	// before it opened: 64 or more lay wholly in it, 4 a worker on
+	// average, so some worker made 4 whole calls of 20 ms or more.
+	assert.GreaterOrEqual(t, window, 80*time.Millisecond)
+	assert.GreaterOrEqual(t, lib+sdk, float64(2*e2eWorkers*(5-1)), "the calls of the window, less a part of those begun before it")
 }

@@ -23,6 +23,24 @@ func pairedCredit(start, end, from, to time.Time) float64 {
 	return float64(hi-lo) / float64(end.Sub(start))
 }
 
+// pairedClosed reports whether a paired run's window closes after it has
+// been open for elapsed, with ended calls finished in it by its workers
+// (both variants' together): not before d; then once they have finished
+// minCalls calls each on average, so that a slow op's count (a call of
+// StreamWide100 or FanOutWide takes a fifth of a second or more) is not a
+// handful of calls per worker; and at maxWindow whatever they have done.
+// The rule looks at both variants' calls summed, never at either's alone,
+// so that where the window closes favours neither.
+func pairedClosed(elapsed, d, maxWindow time.Duration, ended, workers, minCalls int) bool {
+	switch {
+	case elapsed < d:
+		return false
+	case elapsed >= maxWindow:
+		return true
+	}
+	return ended >= workers*minCalls
+}
+
 // TestPairedCredit checks how a paired run counts a call: the part of it
 // that ran in the window.
 func TestPairedCredit(t *testing.T) {
@@ -46,4 +64,30 @@ func TestPairedCredit(t *testing.T) {
 	} {
 		assert.InDelta(t, c.want, pairedCredit(at(c.start), at(c.end), from, to), 1e-9, c.why)
 	}
+}
+
+// TestPairedClosed checks when a paired run's window closes: at d if the
+// workers have made their calls by then, later if not, at maxWindow at
+// the latest.
+func TestPairedClosed(t *testing.T) {
+	const d, maxWindow, workers, minCalls = time.Second, 10 * time.Second, 16, 20
+	for _, c := range []struct {
+		elapsed time.Duration
+		ended   int
+		want    bool
+		why     string
+	}{
+		{500 * time.Millisecond, 10000, false, "before d, however many calls"},
+		{d, 320, true, "at d with 20 calls a worker"},
+		{d, 319, false, "at d, a call short"},
+		{4 * time.Second, 319, false, "later, still a call short"},
+		{4 * time.Second, 320, true, "later, once they are made"},
+		{maxWindow, 5, true, "at maxWindow, whatever was made"},
+	} {
+		assert.Equal(t, c.want, pairedClosed(c.elapsed, d, maxWindow, c.ended, workers, minCalls), c.why)
+	}
+	// No minimum: the window is d.
+	assert.True(t, pairedClosed(d, d, maxWindow, 0, workers, 0))
+	// A maxWindow under d: d still.
+	assert.False(t, pairedClosed(d/2, d, d/4, 0, workers, minCalls))
 }

@@ -16,9 +16,16 @@
 #   BENCH_TIME=0.25s     -benchtime of each in-process run
 #   BENCH_HTTP_ROUNDS=3  rounds through the SDK's HTTP stack (BenchmarkOverheadHTTP; 0 skips it)
 #   BENCH_E2E_ROUNDS=8   end-to-end rounds against DynamoDB Local (0 skips them)
-#   BENCH_E2E_TIME=1s    -benchtime of each end-to-end run
+#   BENCH_E2E_TIME=0.5s  -benchtime of each end-to-end run of one variant (client CPU per op)
+#   BENCH_E2E_WINDOW=1s  the shortest window of the paired runs (both variants side by side:
+#                        the throughput ratio)
+#   BENCH_E2E_MIN_CALLS=20  calls per worker, on average, that a paired window lasts for at the
+#                        least (at most 10 s): a slow op (StreamWide100, FanOutWide: 3 to 6 calls
+#                        per worker a second) gets a longer window, so that its per-round ratio
+#                        does not rest on a handful of calls per worker
+#   BENCH_FANOUT_TIME=1s -benchtime of each BenchmarkFanOut run (against DynamoDB Local)
 #   BENCH_PROFILE_TIME=3s  -benchtime of each profiled run
-# About 10 minutes on 2 cores with the defaults.
+# About 14 minutes on 2 cores with the defaults.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,7 +41,10 @@ ROUNDS=${BENCH_ROUNDS:-24}
 TIME=${BENCH_TIME:-0.25s}
 HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-8}
-E2E_TIME=${BENCH_E2E_TIME:-1s}
+E2E_TIME=${BENCH_E2E_TIME:-0.5s}
+E2E_WINDOW=${BENCH_E2E_WINDOW:-1s}
+E2E_MIN_CALLS=${BENCH_E2E_MIN_CALLS:-20}
+FANOUT_TIME=${BENCH_FANOUT_TIME:-1s}
 PROFILE_TIME=${BENCH_PROFILE_TIME:-3s}
 OPS=(Put Get Query25 Update TxWrite3 BatchWrite100 BatchGet100 PutWide GetWide QueryWide25 TxWide5 FanOutWide StreamWide100)
 
@@ -80,10 +90,10 @@ cmd_run() {
 	# load the machine themselves (DynamoDB Local and 16 workers).
 	load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)
 	if ((E2E_ROUNDS > 0)); then
-		log "e2e: $E2E_ROUNDS round(s) of -benchtime $E2E_TIME against DynamoDB Local"
+		log "e2e: $E2E_ROUNDS round(s) of -benchtime $E2E_TIME (paired: $E2E_WINDOW and $E2E_MIN_CALLS calls per worker at least) against DynamoDB Local"
 		# BENCH_CHILD=1: the inner call runs the end-to-end step only.
 		scripts/dynamodb-local.sh run -- env BENCH_CHILD=1 bash "$ROOT/scripts/bench.sh" e2e-inner \
-			"$TMP/bench.test" "$E2E_ROUNDS" "$E2E_TIME"
+			"$TMP/bench.test" "$E2E_ROUNDS" "$E2E_TIME" "$E2E_WINDOW" "$E2E_MIN_CALLS" "$FANOUT_TIME"
 		args+=(-e2e results/e2e.txt -workers 8 -fanout results/fanout.txt)
 	fi
 
@@ -91,22 +101,23 @@ cmd_run() {
 	(cd bench && "$GO" run ./cmd/benchreport "${args[@]}" -out ../BENCHMARKS.md \
 		-commit "$commit" -load-start "$load_start" -load-end "$load_end" \
 		-settings "in process: $ROUNDS rounds of -benchtime $TIME per variant; through the HTTP stack: $HTTP_ROUNDS rounds" \
-		-e2e-settings "end to end: $E2E_ROUNDS rounds of -benchtime $E2E_TIME per variant and of both variants side by side, 8 workers each")
+		-e2e-settings "end to end: $E2E_ROUNDS rounds of -benchtime $E2E_TIME per variant, and of both variants side by side for $E2E_WINDOW or until the workers have finished $E2E_MIN_CALLS calls each on average (at most 10 s), 8 workers each; fan-out: $E2E_ROUNDS rounds of -benchtime $FANOUT_TIME")
 	log "done in $((SECONDS - started))s: BENCHMARKS.md, raw output in bench/results/"
 }
 
-# e2e-inner BINARY ROUNDS BENCHTIME: the end-to-end step, run inside
-# `scripts/dynamodb-local.sh run` (which sets AWS_ENDPOINT_URL_DYNAMODB).
+# e2e-inner BINARY ROUNDS BENCHTIME WINDOW MIN_CALLS FANOUT_BENCHTIME: the
+# end-to-end step, run inside `scripts/dynamodb-local.sh run` (which sets
+# AWS_ENDPOINT_URL_DYNAMODB).
 cmd_e2e_inner() {
 	[[ ${BENCH_CHILD:-} == 1 ]] || {
 		log "e2e-inner is internal to scripts/bench.sh"
 		exit 2
 	}
-	local bin=$1 rounds=$2 benchtime=$3
-	(cd bench && SINGLETABLE_BENCH_ROUNDS=$rounds "$bin" -test.run '^$' -test.bench '^BenchmarkEndToEnd$' \
-		-test.benchtime "$benchtime" -test.benchmem -test.timeout 30m) | tee bench/results/e2e.txt
+	local bin=$1 rounds=$2 benchtime=$3 window=$4 min_calls=$5 fanout_time=$6
+	(cd bench && SINGLETABLE_BENCH_ROUNDS=$rounds SINGLETABLE_E2E_WINDOW=$window SINGLETABLE_E2E_MIN_CALLS=$min_calls "$bin" -test.run '^$' \
+		-test.bench '^BenchmarkEndToEnd$' -test.benchtime "$benchtime" -test.benchmem -test.timeout 30m) | tee bench/results/e2e.txt
 	(cd bench && SINGLETABLE_BENCH_ROUNDS=$rounds "$bin" -test.run '^$' -test.bench '^BenchmarkFanOut$' \
-		-test.benchtime "$benchtime" -test.benchmem -test.timeout 30m) | tee bench/results/fanout.txt
+		-test.benchtime "$fanout_time" -test.benchmem -test.timeout 30m) | tee bench/results/fanout.txt
 }
 
 cmd_profile() {
@@ -152,7 +163,7 @@ e2e-inner)
 	shift
 	cmd_e2e_inner "$@"
 	;;
--h | --help | help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+-h | --help | help) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
 *)
 	log "unknown command $1 (run, profile)"
 	exit 2

@@ -176,6 +176,18 @@ func (r Results) throughput(op string) Ratio {
 
 func (ra Ratio) valid() bool { return !math.IsNaN(ra.Value) && !math.IsInf(ra.Value, 0) }
 
+// pairedWindow is the median length of an end-to-end op's paired windows
+// and, in brackets, the median of the calls each worker made in them;
+// "–" for output without them (before issue 21).
+func (r Results) pairedWindow(op string) string {
+	paired := "BenchmarkEndToEnd/" + op + "/paired"
+	w, calls := r.Median(paired, "window-s"), r.Median(paired, "calls/worker")
+	if math.IsNaN(w) || math.IsNaN(calls) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f s (%s)", w, num(calls))
+}
+
 // String renders the ratio with two decimals, and its range when paired.
 func (ra Ratio) String() string {
 	if !ra.valid() {
@@ -479,18 +491,18 @@ func (rp *Report) writeE2E(p func(string, ...any)) {
 	if rp.Workers > 0 {
 		workers = strconv.Itoa(rp.Workers)
 	}
-	p("The library and hand-written SDK code through one `*dynamodb.Client`, on one fresh table with the same seeded items, %s concurrent workers each. DynamoDB Local (a JVM) runs on the same machine and competes with the client for its cores, and its throughput drifts by tens of percent from one second to the next. So throughput is measured with both variants running at the same time (`<Op>/paired`: both see the same drift, on the same items: every item a put writes is seeded first) and compared round by round: the calls in a window that opens once every worker has finished its first call, each counted for the part of it inside the window (the slow ops make about one call per worker a second); the client's CPU time per op (`cpu-ns/op`, the benchmark process only) and allocations come from runs of one variant at a time (`<Op>/library`, `<Op>/sdk`).\n\n", workers)
-	p("| op | library ops/s | sdk ops/s | throughput library ÷ sdk | library client cpu-ns/op | sdk client cpu-ns/op | client CPU library ÷ sdk | allocs library ÷ sdk |\n")
-	p("| --- | ---: | ---: | --- | ---: | ---: | --- | --- |\n")
+	p("The library and hand-written SDK code through one `*dynamodb.Client`, on one fresh table with the same seeded items, %s concurrent workers each. DynamoDB Local (a JVM) runs on the same machine and competes with the client for its cores, and its throughput drifts by tens of percent from one second to the next. So throughput is measured with both variants running at the same time (`<Op>/paired`: both see the same drift, on the same items: every item a put writes is seeded first) and compared round by round: the calls in a window that opens once every worker has finished its first call and lasts a set time or, for a slow op, until the workers have finished a minimum number of calls each on average (see the settings below: both variants' calls counted together, so that where the window closes favours neither; with a window of 1 s the slow ops made 3 to 6 calls per worker, and the SDK code against itself spread from 0.83× to 1.18× from round to round), each call counted for the part of it inside the window; the client's CPU time per op (`cpu-ns/op`, the benchmark process only) and allocations come from runs of one variant at a time (`<Op>/library`, `<Op>/sdk`).\n\n", workers)
+	p("| op | library ops/s | sdk ops/s | throughput library ÷ sdk | paired window (calls per worker) | library client cpu-ns/op | sdk client cpu-ns/op | client CPU library ÷ sdk | allocs library ÷ sdk |\n")
+	p("| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |\n")
 	for _, op := range e2eOps {
 		lib, sdk := "BenchmarkEndToEnd/"+op+"/library", "BenchmarkEndToEnd/"+op+"/sdk"
 		paired := "BenchmarkEndToEnd/" + op + "/paired"
 		if r[lib] == nil && r[paired] == nil {
 			continue
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", op,
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", op,
 			num(r.Median(paired, "library-ops/s")), num(r.Median(paired, "sdk-ops/s")),
-			r.throughput(op).AtLeast(targetThroughput),
+			r.throughput(op).AtLeast(targetThroughput), r.pairedWindow(op),
 			num(r.Median(lib, "cpu-ns/op")), num(r.Median(sdk, "cpu-ns/op")),
 			r.Ratio(lib, sdk, "cpu-ns/op"), r.Ratio(lib, sdk, "allocs/op"))
 	}
