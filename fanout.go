@@ -266,7 +266,7 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, s sliceFill) (pa
 	if err := f.overCeiling(f.Width); err != nil {
 		return pageInfo{}, err // one bucket's shards, read together
 	}
-	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, read.Paced)
 	run.Ceiling = f.limit
 	defer run.Stop()
 	for want == 0 || s.n < want {
@@ -300,11 +300,20 @@ func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Valu
 			return
 		}
 	}
-	// An iterator reads ahead as a page does, so that a loop that stops
-	// early over a long range sends a few requests; Sum reads every leg it
-	// was allowed to, as fast as it may.
-	want := f.s.limit
-	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
+	// An iterator without a Limit was asked for everything: it reads every
+	// leg at once, as hand-written code would, at most FanOutConcurrency
+	// legs ahead of the loop (what a loop that stops early has sent beyond
+	// what it read). With a Limit, it reads ahead as a page does: "the last
+	// 10" reads the newest bucket. Sum reads every leg it was allowed to,
+	// as fast as it may.
+	want, pace := f.s.limit, read.Streaming
+	switch {
+	case eager:
+		pace = read.Eager
+	case want > 0:
+		pace = read.Paced
+	}
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, pace)
 	defer run.Stop()
 	for n := 0; want == 0 || n < want; {
 		item, r, _, ok, err := run.Pull(false)

@@ -20,7 +20,7 @@ func shards(n int) *Fan {
 // pull reads a page of up to want items (0: until a leg waits) from f.
 func pull(t *testing.T, f *Fan, client Querier, want int) []string {
 	t.Helper()
-	run := f.Start(context.Background(), client, want, true)
+	run := f.Start(context.Background(), client, want, Paced)
 	defer run.Stop()
 	var got []string
 	for want == 0 || len(got) < want {
@@ -135,7 +135,7 @@ func TestFanPullCountsTheGroupsBuffer(t *testing.T) {
 	if err := f.Init(""); err != nil {
 		t.Fatal(err)
 	}
-	run := f.Start(context.Background(), db, 0, true)
+	run := f.Start(context.Background(), db, 0, Paced)
 	defer run.Stop()
 	var lefts []int
 	for {
