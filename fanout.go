@@ -29,29 +29,44 @@ import (
 //   - shards are merged by sort key (ascending or descending, as the pattern
 //     reads), so the result is what one query over an unsharded partition
 //     would return;
-//   - buckets are read in time order (newest first when descending), each
-//     merged from its shards, reading ahead a bounded window: the first
-//     bucket alone, then twice as many each time the window is used up
-//     past a bucket this call read from its start (a resumed page starts
-//     again at one), so that "the last 10 readings" reads the newest
-//     bucket and stops when it has them; Sum reads them all at once.
+//   - buckets are merged in time order (newest first when descending), each
+//     from its shards.
 //
-// The legs are built as the read gets to them, a window of buckets at a
-// time, so that a range of years costs the memory of a few buckets.
+// How far ahead a read fetches depends on what it was asked for (read.Pace):
+//
+//   - a Query page, or All / AllBetween with a Limit, may have what it wants
+//     after a bucket: it reads ahead a window of buckets, the first alone,
+//     then twice as many each time the window is used up past a bucket
+//     this call read from its start (a resumed page starts again at one),
+//     so that "the last 10 readings" reads the newest bucket and stops
+//     when it has them;
+//   - All / AllBetween without a Limit was asked for everything: it sends
+//     every leg's request at once, as hand-written code would, at most
+//     FanOutConcurrency in flight and at most that many legs ahead of the
+//     bucket the loop is in, starting the next as legs finish; a loop that
+//     stops early has sent at most FanOutConcurrency requests beyond what
+//     it read, and those in flight are cancelled;
+//   - Sum reads every leg as fast as FanOutConcurrency allows.
+//
+// The legs are built as the read gets to them, a window at a time, so
+// that a range of years costs the memory of the window: a few buckets, or
+// FanOutConcurrency legs' pages.
 //
 // Query returns one Page: with Limit(n), up to n items; without, the items
 // merged until a leg would need another request. Its Cursor (sealed as
 // any cursor, see cursor.go) holds every leg's position and resumes them
-// all; it is bound to the pattern and the read. All iterates over everything. Each leg asks for as
-// many items as the read still wants, so a Limit costs one round of
-// requests, not one per item.
+// all; it is bound to the pattern and the read. All iterates over
+// everything. Each leg asks for as many items as the read still wants, so
+// a Limit costs one round of requests, not one per item.
 
 // defaultFanOutConcurrency is how many requests a fan-out has in flight
 // without FanOutConcurrency.
 const defaultFanOutConcurrency = 32
 
 // FanOutConcurrency bounds how many requests a pattern that fans out over
-// shards or time buckets has in flight at once (default 32). It is an
+// shards or time buckets has in flight at once (default 32); All and
+// AllBetween without a Limit send every leg's request at once up to it,
+// and read at most that many legs ahead of the loop. It is an
 // ErrInvalidInput below 1, or on a pattern that does not fan out.
 func FanOutConcurrency(n int) interface {
 	PatternGetOption
@@ -74,9 +89,9 @@ const defaultMaxFanOutRequests = 1000
 // sending anything (an ErrInvalidInput naming the count and this option).
 // A Query page reads ahead at most that many requests, then returns what
 // it has and a cursor; it is refused only when one bucket's shards are
-// more. All and AllBetween fetch as the loop advances and are not bound by
-// it, over any range; QueryInputs and QueryBetweenInputs, which list every
-// leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
+// more. All and AllBetween fetch as the loop advances, at most
+// FanOutConcurrency legs ahead of it, and are not bound by it, over any
+// range; QueryInputs and QueryBetweenInputs, which list every leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
 // fan out.
 func MaxFanOutRequests(n int) interface {
 	PatternGetOption
@@ -238,13 +253,16 @@ func timeField(v reflect.Value, ph *keys.Placeholder) time.Time {
 	return fv.Interface().(time.Time)
 }
 
+// setTimeField sets the time placeholder ph's field of v, an addressable
+// struct value, to t: through its address, which boxes nothing (a leg is
+// built per bucket).
 func setTimeField(v reflect.Value, ph *keys.Placeholder, t time.Time) {
 	fv := v.FieldByIndex(ph.Field.Index)
 	if ph.Ptr {
 		fv.Set(reflect.ValueOf(&t))
 		return
 	}
-	fv.Set(reflect.ValueOf(t))
+	*fv.Addr().Interface().(*time.Time) = t
 }
 
 // fanPage reads one page of f into page, a Page[T]: up to want items (0:
@@ -266,7 +284,7 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, s sliceFill) (pa
 	if err := f.overCeiling(f.Width); err != nil {
 		return pageInfo{}, err // one bucket's shards, read together
 	}
-	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, true)
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, read.Paced)
 	run.Ceiling = f.limit
 	defer run.Stop()
 	for want == 0 || s.n < want {
@@ -300,11 +318,20 @@ func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Valu
 			return
 		}
 	}
-	// An iterator reads ahead as a page does, so that a loop that stops
-	// early over a long range sends a few requests; Sum reads every leg it
-	// was allowed to, as fast as it may.
-	want := f.s.limit
-	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, !eager)
+	// An iterator without a Limit was asked for everything: it reads every
+	// leg at once, as hand-written code would, at most FanOutConcurrency
+	// legs ahead of the loop (what a loop that stops early has sent beyond
+	// what it read). With a Limit, it reads ahead as a page does: "the last
+	// 10" reads the newest bucket. Sum reads every leg it was allowed to,
+	// as fast as it may.
+	want, pace := f.s.limit, read.Streaming
+	switch {
+	case eager:
+		pace = read.Eager
+	case want > 0:
+		pace = read.Paced
+	}
+	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, pace)
 	defer run.Stop()
 	for n := 0; want == 0 || n < want; {
 		item, r, _, ok, err := run.Pull(false)

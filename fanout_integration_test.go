@@ -309,6 +309,15 @@ func TestIntegrationFanOutBucketsAndShards(t *testing.T) {
 		got[i].Shard = 0
 	}
 	assert.Equal(t, want[3:26], got)
+	// Every leg at once, fewer in flight than a day's shards: each day
+	// still merged from all three.
+	for _, conc := range []int{2, 32} {
+		got = collectAll(t, metricsBetween.AllBetween(ctx, db, from, to, st.FanOutConcurrency(conc)))
+		for i := range got {
+			got[i].Shard = 0
+		}
+		assert.Equal(t, want[3:26], got, "All, FanOutConcurrency(%d)", conc)
+	}
 }
 
 // tick is a ledger entry: sharded by hash of its ID, and read across shards
@@ -465,6 +474,9 @@ func TestIntegrationFanOutRandomized(t *testing.T) {
 			return page, err
 		})
 		assert.Equal(t, show(want), show(got), what)
+		conc := 1 + rng.IntN(4)
+		assert.Equal(t, show(want), show(collectAll(t, p.AllBetween(ctx, db, lo, hi, st.FanOutConcurrency(conc)))),
+			"%s, All without a Limit, FanOutConcurrency(%d)", what, conc)
 		if len(want) > limit {
 			want = want[:limit]
 		}

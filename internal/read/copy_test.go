@@ -129,7 +129,7 @@ func TestFanFetchesHaveMapsOfTheirOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One DynamoDB page at a time: each leg is fetched again and again.
-	run := f.Start(context.Background(), c, 0, true)
+	run := f.Start(context.Background(), c, 0, Paced)
 	var got []string
 	for len(got) < 3 {
 		item, _, _, ok, err := run.Pull(false)

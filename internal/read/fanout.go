@@ -17,8 +17,9 @@ import (
 // one Query each, group by group: a group is one bucket's shards, read
 // together and merged by sort key; groups are read in order. The legs are
 // read in parallel, at most Conc requests at a time, and built as the read
-// gets to them: the window holds a few groups, so that a read over years of
-// buckets keeps a few in memory. See the root's fanout.go for the rules.
+// gets to them: the window holds a few groups (or Conc legs), so that a
+// read over years of buckets keeps a few in memory. How far ahead of the
+// merge a read fetches is its Pace. See the root's fanout.go for the rules.
 
 // Fan is a fan-out read resolved for one call.
 type Fan struct {
@@ -137,6 +138,24 @@ func (f *Fan) Inputs() ([]*dynamodb.QueryInput, error) {
 	return out, nil
 }
 
+// Pace is how far ahead of the merge a Run fetches.
+type Pace int
+
+const (
+	// Paced reads one group ahead, and twice as many each time the window
+	// is used up past a group the call read from its start: a page, or a
+	// read with a limit, which may have what it wants after a group.
+	Paced Pace = iota
+	// Streaming reads every leg, at most Conc legs ahead of the group
+	// being merged (or the group's own legs, when more): an iterator over
+	// everything, which reads as hand-written code does, all legs at once,
+	// with a bound on what it holds and sends beyond what the loop took.
+	Streaming
+	// Eager reads every leg as fast as Conc allows: Sum, bound by the
+	// fan-out ceiling before it starts.
+	Eager
+)
+
 // Run is one fan-out read in progress: the legs' fetches in flight and
 // the merge. Only the goroutine that reads (Pull) changes the legs; a
 // fetch works on its own copy of its leg's request and reports back on
@@ -150,12 +169,16 @@ type Run struct {
 	inflight int
 	g        int // the group being merged
 	// end is the group fetches may start before: the read-ahead window.
-	// A slow read starts it one group ahead and doubles it each time it
-	// is used up past a group this call read from its start; a fast one
-	// (Sum: it reads everything) has it at the last group.
+	// A Paced read starts it one group ahead and doubles it each time it
+	// is used up past a group this call read from its start; the others
+	// have it at the last group.
 	end   int
 	ahead int
-	want  int // items the read still wants; 0: no limit
+	// span bounds the legs fetched ahead of the group being merged, from
+	// its first (0: no bound): Streaming's Conc.
+	span int
+	pace Pace
+	want int // items the read still wants; 0: no limit
 	// Ceiling is how many fetches the read may start; 0: no bound
 	// (iterators).
 	Ceiling int
@@ -173,12 +196,15 @@ type result struct {
 }
 
 // Start starts reading f from its window's first group: want items (0: no
-// limit), a window of groups at a time if slow, else all at once.
-func (f *Fan) Start(ctx context.Context, client Querier, want int, slow bool) *Run {
-	run := &Run{f: f, client: client, results: make(chan result, f.Conc), want: want, g: f.base, ahead: 1}
+// limit), at pace.
+func (f *Fan) Start(ctx context.Context, client Querier, want int, pace Pace) *Run {
+	run := &Run{f: f, client: client, results: make(chan result, f.Conc), want: want, g: f.base, ahead: 1, pace: pace}
 	run.ctx, run.cancel = context.WithCancel(ctx)
-	if !slow {
+	if pace != Paced {
 		run.ahead = f.Groups
+	}
+	if pace == Streaming {
+		run.span = f.Conc
 	}
 	run.end = run.g + run.ahead
 	return run
@@ -202,6 +228,9 @@ func (run *Run) Stop() {
 func (run *Run) fill() error {
 	f := run.f
 	end := min(f.Groups, run.end) * f.Width
+	if run.span > 0 {
+		end = min(end, run.g*f.Width+max(f.Width, run.span))
+	}
 	for i := run.g * f.Width; i < end && run.inflight < f.Conc && (run.Ceiling == 0 || run.started < run.Ceiling); i++ {
 		if err := f.extend(i/f.Width + 1); err != nil {
 			return err
@@ -258,6 +287,28 @@ func (run *Run) await() error {
 	case <-run.ctx.Done():
 		return run.ctx.Err()
 	}
+	return run.take(res)
+}
+
+// refill takes the results that have come and starts the fetches they
+// make room for, without waiting: a read that fetches every leg keeps Conc
+// in flight while the merge works through what it has.
+func (run *Run) refill() error {
+	for run.inflight > 0 {
+		select {
+		case res := <-run.results:
+			if err := run.take(res); err != nil {
+				return err
+			}
+		default:
+			return run.fill()
+		}
+	}
+	return run.fill()
+}
+
+// take puts one fetch's result into its leg.
+func (run *Run) take(res result) error {
 	run.inflight--
 	run.Scanned += res.scanned
 	run.Requests += res.requests
@@ -326,6 +377,11 @@ func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *
 					run.ahead = min(2*run.ahead, f.Groups)
 				}
 				run.end = run.g + run.ahead
+			}
+			if run.pace != Paced && run.g < f.Groups {
+				if err := run.refill(); err != nil {
+					return nil, nil, 0, false, err
+				}
 			}
 		default:
 			l := &legs[best]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func shards(n int) *Fan {
 // pull reads a page of up to want items (0: until a leg waits) from f.
 func pull(t *testing.T, f *Fan, client Querier, want int) []string {
 	t.Helper()
-	run := f.Start(context.Background(), client, want, true)
+	run := f.Start(context.Background(), client, want, Paced)
 	defer run.Stop()
 	var got []string
 	for want == 0 || len(got) < want {
@@ -135,7 +136,7 @@ func TestFanPullCountsTheGroupsBuffer(t *testing.T) {
 	if err := f.Init(""); err != nil {
 		t.Fatal(err)
 	}
-	run := f.Start(context.Background(), db, 0, true)
+	run := f.Start(context.Background(), db, 0, Paced)
 	defer run.Stop()
 	var lefts []int
 	for {
@@ -150,5 +151,52 @@ func TestFanPullCountsTheGroupsBuffer(t *testing.T) {
 	}
 	if got := fmt.Sprint(lefts); got != "[6 5 4 3 2 1]" {
 		t.Fatalf("left after each pull = %s, want [6 5 4 3 2 1]: the group's buffered items", got)
+	}
+}
+
+// TestFanStreamingWindow checks what a Streaming read holds: over 100
+// buckets of 2 shards, Conc 5, the legs built (and buffered) are never
+// more than Conc beyond the group being merged, plus the rest of a group
+// that straddles the bound; the fetches started never reach past it; and
+// every item comes, in order.
+func TestFanStreamingWindow(t *testing.T) {
+	const groups, width, conc = 100, 2, 5
+	db := &partitions{items: map[string][]string{}, pageSize: 10}
+	for g := range groups {
+		for i := range width {
+			db.items[fmt.Sprintf("B#%03d#%d", g, i)] = []string{fmt.Sprintf("%03d-%d", g, i)}
+		}
+	}
+	f := &Fan{Pattern: "Orders", KeyAttrs: []string{"PK", "SK"}, SKAttr: "SK", Groups: groups, Width: width, Conc: conc, Secret: secret, Keys: [][]byte{secret},
+		Build: func(g, i int) (*Req, error) { return request(fmt.Sprintf("B#%03d#%d", g, i)), nil }}
+	if err := f.Init(""); err != nil {
+		t.Fatal(err)
+	}
+	run := f.Start(context.Background(), db, 0, Streaming)
+	defer run.Stop()
+	var got []string
+	for {
+		item, _, _, ok, err := run.Pull(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, item["SK"].(*types.AttributeValueMemberS).Value)
+		if ahead := f.base*width + len(f.legs) - run.g*width; ahead > conc+width {
+			t.Fatalf("after %d items, %d legs built from the merged group on, want at most %d", len(got), ahead, conc+width)
+		}
+		// Each leg is one fetch, started in order: run.started is how far
+		// they reach.
+		if reach := run.started - run.g*width; reach > conc {
+			t.Fatalf("after %d items, fetches started %d legs from the merged group on, want at most %d", len(got), reach, conc)
+		}
+	}
+	if len(got) != groups*width || !slices.IsSorted(got) {
+		t.Fatalf("read %d items, sorted %v; want %d, in order", len(got), slices.IsSorted(got), groups*width)
+	}
+	if len(db.calls) != groups*width {
+		t.Fatalf("%d requests, want one per leg: %d", len(db.calls), groups*width)
 	}
 }
