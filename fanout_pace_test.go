@@ -180,3 +180,44 @@ func TestFanOutAllStoppedEarlyCancels(t *testing.T) {
 		})
 	}
 }
+
+// A leg that fails does not cost the loop the items of the legs before it:
+// the iterator yields every bucket before the failed one, in order, then
+// its error. The failing bucket (hour 3) answers first; the others only
+// once it has failed, so its error is taken while the merge is still at
+// hour 0. Before, the error was returned as soon as it was taken.
+func TestFanOutAllFailedLegAfterEarlierItems(t *testing.T) {
+	rs := hourly(6)
+	c, db := readingsMock(t, rs)
+	pkOf := func(r reading) string {
+		in, err := readings.PutInput(db, r)
+		require.NoError(t, err)
+		return in.Item["PK"].(*types.AttributeValueMemberS).Value
+	}
+	failing := pkOf(rs[3])
+	boom := errors.New("boom")
+	failed := make(chan struct{})
+	gauge(c, func(ctx context.Context, in *dynamodb.QueryInput, _ int) error {
+		if in.ExpressionAttributeValues[":v0"].(*types.AttributeValueMemberS).Value == failing {
+			defer close(failed)
+			return boom
+		}
+		select {
+		case <-failed:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	var got []reading
+	var gotErr error
+	for r, err := range deviceReadings.AllBetween(ctx, db, reading{DeviceID: "d", At: hour(0, 0)}, reading{At: hour(5, 59)}) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		got = append(got, r)
+	}
+	assert.Equal(t, rs[:3], got, "the buckets before the failed one, in order")
+	assert.ErrorIs(t, gotErr, boom)
+}

@@ -52,6 +52,9 @@ type leg struct {
 	bufStart map[string]types.AttributeValue // where buf's fetch started
 	inflight bool
 	fetched  bool // r.Query went to the Client: later fetches use Later
+	// err is the leg's failed fetch, held until the merge gets to the
+	// leg: the items of the legs before it are the read's, in order.
+	err error
 	// fresh: this call fetched the leg from its beginning (not from where
 	// a cursor left it), so its group widens the read-ahead window.
 	fresh bool
@@ -235,7 +238,7 @@ func (run *Run) fill() error {
 		if err := f.extend(i/f.Width + 1); err != nil {
 			return err
 		}
-		if l := f.at(i); !l.inflight && !l.ended && l.pos == len(l.buf) {
+		if l := f.at(i); !l.inflight && !l.ended && l.err == nil && l.pos == len(l.buf) {
 			if err := run.fetch(i); err != nil {
 				return err
 			}
@@ -287,7 +290,8 @@ func (run *Run) await() error {
 	case <-run.ctx.Done():
 		return run.ctx.Err()
 	}
-	return run.take(res)
+	run.take(res)
+	return nil
 }
 
 // refill takes the results that have come and starts the fetches they
@@ -297,9 +301,7 @@ func (run *Run) refill() error {
 	for run.inflight > 0 {
 		select {
 		case res := <-run.results:
-			if err := run.take(res); err != nil {
-				return err
-			}
+			run.take(res)
 		default:
 			return run.fill()
 		}
@@ -307,19 +309,20 @@ func (run *Run) refill() error {
 	return run.fill()
 }
 
-// take puts one fetch's result into its leg.
-func (run *Run) take(res result) error {
+// take puts one fetch's result into its leg: its items, or its error,
+// which Pull returns when the merge gets to the leg.
+func (run *Run) take(res result) {
 	run.inflight--
 	run.Scanned += res.scanned
 	run.Requests += res.requests
-	if res.err != nil {
-		return res.err
-	}
 	l := run.f.at(res.leg)
 	l.inflight = false
+	if res.err != nil {
+		l.err = res.err
+		return
+	}
 	l.buf, l.pos, l.bufStart = res.items, 0, res.start
 	l.start, l.ended = res.next, len(res.next) == 0
-	return nil
 }
 
 // Pull returns the next item in merge order, the request of the leg it is
@@ -337,6 +340,9 @@ func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *
 		best, waiting, buffered := -1, false, 0
 		for j := range legs {
 			l := &legs[j]
+			if l.err != nil { // the merge cannot order past a leg it lacks
+				return nil, nil, 0, false, l.err
+			}
 			if l.pos == len(l.buf) {
 				waiting = waiting || !l.ended // its next item may come first
 				continue
