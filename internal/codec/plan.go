@@ -65,6 +65,9 @@ type Plan struct {
 	// lends is set when encoding an addressable value hands a Marshaler
 	// the address of memory inside it (see LendsAddress).
 	lends bool
+	// flat is the plan's fields as encodeFlat encodes them, nil when the
+	// plan is not flat (flat.go).
+	flat []flatField
 
 	// unmatched lists attribute names seen in decoded items that match no
 	// field, even ignoring case.
@@ -160,6 +163,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 			p.byFold[k] = fp
 		}
 	}
+	p.flat = p.flatFields()
 	return p, nil
 }
 
@@ -246,7 +250,16 @@ func (p *Plan) EncodeItem(v reflect.Value, dst map[string]types.AttributeValue, 
 	} else {
 		a = newArena(p.sizes.get())
 	}
-	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
+	ok := false
+	if p.flat != nil && v.CanAddr() {
+		used := a.used
+		if size, ok = p.encodeFlat(v.Addr().UnsafePointer(), dst, a); !ok {
+			a.used = used // what the next encoding's slabs are sized by
+		}
+	}
+	if !ok {
+		size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
+	}
 	if err == nil {
 		if n > 0 {
 			room = a.take(n)
