@@ -79,45 +79,37 @@ func (p *Plan) flatFields() []flatField {
 
 // encodeFlat is encodeInto of a flat plan (sized), of the struct at base:
 // false when a value needs encodeInto (dst then holds some of the
-// fields, which encodeInto writes again).
+// fields, which encodeInto writes again). Each arena call appears once,
+// as each inlines: the loop stays small.
 func (p *Plan) encodeFlat(base unsafe.Pointer, dst map[string]types.AttributeValue, a *arena) (size int, ok bool) {
 	for i := range p.flat {
 		f := &p.flat[i]
 		at := unsafe.Add(base, f.off)
 		var av types.AttributeValue
-		n := 0
+		var text string
+		empty, str := false, f.asString
 		switch f.kind {
 		case flatString:
-			s := *(*string)(at)
-			if s == "" && (f.omit || f.null) {
-				break
-			}
-			if !validUTF8(s) {
+			text, str = *(*string)(at), true
+			empty = text == ""
+			if !validUTF8(text) {
 				return 0, false
 			}
-			av, n = a.s(s), len(s)
 		case flatBool:
 			x := *(*bool)(at)
-			if !x && (f.omit || f.null) {
-				break
+			if empty = !x; !empty || !(f.omit || f.null) {
+				av = a.bool(x)
 			}
-			av, n = a.bool(x), 1
-		case flatInt, flatUint:
-			var text string
-			if f.kind == flatInt {
-				x := readInt(at, f.bits)
-				if x == 0 && (f.omit || f.null) {
-					break
-				}
+		case flatInt:
+			x := readInt(at, f.bits)
+			if empty = x == 0; !empty || !(f.omit || f.null) {
 				text = a.appendInt(x)
-			} else {
-				x := readUint(at, f.bits)
-				if x == 0 && (f.omit || f.null) {
-					break
-				}
+			}
+		case flatUint:
+			x := readUint(at, f.bits)
+			if empty = x == 0; !empty || !(f.omit || f.null) {
 				text = a.appendUint(x)
 			}
-			av, n = a.number(text, f.asString), integerSize(text, f.asString)
 		case flatFloat:
 			var x float64
 			if f.bits == 32 {
@@ -125,25 +117,25 @@ func (p *Plan) encodeFlat(base unsafe.Pointer, dst map[string]types.AttributeVal
 			} else {
 				x = *(*float64)(at)
 			}
-			if x == 0 && (f.omit || f.null) {
-				break
+			if empty = x == 0; !empty || !(f.omit || f.null) {
+				text = a.appendFloat(x, int(f.bits))
 			}
-			text := a.appendFloat(x, int(f.bits))
-			if f.asString {
-				av, n = a.s(text), len(text)
-				break
-			}
-			num, err := parseNumber(text)
-			if err != nil || num.check() != nil { // NaN, Inf, out of range
-				return 0, false
-			}
-			av, n = a.n(text), num.size()
 		}
-		if av == nil {
+		n := 1 // a bool's or a NULL's size
+		switch {
+		case empty && (f.omit || f.null):
 			if !f.null {
 				continue // omitted
 			}
-			av, n = a.null(), 1
+			av = a.null()
+		case av != nil: // a bool
+		case str:
+			av, n = a.s(text), len(text)
+		default:
+			if n, ok = numberTextSize(text); !ok { // NaN, Inf, out of range
+				return 0, false
+			}
+			av = a.n(text)
 		}
 		dst[f.attr] = av
 		size += len(f.attr) + n
@@ -151,27 +143,43 @@ func (p *Plan) encodeFlat(base unsafe.Pointer, dst map[string]types.AttributeVal
 	return size, true
 }
 
-// integerSize is the size of an integer's text (see number.size): its
-// length as a string, else a byte per pair of digits from its first
-// through its last nonzero digit (aligned on the units), one more, and
-// one more when negative.
-func integerSize(text string, asString bool) int {
-	if asString {
-		return len(text)
-	}
+// numberTextSize is the size of number text as strconv formats an integer
+// or a float ('f', shortest): number.size of parseNumber(text), and
+// whether DynamoDB takes it (number.check), without the parser's generality.
+func numberTextSize(text string) (size int, ok bool) {
 	neg := 0
-	if text[0] == '-' {
+	if text != "" && text[0] == '-' {
 		neg = 1
 	}
-	hi := len(text) - neg - 1 // the position of the first digit
-	if hi == 0 && text[neg] == '0' {
-		return 1 // zero
+	// The positions (10^pos) of the first and last nonzero digits, the
+	// units digit being at the point's left.
+	point := len(text) // the index of the decimal point, if any
+	first, last := -1, -1
+	for i := neg; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '.':
+			point = i
+		case c > '0' && c <= '9':
+			if first < 0 {
+				first = i
+			}
+			last = i
+		case c != '0':
+			return 0, false // NaN, +Inf, -Inf
+		}
 	}
-	lo := 0 // the position of the last nonzero digit
-	for text[len(text)-1-lo] == '0' {
-		lo++
+	if first < 0 {
+		return 1, true // zero
 	}
-	return hi/2 - lo/2 + 2 + neg
+	pos := func(i int) int {
+		if i < point {
+			return point - 1 - i
+		}
+		return point - i
+	}
+	n := number{neg: neg == 1, hi: pos(first), lo: pos(last)}
+	n.digits = n.hi - n.lo + 1
+	return n.size(), n.check() == nil
 }
 
 // readInt reads a signed integer of bits bits at p.
