@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	writes "github.com/singletable/singletable/internal/write"
 )
 
 // prepareWrite plans the items of a BatchWrite, as Put and Delete plan
@@ -56,6 +58,8 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 	m := it.m
 	if it.kind == actDelete {
 		items, err = m.planDelete(items, db, op, it.value, it.value, writeBatch, &noOptions)
+	} else if into != nil && len(m.managed.fields) == 0 {
+		items, err = m.planBatchPutPlain(into, items, db, op, it.value, sh)
 	} else {
 		v := it.value
 		if m.managed.stamps() {
@@ -70,6 +74,23 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 	}
 	items[len(items)-1].value = it.value
 	return items, nil
+}
+
+// planBatchPutPlain is planPutInto of a batch's put of v into a, for an
+// entity without managed fields: no hook to run, no condition, so the
+// action is its item, its id and its size (what the planner would make of
+// them, with fewer steps for each of a batch's items).
+func (m *entityModel) planBatchPutPlain(a *action, dst []*action, db *DB, op string, v reflect.Value, sh *codec.Shared) ([]*action, error) {
+	if err := db.checkTable(op, m); err != nil {
+		return nil, err
+	}
+	item, facts, err := m.itemIn(v, sh)
+	if err != nil {
+		// A batch's items are its actions, one each: dst holds those before.
+		return nil, inOp(op, fmt.Sprintf("item %d: ", len(dst)), err)
+	}
+	*a = action{Action: writes.Action{Kind: actPut, Item: item, ID: facts.ID, Bytes: facts.KeyBytes + facts.Size}, op: op, m: m}
+	return append(dst, a), nil
 }
 
 // replan is item a of a batch planned again, as it was (with the clock

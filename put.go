@@ -78,6 +78,9 @@ func (m *entityModel) putInput(db *DB, v reflect.Value, mode writeMode, opts []P
 // put plans and sends a Put or Create (mode) of a copy of the value at v
 // (see copyOf).
 func (m *entityModel) put(ctx context.Context, db *DB, v unsafe.Pointer, mode writeMode, opts []PutOption) error {
+	if mode == writeOne && len(opts) == 0 && m.plainPut(db) {
+		return m.putPlain(ctx, db, v)
+	}
 	op := m.putOp(mode)
 	p, h := m.copyOf(v)
 	defer m.recycle(p, h)
@@ -91,6 +94,39 @@ func (m *entityModel) put(ctx context.Context, db *DB, v unsafe.Pointer, mode wr
 		return m.putMovingGuards(ctx, db, op, m.heapCopy(v), s, err)
 	}
 	return err
+}
+
+// plainPut reports whether a Put without options of m on db is a plain
+// one, which putPlain sends: no managed field (nothing to set in the value,
+// no condition, no guard item), no shard to place, and an encoding that
+// keeps no pointer into the value (the copy a put plans with could be
+// recycled; see recycling). What it buys: the common put runs one short
+// path, with no copy of the value, no action and no plan, about a sixth
+// less CPU and memory (bench/'s Put: see CHANGELOG).
+func (m *entityModel) plainPut(db *DB) bool {
+	return len(m.managed.fields) == 0 && m.Shard == nil && !m.Plan.LendsAddress() &&
+		db != nil && db.table == m.table
+}
+
+// putPlain sends the Put of the value at v (see valueAt) that plainPut
+// allows: the request planPut would build, {TableName, Item}, from the
+// value itself, which stays the caller's and unchanged (the encoding only
+// reads it, and keeps nothing of it but copies and strings), and the same
+// errors.
+func (m *entityModel) putPlain(ctx context.Context, db *DB, v unsafe.Pointer) error {
+	item, facts, err := m.itemIn(m.valueAt(v), nil)
+	if err != nil {
+		return inOp(m.ops.put, "", err)
+	}
+	in, name := writes.NewWithTable[dynamodb.PutItemInput](db.name)
+	in.TableName, in.Item = name, item
+	c := db.via(db.meter(&noOptions, m.ops.put, m.Name, "", ""), 0)
+	if _, err = c.PutItem(ctx, in); err != nil {
+		// The action planPut would have sent, to explain the failure.
+		a := &action{Action: writes.Action{Kind: actPut, Item: item, ID: facts.ID, Bytes: facts.KeyBytes + facts.Size}, op: m.ops.put, m: m}
+		return a.sendError(err)
+	}
+	return nil
 }
 
 // putOp names the operation of a Put or Create (mode).

@@ -2,6 +2,8 @@ package singletable_test
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +96,87 @@ func TestInvalidUTF8FailsBeforeSending(t *testing.T) {
 func TestPutInputNilDB(t *testing.T) {
 	_, err := testmodel.ShopUsers.PutInput(nil, testmodel.ShopUser{ID: "u1"})
 	require.ErrorIs(t, err, st.ErrInvalidInput)
+}
+
+// plainOrder is an entity whose Put takes the plain path (no managed
+// fields) with a flat codec plan and flat keys.
+type plainOrder struct {
+	UserID string  `dynamodbav:"userId"`
+	ID     string  `dynamodbav:"orderId"`
+	Date   string  `dynamodbav:"orderDate"`
+	Status string  `dynamodbav:"status"`
+	Total  float64 `dynamodbav:"total"`
+	Items  int     `dynamodbav:"itemCount,omitempty"`
+	Gift   bool    `dynamodbav:"gift"`
+	Note   string  `dynamodbav:"note,omitempty"`
+}
+
+var (
+	plainTable  = st.MustTable("Plain", st.WithGSI("GSI1"), st.WithGSI("GSI2"))
+	plainOrders = st.MustDefine[plainOrder](plainTable, "Order",
+		st.Key("USER#{UserID}", "ORDER#{ID}"),
+		st.Index("GSI1", "STATUS#{Status}", "{Date}#{ID}"),
+		st.Index("GSI2", "DATE#{Date}", "{UserID}#{ID}"),
+	)
+)
+
+// A plain Put (no managed fields, options or observer: no copy, no plan)
+// sends exactly the request the general planner builds for it (PutInput),
+// and fails with exactly its error, before sending: over values that
+// leave index keys out, need escaping, are not UTF-8, are numbers
+// DynamoDB refuses, or make a key as long as its limit and one byte
+// longer; on an entity with flat keys and encoding, and on ones without
+// (a When, a time field).
+func TestPlainPutMatchesPutInput(t *testing.T) {
+	ctx := context.Background()
+	strs := []string{"", "u1", "a#b", "50%", "h\u00e9llo", "bad\xff", "2024-01-15", strings.Repeat("k", 2043), strings.Repeat("k", 2044), strings.Repeat("k", 1018), strings.Repeat("k", 1019)}
+	totals := []float64{0, 59.5, -1, 1e126, math.NaN()}
+	var orders []plainOrder
+	for i, a := range strs {
+		for j, b := range strs {
+			orders = append(orders, plainOrder{UserID: a, ID: b, Date: strs[(i+j)%len(strs)], Status: strs[(2*i+j)%len(strs)],
+				Total: totals[(i+j)%len(totals)], Items: i - j, Gift: i%2 == 0, Note: strs[(i+2*j)%len(strs)]})
+		}
+	}
+	check := func(t *testing.T, db *st.DB, mock *singletabletest.Client, put func() error, input func() (any, error)) (sent bool) {
+		t.Helper()
+		mock.Reset()
+		want, wantErr := input()
+		err := put()
+		if wantErr != nil {
+			require.Error(t, err)
+			assert.Equal(t, wantErr.Error(), err.Error())
+			assert.IsType(t, wantErr, err)
+			assert.Empty(t, mock.Calls(), "nothing is sent")
+			return false
+		}
+		require.NoError(t, err)
+		calls := mock.Calls()
+		require.Len(t, calls, 1)
+		assert.Equal(t, want, calls[0].Input)
+		return true
+	}
+	t.Run("flat", func(t *testing.T) {
+		mock := &singletabletest.Client{}
+		db := st.New(mock, plainTable)
+		sent := 0
+		for _, o := range orders {
+			if check(t, db, mock, func() error { return plainOrders.Put(ctx, db, o) },
+				func() (any, error) { return plainOrders.PutInput(db, o) }) {
+				sent++
+			}
+		}
+		assert.GreaterOrEqual(t, sent, 10, "requests sent and compared")
+	})
+	t.Run("not flat", func(t *testing.T) {
+		mock, db := mockDB()
+		for _, o := range orders {
+			so := testmodel.ShopOrder{UserID: o.UserID, ID: o.ID, Date: o.Date, Status: o.Status, Total: o.Total, Note: o.Note}
+			check(t, db, mock, func() error { return testmodel.ShopOrders.Put(ctx, db, so) },
+				func() (any, error) { return testmodel.ShopOrders.PutInput(db, so) })
+			so.Status = "FLAGGED"
+			check(t, db, mock, func() error { return testmodel.ShopOrders.Put(ctx, db, so) },
+				func() (any, error) { return testmodel.ShopOrders.PutInput(db, so) })
+		}
+	})
 }

@@ -22,9 +22,9 @@ import (
 func TestAllocationsAtMostSDK(t *testing.T) {
 	overSDK := map[string]string{}
 	budget := map[string]float64{
-		"Put": 10, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 27,
+		"Put": 9, "Get": 6, "Query25": 19, "Update": 14, "TxWrite3": 27,
 		"BatchWrite100": 490, "BatchGet100": 422,
-		"PutWide": 20, "GetWide": 19, "QueryWide25": 344,
+		"PutWide": 19, "GetWide": 19, "QueryWide25": 344,
 		// FanOutWide's ten legs run on goroutines, as BatchWrite100's
 		// requests do: a little room for their bookkeeping.
 		"TxWide5": 96, "FanOutWide": 3520, "StreamWide100": 14602,

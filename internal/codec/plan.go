@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
@@ -65,6 +66,9 @@ type Plan struct {
 	// lends is set when encoding an addressable value hands a Marshaler
 	// the address of memory inside it (see LendsAddress).
 	lends bool
+	// flat is the plan's fields as encodeFlat encodes them, nil when the
+	// plan is not flat (flat.go).
+	flat []flatField
 
 	// unmatched lists attribute names seen in decoded items that match no
 	// field, even ignoring case.
@@ -160,6 +164,7 @@ func (b *builder) plan(t reflect.Type) (*Plan, error) {
 			p.byFold[k] = fp
 		}
 	}
+	p.flat = p.flatFields()
 	return p, nil
 }
 
@@ -246,7 +251,16 @@ func (p *Plan) EncodeItem(v reflect.Value, dst map[string]types.AttributeValue, 
 	} else {
 		a = newArena(p.sizes.get())
 	}
-	size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
+	ok := false
+	if p.flat != nil && v.CanAddr() {
+		used := a.used
+		if size, ok = p.encodeFlat(v.Addr().UnsafePointer(), dst, a); !ok {
+			a.used = used // what the next encoding's slabs are sized by
+		}
+	}
+	if !ok {
+		size, err = p.encodeInto(v, v.CanAddr(), dst, a, true)
+	}
 	if err == nil {
 		if n > 0 {
 			room = a.take(n)
@@ -402,13 +416,20 @@ func (p *Plan) encodeInto(v reflect.Value, addr bool, dst map[string]types.Attri
 	return size, nil
 }
 
-// validUTF8 is utf8.ValidString behind a byte loop that inlines: most
-// values are short ASCII, for which the loop costs about half the call
-// (bench/'s Put: see CHANGELOG).
+// validUTF8 is utf8.ValidString behind an ASCII test of eight bytes at a
+// time: most values are short ASCII, for which the test costs a fraction
+// of the call (bench/'s Put: see CHANGELOG); the rest is validated from
+// its first byte that is not ASCII.
 func validUTF8(s string) bool {
-	for i := range len(s) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return utf8.ValidString(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return utf8.ValidString(s)
+			return utf8.ValidString(s[i:])
 		}
 	}
 	return true

@@ -10,12 +10,14 @@
 package keys
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/singletable/singletable/internal/codec"
 )
@@ -120,6 +122,25 @@ func (t *Template) finish() *Template {
 	// Clipped: a caller that appends to Placeholders() gets a copy.
 	t.phs = t.phs[:len(t.phs):len(t.phs)]
 	return t
+}
+
+// Segment is one segment of a template as Segments lists it: literal
+// text, or a placeholder (Placeholder not nil), Plain when it is the
+// usual one, a top-level string field with no shape.
+type Segment struct {
+	Literal     string
+	Placeholder *Placeholder
+	Plain       bool
+}
+
+// Segments lists the template's segments, for a caller that compiles
+// its own rendering of plain templates (internal/model's flat keys).
+func (t *Template) Segments() []Segment {
+	out := make([]Segment, len(t.segs))
+	for i, s := range t.segs {
+		out[i] = Segment{Literal: s.lit, Placeholder: s.ph, Plain: s.plain > 0}
+	}
+	return out
 }
 
 var timeType = reflect.TypeOf(time.Time{})
@@ -556,8 +577,26 @@ func appendPadded(dst, digits []byte, width int) []byte {
 // plainASCII reports whether s is ASCII without the delimiter or the
 // escape byte: valid UTF-8 that AppendEscaped would copy as is. One pass
 // instead of utf8.ValidString and AppendEscaped's.
-func plainASCII(s string, delim byte) bool {
-	for i := 0; i < len(s); i++ {
+func plainASCII(s string, delim byte) bool { return PlainASCII(s, delim) }
+
+// PlainASCII reports whether s is written into a key as it is: ASCII,
+// without the delimiter or the escape byte. It reads eight bytes at a
+// time: key values are mostly ids and dates of ten to forty bytes.
+func PlainASCII(s string, delim byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	d, e := ones*uint64(delim), ones*uint64(EscapeByte)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		// A zero byte in x^d or x^e is the delimiter or the escape byte
+		// (the usual test for a zero byte: exact, as only existence
+		// counts).
+		xd, xe := x^d, x^e
+		if (x|(xd-ones)&^xd|(xe-ones)&^xe)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || c == delim || c == EscapeByte {
 			return false
 		}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/singletable/singletable/internal/codec"
 	"github.com/singletable/singletable/internal/keys"
@@ -47,6 +48,9 @@ type Entity struct {
 	// them back.
 	KeyOnly      []KeyOnlyField
 	keyOnlyParse []keyOnlyParse
+	// flatKeys is how AddKeysIn renders flat keys, once worked out
+	// (flatkeys.go).
+	flatKeys atomic.Pointer[flatKeys]
 }
 
 // New is the model of entity name of Go type typ on schema, before

@@ -53,6 +53,13 @@ func (e *Entity) AddKeysIn(dst map[string]types.AttributeValue, v reflect.Value,
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
+	if full && v.CanAddr() {
+		if fk := e.flat(); fk != nil {
+			if facts, ok := e.addKeysFlat(fk, dst, v.Addr().UnsafePointer(), room, text); ok {
+				return facts, nil
+			}
+		}
+	}
 	var bufArray [256]byte
 	var spanArray [8]keySpan
 	buf, spans := bufArray[:0], spanArray[:0]
