@@ -27,40 +27,43 @@ import (
 var skeletonsOff bool
 
 // planPlainUpdate is planUpdate (reading nothing) of an update given no
-// options (s holds only its changes and condition): from a skeleton when
-// there is one for it, else planned, and its skeleton kept.
-func (m *entityModel) planPlainUpdate(dst []*action, db *DB, op string, key reflect.Value, s *settings) ([]*action, error) {
-	if skeletonsOff || !m.skeletal() || !plainChanges(s.changes) {
-		return m.planUpdate(dst, db, op, key, key, s, nil)
+// options (s holds only its changes and condition), of an entity whose
+// updates may take skeletons (skeletal): from a skeleton when there is one
+// for it, else planned, and its skeleton kept. ok is false, and nothing
+// done, for an update that takes no skeleton (a change below a field or
+// with a raw value, a shape not seen yet, one that reads the item first).
+func (m *entityModel) planPlainUpdate(dst []*action, db *DB, op string, key reflect.Value, s *settings) (acts []*action, ok bool, err error) {
+	if skeletonsOff || !plainChanges(s.changes) {
+		return nil, false, nil
 	}
 	var kb [256]byte
 	shapeKey := writes.ShapeKey(kb[:0], false, s.changes)
 	sh, ok := m.updates.Shapes.Load(shapeKey)
-	if !ok {
-		return m.planUpdate(dst, db, op, key, key, s, nil)
+	if !ok || !readsNothing(sh) {
+		return nil, false, nil
 	}
-	if _, never := m.updates.NoSkeleton.Load(shapeKey); never || !readsNothing(sh) {
-		return m.planUpdate(dst, db, op, key, key, s, nil)
+	if _, never := m.updates.NoSkeleton.Load(shapeKey); never {
+		return nil, false, nil
 	}
-	acts, sk, ok, err := m.fromSkeleton(dst, db, op, key, s, sh, shapeKey, nil)
+	acts, missing, ok, err := m.fromSkeleton(dst, db, op, key, s, sh, shapeKey, nil)
 	if ok || err != nil {
-		return acts, err
+		return acts, true, err
 	}
 	// No skeleton yet: plan it, and keep the skeleton of its request once
 	// a request filled from it is the same.
 	if acts, err = m.planUpdate(dst, db, op, key, key, s, nil); err != nil || len(acts) != len(dst)+1 {
-		return acts, err
+		return acts, true, err
 	}
-	if sk != nil {
+	if missing != nil {
 		planned := acts[len(dst)]
-		sk = skeletonOf(planned, sk.CondFixed)
+		sk := skeletonOf(planned, missing.CondFixed)
 		if filled, _, ok, err := m.fromSkeleton(nil, db, op, key, s, sh, shapeKey, sk); ok && err == nil && sameAction(filled[0], planned) {
-			m.updates.Skeletons.Store(string(sk.key), sk.Skeleton)
+			m.updates.Skeletons.Store(string(missing.key), sk.Skeleton)
 		} else {
 			m.updates.NoSkeleton.Store(string(shapeKey), true)
 		}
 	}
-	return acts, nil
+	return acts, true, nil
 }
 
 // skeletal reports whether m's updates may take skeletons: no managed
@@ -116,16 +119,19 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 		return nil, nil, false, nil
 	}
 	u, room := m.newUpdateAction()
-	defer room.Release()
 	k, kf, err := m.KeyFacts(key, u.primary[:])
 	if err != nil {
+		room.Release()
 		return nil, nil, false, nil // the planner says what is wrong
 	}
 	plan := writes.Plan{M: m.Entity, Values: &m.values, Key: key, Changes: s.changes, Room: room}
-	defer plan.ReleaseNext()
 	var vbuf [8]types.AttributeValue
 	var sbuf [16]byte
 	vals, sig, vbytes, fast := plan.FastValues(sh, vbuf[:0], sbuf[:0])
+	// The values are taken: what is left of the room, and the value the
+	// index keys were worked out from (if any), go back.
+	plan.ReleaseNext()
+	room.Release()
 	if !fast || kf.KeyBytes+plan.StoredBytes > maxItemBytes {
 		return nil, nil, false, nil
 	}
@@ -165,7 +171,6 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	// The condition (the caller's, range checks) is rendered as the
 	// planner does, after the update expression's names and values.
 	b := m.updates.Builder()
-	defer m.updates.ReleaseBuilder(b)
 	b.Preset(sk.Names, values, sk.NameBytes+vbytes)
 	w := write{a: a, b: b, key: key, old: key, cond: m.table.exists}
 	if len(plan.Ranges) > 0 {
@@ -174,7 +179,9 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 		}
 		a.extra = &actionExtra{ranges: plan.Ranges}
 	}
-	if acts, err = w.finish(dst, s.cond, b); err != nil {
+	acts, err = w.finish(dst, s.cond, b)
+	m.updates.ReleaseBuilder(b)
+	if err != nil {
 		return nil, nil, false, nil // the planner says what is wrong
 	}
 	return acts, nil, true, nil
@@ -183,6 +190,7 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 // skeletonOf is the skeleton of a's request (planned by planUpdate): with
 // its condition when fixed, else the names of its update expression only
 // (the first ones handed out, as the planner renders it first).
+// The key is left to the caller.
 func skeletonOf(a *action, fixed bool) *newSkeleton {
 	sk := &writes.Skeleton{Update: a.Update, Cond: a.Cond, CondFixed: fixed}
 	n := len(a.Names)
