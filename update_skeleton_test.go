@@ -63,57 +63,65 @@ func skelModel() (*st.Entity[skelItem], *st.DB, *singletabletest.Client) {
 // (zero values among them, which change the request's shape).
 type skelChange func(r *rand.Rand, c st.Changes) st.Changes
 
-func pick[V any](r *rand.Rand, vs ...V) V { return vs[r.IntN(len(vs))] }
+func skelPick[V any](r *rand.Rand, vs ...V) V { return vs[r.IntN(len(vs))] }
 
 // skelChanges are the changes a case draws from, a few per field: a case
 // takes at most one per field (two would be an error every time).
 var skelChanges = [][]skelChange{
-	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Status", pick(r, "", "OPEN", "DONE")) }},
+	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Status", skelPick(r, "", "OPEN", "DONE")) }},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Prio", pick(r, 0, 7, -3)) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Prio", skelPick(r, 0, 7, -3)) },
 		func(r *rand.Rand, c st.Changes) st.Changes { return c.Increment("Prio", 1) }, // an index reads it: an error
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Owner", pick(r, "", "bob")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Owner", skelPick(r, "", "bob")) },
 		func(_ *rand.Rand, c st.Changes) st.Changes { return c.Remove("Owner") },
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Note", pick(r, "", "n1")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Note", skelPick(r, "", "n1")) },
 		func(_ *rand.Rand, c st.Changes) st.Changes { return c.Remove("Note") },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Note", pick(r, "", "x")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Note", skelPick(r, "", "x")) },
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Nick", pick(r, "", "nk")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Nick", skelPick(r, "", "nk")) },
 		func(_ *rand.Rand, c st.Changes) st.Changes { return c.Remove("Nick") },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Nick", pick(r, "", "nk")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Nick", skelPick(r, "", "nk")) },
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Increment("Count", pick(r, 0, 3)) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Decrement("Count", pick(r, 0, 2)) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Count", pick(r, 0, 5)) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Add("Count", pick(r, 1, -1)) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Increment("Count", skelPick(r, 0, 3)) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Decrement("Count", skelPick(r, 0, 2)) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Count", skelPick(r, 0, 5)) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Add("Count", skelPick(r, 1, -1)) },
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Increment("Small", pick[any](r, 1, 200, "x")) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Small", pick(r, int8(0), int8(3))) },
+		func(r *rand.Rand, c st.Changes) st.Changes {
+			return c.Increment("Small", skelPick[any](r, 1, 200, "x"))
+		},
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Small", skelPick(r, int8(0), int8(3))) },
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Add("Tags", pick(r, []string{"a"}, []string{"a", "b"})) },
+		func(r *rand.Rand, c st.Changes) st.Changes {
+			return c.Add("Tags", skelPick(r, []string{"a"}, []string{"a", "b"}))
+		},
 		func(r *rand.Rand, c st.Changes) st.Changes { return c.DeleteFromSet("Tags", "a") },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Tags", pick(r, []string{}, []string{"c"})) },
+		func(r *rand.Rand, c st.Changes) st.Changes {
+			return c.Set("Tags", skelPick(r, []string{}, []string{"c"}))
+		},
 	},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Append("List", pick(r, []int{1}, []int{1, 2})) },
+		func(r *rand.Rand, c st.Changes) st.Changes {
+			return c.Append("List", skelPick(r, []int{1}, []int{1, 2}))
+		},
 		func(r *rand.Rand, c st.Changes) st.Changes { return c.Prepend("List", []int{0}) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("List", pick(r, []int{}, []int{4})) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("List", skelPick(r, []int{}, []int{4})) },
 		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("List[0]", 9) }, // below the field
 	},
-	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Flag", pick(r, false, true)) }},
-	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Kind", pick(r, "", "a")) }},
-	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Level", pick(r, "", "hi", "lo")) }},
+	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Flag", skelPick(r, false, true)) }},
+	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Kind", skelPick(r, "", "a")) }},
+	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Level", skelPick(r, "", "hi", "lo")) }},
 	{
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Alias", pick(r, "", "al")) },
-		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Alias", pick(r, "", "al")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Alias", skelPick(r, "", "al")) },
+		func(r *rand.Rand, c st.Changes) st.Changes { return c.SetIfNotExists("Alias", skelPick(r, "", "al")) },
 	},
 	{func(r *rand.Rand, c st.Changes) st.Changes { return c.Set("Nope", 1) }}, // no such field: an error
 }
@@ -146,9 +154,9 @@ func (c skelCase) changes(r *rand.Rand) st.Changes {
 	}
 	switch c.cond {
 	case 1:
-		ch = ch.If(st.Ne("Note", pick(r, "zz", "")))
+		ch = ch.If(st.Ne("Note", skelPick(r, "zz", "")))
 	case 2:
-		ch = ch.If(st.And(st.Eq("Status", pick(r, "OPEN", "")), st.Lt("Count", pick(r, 3, 10))))
+		ch = ch.If(st.And(st.Eq("Status", skelPick(r, "OPEN", "")), st.Lt("Count", skelPick(r, 3, 10))))
 	}
 	return ch
 }
