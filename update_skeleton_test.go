@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -344,4 +345,52 @@ func dump(b *strings.Builder, v reflect.Value) {
 	default:
 		fmt.Fprintf(b, "%#v", v.Interface())
 	}
+}
+
+// Goroutines updating one entity in shapes of their own and shared ones,
+// its skeletons kept and taken meanwhile: each request is the one the
+// planner builds (run with -race).
+func TestUpdateSkeletonsConcurrent(t *testing.T) {
+	chs := []st.Changes{
+		st.Set("Note", "a").Set("Nick", ""), st.Set("Note", "a").Set("Nick", "n"),
+		st.Set("Status", "OPEN").Set("Prio", 2).Set("Owner", "bob"), st.Set("Status", "").Set("Prio", 2).Set("Owner", ""),
+		st.Set("Kind", "k").Set("Level", "hi").If(st.Exists("Note")), st.Set("Kind", "k").Set("Level", "lo"),
+		st.Increment("Small", 1).Append("List", []int{1}),
+	}
+	was := st.SetUpdateSkeletons(false)
+	want := make([]string, len(chs))
+	{
+		e, db, _ := skelModel()
+		for i, ch := range chs {
+			in, err := e.UpdateInput(db, skelItem{Queue: "q", ID: "x"}, ch)
+			require.NoError(t, err)
+			want[i] = requestText(t, in)
+		}
+	}
+	st.SetUpdateSkeletons(was)
+	e, db, _ := skelModel()
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 50 {
+				i := (g + n) % len(chs)
+				in, err := e.UpdateInput(db, skelItem{Queue: "q", ID: "x"}, chs[i])
+				if got := requestText(t, in); err != nil || got != want[i] {
+					errs <- fmt.Sprintf("update %d: %v\n got %s\nwant %s", i, err, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	kept, refused := st.UpdateSkeletons(e)
+	assert.Positive(t, kept)
+	assert.Zero(t, refused)
 }
