@@ -45,3 +45,18 @@ func UpdateIndexKeysBothWays[T any](e *Entity[T], db *DB, key T, ch Changes, opt
 
 // UpdateShapes is how many update shapes an entity holds resolved.
 func UpdateShapes[T any](e *Entity[T]) int { return e.m.updates.Shapes.Len() }
+
+// SetUpdateSkeletons turns update skeletons (update_skeleton.go) on or
+// off, and says whether they were on: tests compare the requests built
+// with and without them.
+func SetUpdateSkeletons(on bool) (was bool) {
+	was = !skeletonsOff
+	skeletonsOff = !on
+	return was
+}
+
+// UpdateSkeletons is how many skeletons an entity's updates keep, and how
+// many shapes take none (a skeleton did not reproduce their request).
+func UpdateSkeletons[T any](e *Entity[T]) (kept, refused int) {
+	return e.m.updates.Skeletons.Len(), e.m.updates.NoSkeleton.Len()
+}

@@ -23,6 +23,7 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/singletable/singletable/internal/noescape"
 	writes "github.com/singletable/singletable/internal/write"
 )
 
@@ -71,7 +72,7 @@ func (m *entityModel) updateInput(db *DB, kv reflect.Value, ch Changes, opts []U
 		}
 		return nil, &InputError{Op: op, Reason: "the update changes " + m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
-	acts, err := m.planUpdate(nil, db, op, kv, kv, s, nil)
+	acts, err := m.planFirst(nil, db, op, kv, s, len(opts) == 0)
 	if s.current != nil {
 		acts, _, err = m.replanCurrent(nil, db, op, kv, s, acts, err)
 	}
@@ -79,6 +80,18 @@ func (m *entityModel) updateInput(db *DB, kv reflect.Value, ch Changes, opts []U
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
 	return acts[0].UpdateItemInput(db.name), nil
+}
+
+// planFirst is an update's first plan, reading nothing, of the item whose
+// key fields are set in kv: from its skeleton (planPlainUpdate) when plain
+// (s holds only changes and a condition, no option was given).
+func (m *entityModel) planFirst(dst []*action, db *DB, op string, kv reflect.Value, s *settings, plain bool) ([]*action, error) {
+	if plain && m.skeletal() {
+		if acts, ok, err := m.planPlainUpdate(dst, db, op, kv, s); ok {
+			return acts, err
+		}
+	}
+	return m.planUpdate(dst, db, op, kv, kv, s, nil)
 }
 
 // noReadError turns a *writes.ReadNeeded into the *ReadNeededError of a caller
@@ -146,6 +159,11 @@ func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts 
 // then).
 func (m *entityModel) update(ctx context.Context, db *DB, key, out unsafe.Pointer, ch Changes, opts []UpdateOption) error {
 	op := m.ops.update
+	if len(opts) == 0 && m.skeletal() {
+		if done, err := m.updatePlain(ctx, db, key, out, ch); done {
+			return err
+		}
+	}
 	sv, err := updateSettings(op, ch, opts)
 	s := &sv
 	if err != nil {
@@ -153,7 +171,7 @@ func (m *entityModel) update(ctx context.Context, db *DB, key, out unsafe.Pointe
 	}
 	db = db.metered(s, op, m.Name) // its reads, writes and retries
 	kv, h := m.copyOf(key)
-	res, err := m.updateCopy(ctx, db, key, kv, s)
+	res, err := m.updateCopy(ctx, db, key, kv, s, len(opts) == 0)
 	if res.IsValid() {
 		m.setAt(out, res)
 	}
@@ -161,12 +179,32 @@ func (m *entityModel) update(ctx context.Context, db *DB, key, out unsafe.Pointe
 	return err
 }
 
+// updatePlain is update given no options, of an entity whose updates may
+// take skeletons (see planPlainUpdate): planned with the key where it is
+// (it only reads it; no shard to choose, no unique value to keep) and the
+// item after it decoded where out points, without the copies. done is
+// false, and nothing sent, when the update does not go in one request
+// (it reads the item first) or fails to plan: update then does it all,
+// and says what is wrong.
+func (m *entityModel) updatePlain(ctx context.Context, db *DB, key, out unsafe.Pointer, ch Changes) (done bool, err error) {
+	op := m.ops.update
+	s := settings{changes: ch.list, cond: ch.cond}
+	acts, ok, err := m.planPlainUpdate(nil, db, op, m.valueAt(key), &s)
+	if !ok || err != nil {
+		return false, nil
+	}
+	db = db.metered(&s, op, m.Name)
+	_, err = m.sendUpdate(ctx, db, acts[0], reflect.NewAt(m.Type, noescape.Pointer(out)).Elem())
+	return true, err
+}
+
 // updateCopy is Update planned with kv, a copy of the key at key, and
 // returns the item after it (kv, or a value of its own; invalid: none).
-func (m *entityModel) updateCopy(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, s *settings) (reflect.Value, error) {
+// plain says that s holds only changes and a condition (no option given).
+func (m *entityModel) updateCopy(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, s *settings, plain bool) (reflect.Value, error) {
 	op := m.ops.update
 	unique := m.changedUnique(s) != ""
-	acts, err := m.planUpdate(nil, db, op, kv, kv, s, nil)
+	acts, err := m.planFirst(nil, db, op, kv, s, plain)
 	if s.current != nil {
 		if unique {
 			// Moving a guard needs the whole item: Update reads it anyway.
@@ -294,6 +332,16 @@ func (e *Entity[T]) TxUpdate(tx *Tx, key T, ch Changes, opts ...UpdateOption) {
 // at key to tx, planned with a copy of it (see copyOf).
 func (m *entityModel) txUpdate(tx *Tx, key unsafe.Pointer, ch Changes, opts []UpdateOption) {
 	op := m.ops.update
+	if len(opts) == 0 && m.skeletal() {
+		// Planned with the key where it is, which it only reads (see
+		// updatePlain).
+		s := settings{changes: ch.list, cond: ch.cond}
+		n := len(tx.actions)
+		if acts, ok, err := m.planPlainUpdate(tx.actions, tx.db, op, m.valueAt(key), &s); ok {
+			txAddUpdate(tx, op, acts, n, &s, err)
+			return
+		}
+	}
 	sv, err := updateSettings(op, ch, opts)
 	s := &sv
 	if err != nil {
@@ -307,11 +355,17 @@ func (m *entityModel) txUpdate(tx *Tx, key unsafe.Pointer, ch Changes, opts []Up
 	}
 	kv, h := m.copyOf(key)
 	n := len(tx.actions)
-	acts, err := m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil)
+	acts, err := m.planFirst(tx.actions, tx.db, op, kv, s, len(opts) == 0)
 	if s.current != nil {
 		acts, _, err = m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
 	}
 	m.recycle(kv, h)
+	txAddUpdate(tx, op, acts, n, s, err)
+}
+
+// txAddUpdate adds to tx what planning a TxUpdate (settings s) gave: its
+// actions (the update's at n), or the error.
+func txAddUpdate(tx *Tx, op string, acts []*action, n int, s *settings, err error) {
 	if err != nil {
 		tx.add(nil, noReadError(err, s, "a transaction cannot read the item mid-way; Set them too, or give the item as you hold it (Current)"))
 		return

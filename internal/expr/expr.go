@@ -68,6 +68,38 @@ func placeholder(pre []string, prefix string, i int) string {
 	return prefix + strconv.Itoa(i)
 }
 
+// ValuePlaceholder is the placeholder of the i-th value a Builder hands
+// out (":v<i>").
+func ValuePlaceholder(i int) string { return placeholder(valuePlaceholders, ":v", i) }
+
+// NamePlaceholder is the placeholder of the i-th attribute name a Builder
+// hands out ("#n<i>").
+func NamePlaceholder(i int) string { return placeholder(namePlaceholders, "#n", i) }
+
+// Preset makes an empty b as if it had handed out names (in order) and the
+// len(values) values of values (":v0" ... bound in it, which b takes as
+// its Values), bytes being what they count (see Bytes): for a request
+// whose first expression is known already, so that the next ones are
+// rendered as they would have been after it.
+func (b *Builder) Preset(names []string, values map[string]types.AttributeValue, bytes int) {
+	for _, n := range names {
+		if b.names < len(b.first) {
+			b.first[b.names] = n
+		} else {
+			b.more = append(b.more, n)
+		}
+		b.names++
+		if b.shared == nil {
+			if b.Names == nil {
+				b.Names = make(map[string]string, len(names))
+			}
+			b.Names[NamePlaceholder(b.names-1)] = n
+		}
+	}
+	b.Values, b.values = values, len(values)
+	b.bytes += bytes
+}
+
 // Name returns the placeholder for an attribute name, reusing it when the
 // name was seen before.
 func (b *Builder) Name(attr string) string {

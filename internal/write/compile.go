@@ -243,15 +243,22 @@ func ShardByNames(m *model.Entity) string {
 //     never shared: each request's are its own, for its Client to modify.
 //   - Shapes holds what Compile works out from an update's shape alone
 //     (see Shape), keyed by ShapeKey; bounded like Shared.
+//   - Skeletons holds the requests of updates given no options, keyed
+//     by SkeletonKey (see Skeleton), and NoSkeleton the shapes (by
+//     ShapeKey) whose request a skeleton did not reproduce, which the
+//     general planner builds every time; bounded like Shared.
 //   - builders recycles the expression builders of updates (a builder
 //     escapes to the heap, conditions rendering through interfaces); what
 //     a request keeps of one (its maps) is handed over, not recycled.
 //
 // The zero value is ready to use; it is safe for concurrent use.
 type Cache struct {
-	Shared   expr.Shared
-	Shapes   expr.Table[*Shape]
-	builders sync.Pool // of *expr.Builder sharing Shared, reset when put back
+	Shared expr.Shared
+	Shapes expr.Table[*Shape]
+	// Skeletons and NoSkeleton: see above.
+	Skeletons  expr.Table[*Skeleton]
+	NoSkeleton expr.Table[bool]
+	builders   sync.Pool // of *expr.Builder sharing Shared, reset when put back
 }
 
 // Builder returns an empty expression builder sharing the cache's
