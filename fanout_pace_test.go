@@ -221,3 +221,36 @@ func TestFanOutAllFailedLegAfterEarlierItems(t *testing.T) {
 	assert.Equal(t, rs[:3], got, "the buckets before the failed one, in order")
 	assert.ErrorIs(t, gotErr, boom)
 }
+
+// A loop whose context is cancelled stops at the bucket it is in: the
+// iterator starts no request after the cancel and merges no further
+// bucket, and ends with the context's error. Before, it went on yielding
+// what the legs ahead held and starting the rest of the range's requests
+// (60 over 60 buckets, 95 items after the cancel).
+func TestFanOutAllStopsWhenContextCancelled(t *testing.T) {
+	rs := hourly(60)
+	c, db := readingsMock(t, rs)
+	g := gauge(c, func(context.Context, *dynamodb.QueryInput, int) error { return nil })
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	after := 0
+	var gotErr error
+	for r, err := range deviceReadings.AllBetween(cctx, db, reading{DeviceID: "d", At: hour(0, 0)}, reading{At: hour(0, 0).Add(60*time.Hour - time.Nanosecond)}) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		if r == rs[0] {
+			cancel()
+			continue
+		}
+		after++
+	}
+	assert.ErrorIs(t, gotErr, context.Canceled)
+	assert.Zero(t, after, "no bucket merged after the cancel")
+	// The requests started before the cancel (FanOutConcurrency ahead of
+	// the first bucket), some of which reach the Client after it; none
+	// started after it.
+	assert.LessOrEqual(t, len(c.Calls()), 32, "no request started after the cancel")
+	assert.Equal(t, len(c.Calls()), g.sent)
+}

@@ -229,6 +229,9 @@ func (run *Run) Stop() {
 // to the concurrency bound and the ceiling. It builds the legs it gets to,
 // no more.
 func (run *Run) fill() error {
+	if err := run.ctx.Err(); err != nil { // the caller gave up: start nothing
+		return err
+	}
 	f := run.f
 	end := min(f.Groups, run.end) * f.Width
 	if run.span > 0 {
@@ -375,6 +378,9 @@ func (run *Run) Pull(stopIfWait bool) (item map[string]types.AttributeValue, r *
 			fresh := false
 			for j := range legs {
 				fresh = fresh || legs[j].fresh
+			}
+			if err := run.ctx.Err(); err != nil { // the caller gave up: merge no further
+				return nil, nil, 0, false, err
 			}
 			run.g++
 			f.drop(run.g)
