@@ -11,8 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	writes "github.com/singletable/singletable/internal/write"
 )
 
 // prepareWrite plans the items of a BatchWrite, as Put and Delete plan
@@ -84,13 +82,12 @@ func (m *entityModel) planBatchPutPlain(a *action, dst []*action, db *DB, op str
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	item, facts, err := m.itemIn(v, sh)
+	acts, err := m.planPlainPut(a, dst, op, v, sh)
 	if err != nil {
 		// A batch's items are its actions, one each: dst holds those before.
 		return nil, inOp(op, fmt.Sprintf("item %d: ", len(dst)), err)
 	}
-	*a = action{Action: writes.Action{Kind: actPut, Item: item, ID: facts.ID, Bytes: facts.KeyBytes + facts.Size}, op: op, m: m}
-	return append(dst, a), nil
+	return acts, nil
 }
 
 // replan is item a of a batch planned again, as it was (with the clock

@@ -8,8 +8,10 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable/singletable/internal/codec"
+	"github.com/singletable/singletable/internal/model"
 	writes "github.com/singletable/singletable/internal/write"
 )
 
@@ -123,10 +125,32 @@ func (m *entityModel) putPlain(ctx context.Context, db *DB, v unsafe.Pointer) er
 	c := db.via(db.meter(&noOptions, m.ops.put, m.Name, "", ""), 0)
 	if _, err = c.PutItem(ctx, in); err != nil {
 		// The action planPut would have sent, to explain the failure.
-		a := &action{Action: writes.Action{Kind: actPut, Item: item, ID: facts.ID, Bytes: facts.KeyBytes + facts.Size}, op: m.ops.put, m: m}
+		a := &action{Action: plainPutAction(item, facts), op: m.ops.put, m: m}
 		return a.sendError(err)
 	}
 	return nil
+}
+
+// plainPutAction is the action a put without hooks or condition sends:
+// its item, its id and its size.
+func plainPutAction(item map[string]types.AttributeValue, facts model.ItemFacts) writes.Action {
+	return writes.Action{Kind: actPut, Item: item, ID: facts.ID, Bytes: facts.KeyBytes + facts.Size}
+}
+
+// planPlainPut is planPutInto (into a; nil: an action of its own) of a put
+// without hooks, condition or shard to place: its action is its item, its
+// id and its size, as the planner would make it, in fewer steps. Its
+// error is the encoding's, for the caller to put in its operation.
+func (m *entityModel) planPlainPut(a *action, dst []*action, op string, v reflect.Value, sh *codec.Shared) ([]*action, error) {
+	item, facts, err := m.itemIn(v, sh)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		a, dst = newAction(dst)
+	}
+	*a = action{Action: plainPutAction(item, facts), op: op, m: m}
+	return append(dst, a), nil
 }
 
 // putOp names the operation of a Put or Create (mode).
@@ -162,6 +186,14 @@ func (e *Entity[T]) TxCreate(tx *Tx, v T, opts ...PutOption) {
 // txPut adds a Put or Create (mode) of a copy of the value at v (see
 // copyOf) to tx.
 func (m *entityModel) txPut(tx *Tx, v unsafe.Pointer, mode writeMode, opts []PutOption) {
+	if mode == writeOne && len(opts) == 0 && m.plainPut(tx.db) {
+		acts, err := m.planPlainPut(nil, tx.actions, m.ops.put, m.valueAt(v), nil)
+		if err != nil {
+			err = inOp(m.ops.put, "", err)
+		}
+		tx.add(acts, err)
+		return
+	}
 	p, h := m.copyOf(v)
 	acts, _, err := m.planPutOpts(tx.actions, tx.db, m.putOp(mode), p, mode, opts)
 	m.recycle(p, h)

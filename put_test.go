@@ -168,6 +168,36 @@ func TestPlainPutMatchesPutInput(t *testing.T) {
 		}
 		assert.GreaterOrEqual(t, sent, 10, "requests sent and compared")
 	})
+	// TxPut takes the same short path: the transaction's Put is the
+	// PutInput's request, and a value PutInput refuses fails the
+	// transaction with its error.
+	t.Run("TxPut", func(t *testing.T) {
+		mock := &singletabletest.Client{}
+		db := st.New(mock, plainTable)
+		compared := 0
+		for _, o := range orders {
+			want, wantErr := plainOrders.PutInput(db, o)
+			in, err := db.TransactInput(func(tx *st.Tx) error {
+				plainOrders.TxPut(tx, o)
+				plainOrders.TxPut(tx, plainOrder{UserID: "other", ID: "x"})
+				return nil
+			})
+			if wantErr != nil {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), wantErr.Error())
+				continue
+			}
+			require.NoError(t, err)
+			require.Len(t, in.TransactItems, 2)
+			put := in.TransactItems[0].Put
+			require.NotNil(t, put)
+			assert.Equal(t, want.Item, put.Item)
+			assert.Equal(t, want.TableName, put.TableName)
+			assert.Nil(t, put.ConditionExpression)
+			compared++
+		}
+		assert.GreaterOrEqual(t, compared, 10, "transactions compared")
+	})
 	t.Run("not flat", func(t *testing.T) {
 		mock, db := mockDB()
 		for _, o := range orders {
