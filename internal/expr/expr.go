@@ -83,18 +83,7 @@ func NamePlaceholder(i int) string { return placeholder(namePlaceholders, "#n", 
 // rendered as they would have been after it.
 func (b *Builder) Preset(names []string, values map[string]types.AttributeValue, bytes int) {
 	for _, n := range names {
-		if b.names < len(b.first) {
-			b.first[b.names] = n
-		} else {
-			b.more = append(b.more, n)
-		}
-		b.names++
-		if b.shared == nil {
-			if b.Names == nil {
-				b.Names = make(map[string]string, len(names))
-			}
-			b.Names[NamePlaceholder(b.names-1)] = n
-		}
+		b.add(n, NamePlaceholder(b.names), len(names))
 	}
 	b.Values, b.values = values, len(values)
 	b.bytes += bytes
@@ -113,10 +102,15 @@ func (b *Builder) Name(attr string) string {
 			return placeholder(namePlaceholders, "#n", len(b.first)+i)
 		}
 	}
-	if b.Names == nil && b.shared == nil {
-		b.Names = make(map[string]string, 4)
-	}
-	p := placeholder(namePlaceholders, "#n", b.names)
+	p := NamePlaceholder(b.names)
+	b.add(attr, p, 4)
+	b.bytes += len(p) + len(attr)
+	return p
+}
+
+// add hands out placeholder p for attr, the next name; hint sizes the
+// Names map if b makes it.
+func (b *Builder) add(attr, p string, hint int) {
 	if b.names < len(b.first) {
 		b.first[b.names] = attr
 	} else {
@@ -124,10 +118,11 @@ func (b *Builder) Name(attr string) string {
 	}
 	b.names++
 	if b.shared == nil {
+		if b.Names == nil {
+			b.Names = make(map[string]string, hint)
+		}
 		b.Names[p] = attr
 	}
-	b.bytes += len(p) + len(attr)
-	return p
 }
 
 // Value returns a new placeholder bound to v.
