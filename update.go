@@ -72,7 +72,13 @@ func (m *entityModel) updateInput(db *DB, kv reflect.Value, ch Changes, opts []U
 		}
 		return nil, &InputError{Op: op, Reason: "the update changes " + m.describeGuarded(f) + ", so Update reads the item and sends a transaction; " + how}
 	}
-	acts, err := m.planFirst(nil, db, op, kv, s, len(opts) == 0)
+	acts, ok := []*action(nil), false
+	if len(opts) == 0 && m.skeletal() {
+		acts, ok, err = m.planPlainUpdate(nil, db, op, kv, s)
+	}
+	if !ok {
+		acts, err = m.planUpdate(nil, db, op, kv, kv, s, nil)
+	}
 	if s.current != nil {
 		acts, _, err = m.replanCurrent(nil, db, op, kv, s, acts, err)
 	}
@@ -80,18 +86,6 @@ func (m *entityModel) updateInput(db *DB, kv reflect.Value, ch Changes, opts []U
 		return nil, noReadError(err, s, "Update would read them first (a strongly consistent GetItem); Set them too, or give Current, for one request")
 	}
 	return acts[0].UpdateItemInput(db.name), nil
-}
-
-// planFirst is an update's first plan, reading nothing, of the item whose
-// key fields are set in kv: from its skeleton (planPlainUpdate) when plain
-// (s holds only changes and a condition, no option was given).
-func (m *entityModel) planFirst(dst []*action, db *DB, op string, kv reflect.Value, s *settings, plain bool) ([]*action, error) {
-	if plain && m.skeletal() {
-		if acts, ok, err := m.planPlainUpdate(dst, db, op, kv, s); ok {
-			return acts, err
-		}
-	}
-	return m.planUpdate(dst, db, op, kv, kv, s, nil)
 }
 
 // noReadError turns a *writes.ReadNeeded into the *ReadNeededError of a caller
@@ -171,7 +165,7 @@ func (m *entityModel) update(ctx context.Context, db *DB, key, out unsafe.Pointe
 	}
 	db = db.metered(s, op, m.Name) // its reads, writes and retries
 	kv, h := m.copyOf(key)
-	res, err := m.updateCopy(ctx, db, key, kv, s, len(opts) == 0)
+	res, err := m.updateCopy(ctx, db, key, kv, s)
 	if res.IsValid() {
 		m.setAt(out, res)
 	}
@@ -200,11 +194,11 @@ func (m *entityModel) updatePlain(ctx context.Context, db *DB, key, out unsafe.P
 
 // updateCopy is Update planned with kv, a copy of the key at key, and
 // returns the item after it (kv, or a value of its own; invalid: none).
-// plain says that s holds only changes and a condition (no option given).
-func (m *entityModel) updateCopy(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, s *settings, plain bool) (reflect.Value, error) {
+// An update that could take a skeleton has tried it (updatePlain).
+func (m *entityModel) updateCopy(ctx context.Context, db *DB, key unsafe.Pointer, kv reflect.Value, s *settings) (reflect.Value, error) {
 	op := m.ops.update
 	unique := m.changedUnique(s) != ""
-	acts, err := m.planFirst(nil, db, op, kv, s, plain)
+	acts, err := m.planUpdate(nil, db, op, kv, kv, s, nil)
 	if s.current != nil {
 		if unique {
 			// Moving a guard needs the whole item: Update reads it anyway.
@@ -355,7 +349,7 @@ func (m *entityModel) txUpdate(tx *Tx, key unsafe.Pointer, ch Changes, opts []Up
 	}
 	kv, h := m.copyOf(key)
 	n := len(tx.actions)
-	acts, err := m.planFirst(tx.actions, tx.db, op, kv, s, len(opts) == 0)
+	acts, err := m.planUpdate(tx.actions, tx.db, op, kv, kv, s, nil) // a skeleton was tried above
 	if s.current != nil {
 		acts, _, err = m.replanCurrent(tx.actions, tx.db, op, kv, s, acts, err)
 	}

@@ -150,12 +150,7 @@ func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, 
 			n++
 		}
 	}
-	values := room[:0:0]
-	if cap(room) >= n {
-		values = room[:n]
-	} else {
-		values = make([]types.AttributeValueMemberS, n)
-	}
+	values := keyValues(room, n)
 	vi, start := 0, 0
 	for i, end := range ends {
 		if end < 0 {
@@ -167,15 +162,7 @@ func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, 
 		facts.Size += len(k.attr) + end - start
 		vi, start = vi+1, end
 	}
-	s := e.Schema
-	facts.ID.PK, facts.KeyBytes = values[0].Value, len(s.PK)+len(values[0].Value)
-	if e.SK != nil {
-		facts.ID.SK = values[1].Value
-		facts.KeyBytes += len(s.SK) + len(values[1].Value)
-	}
-	values[n-1].Value = e.Name
-	dst[s.TypeAttr] = &values[n-1]
-	facts.Size += len(s.TypeAttr) + len(e.Name)
+	e.keyFacts(dst, &facts, values, true)
 	facts.KeyText = len(buf)
 	return facts, true
 }

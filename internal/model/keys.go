@@ -142,29 +142,40 @@ func (e *Entity) AddKeysIn(dst map[string]types.AttributeValue, v reflect.Value,
 	if full {
 		n++
 	}
-	values := room[:0:0]
-	if cap(room) >= n {
-		values = room[:n]
-	} else {
-		values = make([]types.AttributeValueMemberS, n)
-	}
+	values := keyValues(room, n)
 	for i, sp := range spans {
 		values[i].Value = str[sp.start:sp.end]
 		dst[sp.attr] = &values[i]
 		facts.Size += len(sp.attr) + sp.end - sp.start
 	}
-	// The table key comes first: the partition key, then the sort key.
+	e.keyFacts(dst, &facts, values, full)
+	return facts, nil
+}
+
+// keyValues returns n key values: room's when it has them.
+func keyValues(room []types.AttributeValueMemberS, n int) []types.AttributeValueMemberS {
+	if cap(room) >= n {
+		return room[:n]
+	}
+	return make([]types.AttributeValueMemberS, n)
+}
+
+// keyFacts completes the facts of an item whose key values are values,
+// the table key's first (the partition key, then the sort key), and, when
+// typed, the type attribute's last, which it sets in dst.
+func (e *Entity) keyFacts(dst map[string]types.AttributeValue, facts *ItemFacts, values []types.AttributeValueMemberS, typed bool) {
+	s := e.Schema
 	facts.ID.PK, facts.KeyBytes = values[0].Value, len(s.PK)+len(values[0].Value)
 	if e.SK != nil {
 		facts.ID.SK = values[1].Value
 		facts.KeyBytes += len(s.SK) + len(values[1].Value)
 	}
-	if full {
+	if typed {
+		n := len(values)
 		values[n-1].Value = e.Name
 		dst[s.TypeAttr] = &values[n-1]
 		facts.Size += len(s.TypeAttr) + len(e.Name)
 	}
-	return facts, nil
 }
 
 // appendKey appends the key tpl renders from v (or from the values of its
