@@ -12,6 +12,7 @@ package singletable
 // from then on.
 
 import (
+	"errors"
 	"maps"
 	"reflect"
 
@@ -126,7 +127,7 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	}
 	plan := writes.Plan{M: m.Entity, Values: &m.values, Key: key, Changes: s.changes, Room: room}
 	var vbuf [8]types.AttributeValue
-	var sbuf [16]byte
+	var sbuf [64]byte
 	vals, sig, vbytes, fast := plan.FastValues(sh, vbuf[:0], sbuf[:0])
 	// The values are taken: what is left of the room, and the value the
 	// index keys were worked out from (if any), go back.
@@ -135,9 +136,20 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	if !fast || kf.KeyBytes+plan.StoredBytes > maxItemBytes {
 		return nil, nil, false, nil
 	}
-	fixed := s.cond.IsZero() && len(plan.Ranges) == 0
+	// The condition is fixed by the skeleton's key when there is no range
+	// check and the caller's condition, if any, has a shape (its values
+	// are then bound after the update's).
+	var cbuf [4]expr.CondValue
+	condVals := cbuf[:0]
+	fixed := len(plan.Ranges) == 0
 	if fixed {
+		n := len(sig)
 		sig = append(sig, 'f')
+		if !s.cond.IsZero() {
+			if sig, condVals, fixed = condShape(s.cond, sig, condVals); !fixed {
+				sig, condVals = sig[:n], condVals[:0]
+			}
+		}
 	}
 	var kbuf [256]byte
 	skKey := writes.SkeletonKey(kbuf[:0], shapeKey, sig)
@@ -150,8 +162,8 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	a := &u.action
 	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes + len(sk.Update), WhenMissing: failNotFound, Update: sk.Update}, op: op, m: m}
 	var values map[string]types.AttributeValue
-	if len(vals) > 0 {
-		values = make(map[string]types.AttributeValue, len(vals))
+	if n := len(vals) + len(condVals); n > 0 {
+		values = make(map[string]types.AttributeValue, n)
 		for i, v := range vals {
 			values[expr.ValuePlaceholder(i)] = v
 		}
@@ -160,7 +172,16 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 		dst = u.acts[:0]
 	}
 	if sk.CondFixed {
-		a.Cond, a.Values = sk.Cond, values
+		for i, cv := range condVals {
+			av, err := m.condValue(cv)
+			if err != nil {
+				return nil, nil, false, nil // the planner says what is wrong
+			}
+			p := expr.ValuePlaceholder(len(vals) + i)
+			values[p] = av
+			vbytes += len(p) + codec.Size(av)
+		}
+		a.Cond, a.Values, a.userCond = sk.Cond, values, s.cond
 		a.Names = make(map[string]string, len(sk.Names))
 		for i, n := range sk.Names {
 			a.Names[expr.NamePlaceholder(i)] = n
@@ -186,6 +207,37 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	}
 	return acts, nil, true, nil
 }
+
+// condShape appends the shape of the caller's condition c to sig, and
+// its values to vals (see expr.AppendShape); ok is false when its text
+// depends on more than its shape, a comparison with another field
+// (FieldRef) included.
+func condShape(c Cond, sig []byte, vals []expr.CondValue) (_ []byte, _ []expr.CondValue, ok bool) {
+	sig, vals, ok = expr.AppendShape(c.n, append(sig, 'c'), vals)
+	for _, v := range vals {
+		if _, ref := v.V.(FieldRef); ref {
+			return sig, vals, false
+		}
+	}
+	return sig, vals, ok
+}
+
+// condValue is the value a condition binds for cv, as rendering it binds
+// it (condFields.Value), with its check: an error when rendering it fails.
+func (m *entityModel) condValue(cv expr.CondValue) (types.AttributeValue, error) {
+	if cv.Raw != nil {
+		return cv.Raw, nil
+	}
+	av, err := resolver{m: m}.encode(cv.Path, cv.V, cv.Element)
+	if err == nil && cv.Ordering != "" && !codec.Ordered(av) {
+		return nil, errUnordered
+	}
+	return av, err
+}
+
+// errUnordered stands for the error rendering gives a value DynamoDB does
+// not order in an ordering comparison.
+var errUnordered = errors.New("an ordering comparison's value is not ordered")
 
 // skeletonOf is the skeleton of a's request (planned by planUpdate): with
 // its condition when fixed, else the names of its update expression only

@@ -143,7 +143,7 @@ func drawCase(r *rand.Rand) skelCase {
 	if r.IntN(20) == 0 {
 		c.fields, c.ops = append(c.fields, len(skelChanges)-1), append(c.ops, 0)
 	}
-	c.cond = r.IntN(4)
+	c.cond = r.IntN(12)
 	return c
 }
 
@@ -158,6 +158,22 @@ func (c skelCase) changes(r *rand.Rand) st.Changes {
 		ch = ch.If(st.Ne("Note", skelPick(r, "zz", "")))
 	case 2:
 		ch = ch.If(st.And(st.Eq("Status", skelPick(r, "OPEN", "")), st.Lt("Count", skelPick(r, 3, 10))))
+	case 3:
+		ch = ch.If(st.Or(st.Exists("Note"), st.Not(st.BeginsWith("Kind", skelPick(r, "a", "")))))
+	case 4:
+		ch = ch.If(st.Contains("Tags", skelPick(r, "a", "b")))
+	case 5:
+		ch = ch.If(st.IsType("Count", skelPick(r, st.TypeNumber, st.TypeString, "X")))
+	case 6: // compared with another field: no shape
+		ch = ch.If(st.Gt("Count", skelPick[any](r, st.FieldRef("Prio"), 2)))
+	case 7: // Between, In and Size have none either
+		ch = ch.If(st.Between("Count", 1, skelPick(r, 5, 0)))
+	case 8: // a value DynamoDB does not order, or not of the field's type
+		ch = ch.If(st.Lt("Count", skelPick[any](r, 3, true, "x", []string{"a"}, &types.AttributeValueMemberN{Value: "1"}, &types.AttributeValueMemberBOOL{Value: true})))
+	case 9:
+		ch = ch.If(st.And(st.In("Status", skelPick(r, "OPEN", "DONE")), st.Size("Tags").Gt(skelPick(r, 1, 2))))
+	case 10:
+		ch = ch.If(st.And(st.Ge("Prio", skelPick(r, 1, 2)), st.Ne("Owner", skelPick(r, "bob", "")), st.Le("Small", int8(4))))
 	}
 	return ch
 }
@@ -265,6 +281,36 @@ func TestUpdateSkeletonDecisionsCollide(t *testing.T) {
 	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
 	assert.Greater(t, kept, 8)
 	assert.Zero(t, refused)
+}
+
+// The caller's condition is part of a skeleton once its shape is known:
+// conditions of one shape, kept and then taken, whose values the
+// planner refuses in turn (a value DynamoDB does not order, one not of
+// the field's type) or binds differently (raw values, set elements), and
+// a condition without a shape (a field reference) between them: the same
+// requests and errors as without skeletons.
+func TestUpdateSkeletonConditionValues(t *testing.T) {
+	base := func() st.Changes { return st.Set("Note", "n").Increment("Count", 1) }
+	var chs []st.Changes
+	for _, v := range []any{3, &types.AttributeValueMemberN{Value: "1"}, &types.AttributeValueMemberBOOL{Value: true},
+		4, "x", &types.AttributeValueMemberS{Value: strings.Repeat("s", 400*1024)}, st.FieldRef("Prio"), 5} {
+		chs = append(chs, base().If(st.Lt("Count", v)), base().If(st.Lt("Count", v)))
+	}
+	for _, v := range []any{"a", []string{"a"}, 7, "b"} {
+		chs = append(chs, base().If(st.Contains("Tags", v)), base().If(st.Not(st.Contains("Tags", v))))
+	}
+	with, kept, refused := skelRequests(t, chs)
+	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
+	assert.Equal(t, 4, kept) // Lt, Contains and Not(Contains); the update beside FieldRef's
+
+	assert.Zero(t, refused)
+	errs := 0
+	for _, line := range with {
+		if strings.HasPrefix(line, "Update ") && !strings.HasSuffix(line, "<nil>") {
+			errs++
+		}
+	}
+	assert.Equal(t, 4, errs, "BOOL and \"x\" in Lt, twice each")
 }
 
 // The cases above take skeletons (so the comparison is of them), and no

@@ -30,8 +30,10 @@ type Skeleton struct {
 	Names     []string
 	NameBytes int
 	// Cond, when CondFixed, is the whole condition expression (the
-	// update's own, no caller's condition, no range check) and Names
-	// include its names; else the condition is rendered on every call.
+	// update's own and the caller's, whose shape is part of the key and
+	// whose values are bound after the update's; no range check) and
+	// Names include its names; else the condition is rendered on every
+	// call.
 	Cond      string
 	CondFixed bool
 }
