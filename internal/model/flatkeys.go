@@ -98,34 +98,20 @@ func (e *Entity) compileFlatKeys() *flatKeys {
 	return fk
 }
 
-// addKeysFlat is AddKeysIn of the struct at base for an entity with flat
-// keys fk: false when a value needs the general path (dst is then as it
-// was).
-func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, base unsafe.Pointer, full bool, room []types.AttributeValueMemberS, text []byte) (facts ItemFacts, ok bool) {
-	keys := fk.keys
-	if !full { // the table key's only
-		keys = keys[:1]
-		if e.SK != nil {
-			keys = fk.keys[:2]
-		}
-	}
+// addKeysFlat is AddKeysIn (full) of the struct at base for an entity
+// with flat keys fk: false when a value needs the general path (dst is
+// then as it was).
+func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, base unsafe.Pointer, room []types.AttributeValueMemberS, text []byte) (facts ItemFacts, ok bool) {
 	// Each key's end in buf, -1 for a key left out; on the stack for up
 	// to 8 keys. The keys of one index are rendered one after the other:
 	// group is the index of the keys being rendered, which start at
 	// groupKey, in buf at groupBuf.
 	var endArray [8]int
 	ends := endArray[:0]
-	if cap(text) == 0 { // text of their own, in one allocation
-		n := 0
-		for i := range keys {
-			n += keys[i].size(base)
-		}
-		text = make([]byte, 0, n)
-	}
 	buf := text[:0]
 	group, groupKey, groupBuf := -2, 0, 0
-	for i := range keys {
-		k := &keys[i]
+	for i := range fk.keys {
+		k := &fk.keys[i]
 		if k.index != group {
 			group, groupKey, groupBuf = k.index, i, len(buf)
 		} else if ends[i-1] < 0 { // the index is left out
@@ -158,10 +144,7 @@ func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, 
 	// Safe: the bytes are text's (memory no one writes again, see
 	// AddKeysIn) or, past its capacity, a new array of the strings' own.
 	str := unsafe.String(unsafe.SliceData(buf), len(buf))
-	n := 0
-	if full {
-		n = 1 // the type attribute
-	}
+	n := 1 // the type attribute
 	for _, end := range ends {
 		if end >= 0 {
 			n++
@@ -173,29 +156,15 @@ func (e *Entity) addKeysFlat(fk *flatKeys, dst map[string]types.AttributeValue, 
 		if end < 0 {
 			continue
 		}
-		k := &keys[i]
+		k := &fk.keys[i]
 		values[vi].Value = str[start:end]
 		dst[k.attr] = &values[vi]
 		facts.Size += len(k.attr) + end - start
 		vi, start = vi+1, end
 	}
-	e.keyFacts(dst, &facts, values, full)
+	e.keyFacts(dst, &facts, values, true)
 	facts.KeyText = len(buf)
 	return facts, true
-}
-
-// size is the length of the key render renders, or more (when a field
-// is empty).
-func (k *flatKey) size(base unsafe.Pointer) int {
-	n := 0
-	for _, sg := range k.segs {
-		if sg.field {
-			n += len(*(*string)(unsafe.Add(base, sg.off)))
-		} else {
-			n += len(sg.lit)
-		}
-	}
-	return n
 }
 
 // render appends the key to buf from the struct at base: empty when a

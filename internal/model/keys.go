@@ -53,9 +53,9 @@ func (e *Entity) AddKeysIn(dst map[string]types.AttributeValue, v reflect.Value,
 	// The buffer and the spans stay on the stack as long as they are only
 	// appended to and passed by value (a helper taking them by pointer
 	// would move them to the heap); larger keys grow them onto the heap.
-	if v.CanAddr() {
+	if full && v.CanAddr() {
 		if fk := e.flat(); fk != nil {
-			if facts, ok := e.addKeysFlat(fk, dst, v.Addr().UnsafePointer(), full, room, text); ok {
+			if facts, ok := e.addKeysFlat(fk, dst, v.Addr().UnsafePointer(), room, text); ok {
 				return facts, nil
 			}
 		}
