@@ -12,7 +12,6 @@ package singletable
 // from then on.
 
 import (
-	"errors"
 	"maps"
 	"reflect"
 
@@ -139,15 +138,13 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	// The condition is fixed by the skeleton's key when there is no range
 	// check and the caller's condition, if any, has a shape (its values
 	// are then bound after the update's).
-	var cbuf [4]expr.CondValue
-	condVals := cbuf[:0]
 	fixed := len(plan.Ranges) == 0
 	if fixed {
 		n := len(sig)
 		sig = append(sig, 'f')
 		if !s.cond.IsZero() {
-			if sig, condVals, fixed = condShape(s.cond, sig, condVals); !fixed {
-				sig, condVals = sig[:n], condVals[:0]
+			if sig, fixed = expr.AppendShape(s.cond.n, append(sig, 'c'), bindsValue); !fixed {
+				sig = sig[:n]
 			}
 		}
 	}
@@ -162,8 +159,8 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	a := &u.action
 	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes + len(sk.Update), WhenMissing: failNotFound, Update: sk.Update}, op: op, m: m}
 	var values map[string]types.AttributeValue
-	if n := len(vals) + len(condVals); n > 0 {
-		values = make(map[string]types.AttributeValue, n)
+	if len(vals) > 0 || sk.CondFixed && !s.cond.IsZero() {
+		values = make(map[string]types.AttributeValue, len(vals)+1)
 		for i, v := range vals {
 			values[expr.ValuePlaceholder(i)] = v
 		}
@@ -172,14 +169,12 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 		dst = u.acts[:0]
 	}
 	if sk.CondFixed {
-		for i, cv := range condVals {
-			av, err := m.condValue(cv)
-			if err != nil {
+		if !s.cond.IsZero() {
+			n, ok := m.bindCondValues(s.cond, values)
+			if !ok {
 				return nil, nil, false, nil // the planner says what is wrong
 			}
-			p := expr.ValuePlaceholder(len(vals) + i)
-			values[p] = av
-			vbytes += len(p) + codec.Size(av)
+			vbytes += n
 		}
 		a.Cond, a.Values, a.userCond = sk.Cond, values, s.cond
 		a.Names = make(map[string]string, len(sk.Names))
@@ -208,36 +203,39 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	return acts, nil, true, nil
 }
 
-// condShape appends the shape of the caller's condition c to sig, and
-// its values to vals (see expr.AppendShape); ok is false when its text
-// depends on more than its shape, a comparison with another field
-// (FieldRef) included.
-func condShape(c Cond, sig []byte, vals []expr.CondValue) (_ []byte, _ []expr.CondValue, ok bool) {
-	sig, vals, ok = expr.AppendShape(c.n, append(sig, 'c'), vals)
-	for _, v := range vals {
-		if _, ref := v.V.(FieldRef); ref {
-			return sig, vals, false
+// bindsValue reports whether a condition binds v as a value, for
+// expr.AppendShape: not a FieldRef, which names another field.
+func bindsValue(v any) bool {
+	_, ref := v.(FieldRef)
+	return !ref
+}
+
+// bindCondValues binds the values of the caller's condition c, of a shape
+// a skeleton holds, into values after those there, as rendering c binds
+// them (condFields.Value), with its checks; n is what they count toward
+// the request's size (see expr.Builder.Bytes). ok is false when
+// rendering c fails.
+func (m *entityModel) bindCondValues(c Cond, values map[string]types.AttributeValue) (n int, ok bool) {
+	var buf [4]expr.CondValue
+	next := len(values)
+	for _, cv := range expr.AppendValues(c.n, buf[:0]) {
+		av := cv.Raw
+		if av == nil {
+			var err error
+			if av, err = (resolver{m: m}).encode(cv.Path, cv.V, cv.Element); err != nil {
+				return 0, false
+			}
+			if cv.Ordering != "" && !codec.Ordered(av) {
+				return 0, false
+			}
 		}
+		p := expr.ValuePlaceholder(next)
+		values[p] = av
+		n += len(p) + codec.Size(av)
+		next++
 	}
-	return sig, vals, ok
+	return n, true
 }
-
-// condValue is the value a condition binds for cv, as rendering it binds
-// it (condFields.Value), with its check: an error when rendering it fails.
-func (m *entityModel) condValue(cv expr.CondValue) (types.AttributeValue, error) {
-	if cv.Raw != nil {
-		return cv.Raw, nil
-	}
-	av, err := resolver{m: m}.encode(cv.Path, cv.V, cv.Element)
-	if err == nil && cv.Ordering != "" && !codec.Ordered(av) {
-		return nil, errUnordered
-	}
-	return av, err
-}
-
-// errUnordered stands for the error rendering gives a value DynamoDB does
-// not order in an ordering comparison.
-var errUnordered = errors.New("an ordering comparison's value is not ordered")
 
 // skeletonOf is the skeleton of a's request (planned by planUpdate): with
 // its condition when fixed, else the names of its update expression only

@@ -299,9 +299,12 @@ func TestUpdateSkeletonConditionValues(t *testing.T) {
 	for _, v := range []any{"a", []string{"a"}, 7, "b"} {
 		chs = append(chs, base().If(st.Contains("Tags", v)), base().If(st.Not(st.Contains("Tags", v))))
 	}
+	for _, typ := range []st.AttrType{st.TypeString, "X", st.TypeNumber} { // "X": no such type
+		chs = append(chs, base().If(st.IsType("Note", typ)), base().If(st.IsType("Note", typ)))
+	}
 	with, kept, refused := skelRequests(t, chs)
 	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
-	assert.Equal(t, 4, kept) // Lt, Contains and Not(Contains); the update beside FieldRef's
+	assert.Equal(t, 6, kept) // Lt, Contains, Not(Contains), IsType S and N; the update beside FieldRef's
 
 	assert.Zero(t, refused)
 	errs := 0
@@ -310,7 +313,39 @@ func TestUpdateSkeletonConditionValues(t *testing.T) {
 			errs++
 		}
 	}
-	assert.Equal(t, 4, errs, "BOOL and \"x\" in Lt, twice each")
+	assert.Equal(t, 6, errs, "BOOL and \"x\" in Lt, \"X\" in IsType, twice each")
+}
+
+// Conditions that differ in one part of their shape only (an operator,
+// a junction, a negation, a function, a literal argument, a path), each
+// kept as a skeleton and then taken, one after another: what a skeleton
+// key missing that part would serve the wrong request to.
+func TestUpdateSkeletonConditionShapesCollide(t *testing.T) {
+	conds := []st.Cond{
+		st.Lt("Count", 3), st.Le("Count", 3), st.Gt("Count", 3), st.Ge("Count", 3), st.Eq("Count", 3), st.Ne("Count", 3),
+		st.Lt("Prio", 3), st.Lt("Small", int8(3)),
+		st.And(st.Eq("Status", "a"), st.Eq("Note", "b")), st.Or(st.Eq("Status", "a"), st.Eq("Note", "b")),
+		st.And(st.Eq("Status", "a"), st.Eq("Note", "b"), st.Eq("Kind", "c")),
+		st.And(st.Eq("Status", "a"), st.Or(st.Eq("Note", "b"), st.Eq("Kind", "c"))),
+		st.Or(st.And(st.Eq("Status", "a"), st.Eq("Note", "b")), st.Eq("Kind", "c")),
+		// The same nodes in the same order, junctions of other arities.
+		st.And(st.Or(st.Eq("Status", "a"), st.Eq("Note", "b")), st.Eq("Kind", "c"), st.Eq("Level", "d")),
+		st.And(st.Or(st.Eq("Status", "a"), st.Eq("Note", "b"), st.Eq("Kind", "c")), st.Eq("Level", "d")),
+		st.Not(st.Eq("Status", "a")), st.Eq("Status", "a"), st.Not(st.Not(st.Eq("Status", "a"))),
+		st.Exists("Note"), st.NotExists("Note"), st.Exists("Kind"),
+		st.BeginsWith("Note", "x"), st.Contains("Note", "x"), st.Contains("Tags", "x"),
+		st.IsType("Note", st.TypeString), st.IsType("Note", st.TypeNumber), st.Contains("Note", st.TypeString),
+	}
+	var chs []st.Changes
+	for range 3 {
+		for _, c := range conds {
+			chs = append(chs, st.Set("Note", "n").If(c))
+		}
+	}
+	with, kept, refused := skelRequests(t, chs)
+	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
+	assert.Equal(t, len(conds), kept)
+	assert.Zero(t, refused)
 }
 
 // The cases above take skeletons (so the comparison is of them), and no

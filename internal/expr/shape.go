@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// CondValue is a value a condition binds, in the order Render binds them:
-// Raw as it is, or else V as the Resolver resolves it for Path.
+// CondValue is a value a condition binds (see AppendValues): Raw as it
+// is, or else V as the Resolver resolves it for Path.
 type CondValue struct {
 	Path    string
 	V       any
@@ -26,19 +26,16 @@ type CondValue struct {
 	Raw      types.AttributeValue
 }
 
-// AppendShape appends the shape of the condition rooted at n to sig, and
-// the values it binds to vals, in the order Render binds them. ok is false
-// for a condition whose text or checks read its values beyond one at a
-// time (Between, In, Size): it must be rendered. A value the Resolver
-// would resolve to a path rather than bind (a field reference) is the
-// caller's to turn down. (A type switch rather than a method of Node: an
-// interface method's arguments escape, and sig and vals are the caller's
-// stack.)
-func AppendShape(n Node, sig []byte, vals []CondValue) (_ []byte, _ []CondValue, ok bool) {
+// AppendShape appends the shape of the condition rooted at n to sig. ok
+// is false for a condition whose text or checks read its values beyond
+// one at a time (Between, In, Size), or that takes a value bound does not
+// hold a value the Resolver binds (a field reference, which names a path):
+// it must be rendered. (A type switch rather than a method of Node: an
+// interface method's arguments escape, and sig is the caller's stack.)
+func AppendShape(n Node, sig []byte, bound func(v any) bool) (_ []byte, ok bool) {
 	switch n := n.(type) {
 	case cmpNode:
-		sig = appendStr(appendStr(append(sig, 'c'), n.path), n.op)
-		vals = append(vals, CondValue{Path: n.path, V: n.v, Ordering: ordering(n.op)})
+		return appendStr(appendStr(append(sig, 'c'), n.path), n.op), bound(n.v)
 	case funcNode:
 		var flags byte
 		for i, f := range [...]bool{n.rawString, n.attrType, n.element, n.unary, n.rawAttr} {
@@ -50,34 +47,59 @@ func AppendShape(n Node, sig []byte, vals []CondValue) (_ []byte, _ []CondValue,
 		switch {
 		case n.unary:
 		case n.arg == nil:
-			return sig, vals, false // an error Render reports
+			return sig, false // an error Render reports
 		case n.attrType:
 			t, _ := n.arg.(string)
-			sig = appendStr(sig, t) // Render checks it; the value is fixed
-			vals = append(vals, CondValue{Raw: &types.AttributeValueMemberS{Value: t}})
-		default:
-			if str, ok := n.arg.(string); ok && n.rawString {
-				vals = append(vals, CondValue{Raw: &types.AttributeValueMemberS{Value: str}})
-			} else {
-				vals = append(vals, CondValue{Path: n.path, V: n.arg, Element: n.element})
-			}
+			return appendStr(sig, t), true // Render checks it; the value is fixed
+		case !n.rawString:
+			return sig, bound(n.arg)
 		}
 	case attrCmpNode:
 		sig = appendStr(appendStr(append(sig, 'a'), n.attr), n.op)
-		vals = append(vals, CondValue{Raw: &types.AttributeValueMemberN{Value: n.number}})
 	case *Junction:
 		sig = binary.AppendUvarint(appendStr(append(sig, 'j'), n.op), uint64(len(n.nodes)))
 		for _, c := range n.nodes {
-			if sig, vals, ok = AppendShape(c, sig, vals); !ok {
-				return sig, vals, false
+			if sig, ok = AppendShape(c, sig, bound); !ok {
+				return sig, false
 			}
 		}
 	case notNode:
-		return AppendShape(n.n, append(sig, 'n'), vals)
+		return AppendShape(n.n, append(sig, 'n'), bound)
 	default: // Between, In, Size
-		return sig, vals, false
+		return sig, false
 	}
-	return sig, vals, true
+	return sig, true
+}
+
+// AppendValues appends the values the condition rooted at n binds to
+// vals, in the order Render binds them, for a condition that has a shape
+// (AppendShape): what a request of its shape binds besides its text.
+func AppendValues(n Node, vals []CondValue) []CondValue {
+	switch n := n.(type) {
+	case cmpNode:
+		vals = append(vals, CondValue{Path: n.path, V: n.v, Ordering: ordering(n.op)})
+	case funcNode:
+		switch {
+		case n.unary:
+		case n.attrType:
+			t, _ := n.arg.(string)
+			vals = append(vals, CondValue{Raw: &types.AttributeValueMemberS{Value: t}})
+		case n.rawString:
+			s, _ := n.arg.(string)
+			vals = append(vals, CondValue{Raw: &types.AttributeValueMemberS{Value: s}})
+		default:
+			vals = append(vals, CondValue{Path: n.path, V: n.arg, Element: n.element})
+		}
+	case attrCmpNode:
+		vals = append(vals, CondValue{Raw: &types.AttributeValueMemberN{Value: n.number}})
+	case *Junction:
+		for _, c := range n.nodes {
+			vals = AppendValues(c, vals)
+		}
+	case notNode:
+		vals = AppendValues(n.n, vals)
+	}
+	return vals
 }
 
 // appendStr appends s to sig, its length first, so that no two shapes
