@@ -229,6 +229,14 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 				st.BatchDelete(st.WRecords, st.WRecord{ID: "a"}),
 			})
 		}, "items 0 and 2 have the same key {PK=REC#a SK=REC}"},
+		// The first item with an error decides which: planned, then
+		// checked for keys seen, as one loop would.
+		{"duplicate key before an item that fails", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"}, st.WRecord{ID: "a"}, st.WRecord{})})
+		}, "items 0 and 1 have the same key {PK=REC#a SK=REC}"},
+		{"an item that fails before a duplicate key", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"}, st.WRecord{}, st.WRecord{ID: "a"})})
+		}, "field ID"},
 		{"unique entity", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WUsers, st.WUser{ID: "u"})})
 		}, "unique fields"},
