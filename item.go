@@ -32,25 +32,52 @@ func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string
 			return nil, facts, err
 		}
 	}
-	item = make(map[string]types.AttributeValue, len(m.Fields.List)+3+2*len(m.Indexes))
-	// The sizes of what Encode and AddKeys (internal/model) add make itemSize(item), without
-	// a walk of the map: the key and type attributes are never fields.
 	// The key attributes' values come from the slab of the fields' values:
 	// the table key, the type and every index key the item may have.
-	fieldBytes, room, text, err := m.Plan.EncodeItem(v, item, 3+2*len(m.Indexes), sh)
+	item, fieldBytes, room, text, err := m.encodeFields(v, m.keyValues(), sh)
+	if err != nil {
+		return nil, facts, err
+	}
+	if facts, err = m.addItemKeys(item, v, fieldBytes, room, text, sh); err != nil {
+		return nil, facts, err
+	}
+	return item, facts, nil
+}
+
+// keyValues is how many key attribute values an item may have: its table
+// key's, the type and every index key.
+func (m *entityModel) keyValues() int { return 3 + 2*len(m.Indexes) }
+
+// encodeFields encodes the fields of v into a new item, its values from sh
+// (nil: an arena of their own), with room for n key values and their text
+// (see codec.Plan.EncodeItem); size is the fields' share of the item's
+// size.
+func (m *entityModel) encodeFields(v reflect.Value, n int, sh *codec.Shared) (item map[string]types.AttributeValue, size int, room []types.AttributeValueMemberS, text []byte, err error) {
+	item = make(map[string]types.AttributeValue, len(m.Fields.List)+m.keyValues())
+	// The sizes of what Encode and AddKeys (internal/model) add make
+	// itemSize(item), without a walk of the map: the key and type
+	// attributes are never fields.
+	size, room, text, err = m.Plan.EncodeItem(v, item, n, sh)
 	if err != nil {
 		var fe *codec.FieldError
 		if errors.As(err, &fe) {
 			if ke := m.KeyFieldError(fe.Field, err); ke != nil {
-				return nil, facts, ke
+				return nil, 0, nil, nil, ke
 			}
 		}
 		// A value the codec cannot encode, or that DynamoDB refuses (a
 		// number out of its range, an empty set ...): the caller's input.
-		return nil, facts, &InputError{Op: m.ops.put, Reason: err.Error()}
+		return nil, 0, nil, nil, &InputError{Op: m.ops.put, Reason: err.Error()}
 	}
+	return item, size, room, text, nil
+}
+
+// addItemKeys completes an item whose fields (of fieldBytes) encodeFields
+// encoded from v: its keys, their values room's and their text text's
+// (from sh, or nil), and its shape revision. The facts are the item's.
+func (m *entityModel) addItemKeys(item map[string]types.AttributeValue, v reflect.Value, fieldBytes int, room []types.AttributeValueMemberS, text []byte, sh *codec.Shared) (facts model.ItemFacts, err error) {
 	if facts, err = m.AddKeysIn(item, v, true, room, text); err != nil {
-		return nil, facts, err
+		return facts, err
 	}
 	m.Plan.NoteKeyText(facts.KeyText, sh)
 	facts.Size += fieldBytes
@@ -59,9 +86,9 @@ func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string
 		facts.Size += len(h.attr) + len(h.curText)
 	}
 	if facts.Size > maxItemBytes {
-		return nil, facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.Size, maxItemBytes)}
+		return facts, &LimitError{Op: m.ops.put, Reason: fmt.Sprintf("the item is %d bytes; DynamoDB's limit is 400 KB (%d bytes)", facts.Size, maxItemBytes)}
 	}
-	return item, facts, nil
+	return facts, nil
 }
 
 // decode checks that item is of this entity and decodes it into v, which

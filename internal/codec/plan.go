@@ -285,6 +285,15 @@ func (p *Plan) NoteKeyText(n int, sh *Shared) {
 	p.sizes.noteKeys(int32(n))
 }
 
+// KeyText is room in sh for the keys' text of the first of items items
+// EncodeItem encoded in sh earlier, for a caller that renders their keys
+// after encoding them all (see Shared.KeysLater): what EncodeItem would
+// have lent it, in a buffer with room for the others' too. NoteKeyText
+// keeps what the keys took.
+func (p *Plan) KeyText(sh *Shared, items int) []byte {
+	return sh.a.spare(items * int(p.sizes.get().keys))
+}
+
 // Shared is an arena the encodings of many items share (a batch write's
 // puts, through EncodeItem): their values come from common slabs, each
 // sized for the items still to come, instead of three or four slabs per
@@ -293,9 +302,15 @@ func (p *Plan) NoteKeyText(n int, sh *Shared) {
 // handed out, never reused, so each item's values stay its own. The zero
 // Shared is not ready: use NewShared.
 type Shared struct {
-	a    *arena
-	left int
+	a         *arena
+	left      int
+	keysLater bool // see KeysLater
 }
+
+// KeysLater says whether the keys of the items encoded next are rendered
+// after all of them are (KeyText): then their values' buffers leave no
+// room for keys, which would go unused.
+func (sh *Shared) KeysLater(later bool) { sh.keysLater = later }
 
 // NewShared returns a Shared for the encodings of items items, to Release
 // once they are done.
@@ -308,6 +323,9 @@ func (sh *Shared) next(hint *sizes) *arena {
 	a := sh.a
 	a.last, a.base, a.left = hint, a.used, max(sh.left, 2)
 	a.own = *hint
+	if sh.keysLater {
+		a.own.keys = 0
+	}
 	for _, c := range []*int32{&a.own.s, &a.own.n, &a.own.b, &a.own.null, &a.own.l, &a.own.m, &a.own.buf} {
 		*c = max(*c, 1) // see slabSize
 	}
