@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"fmt"
+	"github.com/singletable/singletable/internal/expr"
 	"reflect"
 
 	writes "github.com/singletable/singletable/internal/write"
@@ -54,6 +55,9 @@ func SetUpdateSkeletons(on bool) (was bool) {
 	skeletonsOff = !on
 	return was
 }
+
+// MaxSharedForTest bounds the skeletons' table (expr.MaxShared).
+const MaxSharedForTest = expr.MaxShared
 
 // UpdateSkeletons is how many skeletons an entity's updates keep, and how
 // many shapes take none (a skeleton did not reproduce their request).

@@ -54,16 +54,30 @@ func (m *entityModel) planPlainUpdate(dst []*action, db *DB, op string, key refl
 	if acts, err = m.planUpdate(dst, db, op, key, key, s, nil); err != nil || len(acts) != len(dst)+1 {
 		return acts, true, err
 	}
-	if missing != nil {
+	if missing != nil && m.mayKeepSkeleton(missing.cond) {
 		planned := acts[len(dst)]
 		sk := skeletonOf(planned, missing.CondFixed)
 		if filled, _, ok, err := m.fromSkeleton(nil, db, op, key, s, sh, shapeKey, sk); ok && err == nil && sameAction(filled[0], planned) {
 			m.updates.Skeletons.Store(string(missing.key), sk.Skeleton)
+		} else if missing.cond {
+			// Only this condition's shape (a skeleton key never reads as a
+			// shape key: its first byte is a length, a shape key's a flag).
+			m.updates.NoSkeleton.Store(string(missing.key), true)
 		} else {
 			m.updates.NoSkeleton.Store(string(shapeKey), true)
 		}
 	}
 	return acts, true, nil
+}
+
+// mayKeepSkeleton reports whether the skeletons' table (bounded) has room
+// for one more, of an update with the caller's condition (cond) or not:
+// conditions may take half of it, so that shapes of conditions made from
+// data leave room for the updates seen after them. A full table is not
+// tried: an update it has no room for is planned, and nothing more.
+func (m *entityModel) mayKeepSkeleton(cond bool) bool {
+	n := m.updates.Skeletons.Len()
+	return n < expr.MaxShared && (!cond || n < expr.MaxShared/2)
 }
 
 // skeletal reports whether m's updates may take skeletons: no managed
@@ -99,10 +113,12 @@ func readsNothing(sh *writes.Shape) bool {
 }
 
 // newSkeleton is what fromSkeleton found missing: the key a skeleton of
-// the update would be kept under, and whether its condition is fixed.
+// the update would be kept under, whether its condition is fixed, and
+// whether the key holds the caller's condition's shape.
 type newSkeleton struct {
 	*writes.Skeleton
-	key []byte
+	key  []byte
+	cond bool
 }
 
 // fromSkeleton plans the update from skeleton use, or, with a nil use,
@@ -126,7 +142,7 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	}
 	plan := writes.Plan{M: m.Entity, Values: &m.values, Key: key, Changes: s.changes, Room: room}
 	var vbuf [8]types.AttributeValue
-	var sbuf [64]byte
+	var sbuf [192]byte // the decisions and the condition's shape
 	vals, sig, vbytes, fast := plan.FastValues(sh, vbuf[:0], sbuf[:0])
 	// The values are taken: what is left of the room, and the value the
 	// index keys were worked out from (if any), go back.
@@ -138,28 +154,40 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	// The condition is fixed by the skeleton's key when there is no range
 	// check and the caller's condition, if any, has a shape (its values
 	// are then bound after the update's).
-	fixed := len(plan.Ranges) == 0
+	fixed, n := len(plan.Ranges) == 0, len(sig)
+	withCond := fixed && !s.cond.IsZero()
 	if fixed {
-		n := len(sig)
 		sig = append(sig, 'f')
-		if !s.cond.IsZero() {
-			if sig, fixed = expr.AppendShape(s.cond.n, append(sig, 'c'), bindsValue); !fixed {
-				sig = sig[:n]
+		if withCond {
+			if sig, withCond = expr.AppendShape(s.cond.n, append(sig, 'c'), shapeable); !withCond {
+				fixed, sig = false, sig[:n]
 			}
 		}
 	}
-	var kbuf [256]byte
-	skKey := writes.SkeletonKey(kbuf[:0], shapeKey, sig)
 	var sk *writes.Skeleton
 	if use != nil {
 		sk = use.Skeleton
-	} else if sk, ok = m.updates.Skeletons.Load(skKey); !ok {
-		return nil, &newSkeleton{&writes.Skeleton{CondFixed: fixed}, append([]byte(nil), skKey...)}, false, nil
+	} else {
+		var kbuf [256]byte
+		skKey := writes.SkeletonKey(kbuf[:0], shapeKey, sig)
+		if sk, ok = m.updates.Skeletons.Load(skKey); !ok && withCond && !m.mayKeepSkeleton(true) {
+			// No room for the condition's shape: the update's skeleton,
+			// with the condition rendered.
+			fixed, withCond, sig = false, false, sig[:n]
+			skKey = writes.SkeletonKey(kbuf[:0], shapeKey, sig)
+			sk, ok = m.updates.Skeletons.Load(skKey)
+		}
+		if !ok {
+			if _, never := m.updates.NoSkeleton.Load(skKey); never {
+				return nil, nil, false, nil
+			}
+			return nil, &newSkeleton{&writes.Skeleton{CondFixed: fixed}, append([]byte(nil), skKey...), withCond}, false, nil
+		}
 	}
 	a := &u.action
 	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes + len(sk.Update), WhenMissing: failNotFound, Update: sk.Update}, op: op, m: m}
 	var values map[string]types.AttributeValue
-	if len(vals) > 0 || sk.CondFixed && !s.cond.IsZero() {
+	if len(vals) > 0 {
 		values = make(map[string]types.AttributeValue, len(vals)+1)
 		for i, v := range vals {
 			values[expr.ValuePlaceholder(i)] = v
@@ -170,11 +198,10 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	}
 	if sk.CondFixed {
 		if !s.cond.IsZero() {
-			n, ok := m.bindCondValues(s.cond, values)
-			if !ok {
+			var ok bool
+			if values, ok = m.bindCondValues(s.cond, values, len(vals), &vbytes); !ok {
 				return nil, nil, false, nil // the planner says what is wrong
 			}
-			vbytes += n
 		}
 		a.Cond, a.Values, a.userCond = sk.Cond, values, s.cond
 		a.Names = make(map[string]string, len(sk.Names))
@@ -203,38 +230,44 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	return acts, nil, true, nil
 }
 
-// bindsValue reports whether a condition binds v as a value, for
-// expr.AppendShape: not a FieldRef, which names another field.
-func bindsValue(v any) bool {
+// shapeable reports, for expr.AppendShape, whether a condition on path
+// with value v (nil: none) may be part of a skeleton's key: v is bound as
+// a value (not a FieldRef, which names another field), and path is a
+// top-level field's (a path below one may hold a map key, which data
+// makes: as many shapes as keys, and the skeletons' table is bounded).
+func shapeable(path string, v any) bool {
 	_, ref := v.(FieldRef)
-	return !ref
+	return !ref && writes.TopField(path) == path
 }
 
 // bindCondValues binds the values of the caller's condition c, of a shape
-// a skeleton holds, into values after those there, as rendering c binds
-// them (condFields.Value), with its checks; n is what they count toward
-// the request's size (see expr.Builder.Bytes). ok is false when
+// a skeleton holds, into values (nil: a map of its own, made only if c
+// binds any) after the n there, as rendering c binds them
+// (condFields.Value), with its checks, adding what they count toward the
+// request's size to bytes (see expr.Builder.Bytes). ok is false when
 // rendering c fails.
-func (m *entityModel) bindCondValues(c Cond, values map[string]types.AttributeValue) (n int, ok bool) {
+func (m *entityModel) bindCondValues(c Cond, values map[string]types.AttributeValue, n int, bytes *int) (_ map[string]types.AttributeValue, ok bool) {
 	var buf [4]expr.CondValue
-	next := len(values)
 	for _, cv := range expr.AppendValues(c.n, buf[:0]) {
 		av := cv.Raw
 		if av == nil {
 			var err error
 			if av, err = (resolver{m: m}).encode(cv.Path, cv.V, cv.Element); err != nil {
-				return 0, false
+				return nil, false
 			}
 			if cv.Ordering != "" && !codec.Ordered(av) {
-				return 0, false
+				return nil, false
 			}
 		}
-		p := expr.ValuePlaceholder(next)
+		if values == nil {
+			values = make(map[string]types.AttributeValue, 2)
+		}
+		p := expr.ValuePlaceholder(n)
 		values[p] = av
-		n += len(p) + codec.Size(av)
-		next++
+		*bytes += len(p) + codec.Size(av)
+		n++
 	}
-	return n, true
+	return values, true
 }
 
 // skeletonOf is the skeleton of a's request (planned by planUpdate): with
@@ -284,6 +317,8 @@ func sameAction(filled, planned *action) bool {
 	if filled.Update != planned.Update || filled.Cond != planned.Cond || filled.Bytes != planned.Bytes ||
 		filled.WhenMissing != planned.WhenMissing || filled.WhenExists != planned.WhenExists ||
 		!maps.Equal(filled.Names, planned.Names) || len(filled.Values) != len(planned.Values) ||
+		// DynamoDB refuses empty maps: nil where the planner's is nil.
+		(filled.Names == nil) != (planned.Names == nil) || (filled.Values == nil) != (planned.Values == nil) ||
 		(filled.extra == nil) != (planned.extra == nil) || !codec.EqualItems(filled.Key, planned.Key) {
 		return false
 	}

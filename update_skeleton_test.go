@@ -302,9 +302,15 @@ func TestUpdateSkeletonConditionValues(t *testing.T) {
 	for _, typ := range []st.AttrType{st.TypeString, "X", st.TypeNumber} { // "X": no such type
 		chs = append(chs, base().If(st.IsType("Note", typ)), base().If(st.IsType("Note", typ)))
 	}
+	// No value bound at all (a REMOVE, an omitempty zero that removes),
+	// and a condition that binds none: no ExpressionAttributeValues,
+	// which DynamoDB refuses empty (atk8 F2).
+	for range 3 {
+		chs = append(chs, st.Remove("Note").If(st.Exists("Kind")), st.Set("Nick", "").If(st.Not(st.Exists("Kind"))))
+	}
 	with, kept, refused := skelRequests(t, chs)
 	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
-	assert.Equal(t, 6, kept) // Lt, Contains, Not(Contains), IsType S and N; the update beside FieldRef's
+	assert.Equal(t, 8, kept) // Lt, Contains, Not(Contains), IsType S and N, the two REMOVEs; the update beside FieldRef's
 
 	assert.Zero(t, refused)
 	errs := 0
@@ -345,6 +351,64 @@ func TestUpdateSkeletonConditionShapesCollide(t *testing.T) {
 	with, kept, refused := skelRequests(t, chs)
 	sameWithoutSkeletons(t, with, func() []string { out, _, _ := skelRequests(t, chs); return out })
 	assert.Equal(t, len(conds), kept)
+	assert.Zero(t, refused)
+}
+
+// Conditions whose shapes data makes (which clauses a list of filters
+// holds; a path below a field: a list index, a map key; as many clauses as
+// a list has) fill at most half the skeletons' table: an update seen after
+// them still keeps one, and one whose condition's shape finds no room
+// takes the update's own skeleton, the condition rendered, as does a
+// condition too long to shape: no more allocations than planning (atk8
+// F1).
+func TestUpdateSkeletonConditionsFromData(t *testing.T) {
+	e, db, _ := skelModel()
+	update := func(i int, ch st.Changes) {
+		_, err := e.UpdateInput(db, skelItem{Queue: "q", ID: fmt.Sprint(i)}, ch)
+		require.NoError(t, err)
+	}
+	fields := []string{"Status", "Note", "Kind", "Level", "Owner", "Nick", "Alias", "Count", "Prio"}
+	filters := func(bits int) st.Cond { // Eq or Ne of each field, by bits
+		var cs []st.Cond
+		for j, f := range fields {
+			var v any = "x"
+			if f == "Count" || f == "Prio" {
+				v = 1
+			}
+			if bits&(1<<j) != 0 {
+				cs = append(cs, st.Eq(f, v))
+			} else {
+				cs = append(cs, st.Ne(f, v))
+			}
+		}
+		return st.And(cs...)
+	}
+	for i := range 300 {
+		for range 2 { // learn the shape, then keep its skeleton
+			update(i, st.Set("Note", "n").If(filters(i)))
+			update(i, st.Set("Note", "n").If(st.Eq(fmt.Sprintf("List[%d]", i), 1)))
+		}
+	}
+	kept, refused := st.UpdateSkeletons(e)
+	assert.Equal(t, st.MaxSharedForTest/2, kept, "conditions fill half the table (the update's own skeleton, for the list's, among them)")
+	assert.Zero(t, refused)
+	for i := range 3 {
+		update(i, st.Set("Flag", true).Set("Alias", "al"))
+	}
+	kept, _ = st.UpdateSkeletons(e)
+	assert.Equal(t, st.MaxSharedForTest/2+1, kept, "an update without a condition still keeps one")
+
+	for _, c := range []st.Cond{filters(400), st.And(filters(1), filters(2), filters(3))} { // no room; too long
+		ch := st.Set("Note", "n").If(c)
+		update(0, ch)
+		with := testing.AllocsPerRun(20, func() { update(0, ch) })
+		was := st.SetUpdateSkeletons(false)
+		without := testing.AllocsPerRun(20, func() { update(0, ch) })
+		st.SetUpdateSkeletons(was)
+		assert.LessOrEqual(t, with, without, "%v", c)
+	}
+	kept, refused = st.UpdateSkeletons(e)
+	assert.Equal(t, st.MaxSharedForTest/2+1, kept)
 	assert.Zero(t, refused)
 }
 

@@ -26,17 +26,27 @@ type CondValue struct {
 	Raw      types.AttributeValue
 }
 
-// AppendShape appends the shape of the condition rooted at n to sig. ok
-// is false for a condition whose text or checks read its values beyond
-// one at a time (Between, In, Size), or that takes a value bound does not
-// hold a value the Resolver binds (a field reference, which names a path):
-// it must be rendered. (A type switch rather than a method of Node: an
-// interface method's arguments escape, and sig is the caller's stack.)
-func AppendShape(n Node, sig []byte, bound func(v any) bool) (_ []byte, ok bool) {
+// AppendShape appends the shape of the condition rooted at n to sig, in
+// the room sig has (it never grows it). ok is false for a condition whose
+// shape does not fit there, for one whose text or checks read its values beyond
+// one at a time (Between, In, Size), or that names a path with a value
+// (nil for none) shapeable refuses (a field reference, which the Resolver
+// resolves to a path rather than binds; a path made from data, whose
+// shapes would be many): it must be rendered. (A type switch rather than
+// a method of Node: an interface method's arguments escape, and sig is
+// the caller's stack.)
+func AppendShape(n Node, sig []byte, shapeable func(path string, v any) bool) (_ []byte, ok bool) {
 	switch n := n.(type) {
 	case cmpNode:
-		return appendStr(appendStr(append(sig, 'c'), n.path), n.op), bound(n.v)
+		if !fits(sig, n.path, n.op) {
+			return sig, false
+		}
+		return appendStr(appendStr(append(sig, 'c'), n.path), n.op), shapeable(n.path, n.v)
 	case funcNode:
+		t, _ := n.arg.(string)
+		if !fits(sig, n.fn, n.path+t) {
+			return sig, false
+		}
 		var flags byte
 		for i, f := range [...]bool{n.rawString, n.attrType, n.element, n.unary, n.rawAttr} {
 			if f {
@@ -45,26 +55,35 @@ func AppendShape(n Node, sig []byte, bound func(v any) bool) (_ []byte, ok bool)
 		}
 		sig = appendStr(appendStr(append(sig, 'f', flags), n.fn), n.path)
 		switch {
+		case n.rawAttr: // an attribute name, no value
 		case n.unary:
+			return sig, shapeable(n.path, nil)
 		case n.arg == nil:
 			return sig, false // an error Render reports
 		case n.attrType:
-			t, _ := n.arg.(string)
-			return appendStr(sig, t), true // Render checks it; the value is fixed
-		case !n.rawString:
-			return sig, bound(n.arg)
+			return appendStr(sig, t), shapeable(n.path, nil) // Render checks t; the value is fixed
+		case n.rawString:
+			return sig, shapeable(n.path, nil)
+		default:
+			return sig, shapeable(n.path, n.arg)
 		}
 	case attrCmpNode:
+		if !fits(sig, n.attr, n.op) {
+			return sig, false
+		}
 		sig = appendStr(appendStr(append(sig, 'a'), n.attr), n.op)
 	case *Junction:
+		if !fits(sig, n.op, "") {
+			return sig, false
+		}
 		sig = binary.AppendUvarint(appendStr(append(sig, 'j'), n.op), uint64(len(n.nodes)))
 		for _, c := range n.nodes {
-			if sig, ok = AppendShape(c, sig, bound); !ok {
+			if sig, ok = AppendShape(c, sig, shapeable); !ok {
 				return sig, false
 			}
 		}
 	case notNode:
-		return AppendShape(n.n, append(sig, 'n'), bound)
+		return AppendShape(n.n, append(sig, 'n'), shapeable)
 	default: // Between, In, Size
 		return sig, false
 	}
@@ -100,6 +119,13 @@ func AppendValues(n Node, vals []CondValue) []CondValue {
 		vals = AppendValues(n.n, vals)
 	}
 	return vals
+}
+
+// fits reports whether a node of strings a and b fits in the room left in
+// sig: a condition whose shape does not is rendered (a shape that long
+// would cost allocations, and is likely made from data).
+func fits(sig []byte, a, b string) bool {
+	return len(sig)+2*binary.MaxVarintLen64+2+len(a)+len(b) <= cap(sig)
 }
 
 // appendStr appends s to sig, its length first, so that no two shapes
