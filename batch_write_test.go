@@ -237,6 +237,15 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		{"an item that fails before a duplicate key", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"}, st.WRecord{}, st.WRecord{ID: "a"})})
 		}, "field ID"},
+		{"an item's key before a later item's value", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{}, st.WRecord{ID: "b", Data: "\xff"})})
+		}, "entity Record, key PK (template \"REC#{ID}\"), field ID: the value is empty"},
+		{"an item's value before a later item's key", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{
+				st.BatchPut(st.WRecords, st.WRecord{ID: "a"}),
+				st.BatchPut(st.WRecords, st.WRecord{ID: "b", Data: "\xff"}, st.WRecord{}),
+			})
+		}, "item 1: "},
 		{"unique entity", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WUsers, st.WUser{ID: "u"})})
 		}, "unique fields"},

@@ -80,6 +80,13 @@ func (m *entityModel) mayKeepSkeleton(cond bool) bool {
 	return n < expr.MaxShared && (!cond || n < expr.MaxShared/2)
 }
 
+// refusedSkeleton reports whether the skeleton under key (SkeletonKey)
+// did not reproduce the planner's request: it is not tried again.
+func (m *entityModel) refusedSkeleton(key []byte) bool {
+	_, refused := m.updates.NoSkeleton.Load(key)
+	return refused
+}
+
 // skeletal reports whether m's updates may take skeletons: no managed
 // field (whose hooks add to an update), no shard.
 func (m *entityModel) skeletal() bool {
@@ -170,15 +177,16 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	} else {
 		var kbuf [256]byte
 		skKey := writes.SkeletonKey(kbuf[:0], shapeKey, sig)
-		if sk, ok = m.updates.Skeletons.Load(skKey); !ok && withCond && !m.mayKeepSkeleton(true) {
-			// No room for the condition's shape: the update's skeleton,
-			// with the condition rendered.
+		sk, ok = m.updates.Skeletons.Load(skKey)
+		if !ok && withCond && (!m.mayKeepSkeleton(true) || m.refusedSkeleton(skKey)) {
+			// No room for the condition's shape, or it takes none: the
+			// update's skeleton, with the condition rendered.
 			fixed, withCond, sig = false, false, sig[:n]
 			skKey = writes.SkeletonKey(kbuf[:0], shapeKey, sig)
 			sk, ok = m.updates.Skeletons.Load(skKey)
 		}
 		if !ok {
-			if _, never := m.updates.NoSkeleton.Load(skKey); never {
+			if m.refusedSkeleton(skKey) {
 				return nil, nil, false, nil
 			}
 			return nil, &newSkeleton{&writes.Skeleton{CondFixed: fixed}, append([]byte(nil), skKey...), withCond}, false, nil
@@ -188,7 +196,7 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes + len(sk.Update), WhenMissing: failNotFound, Update: sk.Update}, op: op, m: m}
 	var values map[string]types.AttributeValue
 	if len(vals) > 0 {
-		values = make(map[string]types.AttributeValue, len(vals)+1)
+		values = make(map[string]types.AttributeValue, len(vals))
 		for i, v := range vals {
 			values[expr.ValuePlaceholder(i)] = v
 		}
