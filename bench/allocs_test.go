@@ -27,7 +27,7 @@ func TestAllocationsAtMostSDK(t *testing.T) {
 		"PutWide": 19, "GetWide": 19, "QueryWide25": 344,
 		// FanOutWide's ten legs run on goroutines, as BatchWrite100's
 		// requests do: a little room for their bookkeeping.
-		"TxWide5": 96, "FanOutWide": 3520, "StreamWide100": 14602,
+		"TxWide5": 95, "FanOutWide": 3520, "StreamWide100": 14602,
 	}
 	e := newEnv(&cannedClient{out: newCanned()}, tableName)
 	ctx := context.Background()
