@@ -98,8 +98,9 @@ func (db *DB) planBatchPuts(items []*action, slab []action, op string, its []bat
 	if err := db.checkTable(op, m); err != nil {
 		return items, err
 	}
+	before := len(items) // the batch's items before these
 	itemErr := func(i int, err error) error {
-		return inOp(op, fmt.Sprintf("item %d: ", len(items)+i), err)
+		return inOp(op, fmt.Sprintf("item %d: ", before+i), err)
 	}
 	// The fields, each item's map and size held in its action until its
 	// keys are added.

@@ -237,6 +237,12 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		{"an item that fails before a duplicate key", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"}, st.WRecord{}, st.WRecord{ID: "a"})})
 		}, "field ID"},
+		{"an item over 400 KB after others", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{
+				st.BatchPut(st.WRecords, st.WRecord{ID: "a"}),
+				st.BatchPut(st.WRecords, st.WRecord{ID: "b"}, st.WRecord{ID: "c"}, st.WRecord{ID: "d", Data: strings.Repeat("x", 410*1024)}),
+			})
+		}, "item 3: the item is"},
 		{"an item's key before a later item's value", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{}, st.WRecord{ID: "b", Data: "\xff"})})
 		}, "entity Record, key PK (template \"REC#{ID}\"), field ID: the value is empty"},

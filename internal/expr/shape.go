@@ -83,6 +83,9 @@ func AppendShape(n Node, sig []byte, shapeable func(path string, v any) bool) (_
 			}
 		}
 	case notNode:
+		if !fits(sig, "", "") {
+			return sig, false
+		}
 		return AppendShape(n.n, append(sig, 'n'), shapeable)
 	default: // Between, In, Size
 		return sig, false
