@@ -290,7 +290,7 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, s sliceFill) (pa
 	for want == 0 || s.n < want {
 		item, r, left, ok, err := run.Pull(want == 0 && s.n > 0)
 		if err != nil {
-			return pageInfo{}, opError(f.op, err)
+			return pageInfo{}, fanError(f.op, err)
 		}
 		if !ok {
 			break
@@ -306,6 +306,16 @@ func fanItems(ctx context.Context, db *DB, f *fanReq, want int, s sliceFill) (pa
 	}
 	run.Stop()
 	return pageInfo{scanned: run.Scanned, requests: run.Requests, items: s.done()}, nil
+}
+
+// fanError is an error of a fan-out's run, in its operation op: a leg's
+// request's error names it already (read.OpError), the others (the
+// caller's context, a leg's request not built) do not.
+func fanError(op string, err error) error {
+	if read.IsOpError(err) {
+		return err
+	}
+	return opError(op, err)
 }
 
 // fanAll iterates over every item of f, as queryAll does. eager is a
@@ -337,7 +347,7 @@ func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Valu
 		item, r, _, ok, err := run.Pull(false)
 		if err != nil {
 			dst.SetZero()
-			y.item(opError(f.op, err))
+			y.item(fanError(f.op, err))
 			return
 		}
 		if !ok {

@@ -220,6 +220,7 @@ func TestFanOutAllFailedLegAfterEarlierItems(t *testing.T) {
 	}
 	assert.Equal(t, rs[:3], got, "the buckets before the failed one, in order")
 	assert.ErrorIs(t, gotErr, boom)
+	assert.EqualError(t, gotErr, "singletable: DeviceReadings: boom", "the operation, once")
 }
 
 // A loop whose context is cancelled stops at the bucket it is in: the

@@ -2,6 +2,7 @@ package read
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -79,8 +80,22 @@ func (r *Req) Cursor(next map[string]types.AttributeValue) (string, error) {
 type Emit func(item map[string]types.AttributeValue, left int) (counted, stop bool, err error)
 
 // OpError is an error of operation op, as the root reports a Client's.
-func OpError(op string, err error) error {
-	return fmt.Errorf("singletable: %s: %w", op, err)
+func OpError(op string, err error) error { return &opError{op, err} }
+
+// opError is OpError's: IsOpError tells it apart, so that a caller adds
+// the operation to an error only once.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string { return "singletable: " + e.op + ": " + e.err.Error() }
+func (e *opError) Unwrap() error { return e.err }
+
+// IsOpError reports whether err names its operation already (OpError).
+func IsOpError(err error) bool {
+	var e *opError
+	return errors.As(err, &e)
 }
 
 // Run sends the read's Query and the pages after it, handing each item to
