@@ -104,7 +104,7 @@ func (db *DB) planBatchPuts(items []*action, slab []action, op string, its []bat
 	}
 	// The fields, each item's map and size held in its action until its
 	// keys are added.
-	n, perItem := len(its), m.keyValues()
+	n, perItem := len(its), m.keyValueCount()
 	sh.KeysLater(true)
 	var fieldsErr error
 	for i := range its {

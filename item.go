@@ -34,7 +34,7 @@ func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string
 	}
 	// The key attributes' values come from the slab of the fields' values:
 	// the table key, the type and every index key the item may have.
-	item, fieldBytes, room, text, err := m.encodeFields(v, m.keyValues(), sh)
+	item, fieldBytes, room, text, err := m.encodeFields(v, m.keyValueCount(), sh)
 	if err != nil {
 		return nil, facts, err
 	}
@@ -44,16 +44,16 @@ func (m *entityModel) itemIn(v reflect.Value, sh *codec.Shared) (item map[string
 	return item, facts, nil
 }
 
-// keyValues is how many key attribute values an item may have: its table
+// keyValueCount is how many key attribute values an item may have: its table
 // key's, the type and every index key.
-func (m *entityModel) keyValues() int { return 3 + 2*len(m.Indexes) }
+func (m *entityModel) keyValueCount() int { return 3 + 2*len(m.Indexes) }
 
 // encodeFields encodes the fields of v into a new item, its values from sh
 // (nil: an arena of their own), with room for n key values and their text
 // (see codec.Plan.EncodeItem); size is the fields' share of the item's
 // size.
 func (m *entityModel) encodeFields(v reflect.Value, n int, sh *codec.Shared) (item map[string]types.AttributeValue, size int, room []types.AttributeValueMemberS, text []byte, err error) {
-	item = make(map[string]types.AttributeValue, len(m.Fields.List)+m.keyValues())
+	item = make(map[string]types.AttributeValue, len(m.Fields.List)+m.keyValueCount())
 	// The sizes of what Encode and AddKeys (internal/model) add make
 	// itemSize(item), without a walk of the map: the key and type
 	// attributes are never fields.

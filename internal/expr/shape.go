@@ -38,13 +38,13 @@ type CondValue struct {
 func AppendShape(n Node, sig []byte, shapeable func(path string, v any) bool) (_ []byte, ok bool) {
 	switch n := n.(type) {
 	case cmpNode:
-		if !fits(sig, n.path, n.op) {
+		if !fits(sig, len(n.path)+len(n.op)) {
 			return sig, false
 		}
 		return appendStr(appendStr(append(sig, 'c'), n.path), n.op), shapeable(n.path, n.v)
 	case funcNode:
 		t, _ := n.arg.(string)
-		if !fits(sig, n.fn, n.path+t) {
+		if !fits(sig, len(n.fn)+len(n.path)+len(t)) {
 			return sig, false
 		}
 		var flags byte
@@ -68,12 +68,12 @@ func AppendShape(n Node, sig []byte, shapeable func(path string, v any) bool) (_
 			return sig, shapeable(n.path, n.arg)
 		}
 	case attrCmpNode:
-		if !fits(sig, n.attr, n.op) {
+		if !fits(sig, len(n.attr)+len(n.op)) {
 			return sig, false
 		}
 		sig = appendStr(appendStr(append(sig, 'a'), n.attr), n.op)
 	case *Junction:
-		if !fits(sig, n.op, "") {
+		if !fits(sig, len(n.op)) {
 			return sig, false
 		}
 		sig = binary.AppendUvarint(appendStr(append(sig, 'j'), n.op), uint64(len(n.nodes)))
@@ -83,7 +83,7 @@ func AppendShape(n Node, sig []byte, shapeable func(path string, v any) bool) (_
 			}
 		}
 	case notNode:
-		if !fits(sig, "", "") {
+		if !fits(sig, 0) {
 			return sig, false
 		}
 		return AppendShape(n.n, append(sig, 'n'), shapeable)
@@ -124,11 +124,11 @@ func AppendValues(n Node, vals []CondValue) []CondValue {
 	return vals
 }
 
-// fits reports whether a node of strings a and b fits in the room left in
-// sig: a condition whose shape does not is rendered (a shape that long
-// would cost allocations, and is likely made from data).
-func fits(sig []byte, a, b string) bool {
-	return len(sig)+2*binary.MaxVarintLen64+2+len(a)+len(b) <= cap(sig)
+// fits reports whether a node whose strings are n bytes fits in the room
+// left in sig: a condition whose shape does not is rendered (a shape that
+// long would cost allocations, and is likely made from data).
+func fits(sig []byte, n int) bool {
+	return len(sig)+3*binary.MaxVarintLen64+2+n <= cap(sig)
 }
 
 // appendStr appends s to sig, its length first, so that no two shapes
