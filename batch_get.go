@@ -72,7 +72,7 @@ func (m *entityModel) prepareGet(db *DB, op string, keys reflect.Value) ([]batch
 	for i := range ks {
 		k, err := m.Key(keys.Index(i))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, inOp(op, fmt.Sprintf("key %d: ", i), err)
 		}
 		ks[i] = batchKey{key: k, id: db.table.idOf(k)}
 		if j, dup := index.add(ks[i].id, i); dup {

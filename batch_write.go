@@ -134,7 +134,7 @@ func (db *DB) planBatchPuts(items []*action, slab []action, op string, its []bat
 // arena of their own).
 func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchEntry, now time.Time, sh *codec.Shared) ([]*action, error) {
 	var err error
-	m := it.m
+	m, pos := it.m, len(items) // a batch's items are its actions, one each
 	if it.kind == actDelete {
 		items, err = m.planDelete(items, db, op, it.value, it.value, writeBatch, &noOptions)
 	} else if into != nil && len(m.managed.fields) == 0 {
@@ -149,7 +149,7 @@ func (db *DB) planBatchItem(items []*action, into *action, op string, it *batchE
 		items, err = m.planPutInto(into, items, db, op, v, writeBatch, now, &noOptions, sh)
 	}
 	if err != nil {
-		return nil, err
+		return nil, inOp(op, fmt.Sprintf("item %d: ", pos), err)
 	}
 	items[len(items)-1].value = it.value
 	return items, nil
@@ -163,12 +163,7 @@ func (m *entityModel) planBatchPutPlain(a *action, dst []*action, db *DB, op str
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
-	acts, err := m.planPlainPut(a, dst, op, v, sh)
-	if err != nil {
-		// A batch's items are its actions, one each: dst holds those before.
-		return nil, inOp(op, fmt.Sprintf("item %d: ", len(dst)), err)
-	}
-	return acts, nil
+	return m.planPlainPut(a, dst, op, v, sh)
 }
 
 // replan is item a of a batch planned again, as it was (with the clock

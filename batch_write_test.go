@@ -245,7 +245,19 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		}, "item 3: the item is"},
 		{"an item's key before a later item's value", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{}, st.WRecord{ID: "b", Data: "\xff"})})
-		}, "entity Record, key PK (template \"REC#{ID}\"), field ID: the value is empty"},
+		}, "singletable: BatchWrite: item 0: entity Record, key PK (template \"REC#{ID}\"), field ID: the value is empty"},
+		{"a key after other puts", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{
+				st.BatchPut(st.WRecords, st.WRecord{ID: "a"}),
+				st.BatchPut(st.WRecords, st.WRecord{ID: "b"}, st.WRecord{}),
+			})
+		}, "BatchWrite: item 2: entity Record, key PK"},
+		{"an index key of a versioned put after others", func(db *st.DB) error {
+			return db.BatchWrite(context.Background(), []st.BatchOp{
+				st.BatchDelete(st.WRecords, st.WRecord{ID: "a"}),
+				st.BatchPut(st.WProducts, st.WProduct{ID: "p1", Category: "c", Name: "n"}, st.WProduct{Name: "n"}),
+			})
+		}, "BatchWrite: item 2: entity Product, key PK"},
 		{"an item's value before a later item's key", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{
 				st.BatchPut(st.WRecords, st.WRecord{ID: "a"}),
@@ -256,8 +268,8 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WUsers, st.WUser{ID: "u"})})
 		}, "unique fields"},
 		{"missing key", func(db *st.DB) error {
-			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchDelete(st.WRecords, st.WRecord{})})
-		}, "field ID"},
+			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a"}), st.BatchDelete(st.WRecords, st.WRecord{})})
+		}, "BatchWrite: item 1: entity Record, key PK (template \"REC#{ID}\"), field ID"},
 		{"item over 400 KB", func(db *st.DB) error {
 			return db.BatchWrite(context.Background(), []st.BatchOp{st.BatchPut(st.WRecords, st.WRecord{ID: "a", Data: strings.Repeat("x", 410*1024)})})
 		}, "409600 bytes"},
@@ -275,7 +287,7 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		{"get missing key", func(db *st.DB) error {
 			_, err := st.WRecords.BatchGet(context.Background(), db, []st.WRecord{{ID: "a"}, {}})
 			return err
-		}, "field ID"},
+		}, "Record.BatchGet: key 1: entity Record, key PK (template \"REC#{ID}\"), field ID"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,6 +296,11 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.True(t, errors.Is(err, st.ErrInvalidInput) || errors.Is(err, st.ErrInvalidKey), "%v", err)
+			if strings.Contains(tc.want, "key PK") || strings.Contains(tc.want, "key GSI") {
+				var ke *st.KeyError
+				assert.ErrorAs(t, err, &ke, "a key's error stays a *KeyError")
+			}
+			assert.Equal(t, 1, strings.Count(err.Error(), "singletable: "), "%v", err)
 			assert.Empty(t, mock.Calls(), "nothing may be sent")
 		})
 	}

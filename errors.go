@@ -656,7 +656,8 @@ func filterError(op string, err error) error {
 
 // inOp puts an *InputError or *LimitError about one item (entityModel.item)
 // under operation op, its reason after prefix (which item of a batch);
-// other errors pass as they are.
+// another error (a *KeyError) is wrapped with op and prefix when there is
+// a prefix, and passes as it is when not.
 func inOp(op, prefix string, err error) error {
 	var le *LimitError
 	if errors.As(err, &le) {
@@ -666,5 +667,21 @@ func inOp(op, prefix string, err error) error {
 	if errors.As(err, &ie) {
 		return &InputError{Op: op, Reason: prefix + ie.Reason}
 	}
+	if prefix != "" {
+		return &inOpError{op: op, prefix: prefix, err: err}
+	}
 	return err
 }
+
+// inOpError is an error of one item of a batch that has no Op of its own:
+// its operation and position before its text. Unwrap gives it, typed.
+type inOpError struct {
+	op, prefix string
+	err        error
+}
+
+func (e *inOpError) Error() string {
+	return "singletable: " + e.op + ": " + e.prefix + strings.TrimPrefix(e.err.Error(), "singletable: ")
+}
+
+func (e *inOpError) Unwrap() error { return e.err }

@@ -312,7 +312,11 @@ func (d *readDecl) query(ctx context.Context, db *DB, params, upper reflect.Valu
 
 // All iterates over every item of the pattern for params, across pages,
 // reading the next page only when the loop gets there; breaking out of the
-// loop stops the reads. Options are Query's; Limit caps the total and
+// loop stops the reads. A pattern that fans out over shards or time
+// buckets reads ahead of the loop instead: without a Limit, every leg at
+// once, at most FanOutConcurrency requests in flight, cancelled when the
+// loop stops; with one, a growing window of buckets (see Shards and
+// FanOutConcurrency). Options are Query's; Limit caps the total and
 // After starts from a cursor. An item that does not decode is yielded as
 // its error (with the zero value), and the iteration goes on if the loop
 // does, as a scan's; any other error is yielded once, last.

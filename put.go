@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"time"
 	"unsafe"
@@ -244,12 +243,7 @@ func (m *entityModel) planPutIn(a *action, dst []*action, db *DB, op string, v, 
 	}
 	item, facts, err := m.itemIn(v, sh)
 	if err != nil {
-		prefix := ""
-		if mode == writeBatch {
-			// A batch's items are its actions, one each: dst holds those before.
-			prefix = fmt.Sprintf("item %d: ", len(dst))
-		}
-		return nil, inOp(op, prefix, err)
+		return nil, inOp(op, "", err)
 	}
 	a.Item, a.ID, a.Bytes = item, facts.ID, facts.KeyBytes+facts.Size
 	return w.finish(dst, s.cond, nil)
