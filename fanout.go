@@ -396,13 +396,13 @@ func (d *readDecl) fanGet(ctx context.Context, db *DB, params reflect.Value, s *
 // (shards within a bucket, buckets in the order read), the one request of
 // any other Query pattern.
 func (p *Pattern[T]) QueryInputs(db *DB, params T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
-	return p.d.queryInputs(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
+	return p.decl().queryInputs(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
 }
 
 // QueryBetweenInputs are the first requests QueryBetween sends for the
 // bounds from and to (a dry run): see QueryInputs.
 func (p *Pattern[T]) QueryBetweenInputs(db *DB, from, to T, opts ...QueryOption) ([]*dynamodb.QueryInput, error) {
-	return p.d.queryInputs(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
+	return p.decl().queryInputs(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
 }
 
 func (d *readDecl) queryInputs(db *DB, params, upper reflect.Value, opts []QueryOption) ([]*dynamodb.QueryInput, error) {

@@ -86,7 +86,7 @@ func (m *entityModel) get(ctx context.Context, db *DB, key, out reflect.Value, o
 // GetInput is the GetItem request of a GetItem pattern for params (a dry
 // run). It is an error for a Query pattern: see QueryInput.
 func (p *Pattern[T]) GetInput(db *DB, params T, opts ...PatternGetOption) (*dynamodb.GetItemInput, error) {
-	return p.d.getInput(db, reflect.ValueOf(&params).Elem(), opts)
+	return p.decl().getInput(db, reflect.ValueOf(&params).Elem(), opts)
 }
 
 func (d *readDecl) getInput(db *DB, params reflect.Value, opts []PatternGetOption) (*dynamodb.GetItemInput, error) {
@@ -119,7 +119,7 @@ func (p *Pattern[T]) Get(ctx context.Context, db *DB, params T, opts ...PatternG
 		params, out T
 		_           [0]func()
 	}{params: params}
-	err := p.d.get(ctx, db, reflect.ValueOf(&vs.params).Elem(), opts, reflect.ValueOf(&vs.out).Elem())
+	err := p.decl().get(ctx, db, reflect.ValueOf(&vs.params).Elem(), opts, reflect.ValueOf(&vs.out).Elem())
 	return vs.out, err
 }
 

@@ -55,3 +55,56 @@ func TestNilDBIsInputError(t *testing.T) {
 		})
 	}
 }
+
+// A nil pattern, a nil Sum function and a nil transaction body are an
+// *InputError before anything is sent, never a panic (or, for Sum, a
+// panic at the first item after its requests went out).
+func TestNilArgumentsAreInputErrors(t *testing.T) {
+	ctx := context.Background()
+	mock, db := mockDB()
+	var p *st.Pattern[st.WRecord]
+	byID := st.WRecords.Pattern("NilArgsByID").Partition("REC#{ID}")
+	k := st.WRecord{ID: "r1"}
+	first := func(seq func(func(st.WRecord, error) bool)) error {
+		for _, err := range seq {
+			return err
+		}
+		return nil
+	}
+	ops := map[string]func() error{
+		"Pattern.Query":             func() error { _, err := p.Query(ctx, db, k); return err },
+		"Pattern.QueryBetween":      func() error { _, err := p.QueryBetween(ctx, db, k, k); return err },
+		"Pattern.Get":               func() error { _, err := p.Get(ctx, db, k); return err },
+		"Pattern.All":               func() error { return first(p.All(ctx, db, k)) },
+		"Pattern.AllBetween":        func() error { return first(p.AllBetween(ctx, db, k, k)) },
+		"Pattern.Scan":              func() error { return first(p.Scan(ctx, db)) },
+		"Pattern.QueryInput":        func() error { _, err := p.QueryInput(db, k); return err },
+		"Pattern.QueryBetweenInput": func() error { _, err := p.QueryBetweenInput(db, k, k); return err },
+		"Pattern.QueryInputs":       func() error { _, err := p.QueryInputs(db, k); return err },
+		"Pattern.GetInput":          func() error { _, err := p.GetInput(db, k); return err },
+		"Pattern.ScanInput":         func() error { _, err := p.ScanInput(db); return err },
+		"Pattern.Err":               func() error { return p.Err() },
+		"Sum nil pattern": func() error {
+			_, err := st.Sum(ctx, db, p, k, func(r st.WRecord) int { return r.N })
+			return err
+		},
+		"Sum nil function": func() error {
+			_, err := st.Sum[st.WRecord, int](ctx, db, byID, k, nil)
+			return err
+		},
+		"SumBetween nil function": func() error {
+			_, err := st.SumBetween[st.WRecord, int](ctx, db, byID, k, k, nil)
+			return err
+		},
+		"Transact nil body":      func() error { return db.Transact(ctx, nil) },
+		"TransactInput nil body": func() error { _, err := db.TransactInput(nil); return err },
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			assert.NotPanics(t, func() { err = op() })
+			assert.ErrorIs(t, err, st.ErrInvalidInput)
+			assert.Empty(t, mock.Calls(), "nothing may be sent")
+		})
+	}
+}

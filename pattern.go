@@ -146,7 +146,19 @@ func (p *Pattern[T]) Descending() *Pattern[T] { return &Pattern[T]{d: p.d.withDe
 
 // Err is the pattern's declaration error, a *ModelError (ErrInvalidModel),
 // or nil.
-func (p *Pattern[T]) Err() error { return p.d.err }
+func (p *Pattern[T]) Err() error { return p.decl().err }
+
+// nilPattern is the declaration of a nil *Pattern: its reads fail with
+// this error before sending anything, as a nil DB's do.
+var nilPattern = &readDecl{err: &InputError{Reason: "the pattern is nil: declare it with Entity.Pattern or Collection"}}
+
+// decl is the pattern's declaration, nilPattern for a nil pattern.
+func (p *Pattern[T]) decl() *readDecl {
+	if p == nil {
+		return nilPattern
+	}
+	return p.d
+}
 
 // Must returns the pattern, or panics with its declaration error: for
 // package-level declarations, which then fail when the program starts.
@@ -243,13 +255,13 @@ func (d *readDecl) requestWith(db *DB, v, hi reflect.Value, s *settings) (*readR
 // is an error for a GetItem pattern (see GetInput), and for a read that
 // spans several shards or time buckets (see QueryInputs).
 func (p *Pattern[T]) QueryInput(db *DB, params T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	return p.d.queryInput(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
+	return p.decl().queryInput(db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts)
 }
 
 // QueryBetweenInput is the first request QueryBetween sends for the bounds
 // from and to (a dry run); see QueryInput.
 func (p *Pattern[T]) QueryBetweenInput(db *DB, from, to T, opts ...QueryOption) (*dynamodb.QueryInput, error) {
-	return p.d.queryInput(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
+	return p.decl().queryInput(db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts)
 }
 
 // queryInput is QueryInput and QueryBetweenInput.
@@ -274,7 +286,7 @@ func (d *readDecl) queryInput(db *DB, params, upper reflect.Value, opts []QueryO
 // QueryBetween.
 func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryOption) (*Page[T], error) {
 	page := new(Page[T])
-	if err := p.d.query(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, reflect.ValueOf(page).Elem()); err != nil {
+	if err := p.decl().query(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, reflect.ValueOf(page).Elem()); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -288,7 +300,7 @@ func (p *Pattern[T]) Query(ctx context.Context, db *DB, params T, opts ...QueryO
 // whatever its ID.
 func (p *Pattern[T]) QueryBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) (*Page[T], error) {
 	page := new(Page[T])
-	if err := p.d.query(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, reflect.ValueOf(page).Elem()); err != nil {
+	if err := p.decl().query(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, reflect.ValueOf(page).Elem()); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -321,13 +333,13 @@ func (d *readDecl) query(ctx context.Context, db *DB, params, upper reflect.Valu
 // its error (with the zero value), and the iteration goes on if the loop
 // does, as a scan's; any other error is yielded once, last.
 func (p *Pattern[T]) All(ctx context.Context, db *DB, params T, opts ...QueryOption) iter.Seq2[T, error] {
-	return seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, false))
+	return seqOf[T](p.decl().all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, false))
 }
 
 // AllBetween iterates over every item of a SortBetween pattern from the
 // sort key of from to that of to, as All does (see QueryBetween).
 func (p *Pattern[T]) AllBetween(ctx context.Context, db *DB, from, to T, opts ...QueryOption) iter.Seq2[T, error] {
-	return seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, false))
+	return seqOf[T](p.decl().all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, false))
 }
 
 // all is the read of All and AllBetween. eager: the caller reads every

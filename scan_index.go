@@ -94,7 +94,7 @@ func (d *readDecl) scanRequest(db *DB, opts []ScanOption) (*scanReq, error) {
 // ScanInput is the first Scan request Scan sends (a dry run): with
 // Segments, the first segment's.
 func (p *Pattern[T]) ScanInput(db *DB, opts ...ScanOption) (*dynamodb.ScanInput, error) {
-	return p.d.scanInput(db, opts)
+	return p.decl().scanInput(db, opts)
 }
 
 func (d *readDecl) scanInput(db *DB, opts []ScanOption) (*dynamodb.ScanInput, error) {
@@ -113,7 +113,7 @@ func (d *readDecl) scanInput(db *DB, opts []ScanOption) (*dynamodb.ScanInput, er
 // (a decoding error yields the error and goes on if the loop does);
 // breaking out of the loop stops every segment.
 func (p *Pattern[T]) Scan(ctx context.Context, db *DB, opts ...ScanOption) iter.Seq2[T, error] {
-	return seqOf[T](p.d.scanIndex(ctx, db, opts))
+	return seqOf[T](p.decl().scanIndex(ctx, db, opts))
 }
 
 // scanIndex is the read of Pattern.Scan.

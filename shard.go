@@ -119,7 +119,10 @@ func RandomShard() interface {
 //	views, err := singletable.Sum(ctx, db, PageViewShards, PageView{PageID: "p1"},
 //		func(v PageView) int64 { return v.Views })
 func Sum[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], params T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, true)), value)
+	if value == nil {
+		return 0, nilValueFunc("Sum")
+	}
+	return sum(seqOf[T](p.decl().all(ctx, db, reflect.ValueOf(&params).Elem(), reflect.Value{}, opts, true)), value)
 }
 
 // SumBetween adds up value over every item a SortBetween pattern reads
@@ -131,13 +134,22 @@ func Sum[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~ui
 //		Reading{Device: "d1", At: now.Add(-24 * time.Hour)}, Reading{At: now},
 //		func(r Reading) float64 { return r.Value })
 func SumBetween[T any, N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](ctx context.Context, db *DB, p *Pattern[T], from, to T, value func(T) N, opts ...QueryOption) (N, error) {
-	return sum(seqOf[T](p.d.all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, true)), value)
+	if value == nil {
+		return 0, nilValueFunc("SumBetween")
+	}
+	return sum(seqOf[T](p.decl().all(ctx, db, reflect.ValueOf(&from).Elem(), reflect.ValueOf(&to).Elem(), opts, true)), value)
 }
 
 // number is the numeric types Sum adds up (spelled out in Sum's and
 // SumBetween's signatures, so that the package exports no name for it).
 type number interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// nilValueFunc is the error of a Sum given no function: refused before
+// any request, rather than failing at the first item read.
+func nilValueFunc(op string) error {
+	return &InputError{Op: op, Reason: "the value function is nil"}
 }
 
 func sum[T any, N number](items iter.Seq2[T, error], value func(T) N) (N, error) {

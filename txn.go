@@ -206,6 +206,9 @@ func (db *DB) buildTx(build func(tx *Tx) error, opts []TxOption) (*Tx, *settings
 	if err != nil {
 		return nil, nil, err
 	}
+	if build == nil {
+		return nil, nil, &InputError{Op: "Transact", Reason: "the function that adds the actions is nil"}
+	}
 	// An empty token would be replaced by a fresh one, silently losing the
 	// idempotency the caller asked for.
 	if s.write.hasToken && s.write.token == "" {
