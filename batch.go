@@ -180,6 +180,7 @@ type batchResult struct {
 	idx  []int
 	left []int
 	err  error
+	sent bool // the request went to the Client (not stopped in its backoff)
 }
 
 // runBatch sends n units in chunks of at most max units (and 16 MB),
@@ -188,8 +189,8 @@ type batchResult struct {
 // error, go back in the queue and are merged into later chunks, each unit
 // sent at most p.MaxAttempts times; a chunk with retried units first waits
 // the backoff of its most-tried unit. It returns the units never processed,
-// the number of requests, and the error that stopped it (or the last
-// throttling error).
+// the number of requests sent (not those a cancelled backoff stopped), and
+// the error that stopped it (or the last throttling error).
 //
 // send is told, in sent, how many times each unit was sent before (it
 // reads those of its chunk only): a Client may modify the requests it is
@@ -229,7 +230,6 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 					retry = attempts[i]
 				}
 			}
-			requests++
 			if len(queue) == 0 {
 				// The last request to make for now (a single chunk, the
 				// last chunk, or the last retry): sent here while the
@@ -251,6 +251,9 @@ func (db *DB) runBatch(ctx context.Context, n, max int, size func(int) int, conc
 			}
 			r = <-results
 			inflight--
+		}
+		if r.sent {
+			requests++
 		}
 		for _, i := range r.idx {
 			attempts[i]++
@@ -296,7 +299,7 @@ func (db *DB) batchRequest(ctx context.Context, p RetryPolicy, send batchSend, i
 		}
 	}
 	l, err := send(ctx, idx, sent)
-	return batchResult{idx: idx, left: l, err: err}
+	return batchResult{idx: idx, left: l, err: err, sent: true}
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }

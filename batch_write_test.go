@@ -305,3 +305,28 @@ func TestBatchChecksBeforeSending(t *testing.T) {
 		})
 	}
 }
+
+// A retry whose backoff the context ends is not sent, and BatchError.
+// Requests counts only the requests that went to the Client (atkC F4:
+// it counted those too).
+func TestBatchErrorRequestsCountsOnlySent(t *testing.T) {
+	db, mock := pureDB()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st.SetBatchTiming(db, func(ctx context.Context, d time.Duration) error {
+		cancel() // the deadline passes during the first backoff
+		return ctx.Err()
+	}, func(d time.Duration) time.Duration { return d })
+	mock.BatchWriteItemFunc = func(_ context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+		return &dynamodb.BatchWriteItemOutput{UnprocessedItems: in.RequestItems}, nil
+	}
+	err := db.BatchWrite(ctx, []st.BatchOp{st.BatchPut(st.WRecords, records(10)...)},
+		st.BatchRetry(st.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: time.Second}))
+	var be *st.BatchError
+	require.ErrorAs(t, err, &be)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Len(t, be.Unprocessed, 10, "every item handed back")
+	assert.Len(t, mock.Calls(), 1)
+	assert.Equal(t, 1, be.Requests, "the retry stopped in its backoff was not sent")
+	assert.Contains(t, err.Error(), "after 1 requests")
+}
