@@ -198,6 +198,9 @@ func (db *DB) scanIndexRequest(op string, m *entityModel, d *readDecl, s *settin
 	}
 	if d != nil { // a position binds the index too
 		r.Bind += " on " + d.index.index.Name
+		if r.meter != nil { // metered by the index it reads (observe, capacity)
+			r.meter = db.meter(s, op, m.Name, d.name, d.index.index.Name)
+		}
 	}
 	if s.walk != nil {
 		r.w = *s.walk

@@ -130,7 +130,7 @@ func runIndexScan(it readIter, dst reflect.Value, y itemYield) {
 		return
 	}
 	mem, typed := d.members[0], d.projects(d.table.schema.TypeAttr)
-	r.each(it.ctx, db.client, func(item map[string]types.AttributeValue) bool {
+	r.each(it.ctx, db.via(r.meter, 0), func(item map[string]types.AttributeValue) bool {
 		if r.expiry.expired(item) {
 			return true
 		}

@@ -85,3 +85,35 @@ func TestIntoNilIsRefusedBeforeSending(t *testing.T) {
 	require.ErrorIs(t, err, st.ErrInvalidInput)
 	assert.Empty(t, c.Calls(), "nothing sent")
 }
+
+// A ScanIndex pattern's Scan is metered as Entity.Scan is, by the index
+// it reads (atkC F10: its requests reached neither the observer nor
+// capacity.Into).
+func TestIndexScanIsMetered(t *testing.T) {
+	m := newModel(t)
+	c := &singletabletest.Client{}
+	c.ScanFunc = func(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		out := &dynamodb.ScanOutput{}
+		if in.ReturnConsumedCapacity != "" {
+			out.ConsumedCapacity = &types.ConsumedCapacity{TableName: in.TableName, CapacityUnits: aws.Float64(2),
+				GlobalSecondaryIndexes: map[string]types.Capacity{"GSI1": {CapacityUnits: aws.Float64(2)}}}
+		}
+		return out, nil
+	}
+	rec := &observe.Recorder{}
+	db := st.New(c, m.Table, observe.With(rec.Observe))
+	var got capacity.Consumed
+	scan := m.Docs.Pattern("DocsInGSI1").On("GSI1").ScanIndex().Must()
+	for _, err := range scan.Scan(context.Background(), db, capacity.Into(&got)) {
+		require.NoError(t, err)
+	}
+	require.Len(t, c.Calls(), 1)
+	assert.Equal(t, types.ReturnConsumedCapacityIndexes, c.Calls()[0].Input.(*dynamodb.ScanInput).ReturnConsumedCapacity)
+	assert.Equal(t, 1, got.Requests)
+	assert.Equal(t, 2.0, got.Read)
+	reqs := rec.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "Scan", reqs[0].Operation)
+	assert.Equal(t, "GSI1", reqs[0].Index)
+	assert.Equal(t, "Doc", reqs[0].Entity)
+}
