@@ -109,23 +109,26 @@ func (e *Entity) AddKeysIn(dst map[string]types.AttributeValue, v reflect.Value,
 			continue
 		}
 		keyStart, keySpans := len(buf), len(spans)
+		// This index's own: an earlier index's missing key (its error
+		// set) says nothing of this one's.
 		var missing bool
+		var keyErr error
 		if ei.PKFrom == KeyOwn {
-			buf, missing, err = e.appendKey(buf, ei.PK, ei.Index.PK, MaxPartitionKeyBytes, v, nil)
-			if err == nil {
+			buf, missing, keyErr = e.appendKey(buf, ei.PK, ei.Index.PK, MaxPartitionKeyBytes, v, nil)
+			if keyErr == nil {
 				spans = append(spans, keySpan{ei.Index.PK, keyStart, len(buf)})
 			}
 		}
-		if err == nil && ei.SK != nil && ei.SKFrom == KeyOwn {
+		if keyErr == nil && ei.SK != nil && ei.SKFrom == KeyOwn {
 			start = len(buf)
-			buf, missing, err = e.appendKey(buf, ei.SK, ei.Index.SK, MaxSortKeyBytes, v, nil)
+			buf, missing, keyErr = e.appendKey(buf, ei.SK, ei.Index.SK, MaxSortKeyBytes, v, nil)
 			spans = append(spans, keySpan{ei.Index.SK, start, len(buf)})
 		}
 		switch {
 		case missing: // a key field is empty: the item is not in the index
 			buf, spans = buf[:keyStart], spans[:keySpans]
-		case err != nil:
-			return facts, err
+		case keyErr != nil:
+			return facts, keyErr
 		}
 	}
 
