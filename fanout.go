@@ -90,9 +90,12 @@ const defaultMaxFanOutRequests = 1000
 // A Query page reads ahead at most that many requests, then returns what
 // it has and a cursor; it is refused only when one bucket's shards are
 // more. All and AllBetween fetch as the loop advances, at most
-// FanOutConcurrency legs ahead of it, and are not bound by it, over any
-// range; QueryInputs and QueryBetweenInputs, which list every leg, are. It is an ErrInvalidInput below 1, or on a pattern that does not
-// fan out.
+// FanOutConcurrency legs ahead of it, and are not bound by the default
+// ceiling, over any range; given this option, they are: they yield the
+// items that many requests bring, then an ErrInvalidInput naming the
+// ceiling if the read goes on. QueryInputs and QueryBetweenInputs, which
+// list every leg, are bound by it. It is an ErrInvalidInput below 1, or on
+// a pattern that does not fan out.
 func MaxFanOutRequests(n int) interface {
 	PatternGetOption
 	EntityQueryOption
@@ -342,6 +345,11 @@ func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Valu
 		pace = read.Paced
 	}
 	run := f.Start(ctx, db.via(f.d.meter(db, f.s, f.op), 0), want, pace)
+	if f.s.read.hasFanCeiling && !eager {
+		// Given by the caller, the ceiling bounds an iterator too: it
+		// reads what that many requests bring, then says why it stops.
+		run.Ceiling = f.limit
+	}
 	defer run.Stop()
 	for n := 0; want == 0 || n < want; {
 		item, r, _, ok, err := run.Pull(false)
@@ -351,6 +359,10 @@ func fanAll(ctx context.Context, db *DB, f *fanReq, eager bool, dst reflect.Valu
 			return
 		}
 		if !ok {
+			if !run.Done() {
+				dst.SetZero()
+				y.item(&InputError{Op: f.op, Reason: fmt.Sprintf("the read is a %s: it reached its fan-out ceiling, MaxFanOutRequests(%d), after %d requests, before its end; raise it, or read in pages (Query, QueryBetween) and resume from their cursors", f.describe(), f.limit, run.Requests)})
+			}
 			return
 		}
 		dst.SetZero()

@@ -265,14 +265,51 @@ func TestFanOutCeiling(t *testing.T) {
 	}
 	assert.Equal(t, 5, n, "33 buckets left, 7 a page")
 	assert.Len(t, c.Calls(), 33)
-	// An iterator fetches as it goes: not refused.
+	// An iterator fetches as it goes: not refused, and not bound by the
+	// default ceiling.
 	c.Reset()
-	for _, err := range deviceReadings.AllBetween(ctx, db, from, to, st.MaxFanOutRequests(3)) {
+	for _, err := range deviceReadings.AllBetween(ctx, db, from, to) {
 		require.NoError(t, err)
 	}
 	assert.Len(t, c.Calls(), 40)
 	_, err = readingsInHour.QueryInputs(db, reading{DeviceID: "d", At: hour(1, 0)}, st.MaxFanOutRequests(0), st.PartialTime(st.Day))
 	assert.ErrorIs(t, err, st.ErrInvalidInput)
+}
+
+// Given MaxFanOutRequests, an iterator is bound by it: it yields what that
+// many requests bring, in order, then an ErrInvalidInput naming the
+// ceiling (atkC F9: the option was accepted and ignored, and a loop over
+// a long range of empty buckets sent a request per bucket).
+func TestFanOutIteratorCeilingGiven(t *testing.T) {
+	rs := hourly(6) // one reading in each of the first 6 hours
+	c, db := readingsMock(t, rs)
+	from, to := reading{DeviceID: "d", At: hour(0, 0)}, reading{At: hour(0, 0).Add(39 * time.Hour)}
+	for _, conc := range []int{1, 2, 32} {
+		c.Reset()
+		var got []reading
+		var errs []error
+		for r, err := range deviceReadings.AllBetween(ctx, db, from, to, st.MaxFanOutRequests(4), st.FanOutConcurrency(conc)) {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			got = append(got, r)
+		}
+		assert.Equal(t, rs[:4], got, "concurrency %d: the first 4 buckets' items, in order", conc)
+		require.Len(t, errs, 1, "concurrency %d", conc)
+		assert.ErrorIs(t, errs[0], st.ErrInvalidInput)
+		assert.ErrorContains(t, errs[0], "MaxFanOutRequests(4)")
+		assert.Len(t, c.Calls(), 4, "concurrency %d", conc)
+	}
+	// A read within the ceiling ends without an error.
+	c.Reset()
+	n := 0
+	for _, err := range deviceReadings.AllBetween(ctx, db, from, reading{At: hour(5, 0)}, st.MaxFanOutRequests(6)) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 6, n)
+	assert.Len(t, c.Calls(), 6)
 }
 
 // readingsMock is a DB whose client answers each Query with the readings

@@ -328,6 +328,10 @@ func (run *Run) take(res result) {
 	l.start, l.ended = res.next, len(res.next) == 0
 }
 
+// Done reports whether the read got to its end: false after Pull stopped
+// at the Ceiling.
+func (run *Run) Done() bool { return run.g >= run.f.Groups }
+
 // Pull returns the next item in merge order, the request of the leg it is
 // from, and how many items the group's legs hold buffered from it on, it
 // included (a merged page sizes its slice from it: once, rather than leg
