@@ -91,6 +91,44 @@ func TestAdoptAllSkipsOtherEntitiesByKeys(t *testing.T) {
 	assert.Len(t, c.Calls(), 1)
 }
 
+// On a table read by its keys, the items the library wrote carry the type
+// attribute: a read of another entity skips them by it, as it skips the
+// untyped ones by their keys, in queries and scans, and so does a
+// query of any entity over items of a type no entity declares (atkB F11:
+// each failed the read with ErrWrongEntity).
+func TestAdoptReadsSkipTypedItemsOfOthers(t *testing.T) {
+	c, db, msgs := adoptChatUnit(t)
+	items := []map[string]types.AttributeValue{
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:05Z"), "Room": adoptUnitS("r1")},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("Join:ann"), "Room": adoptUnitS("r1"), "User": adoptUnitS("ann")},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("Join:bob"), "Room": adoptUnitS("r1"), "User": adoptUnitS("bob"), "_type": adoptUnitS("Join")},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:06Z"), "Room": adoptUnitS("r1"), "_type": adoptUnitS("Message")},
+		{"PK": adoptUnitS("ROOM#r1"), "SK": adoptUnitS("2026-01-02T03:04:07Z"), "Room": adoptUnitS("r1"), "_type": adoptUnitS("Comment")},
+	}
+	c.QueryFunc = func(context.Context, *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return &dynamodb.QueryOutput{Items: items}, nil
+	}
+	c.ScanFunc = func(context.Context, *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		return &dynamodb.ScanOutput{Items: items}, nil
+	}
+	ctx := context.Background()
+	page, err := msgs.Query(ctx, db, adoptUnitMessage{Room: "r1"})
+	require.NoError(t, err)
+	assert.Len(t, page.Items, 2, "the untyped message and the typed one")
+	n := 0
+	for _, err := range msgs.All(ctx, db, adoptUnitMessage{Room: "r1"}) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n)
+	n = 0
+	for _, err := range msgs.Scan(ctx, db) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n)
+}
+
 // An untyped item whose keys parse as one entity but whose attribute has the
 // wrong type is a *DecodeError naming the attribute: the keys say which
 // entity it is; its attributes do not make it of none.

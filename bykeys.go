@@ -100,14 +100,19 @@ func (m *entityModel) checkByKeys(op string, item map[string]types.AttributeValu
 	return m.table.unknownByKeys(item, found)
 }
 
-// otherByKeys reports whether an item a read of m returned is, by its
-// keys, not m's: another entity's, or of no entity the model declares (the
-// other code's counters and locks). Skip it: the read filters on no type,
-// and a typed table's filter would have left both out. An item m's
-// templates parse along with another's is ambiguous: an error.
+// otherByKeys reports whether an item a read of m returned is not m's:
+// its type attribute names another type (the library's writes carry it),
+// or, without one, its keys are another entity's, or of no entity the
+// model declares (the other code's counters and locks). Skip it: the read
+// filters on no type, and a typed table's filter would have left all of
+// them out. An untyped item m's templates parse along with another's is
+// ambiguous: an error.
 func (m *entityModel) otherByKeys(op string, item map[string]types.AttributeValue) (bool, error) {
-	if !m.table.untyped(item) {
+	if !m.table.schema.TypeByKeys {
 		return false, nil
+	}
+	if t, typed := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS); typed {
+		return t.Value != m.Name, nil
 	}
 	found := m.table.byKeys(op, item)
 	switch {
