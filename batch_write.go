@@ -232,8 +232,11 @@ func (db *DB) BatchWriteInputs(ops []BatchOp) ([]*dynamodb.BatchWriteItemInput, 
 //
 // Checked before sending: items of another table, entities with unique
 // fields, bad keys, items over 400 KB, two items with the same key.
-// BatchWriteItem is not atomic: on error, the items not listed in the
-// BatchError were written.
+// BatchWriteItem takes no condition, so nothing is checked against the
+// stored items: a versioned entity's BatchPut stores the version given
+// plus one, and its BatchDelete deletes, without comparing versions (see
+// Version). BatchWriteItem is not atomic: on error, the items not listed
+// in the BatchError were written.
 func (db *DB) BatchWrite(ctx context.Context, ops []BatchOp, opts ...BatchWriteOption) error {
 	const op = "BatchWrite"
 	s, err := collect(op, opts)

@@ -21,6 +21,11 @@ import (
 //   - Update and Delete of a key whose version is n need the stored version
 //     to be n; a key with version 0 skips the check (Update still stores
 //     the version plus one, so that other writers see the change).
+//   - BatchWrite cannot check: BatchWriteItem takes no condition. A
+//     BatchPut stores the version given plus one, unchecked, and a
+//     BatchDelete deletes whatever version is stored. Use them for loads
+//     and cleanups no other writer races with; Put and Delete (or a
+//     transaction) where one may.
 //
 // A write whose check fails returns a *VersionConflictError, which matches
 // ErrVersionConflict and ErrConditionFailed and carries the item as stored
