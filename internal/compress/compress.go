@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -131,6 +132,9 @@ var ErrUnknownCodec = errors.New("compressed with a codec this program has not r
 // ErrCorrupt is a stored value whose header is well-formed but whose
 // payload does not decompress to the value the header describes.
 var ErrCorrupt = errors.New("the compressed value is damaged")
+
+// errNotUTF8 is a decompressed string that is not UTF-8.
+var errNotUTF8 = errors.New("a string is not valid UTF-8")
 
 // known names the library's codec ids for the message of a value stored
 // with one the program does not register.
@@ -304,6 +308,9 @@ func Load(av types.AttributeValue) (types.AttributeValue, error) {
 	}
 	switch kind {
 	case kindS:
+		if !utf8.Valid(data) {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, errNotUTF8)
+		}
 		// data is this call's own and never written again: the string
 		// over it saves a copy of the decompressed field.
 		return &types.AttributeValueMemberS{Value: unsafe.String(unsafe.SliceData(data), len(data))}, nil

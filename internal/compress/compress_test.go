@@ -3,6 +3,7 @@ package compress
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
@@ -132,6 +133,22 @@ func TestHeaderRule(t *testing.T) {
 	_, err := Load(&types.AttributeValueMemberB{Value: hdr(IDGzip, kindS, 100, "not gzip at all")})
 	require.ErrorIs(t, err, ErrCorrupt)
 	assert.Contains(t, err.Error(), "gzip")
+
+	// A string that decompresses to bytes no write could have stored (not
+	// UTF-8), at the top level or inside a value, is damage too.
+	notUTF8 := bytes.Repeat([]byte{0xff, 0xfe, 0xfd}, 1000)
+	payload, err := gzipCodec{}.Compress(nil, notUTF8)
+	require.NoError(t, err)
+	_, err = Load(&types.AttributeValueMemberB{Value: hdr(IDGzip, kindS, len(notUTF8), string(payload))})
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "UTF-8")
+	inValue := append([]byte{tagS}, binary.AppendUvarint(nil, uint64(len(notUTF8)))...)
+	inValue = append(inValue, notUTF8...)
+	payload, err = gzipCodec{}.Compress(nil, inValue)
+	require.NoError(t, err)
+	_, err = Load(&types.AttributeValueMemberB{Value: hdr(IDGzip, kindV, len(inValue), string(payload))})
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "UTF-8")
 
 	_, err = Load(&types.AttributeValueMemberB{Value: hdr(IDZstd, kindS, 100, "zstd frame")})
 	require.ErrorIs(t, err, ErrUnknownCodec)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -104,8 +105,13 @@ func (r *valueReader) bytes() ([]byte, error) {
 	return out, nil
 }
 
+// str reads a string, which DynamoDB holds as UTF-8 only: anything else
+// is damage, not a value any write could have stored.
 func (r *valueReader) str() (string, error) {
 	b, err := r.bytes()
+	if err == nil && !utf8.Valid(b) {
+		return "", errNotUTF8
+	}
 	return string(b), err
 }
 
