@@ -19,6 +19,7 @@ import (
 func init() {
 	bridge.Migrate = openMigration
 	bridge.Backfills = backfills
+	bridge.Throttled = isThrottle
 }
 
 // migration is a bridge.Migration: entity m's items walked by r.
@@ -69,9 +70,9 @@ func (g *migration) Sleep(ctx context.Context, d time.Duration) error { return g
 
 func (g *migration) Resume(position string) error { return g.r.open(g.db.cursor.keys, position) }
 
-func (g *migration) Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) error, done func(string) error) error {
+func (g *migration) Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) (bool, error), done func(string) error) error {
 	g.r.onPage = func(p ScanProgress) error { return done(p.Position) }
-	return g.r.walk(ctx, g.db.via(g.r.meter, 0), func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
+	return g.r.walk(ctx, g.db.via(g.r.meter, 0), func(ctx context.Context, _ int, out *dynamodb.ScanOutput) (bool, error) {
 		return page(ctx, g.m.dropOthers(g.op, out))
 	})
 }

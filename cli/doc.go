@@ -38,7 +38,8 @@
 // configuration (environment, shared files, AWS_ENDPOINT_URL_DYNAMODB).
 // migrate and backfill take -dry-run, -segments N (at least 1; left out,
 // migrate's default), -rate N (items per second; 0 is no limit) and
-// -checkpoint FILE. Wrong arguments (a table name DynamoDB refuses, an
+// -checkpoint FILE (a run resumed from it retries the items that failed
+// before: running until exit 0 migrates every item). Wrong arguments (a table name DynamoDB refuses, an
 // index the entity writes no key into, -format on an export other than
 // cloudformation) are found before connecting: exit 2, nothing sent.
 //

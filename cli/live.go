@@ -157,7 +157,7 @@ func (c *call) migrateFlags() func() ([]migrate.Option, error) {
 	dry := c.flags.Bool("dry-run", false, "report what would change; write nothing")
 	segments := c.flags.Int("segments", 0, "parallel scan segments, at least 1 (default: the migrate package's)")
 	rate := c.flags.Float64("rate", 0, "at most this many items written per second (0: no limit)")
-	checkpoint := c.flags.String("checkpoint", "", "save the position to this file, and resume from it")
+	checkpoint := c.flags.String("checkpoint", "", "save the position to this file, and resume from it (pages with failed items are read again: run until exit 0)")
 	return func() ([]migrate.Option, error) {
 		if c.given("segments") && *segments < 1 {
 			return nil, usagef("-segments %d: at least 1 (leave it out for the default)", *segments)

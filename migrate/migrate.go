@@ -91,7 +91,10 @@ type Failure struct {
 // another error to report the item failed. The returned error is what
 // stopped the migration (a cancelled context, a failed scan, a checkpoint
 // that could not be saved); items that failed are in the report, which is
-// returned in either case once the scan started.
+// returned in either case once the scan started. A write DynamoDB
+// throttles past the SDK's own retries is made again after a wait (100 ms,
+// doubled each time) up to 5 times before the item fails. With
+// SaveCheckpoints, a resumed migration retries the failed items.
 func Run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], transform func(ctx context.Context, v *T) error, opts ...Option) (*Report, error) {
 	if e == nil {
 		return nil, &st.InputError{Op: "migrate.Run", Reason: "the entity is nil"}
@@ -157,6 +160,7 @@ type migration[T any] struct {
 	s      *settings
 	items  *limiter
 	units  *limiter
+	sleep  func(ctx context.Context, d time.Duration) error
 	rep    *Report
 	counts struct{ scanned, changed, skipped, failed, retried atomic.Int64 }
 	mu     sync.Mutex // guards rep.Failures and rep.ConsumedCapacity
@@ -212,7 +216,7 @@ func run[T any](ctx context.Context, db *st.DB, e *st.Entity[T], op string, fn f
 	if sleep == nil {
 		sleep = g.Sleep
 	}
-	mg.items, mg.units = newLimiter(s.items, now, sleep), newLimiter(s.units, now, sleep)
+	mg.items, mg.units, mg.sleep = newLimiter(s.items, now, sleep), newLimiter(s.units, now, sleep), sleep
 	if s.store != nil {
 		pos, err := s.store.Load(ctx)
 		if err != nil {
@@ -266,19 +270,24 @@ func (mg *migration[T]) save(ctx context.Context, pos string) error {
 }
 
 // page handles the items of one page of a segment, one after the other.
-func (mg *migration[T]) page(ctx context.Context, page *dynamodb.ScanOutput) error {
+// A page with a failed item is to be read again (again): a migration
+// resumed from a checkpoint retries its items, so that running it until
+// it reports no failure migrates every item.
+func (mg *migration[T]) page(ctx context.Context, page *dynamodb.ScanOutput) (again bool, err error) {
 	if err := mg.units.take(ctx, mg.consumed(false, page.ConsumedCapacity)); err != nil {
-		return err
+		return false, err
 	}
 	for _, raw := range page.Items {
 		if err := mg.items.take(ctx, 1); err != nil {
-			return err
+			return false, err
 		}
-		if err := mg.item(ctx, raw); err != nil {
-			return err
+		failed, err := mg.item(ctx, raw)
+		if err != nil {
+			return false, err
 		}
+		again = again || failed
 	}
-	return nil
+	return again, nil
 }
 
 // outcome is what one attempt at an item came to.
@@ -287,21 +296,24 @@ type outcome uint8
 const (
 	outChanged outcome = iota
 	outSkipped
-	outConflict // another writer changed the item: read it again
+	outConflict  // another writer changed the item: read it again
+	outThrottled // DynamoDB throttled the write: write it again, later
 	outFailed
 )
 
-// item migrates one item, reading it again after a conflict. Only what
-// stops the whole migration (a cancelled context) is returned. The item
-// counts as scanned with its outcome, so that Report.Scanned is the sum
-// of the outcomes: an item left unfinished counts nowhere.
-func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) error {
+// item migrates one item, reading it again after a conflict, and reports
+// whether it failed. Only what stops the whole migration (a cancelled
+// context) is returned. The item counts as scanned with its outcome, so
+// that Report.Scanned is the sum of the outcomes: an item left unfinished
+// counts nowhere.
+func (mg *migration[T]) item(ctx context.Context, raw map[string]types.AttributeValue) (failed bool, err error) {
 	key := mg.g.KeyOf(raw)
 	if _, ok := mg.moved.Load(keyString(key)); ok {
-		return nil
+		return false, nil
 	}
 	revs := mg.revisions(raw)
-	for attempt := 0; ; attempt++ {
+	attempt, throttled := 0, 0 // retries after a conflict, after a throttle
+	for {
 		out, err := mg.try(ctx, raw)
 		switch {
 		case out == outChanged && err == nil:
@@ -311,36 +323,54 @@ func (mg *migration[T]) item(ctx context.Context, raw map[string]types.Attribute
 		case ctx.Err() != nil:
 			// Cancelled: not the item's failure, and not a conflict to
 			// retry; a resumed migration handles it again.
-			return ctx.Err()
+			return false, ctx.Err()
 		case out == outChanged: // written, then the pacing wait failed
 			mg.count(&mg.counts.changed, revs.written())
-			return err
-		case out == outFailed:
+			return false, err
+		case out == outThrottled && throttled < maxThrottleRetries:
+			// The SDK's retries are spent: wait longer, and write again.
+			throttled++
+			if err := mg.sleep(ctx, throttleDelay(throttled)); err != nil {
+				return false, err
+			}
+			continue
+		case out == outFailed || out == outThrottled:
 			mg.fail(key, err, revs)
+			return true, nil
 		case out == outConflict:
 			if attempt >= mg.s.retries {
 				mg.fail(key, fmt.Errorf("singletable: %s: the item kept changing: %d retries: %w", mg.op, mg.s.retries, err), revs)
-				return nil
+				return true, nil
 			}
+			attempt++
 			mg.counts.retried.Add(1)
 			if raw, err = mg.reread(ctx, key); err != nil || raw == nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return false, ctx.Err()
 				}
 				if err != nil {
 					mg.fail(key, err, revs)
-				} else {
-					revs.after = noRevision
-					mg.count(&mg.counts.skipped, revs) // deleted meanwhile
+					return true, nil
 				}
-				return nil
+				revs.after = noRevision
+				mg.count(&mg.counts.skipped, revs) // deleted meanwhile
+				return false, nil
 			}
 			revs.after = mg.revisions(raw).after
 			continue
 		}
-		return nil
+		return false, nil
 	}
 }
+
+// maxThrottleRetries is how often a migration writes an item again after
+// DynamoDB throttled the write (past the SDK's own retries).
+const maxThrottleRetries = 5
+
+// throttleDelay is the wait before the n-th write again of a throttled
+// item (from 1): 100 ms doubled each time, up to 1.6 s, the migration's
+// other segments going on meanwhile.
+func throttleDelay(n int) time.Duration { return 100 * time.Millisecond << (n - 1) }
 
 // noRevision is an itemRevisions entry counted nowhere.
 const noRevision = -1
@@ -460,6 +490,9 @@ func (mg *migration[T]) try(ctx context.Context, raw map[string]types.AttributeV
 			var ccf *types.ConditionalCheckFailedException
 			if errors.As(err, &ccf) {
 				return outConflict, opError(mg.op, err)
+			}
+			if bridge.Throttled(err) {
+				return outThrottled, opError(mg.op, err)
 			}
 			return outFailed, opError(mg.op, err)
 		}

@@ -467,3 +467,109 @@ func TestIntegrationBackfillLocalIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), rep.Skipped, "everything is in shape already")
 }
+
+// TestIntegrationMigrateResumeRetriesFailedItems: a page with a failed
+// item does not move the checkpoint past it, so that running a
+// checkpointed migration again until a run reports no failure migrates
+// every item (the position used to count failed items as handled: the
+// runs converged on "complete" with items never written).
+func TestIntegrationMigrateResumeRetriesFailedItems(t *testing.T) {
+	ctx := context.Background()
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
+	const n = 200
+	testmodel.LoadDocs(t, ctx, db1, m1, n)
+	db2, m2 := v2DB(t, ctx, db1)
+	upper := func(_ context.Context, d *testmodel.MigDoc) error { d.Title = strings.ToUpper(d.Title); return nil }
+
+	store := &memStore{}
+	var changed int64
+	runs := 0
+	for ; runs < 20; runs++ {
+		// Every run fails some writes outright (a server error after the
+		// SDK's retries) and stops at a cancelled write, as a crash.
+		faulty := singletabletest.NewFaultClient(db2.Client(), singletabletest.Faults{
+			Seed: uint64(runs + 1), Ops: []string{"PutItem"}, ServerError: 0.1, Cancel: 0.01})
+		rep, err := migrate.Run(ctx, db2.WithClient(faulty), m2.Docs, upper,
+			migrate.Segments(2), migrate.PageSize(20), migrate.SaveCheckpoints(store, 0))
+		require.NotNil(t, rep)
+		changed += rep.Changed
+		if err == nil && rep.Failed == 0 {
+			break
+		}
+		if err == nil {
+			assert.NotEmpty(t, rep.Failures)
+		}
+	}
+	require.Less(t, runs, 20, "the runs never reported success")
+	assert.Equal(t, int64(n), changed, "every item changed once across the runs")
+	total := 0
+	for o := range 3 {
+		got := ownerDocs(t, ctx, db2, m2, fmt.Sprint("o", o))
+		total += len(got)
+		for _, d := range got {
+			want := testmodel.MigTestDoc(d.N)
+			want.Title = strings.ToUpper(want.Title)
+			assert.Equal(t, want, d, "item %d", d.N)
+		}
+	}
+	assert.Equal(t, n, total, "every item is in the new index")
+
+	// The successful run's position says complete; a fresh run changes
+	// nothing.
+	rep, err := migrate.Run(ctx, db2, m2.Docs, upper, migrate.Segments(2), migrate.PageSize(20), migrate.SaveCheckpoints(store, 0))
+	require.NoError(t, err)
+	assert.Zero(t, rep.Scanned)
+	rep, err = migrate.Run(ctx, db2, m2.Docs, upper)
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), rep.Skipped)
+}
+
+// TestIntegrationMigrateRetriesThrottledWrites: a write DynamoDB throttles
+// past the SDK's retries is written again after a wait, not failed.
+func TestIntegrationMigrateRetriesThrottledWrites(t *testing.T) {
+	ctx := context.Background()
+	m1 := testmodel.NewMigModel(t, false)
+	db1 := singletabletest.LocalDB(t, m1.Table)
+	const n = 60
+	testmodel.LoadDocs(t, ctx, db1, m1, n)
+	db2, m2 := v2DB(t, ctx, db1)
+	faulty := singletabletest.NewFaultClient(db2.Client(), singletabletest.Faults{Seed: 7, Ops: []string{"PutItem"}, Throttle: 0.3})
+	var mu sync.Mutex
+	var waits []time.Duration
+	rep, err := migrate.Run(ctx, db2.WithClient(faulty), m2.Docs, func(context.Context, *testmodel.MigDoc) error { return nil },
+		migrate.Timing(time.Now, func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			waits = append(waits, d)
+			return nil
+		}))
+	require.NoError(t, err)
+	assert.Empty(t, rep.Failures)
+	assert.Equal(t, int64(n), rep.Changed)
+	throttled := 0
+	for _, f := range faulty.Injected() {
+		if f.Fault == "Throttle" {
+			throttled++
+		}
+	}
+	require.NotZero(t, throttled)
+	assert.Len(t, waits, throttled, "one wait before each write again")
+	assert.Contains(t, waits, 100*time.Millisecond)
+
+	// A write throttled on every attempt fails, after 5 writes again.
+	m3 := testmodel.NewMigModel(t, false)
+	db3 := singletabletest.LocalDB(t, m3.Table)
+	testmodel.LoadDocs(t, ctx, db3, m3, 1)
+	db4, m4 := v2DB(t, ctx, db3)
+	always := singletabletest.NewFaultClient(db4.Client(), singletabletest.Faults{Ops: []string{"PutItem"}, Throttle: 1})
+	waits = nil
+	rep, err = migrate.Run(ctx, db4.WithClient(always), m4.Docs, func(context.Context, *testmodel.MigDoc) error { return nil },
+		migrate.Timing(time.Now, func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
+	require.NoError(t, err)
+	require.Len(t, rep.Failures, 1)
+	var pte *types.ProvisionedThroughputExceededException
+	assert.ErrorAs(t, rep.Failures[0].Err, &pte)
+	assert.Len(t, always.Injected(), 6)
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond}, waits)
+}

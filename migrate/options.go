@@ -147,7 +147,8 @@ func CapacityLimit(n float64) Option {
 // MaxRetries sets how often a migration writes an item again after
 // another writer changed it between the read and the write (default 3; 0:
 // never); past it, the item is reported failed and left as the other
-// writer made it.
+// writer made it. A write DynamoDB throttles is retried apart from it
+// (see Run).
 func MaxRetries(n int) Option {
 	return option(func(s *settings) string {
 		if n < 0 {
@@ -173,11 +174,15 @@ func OnChange(f func(Change)) Option {
 // SaveCheckpoints makes a migration resume from the position store holds
 // (if any), and save its position there at least every interval (0:
 // after every page) and when it ends, even by an error or a cancelled
-// context. A position covers only pages whose every item was handled, so
-// a resumed migration handles some items again: those already migrated
-// are skipped. Once the migration completes, the stored position says so,
-// and running it again with the same store does nothing: give a fresh
-// store (or Save "") to run it again.
+// context. A position covers only pages whose every item was handled
+// without failure: a segment's position stays before its first page with
+// a failed item, the run reading on, so a resumed migration handles some
+// items again (those already migrated are skipped) and retries the failed
+// ones. Running a migration again with the same store until a run reports
+// no failure and no error migrates every item. Once the migration
+// completes with no failure, the stored position says so, and running it
+// again with the same store does nothing: give a fresh store (or Save "")
+// to run it again.
 func SaveCheckpoints(store CheckpointStore, every time.Duration) Option {
 	return option(func(s *settings) string {
 		switch {

@@ -63,8 +63,11 @@ type Migration interface {
 	// Walk reads every page left, its Scan requests asking for the
 	// consumed capacity, and hands each to page; after each page a
 	// segment finished, it calls done with the position after every page
-	// handled so far. An error of page or done stops the walk.
-	Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) error, done func(position string) error) error
+	// handled so far. An error of page or done stops the walk. A page
+	// for which page reports again (some of its items failed) is read
+	// again by a walk resumed from a later position: its segment's
+	// position stays before it.
+	Walk(ctx context.Context, page func(context.Context, *dynamodb.ScanOutput) (again bool, err error), done func(position string) error) error
 	// Position is the position after every page handled so far.
 	Position() (string, error)
 	// Rescope resolves the move of unique field's guards to their scoped
@@ -83,6 +86,11 @@ var Migrate func(op string, db, entity any, walk MigrateWalk) (Migration, error)
 // *singletable.Entity[T]) cannot backfill index: it is not declared on
 // the entity's table, or the entity writes no key of its own into it.
 var Backfills func(op string, entity any, index string) error
+
+// Throttled reports whether err is DynamoDB refusing a request for
+// capacity or rate, which a later retry can pass (as BatchWrite retries
+// it).
+var Throttled func(err error) bool
 
 // Rescope is the root's side of migrate.ScopeUnique: moving the guard
 // items of one unique field, declared within a scope, from the table-wide

@@ -103,23 +103,16 @@ func IsOpError(err error) bool {
 // results end; with onePage and no want, it also ends after the first
 // DynamoDB page that had a counted item. It adds what the read cost to
 // scanned and requests, and returns the key to resume from: nil at the end.
+// With want, each request's Limit is what readAhead makes of the
+// responses before it.
 func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, scanned, requests *int, emit Emit) (map[string]types.AttributeValue, error) {
 	start := r.Query.ExclusiveStartKey
 	n := 0
-	read, matched := 0, 0
+	var ra readAhead
 	for first := true; ; first = false {
 		lim := 0
 		if want > 0 {
-			rem := want - n
-			lim = rem
-			if matched < read && read > 0 {
-				// Items are being filtered: read ahead in proportion, at
-				// most 1000 at a time; a page that ends early resumes from
-				// its last item, so nothing is skipped.
-				ratio := (read + max(matched, 1) - 1) / max(matched, 1)
-				lim = max(rem, min(rem*ratio, 1000))
-			}
-			lim = min(lim, 1<<30)
+			lim = ra.limit(want - n)
 		}
 		// The first page is the call's own request when it asks for what
 		// the page needs; each later page is a request of its own, maps
@@ -145,8 +138,6 @@ func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, s
 			return nil, OpError(r.Op, err)
 		}
 		*scanned += int(res.ScannedCount)
-		read += int(res.ScannedCount)
-		matched += len(res.Items)
 		items := res.Items
 		pageCounted := 0
 		for i := 0; i < len(items); {
@@ -172,8 +163,7 @@ func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, s
 					}
 				}
 				if r.Src != nil && r.Src.Expired(item) {
-					matched-- // read ahead as for a filtered item
-					continue
+					continue // uncounted: read ahead as for a filtered item
 				}
 				left := len(items) - j
 				if want > 0 {
@@ -199,6 +189,7 @@ func (r *Req) Run(ctx context.Context, client Querier, want int, onePage bool, s
 		if len(res.LastEvaluatedKey) == 0 {
 			return nil, nil
 		}
+		ra.took(lim, int(res.ScannedCount), pageCounted)
 		if start != nil && codec.EqualItems(res.LastEvaluatedKey, start) {
 			// DynamoDB never does this; a Client that does (a mock answering
 			// every call alike) would keep the read going for ever.

@@ -63,6 +63,12 @@ type segState struct {
 	key     map[string]types.AttributeValue // the page to read next starts after it
 	done    bool
 	scanned int64
+	// held: a page of the segment was not finished (PageFunc's again), so
+	// its position stays where it stood before that page (heldKey, of
+	// heldScanned items) while the walk reads on.
+	held        bool
+	heldKey     map[string]types.AttributeValue
+	heldScanned int64
 }
 
 // Reset has every segment start from the beginning.
@@ -98,9 +104,12 @@ func (w *Walk) First() *dynamodb.ScanInput {
 	return w.Input(0, nil)
 }
 
-// PageFunc handles one page of segment seg; once it returns nil, the
-// segment's position moves past the page.
-type PageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) error
+// PageFunc handles one page of segment seg; once it returns a nil error,
+// the segment's position moves past the page, unless again says the page
+// is to be read again by a walk resumed from the position (a migration
+// whose items failed): then the walk reads on, but the segment's position
+// stays before the page, with what it read after it.
+type PageFunc func(ctx context.Context, seg int, page *dynamodb.ScanOutput) (again bool, err error)
 
 // Run reads every segment left, Concurrency at a time, handing each page
 // to handle, until every segment is done or one fails (which stops the
@@ -149,21 +158,26 @@ func (w *Walk) segment(ctx context.Context, client Scanner, seg int, handle Page
 		if err != nil {
 			return OpError(w.Op, err)
 		}
-		if err := handle(ctx, seg, out); err != nil {
+		again, err := handle(ctx, seg, out)
+		if err != nil {
 			return err
 		}
-		done, err := w.advance(seg, out)
+		done, err := w.advance(seg, out, again)
 		if done || err != nil {
 			return err
 		}
 	}
 }
 
-// advance moves segment seg past a page it handled, and reports progress.
-func (w *Walk) advance(seg int, out *dynamodb.ScanOutput) (done bool, err error) {
+// advance moves segment seg past a page it handled, and reports progress;
+// again holds the segment's position before the page (PageFunc).
+func (w *Walk) advance(seg int, out *dynamodb.ScanOutput, again bool) (done bool, err error) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	s := &w.segs[seg]
+	if again && !s.held {
+		s.held, s.heldKey, s.heldScanned = true, s.key, s.scanned
+	}
 	s.key, s.scanned = out.LastEvaluatedKey, s.scanned+int64(out.ScannedCount)
 	if len(s.key) == 0 {
 		s.done = true
@@ -200,17 +214,17 @@ func (w *Walk) Each(ctx context.Context, client Scanner, each func(map[string]ty
 	var walkErr error
 	go func() {
 		defer close(pages)
-		walkErr = w.Run(ctx, client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) error {
+		walkErr = w.Run(ctx, client, func(ctx context.Context, _ int, out *dynamodb.ScanOutput) (bool, error) {
 			p := scanPage{items: out.Items, handled: make(chan bool, 1)}
 			select {
 			case pages <- p:
 			case <-ctx.Done():
-				return ctx.Err()
+				return false, ctx.Err()
 			}
 			if all := <-p.handled; !all {
-				return errStopped
+				return false, errStopped
 			}
-			return nil
+			return false, nil
 		})
 	}()
 	stopped := false
@@ -253,6 +267,9 @@ type positionSegment struct {
 func (w *Walk) Seal() (string, error) {
 	p := positionPayload{Version: 1, Target: w.Bind, Segments: make([]positionSegment, len(w.segs))}
 	for i, s := range w.segs {
+		if s.held { // as it stood before the page to read again
+			s.key, s.done, s.scanned = s.heldKey, false, s.heldScanned
+		}
 		ps := positionSegment{Done: s.done, Scanned: s.scanned}
 		if len(s.key) > 0 {
 			key, err := encodeKey(s.key)

@@ -58,13 +58,13 @@ func TestWalkReadsEverySegmentAndReportsProgress(t *testing.T) {
 	w.Progress = func(p Progress) error { last = p; pages++; return nil }
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	err := w.Run(context.Background(), &segmented{n: 5}, func(_ context.Context, _ int, out *dynamodb.ScanOutput) error {
+	err := w.Run(context.Background(), &segmented{n: 5}, func(_ context.Context, _ int, out *dynamodb.ScanOutput) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, item := range out.Items {
 			seen[item["PK"].(*types.AttributeValueMemberS).Value] = true
 		}
-		return nil
+		return false, nil
 	})
 	if err != nil || len(seen) != 15 || pages != 9 {
 		t.Fatalf("err %v, %d items in %d pages; want 15 in 9", err, len(seen), pages)
@@ -88,7 +88,7 @@ func TestWalkPositionResumes(t *testing.T) {
 		return stop // after the first page
 	}
 	w.Concurrency = 1
-	if err := w.Run(context.Background(), client, func(context.Context, int, *dynamodb.ScanOutput) error { return nil }); !errors.Is(err, stop) {
+	if err := w.Run(context.Background(), client, func(context.Context, int, *dynamodb.ScanOutput) (bool, error) { return false, nil }); !errors.Is(err, stop) {
 		t.Fatalf("Run = %v", err)
 	}
 	r := walk(2)
@@ -121,5 +121,50 @@ func TestEachStopsWhenTheLoopDoes(t *testing.T) {
 		func(err error) { t.Errorf("fail(%v) after the loop stopped", err) })
 	if n != 3 || client.calls > 2 {
 		t.Fatalf("%d items in %d requests; want the walk stopped with the loop", n, client.calls)
+	}
+}
+
+// A page its handler wants read again holds its segment's position before
+// it while the walk reads on: a walk resumed from the final position reads
+// that page and the rest of its segment again, and nothing of the others.
+func TestWalkHoldsThePositionBeforeAPageToReadAgain(t *testing.T) {
+	w := walk(2)
+	w.Concurrency = 1
+	client := &segmented{n: 6} // 3 pages a segment
+	err := w.Run(context.Background(), client, func(_ context.Context, _ int, out *dynamodb.ScanOutput) (bool, error) {
+		pk := out.Items[0]["PK"].(*types.AttributeValueMemberS).Value
+		return pk == "0-2", nil // segment 0's second page
+	})
+	if err != nil || client.calls != 6 {
+		t.Fatalf("err %v after %d requests; want the walk to read on, 6 requests", err, client.calls)
+	}
+	pos, err := w.Seal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := walk(2)
+	if err := r.Open([][]byte{secret}, pos); err != nil {
+		t.Fatal(err)
+	}
+	if in := r.First(); aws.ToInt32(in.Segment) != 0 || in.ExclusiveStartKey["PK"].(*types.AttributeValueMemberS).Value != "0-1" {
+		t.Fatalf("resumed first request: segment %d after %v; want segment 0 after 0-1, before the page to read again", aws.ToInt32(in.Segment), in.ExclusiveStartKey)
+	}
+	var read []string
+	client.calls = 0
+	if err := r.Run(context.Background(), client, func(_ context.Context, _ int, out *dynamodb.ScanOutput) (bool, error) {
+		for _, item := range out.Items {
+			read = append(read, item["PK"].(*types.AttributeValueMemberS).Value)
+		}
+		return false, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(read, ","); got != "0-2,0-3,0-4,0-5" || client.calls != 2 {
+		t.Fatalf("resumed walk read %s in %d requests; want 0-2..0-5 in 2 (segment 1 was done)", got, client.calls)
+	}
+	if pos, _ := r.Seal(); pos == "" {
+		t.Fatal("no position")
+	} else if q := walk(2); q.Open([][]byte{secret}, pos) != nil || q.nDone != 2 {
+		t.Fatalf("after the pages were read again in full, %d segments done; want 2", q.nDone)
 	}
 }
