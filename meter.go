@@ -43,6 +43,17 @@ func (db *DB) meter(s *settings, op, entity, name, index string) *meter {
 	return &meter{c: db.client, obs: db.obs, sink: s.sink, table: db.name, op: op, entity: entity, name: name, index: index}
 }
 
+// onTable is m for a request of the same call that reads the table, not
+// the index m is for: FetchFull's BatchGetItem (nil: not metered).
+func (m *meter) onTable() *meter {
+	if m == nil || m.index == "" {
+		return m
+	}
+	t := *m
+	t.index = ""
+	return &t
+}
+
 // via is the client a request of the call metered by m is sent through:
 // db.client when m is nil. retry is how many times the library sent the
 // request's items before (batches).

@@ -211,7 +211,7 @@ func (r *readReq) fetchItems(ctx context.Context, db *DB, raws []map[string]type
 		pos[i] = j
 	}
 	found := make([]map[string]types.AttributeValue, len(keys))
-	left, requests, err := db.getItems(ctx, keys, seen, getSpec{attrs: r.fetch.attrs, consistent: r.fetch.consistent, m: r.m}, defaultConcurrency, DefaultRetryPolicy,
+	left, requests, err := db.getItems(ctx, keys, seen, getSpec{attrs: r.fetch.attrs, consistent: r.fetch.consistent, m: r.m.onTable()}, defaultConcurrency, DefaultRetryPolicy,
 		func(i int, item map[string]types.AttributeValue) { found[i] = item })
 	if len(left) > 0 {
 		if err == nil {

@@ -421,4 +421,13 @@ func TestConsumedGetItemPatternAndFetchFull(t *testing.T) {
 	assert.Equal(t, 0.5, ff.Index["ByStatus"].Read, "the keys-only entry")
 	assert.Equal(t, 1.0, ff.Table[db.TableName()].Read, "the 5 KB item, eventually consistent")
 	assert.Equal(t, 1.5, ff.Read)
+	// The observer is told the same (atkC F5: the BatchGetItem was
+	// labelled with the index).
+	reqs := rec.Requests()[1:]
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "Query", reqs[0].Operation)
+	assert.Equal(t, "ByStatus", reqs[0].Index)
+	assert.Equal(t, "BatchGetItem", reqs[1].Operation)
+	assert.Equal(t, "", reqs[1].Index, "it reads the table")
+	assert.Equal(t, "DocsByStatus", reqs[1].Name, "for the same read")
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -69,7 +70,9 @@ type Request struct {
 // Class is what kind of failure a request's error is: "" for none, then
 // "condition" (a failed condition), "cancelled" (a cancelled
 // transaction), "throttled", "validation", "conflict" (a transaction
-// conflict), "context" (the context ended), "other".
+// conflict), "context" (the context ended), "other". A transaction
+// cancelled because an action was throttled is "throttled", one cancelled
+// by a conflict "conflict", as DynamoDB reports both as cancellations.
 func (r *Request) Class() string { return Class(r.Err) }
 
 // Class classifies err as Request.Class does.
@@ -84,7 +87,7 @@ func Class(err error) string {
 	case errors.As(err, &ccf):
 		return "condition"
 	case errors.As(err, &tce):
-		return "cancelled"
+		return cancelClass(tce)
 	case errors.As(err, &tc):
 		return "conflict"
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
@@ -101,6 +104,22 @@ func Class(err error) string {
 		}
 	}
 	return "other"
+}
+
+// cancelClass classes a cancelled transaction by its reasons: DynamoDB
+// reports a throttled or conflicting transaction as a cancellation whose
+// reason says so, and a dashboard of throttles or conflicts must count it.
+func cancelClass(tce *types.TransactionCanceledException) string {
+	class := "cancelled"
+	for _, r := range tce.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+			return "throttled"
+		case "TransactionConflict":
+			class = "conflict"
+		}
+	}
+	return class
 }
 
 // Option configures With: WithoutCapacity.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -143,4 +144,25 @@ func TestUpdateRetryIsObserved(t *testing.T) {
 		"GetItem retry 1 estimated false",
 		"UpdateItem retry 1 estimated false",
 	}, got)
+}
+
+// A transaction cancelled because an action was throttled, or by a
+// conflict, is classed as such, not "cancelled": DynamoDB reports both as
+// cancellations (atkC F5).
+func TestClassOfCancelledTransactions(t *testing.T) {
+	cancelled := func(codes ...string) error {
+		e := &types.TransactionCanceledException{}
+		for _, c := range codes {
+			e.CancellationReasons = append(e.CancellationReasons, types.CancellationReason{Code: aws.String(c)})
+		}
+		return e
+	}
+	for want, err := range map[string]error{
+		"cancelled": cancelled("None", "ConditionalCheckFailed"),
+		"conflict":  cancelled("None", "TransactionConflict"),
+		"throttled": cancelled("TransactionConflict", "ThrottlingError"),
+	} {
+		assert.Equal(t, want, observe.Class(err), "%v", err)
+	}
+	assert.Equal(t, "throttled", observe.Class(fmt.Errorf("wrapped: %w", cancelled("ProvisionedThroughputExceeded"))))
 }
