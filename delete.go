@@ -120,9 +120,14 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	a, dst := newAction(dst)
 	*a = action{Action: writes.Action{Kind: actDelete}, op: op, m: m}
 	w := write{a: a, mode: mode, key: key, old: old}
-	if s.mustExist {
-		w.cond = m.table.exists
+	// Only the entity's own item is deleted (ownConds); a batch's delete
+	// takes no condition.
+	switch {
+	case s.mustExist:
+		w.cond = m.own.exists
 		a.WhenMissing = failNotFound
+	case mode != writeBatch:
+		w.cond = m.own.absentOrOwn
 	}
 	// The hooks first: a batch refuses an entity before its keys are read.
 	if err := m.managed.onDelete(&w); err != nil {
