@@ -40,6 +40,9 @@ func (m *entityModel) deleteInput(db *DB, key reflect.Value, opts []DeleteOption
 
 // Delete removes the item whose primary key fields are set in key. Deleting
 // a missing item succeeds, unless MustExist is given (then ErrNotFound).
+// Another entity's item at the key is not deleted: the condition holds the
+// item's type attribute to the entity (see Update), and Delete fails with an
+// *EntityMismatchError (ErrWrongEntity).
 //
 // On an entity with a version field, a key whose version is non-zero must
 // match the stored one (else a *VersionConflictError). On an entity with
