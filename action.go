@@ -231,6 +231,62 @@ func (m *entityModel) guardAction(op string, kind actionKind, of guardOf, owner 
 	return g, nil
 }
 
+// ownConds are an entity's conditions that an update or a delete writes
+// only the entity's own item: another entity's item stored at the same key
+// (another entity sharing the key space, other code's item) is never
+// changed, taken over nor deleted. Built once per entity: its type
+// attribute and name are constants.
+type ownConds struct {
+	// typed holds when the item's type attribute is the entity's name
+	// ("#type = :T"); on a table read by its keys (WithTypeAttribute's
+	// "keys"), also when the item has none, as its keys then say it is
+	// the entity's (the write's key is rendered from the entity's
+	// templates). Zero on a table that writes no type attribute ("omit"):
+	// nothing tells the entity there.
+	typed Cond
+	// exists: the item exists and is the entity's (an update, Delete
+	// with MustExist); absentOrOwn: the item is absent or the entity's
+	// (an upsert, Delete).
+	exists, absentOrOwn Cond
+}
+
+func newOwnConds(t *Table, name string) ownConds {
+	s := &t.schema
+	if s.TypeOmit || s.TypeAttr == "" {
+		return ownConds{exists: t.exists}
+	}
+	typed := Cond{expr.EqAttrString(s.TypeAttr, name)}
+	if s.TypeByKeys {
+		typed = Or(attrNotExists(s.TypeAttr), typed)
+	}
+	return ownConds{typed: typed, exists: And(t.exists, typed), absentOrOwn: Or(t.notExists, typed)}
+}
+
+// otherEntity reports whether a stored item a failed condition returned is
+// not this entity's by its type attribute, as its update or delete
+// checks it (ownConds): the condition failed for that.
+func (m *entityModel) otherEntity(item map[string]types.AttributeValue) bool {
+	if m.own.typed.IsZero() || len(item) == 0 {
+		return false
+	}
+	got, ok := item[m.table.schema.TypeAttr]
+	if !ok {
+		return !m.table.schema.TypeByKeys
+	}
+	s, isS := got.(*types.AttributeValueMemberS)
+	return !isS || s.Value != m.Name
+}
+
+// entityMismatch is the error of an update or delete refused because the
+// item at its key is another entity's (see otherEntity).
+func (m *entityModel) entityMismatch(key, item map[string]types.AttributeValue) *EntityMismatchError {
+	e := &EntityMismatchError{Want: m.Name, Key: key}
+	if s, ok := item[m.table.schema.TypeAttr].(*types.AttributeValueMemberS); ok {
+		e.Got = s.Value
+	}
+	return e
+}
+
 // writeMode is how a put or delete is written.
 type writeMode uint8
 
@@ -419,6 +475,11 @@ func (a *action) failure(item map[string]types.AttributeValue, err error) error 
 		}
 		return &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: ErrConditionFailed, Err: err,
 			Reason: fmt.Sprintf("the guard item of unique %s belongs to another item %s", a.guard.describe(), formatKey(a.m.guardOwner(item)))}
+	}
+	if (a.Kind == actUpdate || a.Kind == actDelete) && a.m.otherEntity(item) {
+		// Its condition holds the item to the entity's type (ownConds):
+		// nothing was written to another entity's item.
+		return a.m.entityMismatch(a.sentKey(), item)
 	}
 	ce := &ConditionError{Op: a.op, Entity: a.m.Name, Key: a.sentKey(), Item: item, Kind: failErr(a.WhenMissing), Err: err}
 	if existed {

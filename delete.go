@@ -40,6 +40,9 @@ func (m *entityModel) deleteInput(db *DB, key reflect.Value, opts []DeleteOption
 
 // Delete removes the item whose primary key fields are set in key. Deleting
 // a missing item succeeds, unless MustExist is given (then ErrNotFound).
+// Another entity's item at the key is not deleted: the condition holds the
+// item's type attribute to the entity (see Update), and Delete fails with an
+// *EntityMismatchError (ErrWrongEntity).
 //
 // On an entity with a version field, a key whose version is non-zero must
 // match the stored one (else a *VersionConflictError). On an entity with
@@ -120,9 +123,14 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 	a, dst := newAction(dst)
 	*a = action{Action: writes.Action{Kind: actDelete}, op: op, m: m}
 	w := write{a: a, mode: mode, key: key, old: old}
-	if s.mustExist {
-		w.cond = m.table.exists
+	// Only the entity's own item is deleted (ownConds); a batch's delete
+	// takes no condition.
+	switch {
+	case s.mustExist:
+		w.cond = m.own.exists
 		a.WhenMissing = failNotFound
+	case mode != writeBatch:
+		w.cond = m.own.absentOrOwn
 	}
 	// The hooks first: a batch refuses an entity before its keys are read.
 	if err := m.managed.onDelete(&w); err != nil {

@@ -23,7 +23,8 @@ func TestDeleteVersionChecked(t *testing.T) {
 	golden.Request(t, "delete/versioned", in)
 	in, err = st.WProducts.DeleteInput(db, st.WProduct{ID: "p1"})
 	require.NoError(t, err)
-	assert.Nil(t, in.ConditionExpression, "version 0: unchecked")
+	require.NotNil(t, in.ConditionExpression)
+	assert.Equal(t, "(attribute_not_exists(#n0)) OR (#n1 = :v0)", *in.ConditionExpression, "version 0: unchecked, only the entity's own item")
 }
 
 // A version-checked Delete of a missing item fails with ErrNotFound (the

@@ -40,6 +40,9 @@ type entityModel struct {
 	values recycle.Pool
 	// typedMember decodes the entity's typed raw items (decode.go).
 	typedMember atomic.Pointer[readMember]
+	// own is the conditions an update or delete writes only the entity's
+	// own item under, built once (see ownConds in action.go).
+	own ownConds
 }
 
 // opNames are an entity's operation names as errors give them
@@ -115,6 +118,7 @@ func define(t *Table, typ reflect.Type, name string, opts []EntityOption) (*enti
 		return nil, &ModelError{Entity: name, Reason: "the table is nil: declare it with NewTable or MustTable first"}
 	}
 	m := &entityModel{Entity: model.New(&t.schema, name, typ), table: t, ops: newOpNames(name)}
+	m.own = newOwnConds(t, name)
 	spec := entitySpec{opts: opts}
 	for _, step := range defineSteps {
 		if err := step(&spec, m); err != nil {

@@ -108,7 +108,7 @@ func ExampleEntity_Update_optimisticLocking() {
 	// true
 	// singletable: Item.Update {PK=ITEM#pen SK=ITEM}: version conflict: expected version 7, the item is at version 8
 	// now at version 8, price 2.50
-	// SET #n0 = :v0 ADD #n1 :v1 IF (attribute_exists(#n2)) AND (#n1 = :v2)
+	// SET #n0 = :v0 ADD #n1 :v1 IF ((attribute_exists(#n2)) AND (#n3 = :v2)) AND (#n1 = :v3)
 }
 
 // A unique email is kept by a guard item written in the same transaction as
@@ -211,7 +211,7 @@ func ExampleChanges() {
 	fmt.Println(*in.UpdateExpression)
 	// Output:
 	// SET #n0 = if_not_exists(#n0, :v0) - :v1
-	// (attribute_exists(#n1)) AND (#n0 >= :v2)
+	// ((attribute_exists(#n1)) AND (#n2 = :v2)) AND (#n0 >= :v3)
 	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2
 }
 
@@ -247,7 +247,7 @@ func ExampleCurrent() {
 	u := in.TransactItems[0].Update
 	fmt.Println(*u.UpdateExpression)
 	fmt.Println(*u.ConditionExpression)
-	for _, v := range []string{":v2", ":v3", ":v4"} {
+	for _, v := range []string{":v2", ":v3", ":v4", ":v5"} {
 		switch av := u.ExpressionAttributeValues[v].(type) {
 		case *types.AttributeValueMemberS:
 			fmt.Println(v, av.Value)
@@ -257,8 +257,9 @@ func ExampleCurrent() {
 	}
 	// Output:
 	// SET #n0 = :v0, #n1 = :v1, #n2 = :v2
-	// ((attribute_exists(#n3)) AND (#n4 = :v3)) AND (#n5 = :v4)
+	// (((attribute_exists(#n3)) AND (#n4 = :v3)) AND (#n5 = :v4)) AND (#n6 = :v5)
 	// :v2 OPEN#02
-	// :v3 2
-	// :v4 OPEN
+	// :v3 Task
+	// :v4 2
+	// :v5 OPEN
 }

@@ -141,6 +141,16 @@ func noReadError(err error, s *settings, advice string) error {
 // version goes up by one; the updated timestamp is set, and the created one
 // if the item has none. An update that changes a Unique field reads the item
 // first and is sent as a transaction (see Unique).
+//
+// Only the entity's own item is updated: the condition holds the item's
+// type attribute to the entity's name (under WithTypeAttribute's "keys",
+// an item without it passes), so another entity's item at the key is left
+// as it is and the update fails with an *EntityMismatchError
+// (ErrWrongEntity); under "omit" nothing can be checked. The item returned
+// is decoded after the write: a stored attribute that does not decode as
+// the field (written by other code) makes Update return a *DecodeError
+// although the update was made, so do not repeat such an update blindly
+// (Increment, Append would apply twice).
 func (e *Entity[T]) Update(ctx context.Context, db *DB, key T, ch Changes, opts ...UpdateOption) (T, error) {
 	var out T
 	err := e.m.update(ctx, db, unsafe.Pointer(&key), unsafe.Pointer(&out), ch, opts)

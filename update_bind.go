@@ -29,6 +29,9 @@ type updateAction struct {
 	// nums is room for the numbers the update gives (its changes' values,
 	// Increment's zero): see writes.Plan.Room.
 	nums [2]types.AttributeValueMemberN
+	// typ is room for the entity's name, the value of its condition's
+	// type check when filled from a skeleton (see ownConds).
+	typ types.AttributeValueMemberS
 }
 
 // plainUpdateAction is the updateAction of an entity without index keys
@@ -138,11 +141,15 @@ func (m *entityModel) planUpdate(dst []*action, db *DB, op string, key, old refl
 			plan.Update.Act(expr.ClauseSet, b.Name(f.Attr), " = ", b.Value(av))
 		}
 	}
+	// Only the entity's own item is updated (ownConds): an item of
+	// another entity at the key fails the condition, unchanged.
 	switch {
 	case newItem:
 		w.cond = m.table.notExists
 	case !s.upsert || read != nil:
-		w.cond = m.table.exists
+		w.cond = m.own.exists
+	default:
+		w.cond = m.own.absentOrOwn
 	}
 	if s.upsert && !newItem && m.upsertsReplace() {
 		// To every read an expired item is absent, so an upsert does not

@@ -81,18 +81,19 @@ func TestUpdateCacheOneShapeOnePlan(t *testing.T) {
 	for i, in := range sent {
 		n := strconv.Itoa(i)
 		assert.Equal(t, "SET #n0 = :v0, #n1 = :v1, #n2 = :v2, #n3 = :v3", *in.UpdateExpression)
-		assert.Equal(t, "(attribute_exists(#n4)) AND (#n5 <> :v4)", *in.ConditionExpression)
+		assert.Equal(t, "((attribute_exists(#n4)) AND (#n5 = :v4)) AND (#n6 <> :v5)", *in.ConditionExpression)
 		if i > 0 {
 			assert.False(t, sameMap(sent[0].ExpressionAttributeNames, in.ExpressionAttributeNames), "a names map of its own")
 		}
-		assert.Equal(t, map[string]string{"#n0": "status", "#n1": "priority", "#n2": "GSI1PK", "#n3": "GSI1SK", "#n4": "PK", "#n5": "note"},
+		assert.Equal(t, map[string]string{"#n0": "status", "#n1": "priority", "#n2": "GSI1PK", "#n3": "GSI1SK", "#n4": "PK", "#n5": "_type", "#n6": "note"},
 			in.ExpressionAttributeNames)
 		assert.Equal(t, map[string]types.AttributeValue{
 			":v0": &types.AttributeValueMemberS{Value: "OPEN" + n},
 			":v1": &types.AttributeValueMemberN{Value: strconv.Itoa(i + 1)},
 			":v2": &types.AttributeValueMemberS{Value: "STATUS#OPEN" + n},
 			":v3": &types.AttributeValueMemberS{Value: strconv.Itoa(i+1) + "#t" + n},
-			":v4": &types.AttributeValueMemberS{Value: "x" + n},
+			":v4": &types.AttributeValueMemberS{Value: "Ticket"},
+			":v5": &types.AttributeValueMemberS{Value: "x" + n},
 		}, in.ExpressionAttributeValues)
 		assert.Equal(t, "Q#q%231", in.Key["PK"].(*types.AttributeValueMemberS).Value, "the delimiter escaped")
 		assert.Equal(t, "T#t"+n, in.Key["SK"].(*types.AttributeValueMemberS).Value, "the key is each request's own")
@@ -119,14 +120,14 @@ func TestUpdateCacheValueShapes(t *testing.T) {
 		in, err := e.UpdateInput(db, key, st.Set("Owner", c.owner))
 		require.NoError(t, err)
 		assert.Equal(t, c.update, *in.UpdateExpression, "owner %q", c.owner)
-		assert.Equal(t, map[string]string{"#n0": "owner", "#n1": "GSI2PK", "#n2": "GSI2SK", "#n3": "PK"}, in.ExpressionAttributeNames)
+		assert.Equal(t, map[string]string{"#n0": "owner", "#n1": "GSI2PK", "#n2": "GSI2SK", "#n3": "PK", "#n4": "_type"}, in.ExpressionAttributeNames)
 		if c.owner != "" {
 			assert.Equal(t, &types.AttributeValueMemberS{Value: "OWNER#" + c.owner}, in.ExpressionAttributeValues[":v1"])
 		} else {
-			assert.Empty(t, in.ExpressionAttributeValues)
+			assert.Len(t, in.ExpressionAttributeValues, 1, "the entity type only")
 		}
 	}
-	assert.Equal(t, 3, st.UpdateCacheLen(e), "the SET, the REMOVE and the condition")
+	assert.Equal(t, 4, st.UpdateCacheLen(e), "the SET, the REMOVE and their conditions (the entity type's value follows the update's values)")
 }
 
 // What UpdateInput and TransactInput return is the caller's to change:
@@ -150,7 +151,7 @@ func TestUpdateCacheInputsAreCopies(t *testing.T) {
 	require.NoError(t, err)
 	sent := sentUpdates(t, mock)
 	require.Len(t, sent, 1)
-	assert.Equal(t, map[string]string{"#n0": "note", "#n1": "PK"}, sent[0].ExpressionAttributeNames)
+	assert.Equal(t, map[string]string{"#n0": "note", "#n1": "PK", "#n2": "_type"}, sent[0].ExpressionAttributeNames)
 }
 
 // Shapes made from data (here a condition on ever more values, after
@@ -231,7 +232,7 @@ func TestUpdateCacheConcurrent(t *testing.T) {
 		default:
 			assert.Equal(t, "REMOVE #n0, #n1, #n2, #n3", *in.UpdateExpression)
 			assert.Equal(t, "note", names["#n1"])
-			assert.Empty(t, vals)
+			assert.Equal(t, map[string]types.AttributeValue{":v0": &types.AttributeValueMemberS{Value: "Ticket"}}, vals, "the entity type only")
 		}
 		assert.Equal(t, want[in], *in.UpdateExpression, "as the client saw it when sent")
 	}

@@ -83,7 +83,7 @@ func TestUpdateCurrentSendsOneRequest(t *testing.T) {
 	_, err = cuTasks.Update(context.Background(), db, cuTask{Project: "p1", ID: "t1"}, st.Set("Title", "y"), st.Current(cuFresh))
 	require.NoError(t, err)
 	require.Len(t, mock.Calls(), 1)
-	assert.Equal(t, "attribute_exists(#n1)", aws.ToString(mock.Calls()[0].Input.(*dynamodb.UpdateItemInput).ConditionExpression))
+	assert.Equal(t, "(attribute_exists(#n1)) AND (#n2 = :v1)", aws.ToString(mock.Calls()[0].Input.(*dynamodb.UpdateItemInput).ConditionExpression))
 }
 
 // The When condition's field comes from the value given too: a Status
@@ -97,9 +97,9 @@ func TestUpdateCurrentWhen(t *testing.T) {
 	require.Len(t, mock.Calls(), 1)
 	upd := mock.Calls()[0].Input.(*dynamodb.UpdateItemInput)
 	assert.Equal(t, "SET #n0 = :v0 REMOVE #n1, #n2", aws.ToString(upd.UpdateExpression))
-	assert.Equal(t, "(attribute_exists(#n3)) AND (#n4 = :v1)", aws.ToString(upd.ConditionExpression))
-	assert.Equal(t, "status", upd.ExpressionAttributeNames["#n4"])
-	assert.Equal(t, &types.AttributeValueMemberS{Value: "DONE"}, upd.ExpressionAttributeValues[":v1"])
+	assert.Equal(t, "((attribute_exists(#n3)) AND (#n4 = :v1)) AND (#n5 = :v2)", aws.ToString(upd.ConditionExpression))
+	assert.Equal(t, "status", upd.ExpressionAttributeNames["#n5"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "DONE"}, upd.ExpressionAttributeValues[":v2"])
 }
 
 // A value of another type or another item is refused before anything is

@@ -60,6 +60,6 @@ func TestUpdateRangeFromZero(t *testing.T) {
 	db := st.New(&singletabletest.Client{}, table)
 	in, err := smalls.UpdateInput(db, small{ID: "a"}, st.Decrement("N", int8(-128)))
 	require.NoError(t, err)
-	assert.Equal(t, "(attribute_exists(#n1)) AND (#n0 <= :v2)", *in.ConditionExpression)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "-1"}, in.ExpressionAttributeValues[":v2"])
+	assert.Equal(t, "((attribute_exists(#n1)) AND (#n2 = :v2)) AND (#n0 <= :v3)", *in.ConditionExpression)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "-1"}, in.ExpressionAttributeValues[":v3"])
 }

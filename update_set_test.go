@@ -62,11 +62,9 @@ func setOperand(t *testing.T, ch st.Changes) (types.AttributeValue, error) {
 	if err != nil {
 		return nil, err
 	}
-	require.Len(t, in.ExpressionAttributeValues, 1, "%v", in.ExpressionAttributeValues)
-	for _, av := range in.ExpressionAttributeValues {
-		return av, nil
-	}
-	return nil, nil
+	// The operand, and the entity type the condition holds the item to.
+	require.Len(t, in.ExpressionAttributeValues, 2, "%v", in.ExpressionAttributeValues)
+	return in.ExpressionAttributeValues[":v0"], nil
 }
 
 func TestUpdateSetOperandShapes(t *testing.T) {

@@ -195,8 +195,8 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	a := &u.action
 	*a = action{Action: writes.Action{Kind: actUpdate, Key: k, ID: kf.ID, Bytes: kf.KeyBytes + len(sk.Update), WhenMissing: failNotFound, Update: sk.Update}, op: op, m: m}
 	var values map[string]types.AttributeValue
-	if len(vals) > 0 {
-		values = make(map[string]types.AttributeValue, len(vals))
+	if len(vals) > 0 || (sk.CondFixed && !m.own.typed.IsZero()) {
+		values = make(map[string]types.AttributeValue, len(vals)+1)
 		for i, v := range vals {
 			values[expr.ValuePlaceholder(i)] = v
 		}
@@ -205,9 +205,19 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 		dst = u.acts[:0]
 	}
 	if sk.CondFixed {
+		n := len(vals)
+		if !m.own.typed.IsZero() {
+			// The condition's type check (ownConds) binds the entity's
+			// name first, as the planner renders it: in the action's room.
+			u.typ.Value = m.Name
+			p := expr.ValuePlaceholder(n)
+			values[p] = &u.typ
+			vbytes += len(p) + codec.Size(&u.typ)
+			n++
+		}
 		if !s.cond.IsZero() {
 			var ok bool
-			if values, ok = m.bindCondValues(s.cond, values, len(vals), &vbytes); !ok {
+			if values, ok = m.bindCondValues(s.cond, values, n, &vbytes); !ok {
 				return nil, nil, false, nil // the planner says what is wrong
 			}
 		}
@@ -223,7 +233,7 @@ func (m *entityModel) fromSkeleton(dst []*action, db *DB, op string, key reflect
 	// planner does, after the update expression's names and values.
 	b := m.updates.Builder()
 	b.Preset(sk.Names, values, sk.NameBytes+vbytes)
-	w := write{a: a, b: b, key: key, old: key, cond: m.table.exists}
+	w := write{a: a, b: b, key: key, old: key, cond: m.own.exists}
 	if len(plan.Ranges) > 0 {
 		for _, rc := range plan.Ranges {
 			w.hold(Cond{rc.Cond()})

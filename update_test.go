@@ -144,7 +144,7 @@ func TestUpdateDecrementInventoryGolden(t *testing.T) {
 	// The seed's optimistic price update: the key carries the version read.
 	in, err = st.WProducts.UpdateInput(db, st.WProduct{ID: "p1", Version: 3}, st.Set("Price", 12.5))
 	require.NoError(t, err)
-	assert.Equal(t, "(attribute_exists(#n2)) AND (#n1 = :v2)", *in.ConditionExpression)
+	assert.Equal(t, "((attribute_exists(#n2)) AND (#n3 = :v2)) AND (#n1 = :v3)", *in.ConditionExpression)
 	golden.Request(t, "update/versioned", in)
 }
 
@@ -487,7 +487,7 @@ func TestPointerFieldTakesItsElement(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, in.ExpressionAttributeValues[":v1"])
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "ann"}, in.ExpressionAttributeValues[":v2"])
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "OWNER#ann"}, in.ExpressionAttributeValues[":v3"], "the index key reads the value")
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "100"}, in.ExpressionAttributeValues[":v5"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "100"}, in.ExpressionAttributeValues[":v6"], "after the entity type's")
 
 	_, err = hits.UpdateInput(db, hit{ID: "a"}, st.Set("Hits", int64(1)<<40))
 	require.ErrorIs(t, err, st.ErrInvalidInput, "a value that does not fit is refused")

@@ -265,13 +265,14 @@ func sdkTx(ctx context.Context, e *env) error {
 					"SK": &types.AttributeValueMemberS{Value: productSK},
 				},
 				UpdateExpression:    aws.String("SET #inv = if_not_exists(#inv, :zero) - :qty"),
-				ConditionExpression: aws.String("attribute_exists(#pk) AND #inv >= :qty"),
+				ConditionExpression: aws.String("attribute_exists(#pk) AND #type = :type AND #inv >= :qty"),
 				ExpressionAttributeNames: map[string]string{
-					"#inv": "inventory", "#pk": "PK",
+					"#inv": "inventory", "#pk": "PK", "#type": typeAttr,
 				},
 				ExpressionAttributeValues: map[string]types.AttributeValue{
 					":zero": &types.AttributeValueMemberN{Value: "0"},
 					":qty":  qty,
+					":type": &types.AttributeValueMemberS{Value: "Product"},
 				},
 				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 			}},
@@ -288,7 +289,7 @@ func guTx(ctx context.Context, e *env) error {
 		Put(e.gt.Put(guOrderItemOf(txItem))).
 		Update(e.gt.Update("PK", productPK(txProduct.ID)).Range("SK", productSK).
 			SetExpr("$ = if_not_exists($, ?) - ?", "inventory", "inventory", 0, txQty).
-			If("attribute_exists($) AND $ >= ?", "PK", "inventory", txQty)).
+			If("attribute_exists($) AND $ = ? AND $ >= ?", "PK", typeAttr, "Product", "inventory", txQty)).
 		Run(ctx)
 }
 
@@ -355,7 +356,7 @@ func sdkUpdate(ctx context.Context, e *env) error {
 
 // sdkUpdateOrder is hand-written SDK code for the update: a constant
 // expression, the index keys the new status and date give written beside
-// them, only if the order exists, the new item returned and decoded.
+// them, only if the order exists (and is an Order), the new item returned and decoded.
 func sdkUpdateOrder(ctx context.Context, c st.Client, table, userID, id, status, date string) (Order, error) {
 	var o Order
 	out, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -365,9 +366,9 @@ func sdkUpdateOrder(ctx context.Context, c st.Client, table, userID, id, status,
 			"SK": &types.AttributeValueMemberS{Value: orderSK(id)},
 		},
 		UpdateExpression:    aws.String("SET #status = :status, #date = :date, #g1pk = :g1pk, #g1sk = :g1sk, #g2pk = :g2pk, #g2sk = :g2sk"),
-		ConditionExpression: aws.String("attribute_exists(#pk)"),
+		ConditionExpression: aws.String("attribute_exists(#pk) AND #type = :type"),
 		ExpressionAttributeNames: map[string]string{
-			"#status": "status", "#date": "orderDate", "#pk": "PK",
+			"#status": "status", "#date": "orderDate", "#pk": "PK", "#type": typeAttr,
 			"#g1pk": "GSI1PK", "#g1sk": "GSI1SK", "#g2pk": "GSI2PK", "#g2sk": "GSI2SK",
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -377,6 +378,7 @@ func sdkUpdateOrder(ctx context.Context, c st.Client, table, userID, id, status,
 			":g1sk":   &types.AttributeValueMemberS{Value: date + "#" + id},
 			":g2pk":   &types.AttributeValueMemberS{Value: "DATE#" + date},
 			":g2sk":   &types.AttributeValueMemberS{Value: userID + "#" + id},
+			":type":   &types.AttributeValueMemberS{Value: "Order"},
 		},
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -395,7 +397,7 @@ func guUpdate(ctx context.Context, e *env) error {
 		Set("status", updStatus).Set("orderDate", updDate).
 		Set("GSI1PK", "STATUS#"+updStatus).Set("GSI1SK", updDate+"#"+updKey.ID).
 		Set("GSI2PK", "DATE#"+updDate).Set("GSI2SK", updKey.UserID+"#"+updKey.ID).
-		If("attribute_exists($)", "PK").
+		If("attribute_exists($) AND $ = ?", "PK", typeAttr, "Order").
 		Value(ctx, &g)
 	e.order = g.Order
 	return err

@@ -80,11 +80,12 @@ func sdkTxCustomers(ctx context.Context, c st.Client, table string, puts [3]Cust
 				"SK": &types.AttributeValueMemberS{Value: customerSK(setKey.ID)},
 			},
 			UpdateExpression:         aws.String("SET #email = :email, #active = :active"),
-			ConditionExpression:      aws.String("attribute_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#email": "email", "#active": "active", "#pk": "PK"},
+			ConditionExpression:      aws.String("attribute_exists(#pk) AND #type = :type"),
+			ExpressionAttributeNames: map[string]string{"#email": "email", "#active": "active", "#pk": "PK", "#type": typeAttr},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":email":  &types.AttributeValueMemberS{Value: email},
 				":active": &types.AttributeValueMemberBOOL{Value: true},
+				":type":   &types.AttributeValueMemberS{Value: "Customer"},
 			},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
@@ -95,11 +96,12 @@ func sdkTxCustomers(ctx context.Context, c st.Client, table string, puts [3]Cust
 				"SK": &types.AttributeValueMemberS{Value: customerSK(decKey.ID)},
 			},
 			UpdateExpression:         aws.String("SET #bal = if_not_exists(#bal, :zero) - :n"),
-			ConditionExpression:      aws.String("attribute_exists(#pk) AND #bal >= :n"),
-			ExpressionAttributeNames: map[string]string{"#bal": "balance", "#pk": "PK"},
+			ConditionExpression:      aws.String("attribute_exists(#pk) AND #type = :type AND #bal >= :n"),
+			ExpressionAttributeNames: map[string]string{"#bal": "balance", "#pk": "PK", "#type": typeAttr},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":zero": &types.AttributeValueMemberN{Value: "0"},
 				":n":    n,
+				":type": &types.AttributeValueMemberS{Value: "Customer"},
 			},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
@@ -115,10 +117,10 @@ func guTxWide(ctx context.Context, e *env) error {
 		Put(e.gt.Put(guCustomerOf(txWideC))).
 		Update(e.gt.Update("PK", customerPK(txWideD.Tenant)).Range("SK", customerSK(txWideD.ID)).
 			Set("email", txWideEmail).Set("active", true).
-			If("attribute_exists($)", "PK")).
+			If("attribute_exists($) AND $ = ?", "PK", typeAttr, "Customer")).
 		Update(e.gt.Update("PK", customerPK(txWideE.Tenant)).Range("SK", customerSK(txWideE.ID)).
 			SetExpr("$ = if_not_exists($, ?) - ?", "balance", "balance", 0, txWideAmount).
-			If("attribute_exists($) AND $ >= ?", "PK", "balance", txWideAmount)).
+			If("attribute_exists($) AND $ = ? AND $ >= ?", "PK", typeAttr, "Customer", "balance", txWideAmount)).
 		Run(ctx)
 }
 

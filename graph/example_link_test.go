@@ -154,7 +154,7 @@ func ExampleCapIn() {
 	join("cid")
 	// Output:
 	// ann joined
-	//    SET #n0 = if_not_exists(#n0, :v0) + :v1 IF (attribute_exists(#n1)) AND ((#n2 = :v2) AND ((attribute_not_exists(#n0)) OR (#n0 < :v3)))
+	//    SET #n0 = if_not_exists(#n0, :v0) + :v1 IF ((attribute_exists(#n1)) AND (#n2 = :v2)) AND ((#n3 = :v3) AND ((attribute_not_exists(#n0)) OR (#n0 < :v4)))
 	// bob: the game is full (50 of 50)
 	// cid: the game has started
 }

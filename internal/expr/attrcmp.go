@@ -17,3 +17,16 @@ func (n attrCmpNode) render(_ Resolver, b *Builder, w *writer) error {
 	writeAll(w, b.Name(n.attr), " ", n.op, " ", b.Value(&types.AttributeValueMemberN{Value: n.number}))
 	return nil
 }
+
+// EqAttrString is "attr = s" over a stored attribute name and a string:
+// the library's own condition on the entity type attribute, which no Go
+// field holds. As CompareAttr, every rendering gets a value of its own
+// (a Client may modify a request).
+func EqAttrString(attr, s string) Node { return attrEqSNode{attr, s} }
+
+type attrEqSNode struct{ attr, s string }
+
+func (n attrEqSNode) render(_ Resolver, b *Builder, w *writer) error {
+	writeAll(w, b.Name(n.attr), " = ", b.Value(&types.AttributeValueMemberS{Value: n.s}))
+	return nil
+}
