@@ -75,8 +75,13 @@ func (mem *readMember) fromKeys(field string) bool {
 // decode decodes an item of the member into v (an addressable struct
 // value). With parseKeys, the fields written in the key templates are
 // parsed from the keys first (see keySkips), and the attributes the item
-// carries are laid over them.
+// carries are laid over them. An untyped item of a table read by its keys
+// is decoded so whatever the read: written by other code, it may lack the
+// attributes of its key fields.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
+	if !parseKeys && mem.m.table.untyped(item) {
+		parseKeys = true
+	}
 	if h := mem.m.revision(); h != nil && !h.isCurrent(item) && (!parseKeys || mem.revisioned(h, item)) {
 		if got, ok := item[mem.m.table.schema.TypeAttr].(*types.AttributeValueMemberS); !ok || got.Value == mem.m.Name {
 			return h.read(mem.m, item, v, func(item map[string]types.AttributeValue) error {
