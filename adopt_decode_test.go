@@ -53,12 +53,12 @@ func newAdoptGitHub(t *testing.T) adoptGitHub {
 	return g
 }
 
-type rawItem = map[string]types.AttributeValue
+type adoptItem = map[string]types.AttributeValue
 
 // answerAll makes c answer every read with items: Get and BatchGet and
 // TransactGet with the item of the key asked for.
-func answerAll(c *singletabletest.Client, items []rawItem) {
-	find := func(key rawItem) rawItem {
+func answerAll(c *singletabletest.Client, items []adoptItem) {
+	find := func(key adoptItem) adoptItem {
 		for _, it := range items {
 			if it["PK"].(*types.AttributeValueMemberS).Value == key["PK"].(*types.AttributeValueMemberS).Value &&
 				it["SK"].(*types.AttributeValueMemberS).Value == key["SK"].(*types.AttributeValueMemberS).Value {
@@ -71,7 +71,7 @@ func answerAll(c *singletabletest.Client, items []rawItem) {
 		return &dynamodb.GetItemOutput{Item: find(in.Key)}, nil
 	}
 	c.BatchGetItemFunc = func(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
-		out := map[string][]rawItem{}
+		out := map[string][]adoptItem{}
 		for name, ka := range in.RequestItems {
 			for _, k := range ka.Keys {
 				if it := find(k); it != nil {
@@ -102,7 +102,7 @@ func answerAll(c *singletabletest.Client, items []rawItem) {
 // another item's.
 func TestAdoptKeyFieldsParsedBackOnEveryReadPath(t *testing.T) {
 	g := newAdoptGitHub(t)
-	items := []rawItem{
+	items := []adoptItem{
 		{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000003")},
 		{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000004"), "title": adoptUnitS("only title")},
 		{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("REPO#o#r"), "stars": &types.AttributeValueMemberN{Value: "5"}},
@@ -186,10 +186,10 @@ func TestAdoptKeyFieldsParsedBackOnEveryReadPath(t *testing.T) {
 // whole.
 func TestAdoptAttributesLaidOverKeys(t *testing.T) {
 	g := newAdoptGitHub(t)
-	item := rawItem{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000005"), "owner": adoptUnitS("o"), "repo": adoptUnitS("r"),
+	item := adoptItem{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000005"), "owner": adoptUnitS("o"), "repo": adoptUnitS("r"),
 		"number": &types.AttributeValueMemberN{Value: "5"}, "title": adoptUnitS("t"), "prio": &types.AttributeValueMemberN{Value: "2"}}
 	c := &singletabletest.Client{}
-	answerAll(c, []rawItem{item})
+	answerAll(c, []adoptItem{item})
 	v, err := g.issues.Get(context.Background(), st.New(c, g.t), adoptIssue{Owner: "o", Repo: "r", Number: 5})
 	require.NoError(t, err)
 	assert.Equal(t, adoptIssue{Owner: "o", Repo: "r", Number: 5, Title: "t", Prio: 2}, v)
@@ -202,7 +202,7 @@ func TestAdoptAttributesLaidOverKeys(t *testing.T) {
 // of no entity.
 func TestAdoptWrongAttributeIsTheEntitysDecodeError(t *testing.T) {
 	g := newAdoptGitHub(t)
-	bad := []rawItem{
+	bad := []adoptItem{
 		{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000002"), "owner": adoptUnitS("o"), "repo": adoptUnitS("r"),
 			"number": &types.AttributeValueMemberN{Value: "2"}, "prio": adoptUnitS("high")},
 		{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#0000002"), "prio": &types.AttributeValueMemberN{Value: "2.5"}},
@@ -227,7 +227,7 @@ func TestAdoptWrongAttributeIsTheEntitysDecodeError(t *testing.T) {
 		assert.Equal(t, "Issue", name, "EntityOf: the keys decide")
 
 		c := &singletabletest.Client{}
-		answerAll(c, []rawItem{item})
+		answerAll(c, []adoptItem{item})
 		db := st.New(c, g.t)
 		n := 0
 		for it, err := range db.Scan(ctx) {
@@ -251,12 +251,12 @@ func TestAdoptWrongAttributeIsTheEntitysDecodeError(t *testing.T) {
 	}
 
 	// Keys no entity parses are still of no entity.
-	stray := rawItem{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#abc"), "prio": adoptUnitS("high")}
+	stray := adoptItem{"PK": adoptUnitS("REPO#o#r"), "SK": adoptUnitS("ISSUE#abc"), "prio": adoptUnitS("high")}
 	_, err := g.t.Decode(stray)
 	var unknown *st.UnknownEntityError
 	require.ErrorAs(t, err, &unknown)
 	c := &singletabletest.Client{}
-	answerAll(c, []rawItem{stray})
+	answerAll(c, []adoptItem{stray})
 	res, err := g.page.Query(ctx, st.New(c, g.t), st.Values{"Owner": "o", "Name": "r"})
 	require.NoError(t, err)
 	assert.Len(t, res.Unknown, 1)
