@@ -25,7 +25,9 @@ import (
 // item) into the Go value of its entity: an Order item gives an Order (not
 // a *Order); switch on the type, or use Entity.Decode for one entity. An
 // item of no registered entity is an *UnknownEntityError (matching
-// ErrWrongEntity) that carries the item.
+// ErrWrongEntity) that carries the item. The keys decide, not the
+// attributes: an untyped item whose keys parse as one entity's is that
+// entity's, and a wrong attribute is its *DecodeError.
 func (t *Table) Decode(item map[string]types.AttributeValue) (any, error) {
 	v, _, err := t.decodeItem("Decode", item)
 	return v, err
