@@ -69,8 +69,15 @@ func (t *Table) byKeys(op string, item map[string]types.AttributeValue) []*entit
 // parsesKeys reports whether m's table key templates parse item's keys;
 // its other attributes do not count (a wrong one is a decode error).
 func (m *entityModel) parsesKeys(op string, item map[string]types.AttributeValue) bool {
-	mem := readMember{m: m, pk: m.PK, sk: m.SK}
-	probe := reflect.New(m.Type).Elem()
+	return m.tableMember().parsesKeys(op, item)
+}
+
+// parsesKeys reports whether the member's key templates parse item's keys
+// (and its type attribute, if any, names the member's entity); the other
+// attributes do not count: the keys decide whose item it is, and a wrong
+// attribute is that entity's decode error.
+func (mem *readMember) parsesKeys(op string, item map[string]types.AttributeValue) bool {
+	probe := reflect.New(mem.m.Type).Elem()
 	return mem.decodeKeys(op, item, probe, true) == nil
 }
 

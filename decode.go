@@ -25,7 +25,9 @@ import (
 // item) into the Go value of its entity: an Order item gives an Order (not
 // a *Order); switch on the type, or use Entity.Decode for one entity. An
 // item of no registered entity is an *UnknownEntityError (matching
-// ErrWrongEntity) that carries the item.
+// ErrWrongEntity) that carries the item. The keys decide, not the
+// attributes: an untyped item whose keys parse as one entity's is that
+// entity's, and a wrong attribute is its *DecodeError.
 func (t *Table) Decode(item map[string]types.AttributeValue) (any, error) {
 	v, _, err := t.decodeItem("Decode", item)
 	return v, err
@@ -92,7 +94,7 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 		t.mu.RLock()
 		members := make([]*readMember, len(t.entityOrder))
 		for i, m := range t.entityOrder {
-			members[i] = &readMember{m: m, pk: m.PK, sk: m.SK}
+			members[i] = m.tableMember()
 		}
 		t.mu.RUnlock()
 		if mm := memberOf(op, members, t.schema.TypeAttr, item, true); mm != nil {
@@ -115,8 +117,11 @@ func (t *Table) memberOf(op string, item map[string]types.AttributeValue) (*read
 // memberOf picks the member an item is of: the one its type attribute
 // names or, with byKeys (the read does not carry the type), the one member
 // whose key templates all parse the item's keys (a value never holds the
-// delimiter, so "ORDER#o1#LINE#1" is a line's, not an order's). An item no
-// member, or several, can be is nil: unknown, never a guess.
+// delimiter, so "ORDER#o1#LINE#1" is a line's, not an order's). The keys
+// decide, not the attributes: an item whose keys parse as one member's
+// but whose attribute has the wrong type is that member's, and fails its
+// decode. An item no member, or several, can be is nil: unknown, never a
+// guess.
 func memberOf(op string, members []*readMember, typeAttr string, item map[string]types.AttributeValue, byKeys bool) *readMember {
 	if name, ok := item[typeAttr].(*types.AttributeValueMemberS); ok {
 		for _, mm := range members {
@@ -131,8 +136,7 @@ func memberOf(op string, members []*readMember, typeAttr string, item map[string
 	}
 	var found *readMember
 	for _, mm := range members {
-		probe := reflect.New(mm.m.Type).Elem()
-		if mm.decode(op, item, probe, true) == nil {
+		if mm.parsesKeys(op, item) {
 			if found != nil {
 				return nil
 			}
@@ -149,16 +153,7 @@ func memberOf(op string, members []*readMember, typeAttr string, item map[string
 // every index key but also every field, so the table's keys suffice.
 func (m *entityModel) rawMember(item map[string]types.AttributeValue) *readMember {
 	if _, typed := item[m.table.schema.TypeAttr]; typed {
-		// The table's member, made once with its key skips: Decode runs
-		// for every stream image.
-		if mem := m.typedMember.Load(); mem != nil {
-			return mem
-		}
-		mem := &readMember{m: m, pk: m.PK, sk: m.SK}
-		kts := mem.keyTemplates()
-		mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
-		m.typedMember.Store(mem)
-		return mem
+		return m.tableMember()
 	}
 	mem := &readMember{m: m, pk: m.PK, sk: m.SK}
 	for _, ei := range m.Indexes {
@@ -170,6 +165,20 @@ func (m *entityModel) rawMember(item map[string]types.AttributeValue) *readMembe
 			return mem
 		}
 	}
+	return mem
+}
+
+// tableMember is m's member on the table, made once with its key skips:
+// Decode runs for every stream image, and a read of a table read by its
+// keys for every untyped item.
+func (m *entityModel) tableMember() *readMember {
+	if mem := m.tableMem.Load(); mem != nil {
+		return mem
+	}
+	mem := &readMember{m: m, pk: m.PK, sk: m.SK}
+	kts := mem.keyTemplates()
+	mem.skips = keySkips(kts, []bool{true, true, true, true}[:len(kts)])
+	m.tableMem.Store(mem)
 	return mem
 }
 

@@ -38,8 +38,9 @@ type entityModel struct {
 	// values recycles struct values of the entity's type: the copies
 	// writes plan with and the values updates build (copies.go).
 	values recycle.Pool
-	// typedMember decodes the entity's typed raw items (decode.go).
-	typedMember atomic.Pointer[readMember]
+	// tableMem decodes the entity's items by its table keys: typed raw
+	// items, and untyped items of the table's reads (decode.go).
+	tableMem atomic.Pointer[readMember]
 	// own is the conditions an update or delete writes only the entity's
 	// own item under, built once (see ownConds in action.go).
 	own ownConds

@@ -92,9 +92,19 @@ func (m *entityModel) addItemKeys(item map[string]types.AttributeValue, v reflec
 }
 
 // decode checks that item is of this entity and decodes it into v, which
-// must be an addressable struct value.
+// must be an addressable struct value. An untyped item of a table read by
+// its keys that lacks the attribute of a key field is decoded as
+// Entity.Decode decodes it: its key fields parsed back from its table keys,
+// the attributes it carries laid over them.
 func (m *entityModel) decode(item map[string]types.AttributeValue, v reflect.Value) error {
-	if err := m.checkType(item); err != nil {
+	if m.table.untyped(item) {
+		if err := m.checkByKeys(m.Name, item); err != nil {
+			return err
+		}
+		if mem := m.tableMember(); mem.lacksKeyAttr(item) {
+			return mem.decode("", item, v, true)
+		}
+	} else if err := m.checkType(item); err != nil {
 		return err
 	}
 	if h := m.revision(); h != nil && !h.isCurrent(item) {

@@ -75,8 +75,13 @@ func (mem *readMember) fromKeys(field string) bool {
 // decode decodes an item of the member into v (an addressable struct
 // value). With parseKeys, the fields written in the key templates are
 // parsed from the keys first (see keySkips), and the attributes the item
-// carries are laid over them.
+// carries are laid over them. An untyped item of a table read by its keys
+// is decoded so whatever the read when it lacks the attribute of a key
+// field: written by other code, it may keep such a field only in its keys.
 func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v reflect.Value, parseKeys bool) error {
+	if !parseKeys && mem.m.table.untyped(item) && mem.lacksKeyAttr(item) {
+		parseKeys = true
+	}
 	if h := mem.m.revision(); h != nil && !h.isCurrent(item) && (!parseKeys || mem.revisioned(h, item)) {
 		if got, ok := item[mem.m.table.schema.TypeAttr].(*types.AttributeValueMemberS); !ok || got.Value == mem.m.Name {
 			return h.read(mem.m, item, v, func(item map[string]types.AttributeValue) error {
@@ -86,6 +91,37 @@ func (mem *readMember) decode(op string, item map[string]types.AttributeValue, v
 		}
 	}
 	return mem.decodeCurrent(op, item, v, parseKeys)
+}
+
+// lacksKeyAttr reports whether item lacks the attribute of a field the
+// member's key templates name (a key-only field has none): the other code
+// may keep such a field only in its keys, to be parsed back from them. An
+// item that has them all decodes from its attributes alone, as fast as a
+// typed item.
+func (mem *readMember) lacksKeyAttr(item map[string]types.AttributeValue) bool {
+	tpls := [4]*keys.Template{mem.m.PK, mem.m.SK}
+	if mem.ei != nil {
+		if mem.ei.PKFrom == model.KeyOwn {
+			tpls[2] = mem.ei.PK
+		}
+		if mem.ei.SKFrom == model.KeyOwn {
+			tpls[3] = mem.ei.SK
+		}
+	}
+	for _, tpl := range tpls {
+		if tpl == nil {
+			continue
+		}
+		for _, ph := range tpl.Placeholders() {
+			if ph.KeyOnly || ph.Field == nil {
+				continue
+			}
+			if _, ok := item[ph.Field.Attr]; !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // revisioned reports whether item tells its revision: an index that does

@@ -436,7 +436,9 @@ func (db *DB) tableScan(opts []ScanOption) (*scanReq, error) {
 // type of the entity its type attribute names. An item of a type the
 // model does not register (a unique-value guard, "_unique", or another
 // application's) is yielded too, with a nil Value and its raw Item, never
-// dropped. An item is left out when it has expired by its own entity's
+// dropped. An item of an entity (by its type or, untyped, by its keys)
+// that does not decode is yielded as its error (a *DecodeError). An item
+// is left out when it has expired by its own entity's
 // expiry (see Expires; IncludeExpired keeps them): an item of an entity
 // with no expiry, or of an unknown type, is yielded whatever its TTL
 // attribute holds. A Filter names attributes as stored. Otherwise it works as Entity.Scan.

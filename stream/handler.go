@@ -25,7 +25,9 @@ import (
 // which every write of an entity with unique fields puts in the stream, are
 // skipped too. Records of no defined entity (an unknown type attribute, or
 // keys no entity's templates parse) fail, unless an OnUnknown function
-// takes them.
+// takes them. An untyped record whose keys parse as one entity is that
+// entity's, even when an attribute has the wrong type: its decode fails the
+// record, which never reaches OnUnknown.
 type Handler struct {
 	table     *st.Table
 	handlers  map[string][]entityFunc // by entity name
