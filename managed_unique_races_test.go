@@ -227,7 +227,7 @@ func TestPutMovingGuardsItemDeletedMeanwhile(t *testing.T) {
 	db := st.New(mock, scopedTable)
 	stored := uniqueItem(t, db, scopedAgents, scopedAgent{ID: "a1", Tenant: "acme", Email: "a@x"})
 	mock.TransactWriteItemsFunc = txAnswers(
-		singletabletest.TransactionCanceledBy(ccfWith(stored), ccfNone),     // the item holds a@x
+		singletabletest.TransactionCanceledBy(ccfWith(stored), ccfNone),       // the item holds a@x
 		singletabletest.TransactionCanceledBy(ccfWith(nil), ccfNone, ccfNone), // gone
 	)
 	require.NoError(t, scopedAgents.Put(context.Background(), db, scopedAgent{ID: "a1", Tenant: "acme", Email: "b@x"}))
