@@ -369,6 +369,19 @@ func (h *uniqueField) onUpdate(w *write, plan *writes.Plan) error {
 		if s := h.scopes[i]; s != nil && plan.Touches(s.GoName) {
 			now.scopeValue = scopeValue(s, plan.NextValue())
 		}
+		if sc := h.scopes[i]; sc != nil && was.value == "" && now.value != "" && !plan.Touches(sc.GoName) {
+			// The new guard takes the scope the item holds, which held
+			// left out: hold it too. An absent item (an upsert's) holds
+			// a key field's, which the key gives it.
+			c, err := a.m.heldValue(sc, w.old)
+			if err != nil {
+				return &InputError{Op: a.op, Reason: err.Error()}
+			}
+			if a.m.KeyFields[sc.GoName] {
+				c = Or(a.m.table.notExists, c)
+			}
+			w.hold(c)
+		}
 		switch {
 		case was.value != now.value || was.scopeValue != now.scopeValue:
 			w.guard(actDelete, was)
