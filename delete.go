@@ -158,7 +158,9 @@ func (m *entityModel) sameGuarded(a, b map[string]types.AttributeValue) bool {
 // TxDelete adds Delete of the item whose key fields are set in key (see
 // Delete). On an entity with unique fields, key
 // must hold the item's unique values: their guards are deleted with it, and
-// the transaction is conditioned on the item holding them.
+// the transaction is conditioned on the item holding them (an absent item
+// holds none). A transaction cannot read the expiry: over an expired item
+// whose value another item has claimed since, it fails; Delete deletes it.
 func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
 	e.m.txDelete(tx, unsafe.Pointer(&key), opts)
 }

@@ -43,7 +43,9 @@ const (
 //     the old value from the key argument, and the condition makes a wrong
 //     one fail rather than orphan a guard.
 //   - Delete removes the item and its guards in one transaction; like Update
-//     it reads the item first to learn the values.
+//     it reads the item first to learn the values (and again, to retry, if
+//     they change meanwhile). An expired item it deletes alone: its guards
+//     are free, maybe another item's.
 //
 // On an entity that expires (see Expires), the guards carry the item's
 // expiry, so that DynamoDB's time to live deletes them with it: Update of
