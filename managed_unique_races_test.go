@@ -104,7 +104,7 @@ func TestScopedUniqueZeroValueHeldWithoutScope(t *testing.T) {
 
 	// The upsert of a new agent with an email, in a transaction.
 	in, err = db.TransactInput(func(tx *st.Tx) error {
-		scopedAgents.TxUpdate(tx, scopedAgent{ID: "new", Tenant: "acme"}, st.Set("Email", "a@x").Set("Name", "A"), st.Upsert())
+		scopedAgents.TxUpdate(tx, scopedAgent{ID: "new"}, st.Set("Email", "a@x").Set("Tenant", "acme"), st.Upsert())
 		return nil
 	})
 	require.NoError(t, err)
@@ -129,7 +129,9 @@ func TestScopedUniqueZeroValueHeldWithoutScope(t *testing.T) {
 	assert.Equal(t, []string{"GetItem", "TransactWriteItems", "GetItem"}, callOps(mock))
 	tx := mock.Calls()[1].Input.(*dynamodb.TransactWriteItemsInput)
 	require.Len(t, tx.TransactItems, 2)
-	assert.NotContains(t, condNames(tx.TransactItems[0].Update.ConditionExpression, tx.TransactItems[0].Update.ExpressionAttributeNames), "tenant")
+	// The new guard takes the scope the item holds, zero here: held as
+	// absent or zero, which an absent item is.
+	assert.Contains(t, aws.ToString(tx.TransactItems[0].Update.ConditionExpression), "attribute_not_exists")
 }
 
 // Delete of an entity with unique fields reads the item, and when its
