@@ -534,6 +534,9 @@ func (a *action) uniqueReason(item map[string]types.AttributeValue) string {
 		verb = "holds"
 	}
 	for _, f := range a.m.managed.guarded() {
+		if !a.m.managed.heldIn(f, v) {
+			continue
+		}
 		want, err := a.m.encodeValue(f.GoName, fieldValue(f, v).Interface(), false)
 		if err != nil {
 			continue

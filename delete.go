@@ -2,11 +2,16 @@ package singletable
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"time"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable/singletable/internal/codec"
 	writes "github.com/singletable/singletable/internal/write"
 )
 
@@ -48,7 +53,12 @@ func (m *entityModel) deleteInput(db *DB, key reflect.Value, opts []DeleteOption
 // match the stored one (else a *VersionConflictError). On an entity with
 // unique fields, Delete reads the item first (strongly consistent) to learn
 // its unique values, then deletes it and its guard items in one transaction
-// conditioned on the item still holding them.
+// conditioned on the item still holding them. If another writer changes
+// them meanwhile, it reads and sends again, up to 4 times, then returns a
+// *ReadChangedError; an item deleted meanwhile is deleted, as a missing
+// one. An item that has expired (see Expires) is deleted alone, on the
+// condition that it still has: its guards are free, maybe another item's
+// by now, and expire with it.
 func (e *Entity[T]) Delete(ctx context.Context, db *DB, key T, opts ...DeleteOption) error {
 	return e.m.delete(ctx, db, unsafe.Pointer(&key), opts)
 }
@@ -69,30 +79,91 @@ func (m *entityModel) delete(ctx context.Context, db *DB, key unsafe.Pointer, op
 		return err
 	}
 	if m.managed.deleteReads() {
-		cur, found, err := m.readCurrent(ctx, db, op, kv)
+		return m.deleteRead(ctx, db, op, kv, acts[0].Versioned, s)
+	}
+	return db.sendActions(ctx, op, acts, s)
+}
+
+// deleteRead is Delete of an entity with unique fields: it reads the item
+// to learn the values whose guards it deletes, and reads again when the
+// transaction fails on an item that changed meanwhile (see Delete).
+// versioned: the key gives a version, which a missing item fails.
+func (m *entityModel) deleteRead(ctx context.Context, db *DB, op string, kv reflect.Value, versioned bool, s *settings) error {
+	cur, item, err := m.readCurrent(ctx, db, op, kv)
+	for attempt := 1; ; attempt++ {
 		if err != nil {
 			return err
 		}
-		if !found {
+		if len(item) == 0 {
 			// A missing item fails MustExist, and a version check (as the
 			// condition would without unique fields).
-			if s.mustExist || acts[0].Versioned {
+			if s.mustExist || versioned {
 				k, _ := m.Key(kv)
 				return &notFoundError{op: op, key: k}
 			}
 			return nil
 		}
-		if acts, err = m.planDelete(nil, db, op, kv, cur, writeOne, s); err != nil {
+		now := m.managed.clock(db)
+		expired := m.managed.expires != nil && (expiryCheck{attr: m.table.schema.TTLAttr, now: now.Unix()}).expired(item)
+		acts, err := m.planDeleteOver(nil, db, op, kv, cur, expired, now, writeOne, s)
+		if err != nil {
 			return err
 		}
+		if err = db.sendActions(ctx, op, acts, s); err == nil {
+			return nil
+		}
+		var vc *VersionConflictError
+		if !errors.Is(err, ErrConditionFailed) || errors.As(err, &vc) {
+			return err
+		}
+		// Did the item change (its values, its expiry) or go? Read again
+		// to know, and to plan the next attempt.
+		db.retrying(attempt) // what follows is the library's retry (meter.go)
+		again, agItem, rerr := m.readCurrent(ctx, db, op, kv)
+		if rerr != nil || (len(agItem) > 0 && m.sameGuarded(item, agItem)) {
+			return err // the caller's condition: as it is
+		}
+		if attempt == maxUpdateAttempts {
+			k, _ := m.Key(kv)
+			return &ReadChangedError{Op: op, Key: k, Fields: m.deleteReadFields(), Attempts: attempt, Err: err}
+		}
+		cur, item = again, agItem
 	}
-	return db.sendActions(ctx, op, acts, s)
+}
+
+// deleteReadFields names what a Delete that reads relies on (see
+// sameGuarded), for a *ReadChangedError.
+func (m *entityModel) deleteReadFields() []string {
+	var names []string
+	for _, f := range m.managed.guarded() {
+		names = append(names, f.GoName)
+	}
+	if exp := m.managed.expires; exp != nil {
+		names = append(names, exp.GoName)
+	}
+	return names
+}
+
+// sameGuarded reports whether two stored items of the entity hold the same
+// unique values and scopes, and the same expiry: what a Delete relies on.
+func (m *entityModel) sameGuarded(a, b map[string]types.AttributeValue) bool {
+	for _, f := range m.managed.guarded() {
+		if !codec.Equal(a[f.Attr], b[f.Attr]) {
+			return false
+		}
+	}
+	if exp := m.managed.expires; exp != nil {
+		return codec.Equal(a[exp.Attr], b[exp.Attr])
+	}
+	return true
 }
 
 // TxDelete adds Delete of the item whose key fields are set in key (see
 // Delete). On an entity with unique fields, key
 // must hold the item's unique values: their guards are deleted with it, and
-// the transaction is conditioned on the item holding them.
+// the transaction is conditioned on the item holding them (an absent item
+// holds none). A transaction cannot read the expiry: over an expired item
+// whose value another item has claimed since, it fails; Delete deletes it.
 func (e *Entity[T]) TxDelete(tx *Tx, key T, opts ...DeleteOption) {
 	e.m.txDelete(tx, unsafe.Pointer(&key), opts)
 }
@@ -117,12 +188,18 @@ func (m *entityModel) txDelete(tx *Tx, key unsafe.Pointer, opts []DeleteOption) 
 // old holds its unique values (key itself for TxDelete, the stored item for
 // Delete).
 func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old reflect.Value, mode writeMode, s *settings) ([]*action, error) {
+	return m.planDeleteOver(dst, db, op, key, old, false, time.Time{}, mode, s)
+}
+
+// planDeleteOver is planDelete over a stored item that has expired by now
+// (oldExpired), whose guards it leaves (see onDelete).
+func (m *entityModel) planDeleteOver(dst []*action, db *DB, op string, key, old reflect.Value, oldExpired bool, now time.Time, mode writeMode, s *settings) ([]*action, error) {
 	if err := db.checkTable(op, m); err != nil {
 		return nil, err
 	}
 	a, dst := newAction(dst)
 	*a = action{Action: writes.Action{Kind: actDelete}, op: op, m: m}
-	w := write{a: a, mode: mode, key: key, old: old}
+	w := write{a: a, mode: mode, key: key, old: old, now: now, oldExpired: oldExpired}
 	// Only the entity's own item is deleted (ownConds); a batch's delete
 	// takes no condition.
 	switch {
@@ -145,22 +222,22 @@ func (m *entityModel) planDelete(dst []*action, db *DB, op string, key, old refl
 }
 
 // readCurrent reads the stored item (strongly consistent) into a new
-// struct value; found is false when there is none.
-func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key reflect.Value) (reflect.Value, bool, error) {
+// struct value, and returns it as stored too (nil when there is none).
+func (m *entityModel) readCurrent(ctx context.Context, db *DB, op string, key reflect.Value) (reflect.Value, map[string]types.AttributeValue, error) {
 	v := reflect.New(m.Type).Elem()
 	k, err := m.Key(key)
 	if err != nil {
-		return v, false, err
+		return v, nil, err
 	}
 	res, err := db.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.name), Key: k, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return v, false, opError(op, err)
+		return v, nil, opError(op, err)
 	}
 	if len(res.Item) == 0 {
-		return v, false, nil
+		return v, nil, nil
 	}
 	if err := m.decode(res.Item, v); err != nil {
-		return v, false, err
+		return v, nil, err
 	}
-	return v, true, nil
+	return v, res.Item, nil
 }

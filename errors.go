@@ -342,8 +342,10 @@ type ReadNeededError = writes.ReadNeededError
 
 // ReadChangedError reports an Update that read fields an index key needs
 // and, each of Attempts times, found them changed by another writer before
-// its write (whose condition then failed). Nothing was written. It matches
-// ErrReadChanged and wraps the last write's error (ErrConditionFailed).
+// its write (whose condition then failed); or a Delete of an entity with
+// unique fields whose values (Fields) changed so. Nothing was written. It
+// matches ErrReadChanged and wraps the last write's error
+// (ErrConditionFailed).
 type ReadChangedError struct {
 	Op       string
 	Key      map[string]types.AttributeValue
@@ -357,8 +359,12 @@ func (e *ReadChangedError) Error() string {
 	if what == "" { // an upsert's: whether the item exists (see upsertTwice)
 		what = "whether the item exists"
 	}
-	return fmt.Sprintf("singletable: %s: %s changed under each of %d attempts to update the item (%s): %v",
-		e.Op, what, e.Attempts, formatKey(e.Key), e.Err)
+	verb := "update"
+	if strings.HasSuffix(e.Op, ".Delete") {
+		verb = "delete"
+	}
+	return fmt.Sprintf("singletable: %s: %s changed under each of %d attempts to %s the item (%s): %v",
+		e.Op, what, e.Attempts, verb, formatKey(e.Key), e.Err)
 }
 
 // Is makes errors.Is(err, ErrReadChanged) true.

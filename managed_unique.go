@@ -43,7 +43,9 @@ const (
 //     the old value from the key argument, and the condition makes a wrong
 //     one fail rather than orphan a guard.
 //   - Delete removes the item and its guards in one transaction; like Update
-//     it reads the item first to learn the values.
+//     it reads the item first to learn the values (and again, to retry, if
+//     they change meanwhile). An expired item it deletes alone: its guards
+//     are free, maybe another item's.
 //
 // On an entity that expires (see Expires), the guards carry the item's
 // expiry, so that DynamoDB's time to live deletes them with it: Update of
@@ -201,10 +203,12 @@ func (g *guardOf) violation(op, entity string, owner map[string]types.AttributeV
 }
 
 // held is the condition that the stored item holds the values of the
-// i-th unique field (and its scope) that v holds.
+// i-th unique field (and its scope) that v holds. A zero value has no
+// guard in any scope, so its condition leaves the scope out, as a
+// table-wide field's: an absent item (an upsert's, a TxDelete's) holds it.
 func (h *uniqueField) held(m *entityModel, i int, v reflect.Value) (Cond, error) {
 	c, err := m.heldValue(h.fields[i], v)
-	if err != nil || h.scopes[i] == nil {
+	if err != nil || h.scopes[i] == nil || uniqueValue(h.fields[i], v) == "" {
 		return c, err
 	}
 	sc, err := m.heldValue(h.scopes[i], v)
@@ -261,19 +265,21 @@ const putMoves = 3
 // putMovingGuards follows up a Put of v (as given) whose transaction
 // failed with err: when the stored item the failure returns holds other
 // unique values or scopes than v, it puts v again over that item, moving
-// their guards (see onPut); any other failure is returned as it is. It
-// reads nothing: the failed condition returned the item.
+// their guards (see onPut); when the item it moved them from is gone
+// (deleted meanwhile, its guards with it), it puts v again as over no
+// item; any other failure is returned as it is. It reads nothing: the
+// failed condition returned the item.
 func (m *entityModel) putMovingGuards(ctx context.Context, db *DB, op string, v reflect.Value, s *settings, err error) error {
 	h := &uniqueField{fields: m.managed.unique, scopes: m.managed.scopes}
 	var was reflect.Value
 	for range putMoves {
 		old, ok := h.otherValues(m, err, v, was)
-		if !ok {
+		if !ok && !(was.IsValid() && m.itemGone(err, v)) {
 			return err
 		}
 		p := reflect.New(v.Type()).Elem()
 		p.Set(v)
-		acts, perr := m.planPutOver(nil, nil, db, op, p, old, h.storedExpired(db, m, err), writeOne, m.managed.clock(db), s)
+		acts, perr := m.planPutOver(nil, nil, db, op, p, old, ok && h.storedExpired(db, m, err), writeOne, m.managed.clock(db), s)
 		if perr != nil {
 			return perr
 		}
@@ -283,6 +289,19 @@ func (m *entityModel) putMovingGuards(ctx context.Context, db *DB, op string, v 
 		was = old
 	}
 	return err
+}
+
+// itemGone reports whether err is the failure of the item's own write
+// (not a guard's) that found no item: of a write over v's key expecting
+// one.
+func (m *entityModel) itemGone(err error, v reflect.Value) bool {
+	var ce *ConditionError
+	var vc *VersionConflictError
+	if errors.As(err, &vc) || !errors.As(err, &ce) || ce.Entity != m.Name || len(ce.Item) > 0 || !errors.Is(err, ErrConditionFailed) {
+		return false
+	}
+	k, kerr := m.Key(v)
+	return kerr == nil && codec.EqualItems(k, ce.Key)
 }
 
 // storedExpired reports whether the stored item a failed Put's err
@@ -352,6 +371,19 @@ func (h *uniqueField) onUpdate(w *write, plan *writes.Plan) error {
 		if s := h.scopes[i]; s != nil && plan.Touches(s.GoName) {
 			now.scopeValue = scopeValue(s, plan.NextValue())
 		}
+		if sc := h.scopes[i]; sc != nil && was.value == "" && now.value != "" && !plan.Touches(sc.GoName) {
+			// The new guard takes the scope the item holds, which held
+			// left out: hold it too. An absent item (an upsert's) holds
+			// a key field's, which the key gives it.
+			c, err := a.m.heldValue(sc, w.old)
+			if err != nil {
+				return &InputError{Op: a.op, Reason: err.Error()}
+			}
+			if a.m.KeyFields[sc.GoName] {
+				c = Or(a.m.table.notExists, c)
+			}
+			w.hold(c)
+		}
 		switch {
 		case was.value != now.value || was.scopeValue != now.scopeValue:
 			w.guard(actDelete, was)
@@ -364,7 +396,10 @@ func (h *uniqueField) onUpdate(w *write, plan *writes.Plan) error {
 }
 
 // onDelete deletes the guards of the values the item holds (w.old) with
-// it.
+// it; of an item that has expired (w.oldExpired, known from a read) it
+// leaves them, on the condition that the item still has expired: they are
+// free, maybe another item's by now (as a Put over it leaves them), and
+// expire with it.
 func (h *uniqueField) onDelete(w *write) error {
 	a := w.a
 	for i := range h.fields {
@@ -377,7 +412,12 @@ func (h *uniqueField) onDelete(w *write) error {
 		}
 		w.hold(held)
 		a.value, a.UniqueRel = w.old, uniqueHeld
-		w.guard(actDelete, h.guardFor(i, w.old))
+		if !w.oldExpired {
+			w.guard(actDelete, h.guardFor(i, w.old))
+		}
+	}
+	if w.oldExpired {
+		w.hold(a.m.expiredBy(w.now))
 	}
 	return nil
 }
@@ -420,6 +460,18 @@ func (mf *managed) guardRole(goName string) string {
 		}
 	}
 	return "declared Unique"
+}
+
+// heldIn reports whether a condition that an item holds v's unique values
+// (see held) holds field f (of guarded): a unique field always, a scope
+// only when a field it scopes holds a value in v.
+func (mf *managed) heldIn(f *codec.Field, v reflect.Value) bool {
+	for i, u := range mf.unique {
+		if u == f || (mf.scopes[i] == f && uniqueValue(u, v) != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // isUniqueField reports whether the Go field is declared unique itself.

@@ -62,15 +62,18 @@ func (m *entityModel) updateRead(ctx context.Context, db *DB, key unsafe.Pointer
 		if err != nil {
 			return out, err
 		}
-		if unique {
+		if len(acts) > 1 {
+			// A transaction moves guards: read the item back (the Get of
+			// the key given), into a value of its own, the copy done with,
+			// since a transaction returns no item.
 			if err = db.sendActions(ctx, op, acts, s); err == nil {
-				// Read it back (the Get of the key given), into a value of
-				// its own, the copy done with.
 				kv.Set(m.valueAt(key))
 				out = reflect.New(m.Type).Elem()
 				return out, m.get(ctx, db, kv, out, []GetOption{ConsistentRead()})
 			}
 		} else if out, err = m.sendUpdate(ctx, db, acts[0], kv); err == nil {
+			// One UpdateItem (no guard moves: a unique value set to what
+			// the item holds), which returned the item.
 			return out, nil
 		}
 		if !errors.Is(err, ErrConditionFailed) {
