@@ -99,8 +99,9 @@ func TestScopedUniqueZeroValueHeldWithoutScope(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, in.TransactItems, 1, "no value, no guard")
 	d := in.TransactItems[0].Delete
-	assert.Equal(t, "(attribute_not_exists(#n0)) OR (#n0 = :v0)", aws.ToString(d.ConditionExpression))
-	assert.Equal(t, []string{"email"}, condNames(d.ConditionExpression, d.ExpressionAttributeNames))
+	// The item's own (absent or of the entity's type), then the value's.
+	assert.Equal(t, "((attribute_not_exists(#n0)) OR (#n1 = :v0)) AND ((attribute_not_exists(#n2)) OR (#n2 = :v1))", aws.ToString(d.ConditionExpression))
+	assert.Equal(t, []string{"PK", "_type", "email"}, condNames(d.ConditionExpression, d.ExpressionAttributeNames))
 
 	// The upsert of a new agent with an email, in a transaction.
 	in, err = db.TransactInput(func(tx *st.Tx) error {
@@ -117,7 +118,7 @@ func TestScopedUniqueZeroValueHeldWithoutScope(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"email", "tenant"}, condNames(in.TransactItems[0].Delete.ConditionExpression, in.TransactItems[0].Delete.ExpressionAttributeNames))
+	assert.ElementsMatch(t, []string{"PK", "_type", "email", "tenant"}, condNames(in.TransactItems[0].Delete.ConditionExpression, in.TransactItems[0].Delete.ExpressionAttributeNames))
 
 	// Update's upsert reads the absent item, sends the transaction, and
 	// reads the new item back.
