@@ -82,9 +82,13 @@ func FanOutConcurrency(n int) interface {
 const defaultMaxFanOutRequests = 1000
 
 // MaxFanOutRequests sets the fan-out ceiling of one call: how many
-// requests a read over shards or time buckets may send before it returns
-// (default 1,000: a month of hour buckets, 744, is under it; a day of
-// minute buckets, 1,440, over). Sum, SumBetween and Get read every
+// reads of its legs (a shard's or a bucket's partition) a read over shards
+// or time buckets may start before it returns (default 1,000: a month of
+// hour buckets, 744, is under it; a day of minute buckets, 1,440, over).
+// A leg's read is usually one request; when a filter (the caller's, or
+// the type's) leaves its pages empty, it reads on, with growing Limits,
+// until it has what the call wants or the leg ends, so the requests may
+// then be several times the ceiling. Sum, SumBetween and Get read every
 // leg before they return: one over the ceiling, they are refused before
 // sending anything (an ErrInvalidInput naming the count and this option).
 // A Query page reads ahead at most that many requests, then returns what

@@ -150,7 +150,7 @@ func (p *Pattern[T]) Err() error { return p.decl().err }
 
 // nilPattern is the declaration of a nil *Pattern: its reads fail with
 // this error before sending anything, as a nil DB's do.
-var nilPattern = &readDecl{err: &InputError{Reason: "the pattern is nil: declare it with Entity.Pattern or Collection"}}
+var nilPattern = &readDecl{err: &InputError{Op: "Pattern", Reason: "the pattern is nil: declare it with Entity.Pattern or Collection"}}
 
 // decl is the pattern's declaration, nilPattern for a nil pattern.
 func (p *Pattern[T]) decl() *readDecl {
