@@ -252,11 +252,14 @@ type ownConds struct {
 
 func newOwnConds(t *Table, name string) ownConds {
 	s := &t.schema
-	if s.TypeOmit || s.TypeAttr == "" {
+	if s.TypeAttr == "" {
 		return ownConds{exists: t.exists}
 	}
 	typed := Cond{expr.EqAttrString(s.TypeAttr, name)}
-	if s.TypeByKeys {
+	if s.TypeByKeys || s.TypeOmit {
+		// Items without the attribute are the entity's by their keys (on
+		// an omit table, all of its own); one that names another type
+		// (another writer's, a guard) is not, as reads tell.
 		typed = Or(attrNotExists(s.TypeAttr), typed)
 	}
 	return ownConds{typed: typed, exists: And(t.exists, typed), absentOrOwn: Or(t.notExists, typed)}
@@ -271,7 +274,7 @@ func (m *entityModel) otherEntity(item map[string]types.AttributeValue) bool {
 	}
 	got, ok := item[m.table.schema.TypeAttr]
 	if !ok {
-		return !m.table.schema.TypeByKeys
+		return !m.table.schema.TypeByKeys && !m.table.schema.TypeOmit
 	}
 	s, isS := got.(*types.AttributeValueMemberS)
 	return !isS || s.Value != m.Name

@@ -237,3 +237,39 @@ func TestKeysOnlyIndexQuerySkipsOthersEntries(t *testing.T) {
 	}
 	assert.Equal(t, page.Items, got)
 }
+
+// Under "_type,omit" the library writes no type attribute, but an item
+// that carries one naming another type is another's: updates and deletes
+// hold the item to the entity as under "_type,keys" (atkB2 A2: they
+// wrote into it, and Update then reported ErrWrongEntity).
+func TestOmitTableWritesHoldTheItemToTheEntity(t *testing.T) {
+	type doc struct {
+		ID string
+		N  int
+	}
+	tbl := st.MustTable("Omit", st.WithTypeAttribute("_type,omit"))
+	docs := st.MustDefine[doc](tbl, "Doc", st.Key("DOC#{ID}", "DOC"))
+	other := map[string]types.AttributeValue{"PK": adoptUnitS("DOC#f"), "SK": adoptUnitS("DOC"), "_type": adoptUnitS("Other"), "N": &types.AttributeValueMemberN{Value: "5"}}
+	c := &singletabletest.Client{UpdateItemFunc: func(_ context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+		require.NotNil(t, in.ConditionExpression)
+		assert.Contains(t, *in.ConditionExpression, "attribute_not_exists")
+		assert.Contains(t, attrNames(in.ExpressionAttributeNames), "_type")
+		return nil, &types.ConditionalCheckFailedException{Item: other}
+	}}
+	db := st.New(c, tbl)
+	_, err := docs.Update(context.Background(), db, doc{ID: "f"}, st.Increment("N", 1))
+	var em *st.EntityMismatchError
+	require.ErrorAs(t, err, &em)
+	assert.Equal(t, "Other", em.Got)
+	in, err := docs.DeleteInput(db, doc{ID: "f"})
+	require.NoError(t, err)
+	assert.Contains(t, attrNames(in.ExpressionAttributeNames), "_type")
+}
+
+func attrNames(names map[string]string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, n)
+	}
+	return out
+}
