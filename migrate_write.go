@@ -52,6 +52,11 @@ func (m *entityModel) migrationWrite(op, table string, raw map[string]types.Attr
 	}
 	oldKey, newKey := m.keyOfItem(raw), m.keyOfItem(item)
 	moved := !codec.EqualItems(oldKey, newKey)
+	if moved {
+		if err := m.keyDisagrees(op, raw, oldKey); err != nil {
+			return nil, err
+		}
+	}
 	if moved && len(mf.unique) > 0 {
 		return nil, &InputError{Op: op, Reason: fmt.Sprintf("the item's key changes from %s to %s, and entity %s has unique fields whose guard items name the old key: a migration cannot move it", formatKey(oldKey), formatKey(newKey), m.Name)}
 	}
@@ -169,6 +174,27 @@ func (m *entityModel) unchanged(raw map[string]types.AttributeValue, b *expr.Bui
 		}
 	}
 	return strings.Join(parts, " AND ")
+}
+
+// keyDisagrees refuses to move an item whose key is in the current
+// templates' shape but whose attributes render another key: nothing in
+// the model moved it (a key template change leaves the old key unparsed,
+// and a transform that changes a key field starts from agreeing values),
+// so moving it would take the item from the key its readers use.
+func (m *entityModel) keyDisagrees(op string, raw, oldKey map[string]types.AttributeValue) error {
+	if !m.tableMember().parsesKeys(op, raw) {
+		return nil // an older key shape: the move is the migration's
+	}
+	stored := reflect.New(m.Type).Elem()
+	if m.decode(raw, stored) != nil {
+		return nil // the transform's error, if any, says more
+	}
+	k, err := m.Key(stored)
+	if err != nil || codec.EqualItems(k, oldKey) {
+		return nil
+	}
+	return &DecodeError{Op: op, Entity: m.Name, Key: oldKey, Reason: fmt.Sprintf(
+		"the item's attributes give the key %s, not its own: a migration does not move an item whose attributes disagree with its key (correct the attributes, or move it with Put and Delete)", formatKey(k))}
 }
 
 // changedAttrs lists, sorted, the attributes added, removed or changed

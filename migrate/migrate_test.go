@@ -135,6 +135,23 @@ func TestMigrateRequests(t *testing.T) {
 		assert.Equal(t, stale["GSI9PK"], put.Item["GSI9PK"])
 	})
 
+	t.Run("a key its attributes disagree with is not moved", func(t *testing.T) {
+		// Stored at d#1's key, its id attribute says d#9 (other code
+		// wrote it): a backfill must not move it to d#9's key (atkB F12).
+		disagrees := storedItem(t, "Doc", "DOC#d%231", "DOC", testmodel.MigDoc{ID: "d#9", Owner: "o1", Title: "t"})
+		client := &singletabletest.Client{ScanFunc: scanOnce(disagrees)}
+		db := st.New(client, m.Table)
+		rep, err := migrate.BackfillIndex(ctx, db, m.Docs, "GSI1")
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), rep.Failed)
+		require.Len(t, rep.Failures, 1)
+		var de *st.DecodeError
+		require.ErrorAs(t, rep.Failures[0].Err, &de)
+		assert.Contains(t, de.Error(), "disagree with its key")
+		assert.Empty(t, calls(client, "PutItem"))
+		assert.Empty(t, calls(client, "TransactWriteItems"))
+	})
+
 	t.Run("transform errors and unique values", func(t *testing.T) {
 		client := &singletabletest.Client{ScanFunc: scanOnce(storedItem(t, "Doc", "DOC#d%231", "DOC", doc))}
 		db := st.New(client, m.Table)
