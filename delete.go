@@ -116,6 +116,11 @@ func (m *entityModel) deleteRead(ctx context.Context, db *DB, op string, kv refl
 		if !errors.Is(err, ErrConditionFailed) || errors.As(err, &vc) {
 			return err
 		}
+		// The item as the failure returned it: still holding the values
+		// read, the caller's condition failed, and no read is needed.
+		if failed := failedItem(err); len(failed) > 0 && m.sameGuarded(item, failed) {
+			return err
+		}
 		// Did the item change (its values, its expiry) or go? Read again
 		// to know, and to plan the next attempt.
 		db.retrying(attempt) // what follows is the library's retry (meter.go)
@@ -129,6 +134,25 @@ func (m *entityModel) deleteRead(ctx context.Context, db *DB, op string, kv refl
 		}
 		cur, item = again, agItem
 	}
+}
+
+// failedItem is the stored item a failed delete's condition returned
+// (the item's own action, in a transaction): nil when there is none.
+func failedItem(err error) map[string]types.AttributeValue {
+	var te *TxError
+	if errors.As(err, &te) {
+		for _, f := range te.Actions {
+			if f.Guard == "" && f.Op == "Delete" && f.Code == "ConditionalCheckFailed" {
+				return f.Item
+			}
+		}
+		return nil
+	}
+	var ce *ConditionError
+	if errors.As(err, &ce) {
+		return ce.Item
+	}
+	return nil
 }
 
 // deleteReadFields names what a Delete that reads relies on (see
