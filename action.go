@@ -238,11 +238,11 @@ func (m *entityModel) guardAction(op string, kind actionKind, of guardOf, owner 
 // attribute and name are constants.
 type ownConds struct {
 	// typed holds when the item's type attribute is the entity's name
-	// ("#type = :T"); on a table read by its keys (WithTypeAttribute's
-	// "keys"), also when the item has none, as its keys then say it is
-	// the entity's (the write's key is rendered from the entity's
-	// templates). Zero on a table that writes no type attribute ("omit"):
-	// nothing tells the entity there.
+	// ("#type = :T"); on a table read by its keys or that writes no type
+	// (WithTypeAttribute's "keys", "omit"), also when the item has none,
+	// as its keys then say it is the entity's (the write's key is
+	// rendered from the entity's templates). Zero without a type
+	// attribute.
 	typed Cond
 	// exists: the item exists and is the entity's (an update, Delete
 	// with MustExist); absentOrOwn: the item is absent or the entity's

@@ -146,7 +146,8 @@ func noReadError(err error, s *settings, advice string) error {
 // type attribute to the entity's name (under WithTypeAttribute's "keys",
 // an item without it passes), so another entity's item at the key is left
 // as it is and the update fails with an *EntityMismatchError
-// (ErrWrongEntity); under "omit" nothing can be checked. The item returned
+// (ErrWrongEntity); under "omit" too, an item that names another type is
+// refused, one without the attribute passes. The item returned
 // is decoded after the write: a stored attribute that does not decode as
 // the field (written by other code) makes Update return a *DecodeError
 // although the update was made, so do not repeat such an update blindly
